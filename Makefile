@@ -1,0 +1,27 @@
+# `make build` and `make test` set everything up on a fresh clone: only python3 and make are needed.
+VENV   := .venv
+PYTHON := $(VENV)/bin/python
+READY  := $(VENV)/.installed
+
+.PHONY: build serve test run lint clean
+
+build: $(READY)  ## run the examples and build the site into site/
+	$(PYTHON) -m mkdocs build --strict
+
+serve: $(READY)  ## live preview at http://127.0.0.1:8000
+	$(PYTHON) -m mkdocs serve
+
+test: $(READY)  ## the whole test suite
+	$(PYTHON) -m ruff check src tests
+	$(PYTHON) -m pytest
+
+run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
+	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)
+
+$(READY): requirements.txt pyproject.toml
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(READY)
+
+clean:  ## remove the built site and the example cache (keeps .venv)
+	rm -rf site .cache

@@ -1,0 +1,3 @@
+from mkdocs_examples.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,144 @@
+"""Read an example script (jupytext's percent format) into cells.
+
+A cell starts at a line ``# %%``, optionally followed by a name and metadata::
+
+    # %% shares-storage tags=["raises-exception"]
+
+Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are
+comments for notebook users and are not executed or shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TAGS = {
+    "raises-exception": "the cell must raise; its traceback is the output",
+    "remove-cell": "run the cell, show neither code nor output (hidden assertions)",
+    "remove-input": "show only the output",
+    "remove-output": "show only the code",
+    "requires-cuda": "run only where CUDA is available",
+}
+
+_MARKER = re.compile(r"^# ?%%(?!%)(?P<rest>.*)$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_META = re.compile(r"(?P<key>[A-Za-z_][\w-]*)=")
+_NON_CODE = re.compile(r"\[(markdown|md|raw)\]")
+
+
+class ExampleError(Exception):
+    """A problem with an example file, reported as ``path:line: message``."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path, self.line, self.message = path, line, message
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Cell:
+    index: int
+    source: str
+    lineno: int  # line of the first source line in the file (1-based)
+    name: str | None = None
+    tags: tuple[str, ...] = ()
+
+    def has(self, tag: str) -> bool:
+        return tag in self.tags
+
+
+@dataclass(frozen=True)
+class Example:
+    path: str  # relative to the examples folder, with forward slashes
+    file: Path  # absolute path on disk
+    source: str
+    cells: tuple[Cell, ...] = field(default=())
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()
+
+    @property
+    def display(self) -> str:
+        """The name tracebacks and messages use: ``examples/<path>``."""
+        return f"examples/{self.path}"
+
+    def cell(self, name: str) -> Cell:
+        for cell in self.cells:
+            if cell.name == name:
+                return cell
+        names = ", ".join(c.name for c in self.cells if c.name) or "none"
+        raise ExampleError(self.display, None, f"no cell named {name!r} (named cells: {names})")
+
+
+def read_example(root: Path, path: str) -> Example:
+    """Read ``root/path`` into an :class:`Example`; raise ExampleError when it is malformed."""
+    file = (root / path).resolve()
+    display = f"examples/{path}"
+    if not file.is_file():
+        raise ExampleError(display, None, f"no such example file (looked for {file})")
+    source = file.read_text(encoding="utf-8")
+    return Example(path=path, file=file, source=source, cells=parse_cells(source, display))
+
+
+def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
+    chunks: list[tuple[int, str, list[str]]] = [(0, "", [])]  # (marker line, header, lines)
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _MARKER.match(line)
+        if match:
+            chunks.append((number, match["rest"].strip(), []))
+        else:
+            chunks[-1][2].append(line)
+
+    cells: list[Cell] = []
+    seen: dict[str, int] = {}
+    for marker_line, header, lines in chunks:
+        if _NON_CODE.search(header):
+            continue
+        name, tags = _parse_header(header, display, marker_line)
+        first = next((i for i, text in enumerate(lines) if text.strip()), None)
+        if first is None:
+            if marker_line and (name or tags):
+                raise ExampleError(display, marker_line, "this cell has a header but no code")
+            continue
+        body = "\n".join(lines[first:]).rstrip() + "\n"
+        if name in seen:
+            raise ExampleError(display, marker_line, f"cell name {name!r} is already used at line {seen[name]}")
+        if name:
+            seen[name] = marker_line
+        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags))
+    return tuple(cells)
+
+
+def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tuple[str, ...]]:
+    tags: tuple[str, ...] = ()
+    meta_start = _META.search(header)
+    title = header[: meta_start.start()].strip() if meta_start else header
+    if meta_start:
+        decoder = json.JSONDecoder()
+        rest = header[meta_start.start() :]
+        while rest:
+            match = _META.match(rest)
+            if not match:
+                raise ExampleError(display, line, f"cannot read cell metadata {rest!r}; write e.g. tags=[\"remove-cell\"]")
+            try:
+                value, end = decoder.raw_decode(rest, match.end())
+            except json.JSONDecodeError:
+                raise ExampleError(display, line, f"metadata {match['key']}= must be JSON, e.g. tags=[\"remove-cell\"]") from None
+            if match["key"] == "tags":
+                if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                    raise ExampleError(display, line, "tags must be a list of strings")
+                unknown = [t for t in value if t not in TAGS]
+                if unknown:
+                    raise ExampleError(display, line, f"unknown tag {unknown[0]!r}; known tags: {', '.join(TAGS)}")
+                tags = tuple(value)
+            rest = rest[end:].strip()
+    if not title:
+        return None, tags
+    if not _NAME.match(title):
+        raise ExampleError(display, line, f"cell name {title!r} must be one word of letters, digits, '-' or '_'")
+    return title, tags

@@ -1,0 +1,121 @@
+"""``python -m mkdocs_examples run [PATH ...]``: run examples without building the site.
+
+Options come from the `examples` plugin entry of mkdocs.yml, so a run here gives
+exactly what the site build gives, and shares its cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from mkdocs.utils.yaml import yaml_load
+
+from mkdocs_examples.cache import detect_device
+from mkdocs_examples.cells import Example, ExampleError
+from mkdocs_examples.config import ExamplesConfig
+from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.runner import Options
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mkdocs_examples", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run examples and report each one")
+    run.add_argument("paths", nargs="*", type=Path, help="example files or folders (default: all examples)")
+    run.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
+    run.add_argument("--show", action="store_true", help="print what each cell printed")
+    run.add_argument("--no-cache", action="store_true", help="run even when a cached result exists")
+    run.add_argument("--jobs", type=int, help="examples at once (default: the plugin's `jobs`)")
+    args = parser.parse_args(argv)
+
+    try:
+        config, root = _plugin_config(args.config_file)
+        examples_dir = (root / config.examples_dir).resolve()
+        paths = _select(examples_dir, args.paths)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    options = Options(
+        device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
+    )
+    engine = Engine(
+        examples_dir,
+        None if args.no_cache or not config.cache else root / config.cache_dir,
+        options=options,
+        preload=list(config.preload),
+        jobs=args.jobs or config.jobs,
+        timeout=config.timeout,
+    )
+    examples: list[Example] = []
+    broken: list[str] = []
+    for path in paths:
+        try:
+            examples.append(engine.load(path))
+        except ExampleError as error:
+            print(f"{'BROKEN':7} {'':>8}  {'':6}  {path}")
+            broken.append(str(error))
+
+    def report(outcome: Outcome, progress: Progress) -> None:
+        status = "FAILED" if outcome.failure else "ok"
+        origin = "run" if outcome.origin == "run" else "cached"
+        print(f"{status:7} {outcome.result['seconds']:7.2f}s  {origin:6}  {outcome.example.path}", flush=True)
+        if args.show and not outcome.failure:
+            _show(outcome)
+
+    start = time.perf_counter()
+    try:
+        outcomes = list(engine.run(examples, report).values())
+    except EngineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        engine.close()
+    problems = broken + [describe(o) for o in outcomes if o.failure]
+    for problem in problems:
+        print(f"\n{problem}", file=sys.stderr)
+    print(summary(outcomes, time.perf_counter() - start) + (f", {len(broken)} unreadable" if broken else ""))
+    return 1 if problems else 0
+
+
+def _plugin_config(config_file: Path) -> tuple[ExamplesConfig, Path]:
+    with open(config_file, encoding="utf-8") as handle:
+        site = yaml_load(handle) or {}
+    options = {}
+    for entry in site.get("plugins", []):
+        if isinstance(entry, dict) and "examples" in entry:
+            options = entry["examples"] or {}
+    config = ExamplesConfig(config_file_path=str(config_file))
+    config.load_dict(options)
+    errors, _ = config.validate()
+    if errors:
+        raise ValueError(f"{config_file}: plugin `examples`: " + "; ".join(f"{k}: {e}" for k, e in errors))
+    return config, config_file.resolve().parent
+
+
+def _select(examples_dir: Path, paths: list[Path]) -> list[str]:
+    """Example paths relative to ``examples_dir`` for files and folders given on the command line."""
+    chosen: list[Path] = []
+    for path in paths or [examples_dir]:
+        path = path.resolve()
+        if not path.is_relative_to(examples_dir):
+            raise ValueError(f"{path} is not inside the examples folder {examples_dir}")
+        if path.is_dir():
+            chosen += sorted(p for p in path.rglob("*.py") if not p.name.startswith("_"))
+        elif path.is_file():
+            chosen.append(path)
+        else:
+            raise ValueError(f"no such example file or folder: {path}")
+    return [p.relative_to(examples_dir).as_posix() for p in chosen]
+
+
+def _show(outcome: Outcome) -> None:
+    cells = {c.index: c for c in outcome.example.cells}
+    for result in outcome.result["cells"]:
+        cell = cells[result["cell"]]
+        print(f"  ── cell {cell.name or cell.index} (line {cell.lineno}) ──")
+        text = result.get("skipped") or (result["output"] + (result["traceback"] or ""))
+        for line in text.rstrip("\n").splitlines():
+            print(f"  {line}")

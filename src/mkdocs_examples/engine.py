@@ -1,0 +1,149 @@
+"""Run a set of examples through memory, cache and worker pool; the plugin and the CLI share it."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from mkdocs_examples.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.cells import Example, read_example
+from mkdocs_examples.pool import Pool
+from mkdocs_examples.runner import Options
+
+
+class EngineError(Exception):
+    """The engine cannot run examples as configured."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    example: Example
+    result: dict[str, Any]
+    origin: str  # "run", "cache" or "memory"
+
+    @property
+    def failure(self) -> dict[str, Any] | None:
+        return self.result["failure"]
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+
+    def count(self, outcome: Outcome) -> None:
+        self.done += 1
+        self.cached += outcome.origin != "run"
+        self.failed += outcome.failure is not None
+
+    def __str__(self) -> str:
+        return f"[{self.done}/{self.total}] {self.cached} cached, {self.failed} failed"
+
+
+class Engine:
+    def __init__(
+        self,
+        examples_dir: Path,
+        cache_dir: Path | None,
+        *,
+        options: Options,
+        preload: list[str],
+        jobs: int = 0,
+        timeout: float = 120,
+    ) -> None:
+        self.examples_dir = examples_dir
+        self.options, self.timeout = options, timeout
+        self.jobs = jobs or os.cpu_count() or 1
+        self.cache = Cache(cache_dir) if cache_dir else None
+        self.workdir = (cache_dir or Path(os.environ.get("TMPDIR", "/tmp"))) / "runs" / str(os.getpid())
+        self.pool = Pool(preload)
+        self._fingerprint = fingerprint(options, preload)
+        self._memory: dict[str, dict[str, Any]] = {}  # key: result, for `serve` and language builds
+        self.executions = 0  # examples actually executed by this engine, for tests and reports
+
+    def load(self, path: str) -> Example:
+        return read_example(self.examples_dir, path)
+
+    def run(self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None) -> dict[str, Outcome]:
+        """Results of ``examples`` by path: remembered, cached, or executed now in parallel."""
+        unique = {example.path: example for example in examples}
+        progress = Progress(total=len(unique))
+        outcomes: dict[str, Outcome] = {}
+        keys = {path: cache_key(example, self._fingerprint) for path, example in unique.items()}
+
+        def done(outcome: Outcome) -> None:
+            outcomes[outcome.example.path] = outcome
+            progress.count(outcome)
+            if on_outcome:
+                on_outcome(outcome, progress)
+
+        pending = []
+        for path, example in unique.items():
+            if (result := self._memory.get(keys[path])) is not None:
+                done(Outcome(example, result, "memory"))
+            elif self.cache and (result := self.cache.get(keys[path])) is not None:
+                self._memory[keys[path]] = result
+                done(Outcome(example, result, "cache"))
+            else:
+                pending.append(example)
+        if pending:
+            self._check_device()
+            runs = self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs, workdir=self.workdir)
+            for example, result in runs:
+                self.executions += 1
+                self._memory[keys[example.path]] = result
+                if self.cache and result["failure"] is None:
+                    self.cache.put(keys[example.path], result)  # only what built correctly is kept
+                done(Outcome(example, result, "run"))
+        return outcomes
+
+    def forget_failures(self) -> None:
+        """Let failed examples run again on the next build (they are never cached on disk)."""
+        self._memory = {k: r for k, r in self._memory.items() if r["failure"] is None}
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def _check_device(self) -> None:
+        self.pool.start()
+        if self.options.device == "cuda" and not self.pool.info.get("cuda"):
+            raise EngineError("device is 'cuda' but torch sees no CUDA GPU here; set the plugin option device: cpu")
+
+
+def describe(outcome: Outcome, timeout: float | None = None) -> str:
+    """One clear message for a failed example: file and line first, then what to do."""
+    failure = outcome.failure
+    assert failure is not None
+    example = outcome.example
+    where = f"{example.display}:{failure['line']}" if failure.get("line") else example.display
+    kind = failure["kind"]
+    if kind == "exception":
+        text = "unexpected exception (if the cell should raise, tag it: # %% tags=[\"raises-exception\"])"
+    elif kind == "no-exception":
+        text = "the cell is tagged raises-exception but raised nothing"
+    elif kind == "exit":
+        text = "the example called sys.exit(); examples must run to their end"
+    elif kind == "timeout":
+        text = f"timed out after {failure['timeout']:g} s (plugin option `timeout`); its stack at that moment"
+    elif kind == "crash":
+        name = signal.Signals(-failure["returncode"]).name if -failure["returncode"] in signal.valid_signals() else ""
+        text = f"the example's process crashed ({name or 'signal ' + str(-failure['returncode'])})"
+    else:
+        text = f"the example's process exited with code {failure['returncode']} before its end (os._exit()?)"
+    detail = failure.get("traceback")
+    return f"{where}: {text}" + (f"\n{detail.rstrip()}" if detail else "")
+
+
+def summary(outcomes: list[Outcome], seconds: float) -> str:
+    ran = [o for o in outcomes if o.origin == "run"]
+    failed = sum(1 for o in outcomes if o.failure)
+    line = f"{len(outcomes)} examples in {seconds:.1f} s: {len(ran)} run, {len(outcomes) - len(ran)} cached, {failed} failed"
+    slowest = sorted(ran, key=lambda o: o.result["seconds"], reverse=True)[:3]
+    if slowest:
+        line += "; slowest: " + ", ".join(f"{o.example.path} {o.result['seconds']:.2f} s" for o in slowest)
+    return line

@@ -1,0 +1,190 @@
+"""The MkDocs plugin `examples`: wires the engine into the build; it executes nothing itself.
+
+Order of work in one build:
+
+1. ``on_pre_build`` reads every page of every language, runs each embedded example
+   once (memory, then cache, then the worker pool) and, outside `mkdocs serve`,
+   stops the build on any failure *before* MkDocs cleans the site directory.
+2. ``on_page_markdown`` replaces each block by its rendered code and output.
+3. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages,
+   whose ``on_pre_build`` found every result in memory.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
+from mkdocs_examples.cache import detect_device
+from mkdocs_examples.cells import Example, ExampleError, read_example
+from mkdocs_examples.config import ExamplesConfig
+from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.render import TEXT, render_error, render_example
+from mkdocs_examples.runner import Options
+
+log = get_plugin_logger(__name__)
+
+REQUIRED_EXTENSIONS = ("pymdownx.superfences", "pymdownx.highlight", "admonition")
+CSS = "assets/mkdocs_examples.css"
+
+
+class ExamplesPlugin(BasePlugin[ExamplesConfig]):
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+        self.root = Path()
+        self.serving = False
+        self.examples: dict[str, Example | ExampleError] = {}
+        self.outcomes: dict[str, Outcome] = {}
+        self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
+        self.serving = command == "serve"
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        missing = [name for name in REQUIRED_EXTENSIONS if name not in config.markdown_extensions]
+        if missing:
+            raise PluginError(f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}")
+        if CSS not in config.extra_css:
+            config.extra_css.append(CSS)
+        self.root = Path(config.config_file_path).parent
+        if self.config.enabled and self.engine is None:
+            self.engine = self._engine(self.root)
+        return config
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        self._depth += 1
+        if not self.engine:
+            return
+        pages = self._pages(Path(config.docs_dir))
+        self.examples = self._load({block.path for blocks in pages.values() for block in blocks})
+        self.outcomes = self._run([e for e in self.examples.values() if isinstance(e, Example)])
+        problems = [p for page, blocks in pages.items() for block in blocks if (p := self._problem(page, block))]
+        if problems and not self.serving:
+            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
+        for problem in problems:
+            log.warning(problem)
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / CSS)))
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        blocks = find_blocks(markdown)
+        if not blocks:
+            return markdown
+        lang = _language(page, config)
+        source = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        return replace_blocks(markdown, blocks, lambda block: self._render(source, block, lang))
+
+    @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        self._end_build()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._end_build()
+
+    def on_shutdown(self) -> None:
+        if self.engine:
+            self.engine.close()
+            self.engine = None
+
+    # --- steps -------------------------------------------------------------------
+
+    def _engine(self, root: Path) -> Engine:
+        c = self.config
+        options = Options(device=detect_device(c.device), seed=c.seed, threads=c.threads, max_output=c.max_output)
+        return Engine(
+            root / c.examples_dir,
+            root / c.cache_dir if c.cache else None,
+            options=options,
+            preload=list(c.preload),
+            jobs=c.jobs,
+            timeout=c.timeout,
+        )
+
+    def _pages(self, docs: Path) -> dict[str, list[Block]]:
+        pages = {}
+        for file in sorted(docs.rglob("*.md")):
+            blocks = find_blocks(file.read_text(encoding="utf-8"))
+            if blocks:
+                pages[f"{docs.name}/{file.relative_to(docs).as_posix()}"] = blocks
+        return pages
+
+    def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
+        assert self.engine
+        examples: dict[str, Example | ExampleError] = {}
+        for path in sorted(paths):
+            try:
+                examples[path] = self.engine.load(path)
+            except ExampleError as error:
+                examples[path] = error
+        return examples
+
+    def _run(self, examples: list[Example]) -> dict[str, Outcome]:
+        assert self.engine
+        start = time.perf_counter()
+
+        def report(outcome: Outcome, progress: Progress) -> None:
+            if outcome.origin == "run":
+                status = "FAILED" if outcome.failure else "ok"
+                log.info(f"{progress} · {status} {outcome.example.path} in {outcome.result['seconds']:.2f} s")
+
+        try:
+            outcomes = self.engine.run(examples, report)
+        except EngineError as error:
+            raise PluginError(str(error)) from None
+        if examples:
+            log.info(summary(list(outcomes.values()), time.perf_counter() - start))
+        return outcomes
+
+    def _problem(self, page: str, block: Block) -> str | None:
+        """What is wrong with one block, as a message naming the page, file and line; or None."""
+        where = f"{page}:{block.line}"
+        if block.error:
+            return f"{where}: {block.error}"
+        example = self.examples.get(block.path)
+        if isinstance(example, ExampleError):
+            return f"{where}: {example}"
+        if example and block.cell:
+            try:
+                example.cell(block.cell)
+            except ExampleError as error:
+                return f"{where}: {error}"
+        outcome = self.outcomes.get(block.path)
+        if outcome and outcome.failure:
+            return f"{describe(outcome)}\n(embedded at {where})"
+        return None
+
+    def _render(self, page: str, block: Block, lang: str) -> str:
+        if not self.engine:  # disabled: show the code, run nothing
+            try:
+                example = read_example(self.root / self.config.examples_dir, block.path)
+                return render_example(example, None, block.cell, lang=lang, limit=self.config.max_output)
+            except ExampleError as error:
+                return render_error(f"{page}:{block.line}: {error}", lang=lang)
+        problem = self._problem(page, block)
+        if problem:
+            return render_error(problem, lang=lang)
+        example = self.examples.get(block.path)
+        outcome = self.outcomes.get(block.path)
+        if not isinstance(example, Example) or outcome is None:  # disabled, or added to the page since pre-build
+            return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
+        return render_example(example, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
+
+    def _end_build(self) -> None:
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0 and self.engine:
+            self.engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
+
+
+def _language(page: Page, config: MkDocsConfig) -> str:
+    first = page.file.src_uri.split("/", 1)[0]
+    return first if first in TEXT else config.theme.get("language", "en")
