@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from mkdocs_examples.blocks import find_blocks, replace_blocks
+
+PAGE = """\
+# Title
+
+/// example | tensors/cat.py
+///
+
+- a list item
+
+    /// example | tensors/cat.py#stack
+    ///
+
+````markdown
+/// example | not/a/block.py
+///
+````
+"""
+
+
+def test_blocks_are_found_with_cell_line_and_indent_but_not_inside_fences():
+    blocks = find_blocks(PAGE)
+    assert [(b.path, b.cell, b.line, b.indent, b.error) for b in blocks] == [
+        ("tensors/cat.py", None, 3, "", None),
+        ("tensors/cat.py", "stack", 8, "    ", None),
+    ]
+
+
+def test_replacement_keeps_indentation_and_the_rest_of_the_page():
+    blocks = find_blocks(PAGE)
+    out = replace_blocks(PAGE, blocks, lambda b: f"RENDERED {b.cell}\n\nsecond line")
+    assert "RENDERED None\n\nsecond line\n\n- a list item" in out
+    assert "    RENDERED stack\n\n    second line" in out
+    assert "/// example | not/a/block.py" in out
+
+
+def test_broken_blocks_carry_an_error():
+    unclosed, with_body, bad_path, escaping = find_blocks(
+        "/// example | a.py\n\ntext\n"
+        "/// example | b.py\nsomething\n///\n"
+        "/// example | c.txt\n///\n"
+        "/// example | ../secret.py\n///\n"
+    )
+    assert "not closed" in unclosed.error and unclosed.line == 1
+    assert "takes no content" in with_body.error
+    assert "cannot read 'c.txt'" in bad_path.error
+    assert "relative to the examples folder" in escaping.error

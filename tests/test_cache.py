@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
+from mkdocs_examples.cells import Example, parse_cells
+from mkdocs_examples.runner import Options
+
+RESULT = {"cells": [], "env": {"python": "3.11"}, "failure": None, "seconds": 0.1}
+
+
+def example(source="print(1)\n", path="a.py"):
+    return Example(path, __import__("pathlib").Path("/x") / path, source, parse_cells(source))
+
+
+def test_key_changes_with_everything_that_changes_output():
+    base = fingerprint(Options(), ["numpy"])
+    key = cache_key(example(), base)
+    assert key == cache_key(example(), fingerprint(Options(), ["numpy"]))
+    others = [
+        cache_key(example("print(2)\n"), base),
+        cache_key(example(path="b.py"), base),
+        cache_key(example(), fingerprint(Options(device="cuda"), ["numpy"])),
+        cache_key(example(), fingerprint(Options(seed=1), ["numpy"])),
+        cache_key(example(), {**base, "python": "3.12.0"}),
+        cache_key(example(), {**base, "packages": {**base["packages"], "torch": "2.14.0"}}),
+        cache_key(example(), {**base, "engine": "0.2.0+abc"}),
+    ]
+    assert len({key, *others}) == len(others) + 1
+    assert set(base["packages"]) == {"numpy", "torch"}
+    assert base["packages"]["torch"].startswith("2.13.0")
+
+
+def test_put_then_get_and_misses(tmp_path):
+    cache = Cache(tmp_path)
+    assert cache.get("ab" * 32) is None
+    cache.put("ab" * 32, RESULT)
+    assert cache.get("ab" * 32) == RESULT
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["ab" * 32 + ".json"]
+
+
+def test_corrupt_partial_or_foreign_entries_are_misses(tmp_path):
+    cache = Cache(tmp_path)
+    key = "cd" * 32
+    cache.put(key, RESULT)
+    file = next(tmp_path.rglob("*.json"))
+    text = file.read_text()
+    for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT})):
+        file.write_text(broken)
+        assert cache.get(key) is None
+    cache.put(key, RESULT)  # and a miss can be rewritten
+    assert cache.get(key) == RESULT
+
+
+def test_device_setting_wins_and_auto_is_cpu_here(monkeypatch):
+    assert detect_device("cuda") == "cuda"
+    assert detect_device("auto") == "cpu"  # the CPU wheel, or no GPU
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert detect_device() == "cpu"
+
+
+def test_options_are_part_of_the_fingerprint():
+    assert fingerprint(replace(Options(), threads=2), [])["options"]["threads"] == 2

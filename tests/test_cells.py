@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+from mkdocs_examples.cells import ExampleError, parse_cells, read_example
+
+SCRIPT = '''\
+"""Docstring above the first marker is a cell of its own."""
+import math
+
+# %% [markdown]
+# Notes for notebook readers: neither run nor shown
+
+# %% square tags=["remove-input"]
+
+print(math.sqrt(16))
+
+# %% tags=["raises-exception", "remove-output"]
+1 / 0
+# %%
+'''
+
+
+def test_cells_have_names_tags_and_file_line_numbers():
+    cells = parse_cells(SCRIPT)
+    assert [c.name for c in cells] == [None, "square", None]
+    assert [c.tags for c in cells] == [(), ("remove-input",), ("raises-exception", "remove-output")]
+    assert [c.lineno for c in cells] == [1, 9, 12]
+    assert cells[1].source == "print(math.sqrt(16))\n"
+    assert [c.index for c in cells] == [0, 1, 2]
+
+
+def test_file_without_markers_is_one_cell():
+    (cell,) = parse_cells("x = 1\nprint(x)\n")
+    assert cell.lineno == 1 and cell.name is None
+
+
+@pytest.mark.parametrize(
+    ("script", "line", "words"),
+    [
+        ('x = 1\n# %% tags=["raise-exception"]\n1/0\n', 2, "unknown tag 'raise-exception'"),
+        ("# %% two words\nx = 1\n", 1, "must be one word"),
+        ("# %% a\nx = 1\n# %% a\ny = 2\n", 3, "already used at line 1"),
+        ("# %% tags=[remove-cell]\nx = 1\n", 1, "must be JSON"),
+        ('# %% named tags=["remove-cell"]\n\n', 1, "no code"),
+    ],
+)
+def test_malformed_headers_name_the_line(script, line, words):
+    with pytest.raises(ExampleError) as caught:
+        parse_cells(script, "examples/bad.py")
+    assert caught.value.line == line
+    assert str(caught.value).startswith(f"examples/bad.py:{line}: ")
+    assert words in str(caught.value)
+
+
+def test_read_example_and_find_cells(tmp_path):
+    (tmp_path / "topic").mkdir()
+    (tmp_path / "topic" / "demo.py").write_text(SCRIPT)
+    example = read_example(tmp_path, "topic/demo.py")
+    assert example.display == "examples/topic/demo.py"
+    assert example.cell("square").lineno == 9
+    with pytest.raises(ExampleError, match="no cell named 'cube' .named cells: square."):
+        example.cell("cube")
+    with pytest.raises(ExampleError, match="examples/topic/missing.py: no such example file"):
+        read_example(tmp_path, "topic/missing.py")

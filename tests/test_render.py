@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import markdown
+import pytest
+
+from mkdocs_examples.cells import Example, ExampleError, parse_cells
+from mkdocs_examples.render import render_error, render_example
+
+SOURCE = """\
+import torch
+# %% shown
+print("<b>hi</b>")
+# %% hidden tags=["remove-cell"]
+assert True
+# %% quiet tags=["remove-output"]
+x = 1
+# %% bare tags=["remove-input"]
+print("only output")
+# %% gpu tags=["requires-cuda"]
+torch.ones(1, device="cuda")
+# %% fails tags=["raises-exception"]
+1 / 0
+"""
+EXAMPLE = Example("t/demo.py", Path("/x/t/demo.py"), SOURCE, parse_cells(SOURCE))
+
+
+def cell(index, output="", **extra):
+    return {"cell": index, "output": output, "truncated": 0, "images": [], "traceback": None, **extra}
+
+
+RESULT = {
+    "env": {"torch": "2.13.0+cpu", "device": "cpu", "python": "3.11.7"},
+    "failure": None,
+    "seconds": 0.1,
+    "cells": [
+        cell(0),
+        cell(1, "<b>hi</b>\n" + "x" * 10, truncated=1234),
+        cell(2),
+        cell(3, "hidden output\n"),
+        cell(4, "only output\n"),
+        cell(5, skipped="requires-cuda"),
+        cell(6, traceback="Traceback (most recent call last):\nZeroDivisionError: division by zero\n"),
+    ],
+}
+
+
+def html(text: str) -> str:
+    return markdown.markdown(text, extensions=["admonition", "pymdownx.superfences", "pymdownx.highlight"])
+
+
+def test_whole_example_respects_tags():
+    md = render_example(EXAMPLE, RESULT, None, lang="en", limit=10)
+    assert "assert True" not in md and "hidden output" not in md  # remove-cell
+    assert "x = 1" in md  # remove-output keeps the code
+    assert 'print("only output")' not in md and "only output" in md  # remove-input
+    assert "needs a CUDA GPU" in md
+    assert "ZeroDivisionError: division by zero" in md
+    assert "… 1,234 more characters cut (this page shows at most 10 per cell)" in md
+    assert md.count('title="examples/t/demo.py"') == 1
+    assert 'linenums="3"' in md
+    assert "Output produced by torch 2.13.0+cpu · CPU · Python 3.11.7." in md
+
+
+def test_output_is_escaped_in_html():
+    page = html(render_example(EXAMPLE, RESULT, "shown", lang="en", limit=10))
+    assert "<b>hi</b>" not in page
+    assert "&lt;b&gt;hi&lt;/b&gt;" in page
+
+
+def test_one_cell_and_chinese_text():
+    md = render_example(EXAMPLE, RESULT, "gpu", lang="zh", limit=10)
+    assert "1 / 0" not in md
+    assert "此单元需要 CUDA GPU" in md
+    assert "以上输出由 torch 2.13.0+cpu · CPU · Python 3.11.7 实际运行得到。" in md
+    with pytest.raises(ExampleError):
+        render_example(EXAMPLE, RESULT, "nope", lang="en", limit=10)
+
+
+def test_no_provenance_where_nothing_is_shown():
+    md = render_example(EXAMPLE, RESULT, "quiet", lang="en", limit=10)
+    assert "mx-provenance" not in md
+
+
+def test_backticks_in_output_cannot_close_the_fence():
+    result = {**RESULT, "cells": [cell(1, "````\n<script>alert(1)</script>\n")]}
+    page = html(render_example(EXAMPLE, result, "shown", lang="en", limit=100))
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_error_box_escapes_its_message():
+    page = html(render_error("docs/en/a.md:3: <img src=x onerror=alert(1)>", lang="en"))
+    assert 'class="admonition failure"' in page
+    assert "<img" not in page

@@ -1,0 +1,171 @@
+"""The runner and its worker pool: what an example's output is, and how it fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from mkdocs_examples.engine import describe
+
+
+def cells(outcome):
+    return outcome.result["cells"]
+
+
+def test_output_of_each_cell_in_order_with_python_c_and_subprocess_output(runner):
+    outcome = runner.one(
+        """\
+        import os, subprocess, sys, warnings
+        print("one")
+        print("two", file=sys.stderr)
+        # %% second
+        os.write(1, b"from C level\\n")
+        subprocess.run(["echo", "from a subprocess"])
+        warnings.warn("careful")
+        """
+    )
+    assert outcome.failure is None
+    first, second = cells(outcome)
+    assert first["output"] == "one\ntwo\n"
+    assert second["output"] == "from C level\nfrom a subprocess\nexamples/demo.py:7: UserWarning: careful\n"
+    assert outcome.result["env"]["torch"].startswith("2.")
+
+
+def test_expected_exception_is_the_output_with_only_the_examples_frames(runner):
+    outcome = runner.one(
+        """\
+        import torch
+        # %% tags=["raises-exception"]
+        def helper():
+            return torch.ones(2) @ torch.ones(3)
+        print("before")
+        helper()
+        # %%
+        print("after")
+        """
+    )
+    assert outcome.failure is None
+    _, raising, after = cells(outcome)
+    assert raising["output"] == "before\n"
+    assert raising["traceback"].splitlines() == [
+        "Traceback (most recent call last):",
+        '  File "examples/demo.py", line 6, in <module>',
+        "    helper()",
+        '  File "examples/demo.py", line 4, in helper',
+        "    return torch.ones(2) @ torch.ones(3)",
+        "           ~~~~~~~~~~~~~~^~~~~~~~~~~~~~~",
+        "RuntimeError: inconsistent tensor size, expected tensor [2] and src [3] to have the same "
+        "number of elements, but got 2 and 3 elements respectively",
+    ]
+    assert after["output"] == "after\n"
+
+
+def test_unexpected_exception_stops_the_example_and_names_file_and_line(runner):
+    outcome = runner.one('x = 1\n# %%\nprint("ran")\nraise ValueError("boom")\n# %%\nprint("never")\n')
+    assert outcome.failure["kind"] == "exception"
+    assert len(cells(outcome)) == 2
+    message = describe(outcome)
+    assert message.startswith("examples/demo.py:4: unexpected exception")
+    assert "ValueError: boom" in message
+
+
+def test_cell_tagged_raises_exception_that_does_not_raise_fails(runner):
+    outcome = runner.one('x = 1\n\n# %% quiet tags=["raises-exception"]\nprint("fine")\n')
+    assert describe(outcome) == "examples/demo.py:4: the cell is tagged raises-exception but raised nothing"
+
+
+def test_syntax_error_points_at_its_line(runner):
+    outcome = runner.one("x = 1\n# %%\ny = (\n")
+    assert describe(outcome).startswith("examples/demo.py:3: unexpected exception")
+    assert "SyntaxError" in describe(outcome)
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("import sys\nsys.exit(3)\n", "examples/demo.py:2: the example called sys.exit()"),
+        ("import os\nos._exit(0)\n", "examples/demo.py:2: the example's process exited with code 0 before its end"),
+        ("import os\nos.abort()\n", "examples/demo.py:2: the example's process crashed (SIGABRT)"),
+        ("import ctypes\nctypes.string_at(0)\n", "examples/demo.py:2: the example's process crashed (SIGSEGV)"),
+    ],
+)
+def test_exits_and_crashes_are_failures_with_a_line(runner, code, words):
+    outcome = runner.one(code)
+    assert describe(outcome).startswith(words)
+
+
+def test_timeout_kills_the_process_group_and_names_the_line(runner, tmp_path):
+    marker = tmp_path / "child-alive"
+    outcome = runner.one(
+        f"""\
+        import subprocess, time
+        subprocess.Popen(["sh", "-c", "sleep 6; touch {marker}"])
+        while True:
+            time.sleep(0.01)
+        """
+    )
+    message = describe(outcome)
+    assert message.startswith("examples/demo.py:4: timed out after 3 s")
+    import time
+
+    time.sleep(4)
+    assert not marker.exists(), "the example's own subprocess outlived the timeout"
+
+
+def test_examples_do_not_leak_state_into_each_other(runner, tmp_path):
+    runner.write(
+        "a.py",
+        f"""\
+        import os, torch
+        torch.set_default_dtype(torch.float64)
+        os.chdir("{tmp_path}")
+        os.environ["LEAK"] = "1"
+        open("written-by-a.txt", "w").write("x")
+        torch.manual_seed(123)
+        """,
+    )
+    runner.write(
+        "b.py",
+        f"""\
+        import os, torch
+        print(torch.get_default_dtype(), os.getcwd() == "{tmp_path}", "LEAK" in os.environ, os.listdir("."))
+        print(torch.randn(2))
+        """,
+    )
+    runner.run("a.py")
+    first = runner.run("b.py")["b.py"]
+    assert first.result["cells"][0]["output"].splitlines()[0] == "torch.float32 False False []"
+    runner.engine._memory.clear()  # run b again: seeded, so the same numbers
+    again = runner.run("b.py")["b.py"]
+    assert again.origin == "run"
+    assert again.result["cells"][0]["output"] == first.result["cells"][0]["output"]
+
+
+def test_each_example_starts_in_a_fresh_empty_working_directory(runner):
+    outcome = runner.one('import os\nprint(os.listdir("."), os.getcwd() != "/")\nopen("f", "w").close()\n')
+    assert cells(outcome)[0]["output"] == "[] True\n"
+
+
+def test_huge_output_is_cut_and_says_how_much(runner):
+    outcome = runner.one('print("x" * 5000)\n')
+    cell = cells(outcome)[0]
+    assert len(cell["output"]) == 2000
+    assert cell["truncated"] == 5001 - 2000
+
+
+def test_figures_are_captured_as_png(runner):
+    outcome = runner.one(
+        """\
+        import matplotlib.pyplot as plt
+        plt.plot([1, 2, 3])
+        """
+    )
+    (image,) = cells(outcome)[0]["images"]
+    import base64
+
+    assert base64.b64decode(image).startswith(b"\x89PNG")
+
+
+def test_requires_cuda_cells_are_skipped_on_cpu(runner):
+    outcome = runner.one('x = 1\n# %% tags=["requires-cuda"]\nimport torch\ntorch.ones(1, device="cuda")\n')
+    assert outcome.failure is None
+    assert cells(outcome)[1]["skipped"] == "requires-cuda"
