@@ -1,4 +1,6 @@
 # `make build` and `make test` set everything up on a fresh clone: only python3 and make are needed.
+export NO_MKDOCS_2_WARNING := 1  # mkdocs-material's banner about MkDocs 2.0, printed on every build
+
 VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed

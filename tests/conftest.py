@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import textwrap
 from pathlib import Path
 
@@ -35,3 +36,32 @@ def runner(tmp_path_factory) -> Runner:
     engine = Engine(root, None, options=Options(max_output=2000), preload=["torch"], jobs=2, timeout=3)
     yield Runner(root, engine)
     engine.close()
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> tuple[Path, list[logging.LogRecord]]:
+    """The project's own site, built once per test run with `--strict`, and what it logged."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    site = tmp_path_factory.mktemp("real") / "site"
+    root = Path(__file__).parent.parent
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site), strict=True)
+    handler = _Records()
+    logging.getLogger("mkdocs").addHandler(handler)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+        logging.getLogger("mkdocs").removeHandler(handler)
+    return site, handler.records

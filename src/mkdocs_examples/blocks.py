@@ -9,8 +9,8 @@ Blocks inside fenced code are text, not blocks: a page can show the syntax.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)/// *example *\|(?P<target>.*)$")
 _CLOSE = re.compile(r"^[ \t]*/// *$")
@@ -70,7 +70,8 @@ def _read_block(lines: list[str], start: int, opening: re.Match) -> Block:
         error = "an example block takes no content: write `/// example | path.py`, then `///` on the next line"
     found = _TARGET.match(target)
     if not found:
-        return Block(start, end, indent, target, None, error or f"cannot read {target!r}: write a path to a .py file under examples/, e.g. `tensors/cat_and_stack.py` or `tensors/cat_and_stack.py#cell-name`")
+        hint = "write a path under examples/, like `tensors/cat_and_stack.py` or `tensors/cat_and_stack.py#cell-name`"
+        return Block(start, end, indent, target, None, error or f"cannot read {target!r}: {hint}")
     path = found["path"]
     if path.startswith("/") or ".." in path.split("/"):
         error = error or f"{path!r} must be a path relative to the examples folder, like `tensors/cat_and_stack.py`"

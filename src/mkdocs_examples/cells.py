@@ -124,11 +124,15 @@ def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tup
         while rest:
             match = _META.match(rest)
             if not match:
-                raise ExampleError(display, line, f"cannot read cell metadata {rest!r}; write e.g. tags=[\"remove-cell\"]")
+                raise ExampleError(
+                    display, line, f'cannot read cell metadata {rest!r}; write e.g. tags=["remove-cell"]'
+                )
             try:
                 value, end = decoder.raw_decode(rest, match.end())
             except json.JSONDecodeError:
-                raise ExampleError(display, line, f"metadata {match['key']}= must be JSON, e.g. tags=[\"remove-cell\"]") from None
+                raise ExampleError(
+                    display, line, f'metadata {match["key"]}= must be JSON, e.g. tags=["remove-cell"]'
+                ) from None
             if match["key"] == "tags":
                 if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
                     raise ExampleError(display, line, "tags must be a list of strings")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mkdocs_examples.cache import Cache, cache_key, fingerprint
 from mkdocs_examples.cells import Example, read_example
@@ -64,12 +65,14 @@ class Engine:
         self.pool = Pool(preload)
         self._fingerprint = fingerprint(options, preload)
         self._memory: dict[str, dict[str, Any]] = {}  # key: result, for `serve` and language builds
-        self.executions = 0  # examples actually executed by this engine, for tests and reports
+        self.executed: list[str] = []  # paths of the examples this engine has executed, in order
 
     def load(self, path: str) -> Example:
         return read_example(self.examples_dir, path)
 
-    def run(self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None) -> dict[str, Outcome]:
+    def run(
+        self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None
+    ) -> dict[str, Outcome]:
         """Results of ``examples`` by path: remembered, cached, or executed now in parallel."""
         unique = {example.path: example for example in examples}
         progress = Progress(total=len(unique))
@@ -95,7 +98,7 @@ class Engine:
             self._check_device()
             runs = self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs, workdir=self.workdir)
             for example, result in runs:
-                self.executions += 1
+                self.executed.append(example.path)
                 self._memory[keys[example.path]] = result
                 if self.cache and result["failure"] is None:
                     self.cache.put(keys[example.path], result)  # only what built correctly is kept
@@ -123,7 +126,7 @@ def describe(outcome: Outcome, timeout: float | None = None) -> str:
     where = f"{example.display}:{failure['line']}" if failure.get("line") else example.display
     kind = failure["kind"]
     if kind == "exception":
-        text = "unexpected exception (if the cell should raise, tag it: # %% tags=[\"raises-exception\"])"
+        text = 'unexpected exception (if the cell should raise, tag it: # %% tags=["raises-exception"])'
     elif kind == "no-exception":
         text = "the cell is tagged raises-exception but raised nothing"
     elif kind == "exit":
@@ -142,7 +145,8 @@ def describe(outcome: Outcome, timeout: float | None = None) -> str:
 def summary(outcomes: list[Outcome], seconds: float) -> str:
     ran = [o for o in outcomes if o.origin == "run"]
     failed = sum(1 for o in outcomes if o.failure)
-    line = f"{len(outcomes)} examples in {seconds:.1f} s: {len(ran)} run, {len(outcomes) - len(ran)} cached, {failed} failed"
+    cached = len(outcomes) - len(ran)
+    line = f"{len(outcomes)} examples in {seconds:.1f} s: {len(ran)} run, {cached} cached, {failed} failed"
     slowest = sorted(ran, key=lambda o: o.result["seconds"], reverse=True)[:3]
     if slowest:
         line += "; slowest: " + ", ".join(f"{o.example.path} {o.result['seconds']:.2f} s" for o in slowest)

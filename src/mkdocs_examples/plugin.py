@@ -51,7 +51,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         missing = [name for name in REQUIRED_EXTENSIONS if name not in config.markdown_extensions]
         if missing:
-            raise PluginError(f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}")
+            raise PluginError(
+                f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}"
+            )
         if CSS not in config.extra_css:
             config.extra_css.append(CSS)
         self.root = Path(config.config_file_path).parent

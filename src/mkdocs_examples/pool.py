@@ -19,8 +19,9 @@ import sys
 import time
 import traceback
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mkdocs_examples.cells import Example, parse_cells
 from mkdocs_examples.runner import Options, run_example
@@ -203,7 +204,7 @@ def _child(job: dict, options: Options, timeout: float) -> None:
         example = Example(job["path"], Path(job["file"]), job["source"], parse_cells(job["source"], display))
         run_example(example, Path(job["record"]), Path(job["faults"]), options, timeout)
         code = 0
-    except BaseException:  # noqa: BLE001 - an engine bug: leave it where the parent looks
+    except BaseException:
         with open(job["faults"], "a") as faults:
             traceback.print_exc(file=faults)
     finally:

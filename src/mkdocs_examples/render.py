@@ -52,7 +52,9 @@ def render_example(example: Example, result: dict[str, Any] | None, cell: str | 
             shown_output = shown_output or bool(outputs)
             parts += outputs
     if result and shown_output:
-        parts.append(f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result["env"]))}</small>')
+        parts.append(
+            f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result["env"]))}</small>'
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -60,12 +62,14 @@ def render_error(message: str, *, lang: str) -> str:
     """A visible box with a build error, for pages rendered by `mkdocs serve`."""
     title = TEXT.get(lang, TEXT["en"])["failed"]
     body = _fence(message, "text")
-    return f'!!! failure "{title}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()) + "\n"
+    return (
+        f'!!! failure "{title}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()) + "\n"
+    )
 
 
 def _outputs(cell: dict[str, Any], text: dict[str, str], limit: int) -> list[str]:
     if cell.get("skipped") == "requires-cuda":
-        return [f"!!! info \"CUDA\"\n\n    {text['cuda']}"]
+        return [f'!!! info "CUDA"\n\n    {text["cuda"]}']
     parts = []
     output = cell["output"]
     if cell["truncated"]:
@@ -93,4 +97,3 @@ def _fence(body: str, lang: str, *, title: str | None = None, linenums: int | No
         [f' title="{html.escape(title)}"' if title else "", f' linenums="{linenums}"' if linenums else ""]
     )
     return f"{ticks}{lang}{options}\n{body.rstrip(chr(10))}\n{ticks}"
-

@@ -118,7 +118,7 @@ def _run_cell(
         try:
             code = compile("\n" * (cell.lineno - 1) + cell.source, example.display, "exec")
             exec(code, namespace)
-        except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are failures too
+        except BaseException as exc:
             text, line = _format_traceback(exc, example.display)
             if cell.has("raises-exception") and not isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 result["traceback"] = text

@@ -1,0 +1,5 @@
+# %% first
+x = 6 * 7
+
+# %% answer
+print(f"answer: {x}")

@@ -1,0 +1,47 @@
+"""The real site: both languages in step, and a strict build of everything."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs_examples.blocks import find_blocks
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+
+
+def pages(lang: str) -> set[str]:
+    return {p.relative_to(DOCS / lang).as_posix() for p in (DOCS / lang).rglob("*.md")}
+
+
+def test_every_page_has_its_twin_in_the_other_language():
+    assert pages("en") == pages("zh")
+    assert len(pages("en")) >= 5
+
+
+def test_twins_embed_the_same_examples_in_the_same_order():
+    for name in pages("en"):
+        en, zh = ((DOCS / lang / name).read_text(encoding="utf-8") for lang in ("en", "zh"))
+        targets = [[(b.path, b.cell) for b in find_blocks(text)] for text in (en, zh)]
+        assert targets[0] == targets[1], f"docs/en/{name} and docs/zh/{name} embed different examples"
+
+
+def test_every_example_is_embedded_somewhere():
+    embedded = {
+        b.path for lang in ("en", "zh") for p in (DOCS / lang).rglob("*.md") for b in find_blocks(p.read_text())
+    }
+    files = {p.relative_to(ROOT / "examples").as_posix() for p in (ROOT / "examples").rglob("*.py")}
+    assert files <= embedded, f"examples no page shows: {sorted(files - embedded)}"
+
+
+def test_site_builds_strict_with_real_outputs_and_no_warnings(real_site, caplog):
+    site, records = real_site
+    assert not [r.getMessage() for r in records if r.levelno >= logging.WARNING]
+    en = (site / "tensors" / "cat-and-stack" / "index.html").read_text()
+    zh = (site / "zh" / "tensors" / "cat-and-stack" / "index.html").read_text()
+    for html in (en, zh):
+        assert "zero-dimensional tensor (at position 0) cannot be concatenated" in html
+        assert "torch.Size([3, 2, 3])" in html
+    assert "Output produced by torch 2.13.0" in en
+    assert "以上输出由 torch 2.13.0" in zh
