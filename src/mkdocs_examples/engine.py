@@ -61,7 +61,6 @@ class Engine:
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = Cache(cache_dir) if cache_dir else None
-        self.workdir = (cache_dir or Path(os.environ.get("TMPDIR", "/tmp"))) / "runs" / str(os.getpid())
         self.pool = Pool(preload)
         self._fingerprint = fingerprint(options, preload)
         self._memory: dict[str, dict[str, Any]] = {}  # key: result, for `serve` and language builds
@@ -96,7 +95,7 @@ class Engine:
                 pending.append(example)
         if pending:
             self._check_device()
-            runs = self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs, workdir=self.workdir)
+            runs = self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs)
             for example, result in runs:
                 self.executed.append(example.path)
                 self._memory[keys[example.path]] = result

@@ -7,16 +7,18 @@ Order of work in one build:
    stops the build on any failure *before* MkDocs cleans the site directory.
 2. ``on_page_markdown`` replaces each block by its rendered code and output.
 3. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages,
-   whose ``on_pre_build`` found every result in memory.
+   whose ``on_pre_build`` keeps the results of the first.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
@@ -26,6 +28,7 @@ from mkdocs_examples.cache import detect_device
 from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.pool import PoolError
 from mkdocs_examples.render import TEXT, render_error, render_example
 from mkdocs_examples.runner import Options
 
@@ -63,7 +66,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         self._depth += 1
-        if not self.engine:
+        if not self.engine or self._depth > 1:  # another language of the same build: results are known
             return
         pages = self._pages(Path(config.docs_dir))
         self.examples = self._load({block.path for blocks in pages.values() for block in blocks})
@@ -73,6 +76,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
         for problem in problems:
             log.warning(problem)
+
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
+        server.watch(str(self.root / self.config.examples_dir))  # an edited example rebuilds the pages
+        return server
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / CSS)))
@@ -141,7 +148,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
         try:
             outcomes = self.engine.run(examples, report)
-        except EngineError as error:
+        except (EngineError, PoolError) as error:
             raise PluginError(str(error)) from None
         if examples:
             log.info(summary(list(outcomes.values()), time.perf_counter() - start))

@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import deque
@@ -39,6 +40,7 @@ class Pool:
     def __init__(self, preload: list[str]) -> None:
         self.preload = preload
         self._proc: subprocess.Popen | None = None
+        self._scratch: tempfile.TemporaryDirectory | None = None  # the children's record files
         self.info: dict[str, Any] = {}
 
     def start(self) -> subprocess.Popen:
@@ -49,6 +51,7 @@ class Pool:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
             )  # fmt: skip
             self.info = self._answer()
+            self._scratch = tempfile.TemporaryDirectory(prefix="mkdocs-examples-")
         return self._proc
 
     def _answer(self) -> dict[str, Any]:
@@ -59,11 +62,12 @@ class Pool:
         return json.loads(line)
 
     def run(
-        self, examples: list[Example], options: Options, *, timeout: float, parallel: int, workdir: Path
+        self, examples: list[Example], options: Options, *, timeout: float, parallel: int
     ) -> Iterator[tuple[Example, dict[str, Any]]]:
         """Run ``examples``; yield each with its result as soon as it finishes."""
         proc = self.start()
-        workdir.mkdir(parents=True, exist_ok=True)
+        assert self._scratch
+        workdir = Path(self._scratch.name)
         jobs = {}
         for number, example in enumerate(examples):
             record, faults = workdir / f"{number}.jsonl", workdir / f"{number}.faults"
@@ -101,6 +105,9 @@ class Pool:
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
 
 def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: float) -> dict[str, Any]:

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mkdocs_examples.cli import main
+
+FIXTURE = Path(__file__).parent / "site"
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "site")
+    monkeypatch.chdir(tmp_path / "site")
+    return tmp_path / "site"
+
+
+def test_run_reports_each_example_then_uses_the_cache(site, capsys):
+    assert main(["run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[0] + " " + line.split()[-1] for line in lines[:2]) == ["ok one.py", "ok two.py"]
+    assert lines[-1].startswith("2 examples in ") and "2 run, 0 cached, 0 failed" in lines[-1]
+
+    assert main(["run", "examples/two.py", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "cached  two.py" in out and "answer: 42" in out and "1 cached" in out
+
+
+def test_a_failing_example_exits_non_zero_naming_file_and_line(site, capsys):
+    (site / "examples" / "bad.py").write_text("x = 1\nassert x == 2, 'the page would be wrong'\n")
+    assert main(["run", "examples", "--no-cache"]) == 1
+    captured = capsys.readouterr()
+    assert "FAILED" in captured.out and "bad.py" in captured.out
+    assert "examples/bad.py:2: unexpected exception" in captured.err
+    assert "AssertionError: the page would be wrong" in captured.err
+
+
+def test_paths_outside_the_examples_folder_are_refused(site, capsys):
+    assert main(["run", "docs"]) == 2
+    assert "is not inside the examples folder" in capsys.readouterr().err
