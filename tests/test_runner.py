@@ -169,3 +169,12 @@ def test_requires_cuda_cells_are_skipped_on_cpu(runner):
     outcome = runner.one('x = 1\n# %% tags=["requires-cuda"]\nimport torch\ntorch.ones(1, device="cuda")\n')
     assert outcome.failure is None
     assert cells(outcome)[1]["skipped"] == "requires-cuda"
+
+
+def test_an_example_costs_its_own_compute_not_an_interpreter(runner):
+    """Forked from a worker that imported torch: no import and no interpreter teardown per example."""
+    paths = [runner.write(f"cheap{i}.py", "import torch\nprint(torch.ones(3).sum())\n") for i in range(6)]
+    outcomes = runner.run(*paths)
+    seconds = sorted(o.result["seconds"] for o in outcomes.values())
+    assert all(o.failure is None for o in outcomes.values())
+    assert seconds[len(seconds) // 2] < 0.25, f"fork-to-exit times {seconds}; a fresh `import torch` takes ~1.5 s"

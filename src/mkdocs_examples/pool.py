@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.cells import Example, parse_cells
-from mkdocs_examples.runner import Options, run_example
+from mkdocs_examples.runner import _REAL_EXIT, Options, run_example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 
@@ -215,7 +215,7 @@ def _child(job: dict, options: Options, timeout: float) -> None:
         with open(job["faults"], "a") as faults:
             traceback.print_exc(file=faults)
     finally:
-        os._exit(code)
+        _REAL_EXIT(code)  # no interpreter shutdown: it would cost torch's teardown, per example
 
 
 def _returncode(status: int) -> int:

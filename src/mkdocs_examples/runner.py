@@ -32,6 +32,7 @@ from mkdocs_examples.cells import Cell, Example
 # Python's own warning filters, read when the worker imports this module and before it
 # preloads torch or numpy, so that an example warns exactly as `python example.py` would
 _PYTHON_FILTERS = list(warnings.filters)
+_REAL_EXIT = os._exit
 
 
 @dataclass(frozen=True)
@@ -82,13 +83,12 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> N
     warnings.filters[:] = _PYTHON_FILTERS
     warnings._filters_mutated()
     warnings.showwarning = _show_warning
-    exit_now = os._exit
 
     def _exit(code: int) -> None:  # leave the stack behind, so the failure can name the line
         faulthandler.dump_traceback(file=fault_file)
-        exit_now(code)
+        _REAL_EXIT(code)
 
-    os._exit = _exit
+    os._exit = _exit  # for the example's own calls only: the worker ends children with _REAL_EXIT
     random.seed(options.seed)
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(options.seed)
