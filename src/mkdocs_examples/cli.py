@@ -13,11 +13,9 @@ from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
 
-from mkdocs_examples.cache import detect_device
 from mkdocs_examples.cells import Example, ExampleError
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.runner import Options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,22 +31,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config, root = _plugin_config(args.config_file)
-        examples_dir = (root / config.examples_dir).resolve()
-        paths = _select(examples_dir, args.paths)
+        paths = _select((root / config.examples_dir).resolve(), args.paths)
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    options = Options(
-        device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
-    )
-    engine = Engine(
-        examples_dir,
-        None if args.no_cache or not config.cache else root / config.cache_dir,
-        options=options,
-        preload=list(config.preload),
-        jobs=args.jobs or config.jobs,
-        timeout=config.timeout,
-    )
+    engine = Engine.from_config(config, root, cache=not args.no_cache, jobs=args.jobs or 0)
     examples: list[Example] = []
     broken: list[str] = []
     for path in paths:

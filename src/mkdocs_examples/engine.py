@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
 from mkdocs_examples.cells import Example, read_example
+from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.pool import Pool
 from mkdocs_examples.runner import Options
 
@@ -66,6 +67,21 @@ class Engine:
         self._memory: dict[str, dict[str, Any]] = {}  # key: result, for `serve` and language builds
         self.executed: list[str] = []  # paths of the examples this engine has executed, in order
 
+    @classmethod
+    def from_config(cls, config: ExamplesConfig, root: Path, *, cache: bool = True, jobs: int = 0) -> Engine:
+        """The engine the plugin options describe; paths are relative to ``root``, the folder of mkdocs.yml."""
+        options = Options(
+            device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
+        )
+        return cls(
+            root / config.examples_dir,
+            root / config.cache_dir if cache and config.cache else None,
+            options=options,
+            preload=list(config.preload),
+            jobs=jobs or config.jobs,
+            timeout=config.timeout,
+        )
+
     def load(self, path: str) -> Example:
         return read_example(self.examples_dir, path)
 
@@ -117,7 +133,7 @@ class Engine:
             raise EngineError("device is 'cuda' but torch sees no CUDA GPU here; set the plugin option device: cpu")
 
 
-def describe(outcome: Outcome, timeout: float | None = None) -> str:
+def describe(outcome: Outcome) -> str:
     """One clear message for a failed example: file and line first, then what to do."""
     failure = outcome.failure
     assert failure is not None

@@ -24,13 +24,11 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
-from mkdocs_examples.cache import detect_device
 from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.pool import PoolError
 from mkdocs_examples.render import TEXT, render_error, render_example
-from mkdocs_examples.runner import Options
 
 log = get_plugin_logger(__name__)
 
@@ -61,7 +59,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             config.extra_css.append(CSS)
         self.root = Path(config.config_file_path).parent
         if self.config.enabled and self.engine is None:
-            self.engine = self._engine(self.root)
+            self.engine = Engine.from_config(self.config, self.root)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
@@ -106,18 +104,6 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             self.engine = None
 
     # --- steps -------------------------------------------------------------------
-
-    def _engine(self, root: Path) -> Engine:
-        c = self.config
-        options = Options(device=detect_device(c.device), seed=c.seed, threads=c.threads, max_output=c.max_output)
-        return Engine(
-            root / c.examples_dir,
-            root / c.cache_dir if c.cache else None,
-            options=options,
-            preload=list(c.preload),
-            jobs=c.jobs,
-            timeout=c.timeout,
-        )
 
     def _pages(self, docs: Path) -> dict[str, list[Block]]:
         pages = {}
