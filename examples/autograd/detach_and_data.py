@@ -45,12 +45,13 @@ print(a.grad)
 # What the page says, checked on every build
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
-expected = out * (1 - out)
+expected = (out * (1 - out)).detach()  # sigmoid'(x)
+for cut in (out.detach(), out.data):  # both: no graph, same storage, no copy
+    assert not cut.requires_grad and cut.grad_fn is None
+    assert cut.data_ptr() == out.data_ptr()
 c = out.detach()
-assert not c.requires_grad and c.grad_fn is None
-assert c.data_ptr() == out.data_ptr()
 c.zero_()
-assert torch.equal(out, torch.zeros(3))
+assert torch.equal(out, torch.zeros(3)) and out.grad_fn is not None  # out stays in the graph
 try:
     out.sum().backward()
 except RuntimeError as error:
@@ -62,6 +63,15 @@ a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 out.data.zero_()
 out.sum().backward()
-assert torch.equal(a.grad, torch.zeros(3))  # silently wrong
-assert not torch.allclose(a.grad, expected.detach())
+assert torch.equal(a.grad, torch.zeros(3))  # no error, and silently wrong
+assert not torch.allclose(a.grad, expected)
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a.sigmoid().sum().backward()
+assert torch.allclose(a.grad, expected)  # the right gradient
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+d = a.sigmoid().detach().requires_grad_()
+(d * 2).sum().backward()
 assert d.is_leaf and torch.equal(d.grad, torch.full((3,), 2.0))
+assert a.grad is None  # gradients stop at the new leaf

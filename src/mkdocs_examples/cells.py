@@ -62,10 +62,13 @@ class Example:
     def digest(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()
 
+    @classmethod
+    def from_source(cls, path: str, file: Path, source: str) -> Example:
+        return cls(path, file, source, parse_cells(source, display_name(path)))
+
     @property
     def display(self) -> str:
-        """The name tracebacks and messages use: ``examples/<path>``."""
-        return f"examples/{self.path}"
+        return display_name(self.path)
 
     def cell(self, name: str) -> Cell:
         for cell in self.cells:
@@ -78,11 +81,14 @@ class Example:
 def read_example(root: Path, path: str) -> Example:
     """Read ``root/path`` into an :class:`Example`; raise ExampleError when it is malformed."""
     file = (root / path).resolve()
-    display = f"examples/{path}"
     if not file.is_file():
-        raise ExampleError(display, None, f"no such example file (looked for {file})")
-    source = file.read_text(encoding="utf-8")
-    return Example(path=path, file=file, source=source, cells=parse_cells(source, display))
+        raise ExampleError(display_name(path), None, f"no such example file (looked for {file})")
+    return Example.from_source(path, file, file.read_text(encoding="utf-8"))
+
+
+def display_name(path: str) -> str:
+    """The name tracebacks and messages use for an example: ``examples/<path>``."""
+    return f"examples/{path}"
 
 
 def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:

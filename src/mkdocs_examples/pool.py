@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.cells import Example, parse_cells
+from mkdocs_examples.cells import Example
 from mkdocs_examples.runner import _REAL_EXIT, Options, run_example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
@@ -51,7 +51,8 @@ class Pool:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
             )  # fmt: skip
             self.info = self._answer()
-            self._scratch = tempfile.TemporaryDirectory(prefix="mkdocs-examples-")
+            if self._scratch is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="mkdocs-examples-")
         return self._proc
 
     def _answer(self) -> dict[str, Any]:
@@ -68,11 +69,7 @@ class Pool:
         proc = self.start()
         assert self._scratch
         workdir = Path(self._scratch.name)
-        jobs = {}
-        for number, example in enumerate(examples):
-            record, faults = workdir / f"{number}.jsonl", workdir / f"{number}.faults"
-            record.unlink(missing_ok=True)
-            jobs[number] = (example, record, faults)
+        jobs = {n: (e, workdir / f"{n}.jsonl", workdir / f"{n}.faults") for n, e in enumerate(examples)}
         batch = {
             "options": options.__dict__,
             "timeout": timeout,
@@ -207,8 +204,7 @@ def _child(job: dict, options: Options, timeout: float) -> None:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # never write into the worker's answer pipe
             os.dup2(devnull, fd)
-        display = f"examples/{job['path']}"
-        example = Example(job["path"], Path(job["file"]), job["source"], parse_cells(job["source"], display))
+        example = Example.from_source(job["path"], Path(job["file"]), job["source"])
         run_example(example, Path(job["record"]), Path(job["faults"]), options, timeout)
         code = 0
     except BaseException:
