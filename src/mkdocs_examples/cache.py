@@ -46,7 +46,7 @@ def fingerprint(options: Options, preload: list[str]) -> dict[str, Any]:
     return {
         "engine": f"{__version__}+{engine}",
         "python": platform.python_version(),
-        "packages": {name: _version(name) for name in sorted({"torch", *preload})},
+        "packages": {name: _version(name) for name in sorted({"torch", *(m.split(".")[0] for m in preload)})},
         "options": asdict(options),
     }
 
