@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import yaml
+
 from mkdocs_examples.blocks import find_blocks
 
 ROOT = Path(__file__).parent.parent
@@ -18,6 +20,17 @@ def pages(lang: str) -> set[str]:
 def test_every_page_has_its_twin_in_the_other_language():
     assert pages("en") == pages("zh")
     assert len(pages("en")) >= 5
+
+
+def test_every_page_is_in_the_nav():
+    def paths(items):
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            yield from paths(value) if isinstance(value, list) else [value]
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    listed = list(paths(config["nav"]))
+    assert sorted(listed) == sorted(pages("en")), "mkdocs.yml's nav and docs/en/ list different pages"
 
 
 def test_twins_embed_the_same_examples_in_the_same_order():
