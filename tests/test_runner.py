@@ -145,6 +145,19 @@ def test_each_example_starts_in_a_fresh_empty_working_directory(runner):
     assert cells(outcome)[0]["output"] == "[] True\n"
 
 
+def test_terminal_colours_are_removed_from_output_and_tracebacks(runner):
+    outcome = runner.one(
+        """\
+        print("\\033[1mbold\\033[0m and \\033[31;1mred\\033[0m")
+        # %% tags=["raises-exception"]
+        raise ValueError("\\033[1mtrust the source\\033[0m")
+        """
+    )
+    printed, raised = cells(outcome)
+    assert printed["output"] == "bold and red\n"
+    assert raised["traceback"].endswith("ValueError: trust the source\n")
+
+
 def test_huge_output_is_cut_and_says_how_much(runner):
     outcome = runner.one('print("x" * 5000)\n')
     cell = cells(outcome)[0]

@@ -18,6 +18,7 @@ import linecache
 import os
 import platform
 import random
+import re
 import sys
 import tempfile
 import time
@@ -105,6 +106,10 @@ def _environment(options: Options) -> dict[str, str]:
     return env
 
 
+# Terminal escape sequences (colours, bold) that some libraries print, torch.load among them
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def _run_cell(
     cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -120,6 +125,7 @@ def _run_cell(
             exec(code, namespace)
         except BaseException as exc:
             text, line = _format_traceback(exc, example.display)
+            text = _ANSI.sub("", text)
             if cell.has("raises-exception") and not isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 result["traceback"] = text
             else:
@@ -129,7 +135,7 @@ def _run_cell(
             if cell.has("raises-exception"):
                 failure = {"kind": "no-exception", "cell": cell.index, "line": cell.lineno, "traceback": None}
     result["seconds"] = round(time.perf_counter() - start, 4)
-    output = capture.text
+    output = _ANSI.sub("", capture.text)  # a page shows plain text, not terminal colours
     if len(output) > options.max_output:
         result["truncated"] = len(output) - options.max_output
         output = output[: options.max_output]
