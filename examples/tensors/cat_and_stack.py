@@ -17,6 +17,11 @@ print(torch.cat([x, y], dim=0))
 print(torch.stack([x, y, x], dim=0).shape)
 print(torch.stack([x, y, x], dim=2).shape)
 
+# %% stack-negative-dim
+batch = [torch.randn(2, 3) for _ in range(4)]
+print(torch.stack(batch, dim=1).shape)
+print(torch.stack(batch, dim=-1).shape)
+
 # %% stack-is-unsqueeze-then-cat
 stacked = torch.stack([x, y], dim=1)
 via_cat = torch.cat([x.unsqueeze(1), y.unsqueeze(1)], dim=1)
@@ -40,8 +45,42 @@ vectors = [torch.tensor([1, 2]), torch.tensor([3, 4])]
 print(torch.cat(vectors))
 print(torch.stack(vectors))
 
+# %% stack-sum
+total = torch.stack(batch).sum(dim=0)
+print(total.shape)
+print(torch.allclose(total, batch[0] + batch[1] + batch[2] + batch[3]))
+
+# %% tensor-of-scalars
+print(torch.tensor(scalars))
+
+# %% tensor-of-losses
+w = torch.tensor(2.0, requires_grad=True)
+losses = [w * 1, w * 2, w * 3]
+print(torch.tensor(losses))
+print(torch.stack(losses))
+
+# %% tensor-of-vectors tags=["raises-exception"]
+torch.tensor(vectors)
+
+# %% iterate-then-cat
+inp = torch.randn(2, 5)
+inp.unsqueeze_(1)
+print(inp.shape)
+rows = [row for row in inp]
+print([row.shape for row in rows])
+print(torch.cat(rows, dim=0).shape)
+
+# %% iterate-then-stack
+inp = torch.randn(2, 5)
+rows = list(inp)
+print([row.shape for row in rows])
+print(torch.equal(torch.stack(rows), inp))
+print(torch.equal(torch.stack(torch.unbind(inp)), inp))
+
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
+import warnings
+
 assert torch.cat([x, y], dim=0).shape == (4, 3)
 assert torch.cat([x, y], dim=1).shape == (2, 6)
 assert torch.stack([x, y, x], dim=0).shape == (3, 2, 3)
@@ -50,10 +89,74 @@ assert torch.equal(stacked, via_cat)
 assert torch.stack(scalars).shape == (3,)
 assert torch.cat(vectors).shape == (4,)
 assert torch.stack(vectors).shape == (2, 2)
-for bad in ([torch.ones(2, 3), torch.ones(2, 4)], scalars):
+wide, tall = [torch.ones(2, 3), torch.ones(2, 4)], [torch.ones(2, 3), torch.ones(3, 3)]
+for join, bad, words in (
+    (torch.cat, wide, "must match except in dimension 0"),
+    (torch.stack, tall, "expects each tensor to be equal size"),
+    (torch.cat, scalars, "zero-dimensional tensor (at position 0) cannot be"),
+):
     try:
-        torch.cat(bad)
-    except RuntimeError:
-        pass
+        join(bad)
+    except RuntimeError as error:
+        assert words in str(error), str(error)
     else:
-        raise AssertionError("torch.cat accepted tensors the page says it rejects")
+        raise AssertionError(f"{join.__name__} accepted tensors it should reject")
+try:
+    torch.cat([x, y], 0, torch.empty(4, 3))  # out is keyword-only
+except TypeError as error:
+    assert "positional arguments" in str(error)
+else:
+    raise AssertionError("torch.cat() should take out only as a keyword")
+
+batch = [torch.randn(2, 3) for _ in range(4)]
+assert torch.stack(batch, dim=1).shape == (2, 4, 3)
+assert torch.stack(batch, dim=-1).shape == (2, 3, 4)  # -1: last dim of the result
+for dim in range(-3, 3):  # len(batch) is inserted at dim of the result
+    shape = list(torch.stack(batch, dim=dim).shape)
+    assert shape.pop(dim) == 4 and shape == [2, 3]
+assert torch.allclose(torch.stack(batch).sum(0), sum(batch))
+assert torch.allclose(torch.stack(batch).mean(0), sum(batch) / 4)
+
+assert torch.equal(torch.tensor(scalars), torch.tensor([1, 2, 3]))
+w = torch.tensor(2.0, requires_grad=True)
+losses = [w * 1, w * 2, w * 3]
+torch.set_warn_always(True)  # the warning below is otherwise given once per process
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from_list = torch.tensor(losses)
+finally:
+    torch.set_warn_always(False)
+assert any(
+    issubclass(w_.category, UserWarning) and "requires_grad=True" in str(w_.message)
+    for w_ in caught
+)
+assert not from_list.requires_grad and from_list.grad_fn is None  # the graph is lost
+assert from_list.is_leaf
+stacked = torch.stack(losses)
+assert stacked.grad_fn is not None
+assert torch.equal(stacked, torch.tensor([2.0, 4.0, 6.0]))
+stacked.sum().backward()
+assert w.grad == 6.0  # gradients flow through stack
+try:
+    torch.tensor(vectors)
+except TypeError as error:
+    assert "only integer tensors of a single element" in str(error)
+else:
+    raise AssertionError("torch.tensor() of a list of 1-D tensors should fail")
+try:
+    torch.tensor([torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])])
+except ValueError:
+    pass  # float vectors fail too, with another message
+else:
+    raise AssertionError("torch.tensor() of a list of 1-D float tensors should fail")
+
+inp = torch.randn(2, 5)
+rows = list(inp.unsqueeze(1))
+assert [r.shape for r in rows] == [(1, 5), (1, 5)]
+assert torch.equal(torch.cat(rows, dim=0), inp)
+rows = list(inp)
+assert [r.shape for r in rows] == [(5,), (5,)]
+assert rows[0].data_ptr() == inp.data_ptr()  # iterating gives views, not copies
+assert torch.equal(torch.stack(rows), inp)
+assert torch.equal(torch.stack(inp.unbind()), inp)

@@ -1,0 +1,199 @@
+# %% [markdown]
+# torch.tensor() builds a tensor from data; what a tensor carries (dtype, shape,
+# device, autograd attributes), how dtype is chosen, and what randn really draws
+
+# %% attributes
+import numpy as np
+import torch
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = w * 2
+print(w.dtype, w.shape, w.device)
+print(w.requires_grad, w.is_leaf, w.grad_fn)
+print(y.requires_grad, y.is_leaf, y.grad_fn.name())
+
+# %% grad-and-data
+print(w.grad)
+y.sum().backward()
+print(w.grad)
+print(w.data)
+
+# %% dtype-vs-type
+x = torch.tensor([1.0, 2.0])
+print(x.dtype)
+print(x.type())
+print(x.to(torch.float64).dtype, x.to(torch.float64).type())
+
+# %% dtype-vs-type-cuda tags=["requires-cuda"]
+x_gpu = x.to("cuda")
+print(x_gpu.dtype, x_gpu.device, x_gpu.type())
+assert x_gpu.dtype == torch.float32 and x_gpu.type() == "torch.cuda.FloatTensor"
+
+# %% dtype-inference
+print(torch.tensor([1, 2]).dtype)
+print(torch.tensor([1.0, 2.0]).dtype)
+print(torch.tensor([1, 2.5]).dtype)
+print(torch.tensor([True, False]).dtype)
+print(torch.get_default_dtype())
+
+# %% dtype-numpy
+a = np.array([[1.0, 2.0]])
+print(a.dtype, torch.tensor(a).dtype)
+
+# %% dtype-numpy-mismatch tags=["raises-exception"]
+model = torch.nn.Linear(2, 1)
+model(torch.tensor(a))
+
+# %% dtype-explicit
+print(torch.tensor(a, dtype=torch.float32).dtype)
+print(torch.tensor([1, 2], dtype=torch.float))
+print(torch.float is torch.float32, torch.long is torch.int64)
+
+# %% legacy-Tensor
+print(torch.Tensor([1, 2]), torch.Tensor([1, 2]).dtype)
+print(torch.tensor([1, 2]), torch.tensor([1, 2]).dtype)
+print(torch.Tensor(3).shape, torch.tensor(3).shape)
+
+# %% copies
+a = np.array([1.0, 2.0, 3.0])
+copied = torch.tensor(a)
+shared = torch.from_numpy(a)
+also_shared = torch.as_tensor(a)
+a[0] = 100.0
+print(copied)
+print(shared)
+print(also_shared)
+
+# %% from-tensor
+src = torch.ones(2)
+y = torch.tensor(src)
+
+# %% from-tensor-right
+y = src.detach().clone()
+print(y, y.data_ptr() == src.data_ptr())
+
+# %% pin-memory
+try:
+    x = torch.tensor([1.0, 2.0], pin_memory=True)
+    print(x.is_pinned())
+except RuntimeError as error:
+    print(f"RuntimeError: {error}")
+
+# %% pin-memory-cuda tags=["requires-cuda"]
+x = torch.tensor([1.0, 2.0], pin_memory=True)
+x_gpu = x.to("cuda", non_blocking=True)
+assert x.is_pinned() and x_gpu.is_cuda
+
+# %% randn
+x = torch.randn(10_000)
+print(f"mean {x.mean():.3f}, std {x.std():.3f}")
+print(f"min {x.min():.3f}, max {x.max():.3f}")
+print(f"below 0: {(x < 0).float().mean():.3f}, above 1: {(x > 1).float().mean():.3f}")
+
+# %% rand
+u = torch.rand(10_000)
+print(f"min {u.min():.4f}, max {u.max():.4f}, mean {u.mean():.3f}")
+
+# %% randn-like
+device = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.randn(2, 3, dtype=torch.float64, device=device)
+noise = torch.randn_like(x)
+print(noise.shape, noise.dtype, noise.device == x.device)
+
+# %% shape
+x = torch.randn(8, 4, 9)
+print(x.shape)
+print(x.shape == (8, 4, 9), x.shape[0], x.size(1), x.ndim)
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import warnings
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = w * 2
+assert w.is_leaf and w.grad_fn is None and w.requires_grad
+assert not y.is_leaf and y.grad_fn is not None and y.requires_grad
+assert w.grad is None
+y.sum().backward()
+assert torch.equal(w.grad, torch.full((3,), 2.0))
+assert not w.data.requires_grad and w.data.data_ptr() == w.data_ptr()
+assert w.device == torch.device("cpu") and w.shape == (3,)
+
+x = torch.tensor([1.0, 2.0])
+assert x.dtype == torch.float32 and isinstance(x.dtype, torch.dtype)
+assert x.type() == "torch.FloatTensor" and isinstance(x.type(), str)
+assert x.to(torch.float64).type() == "torch.DoubleTensor"
+
+assert torch.tensor([1, 2]).dtype == torch.int64
+assert torch.tensor([1.0, 2.0]).dtype == torch.float32
+assert torch.tensor([1, 2.5]).dtype == torch.float32
+assert torch.tensor([True, False]).dtype == torch.bool
+assert torch.get_default_dtype() == torch.float32
+a = np.array([[1.0, 2.0]])
+assert a.dtype == np.float64 and torch.tensor(a).dtype == torch.float64
+try:
+    torch.nn.Linear(2, 1)(torch.tensor(a))
+except RuntimeError as error:
+    assert "same dtype" in str(error) and "Double" in str(error)
+else:
+    raise AssertionError("a float64 input to a float32 Linear should fail")
+assert torch.nn.Linear(2, 1).weight.dtype == torch.float32  # weights: the default dtype
+assert torch.nn.Linear(2, 1)(torch.tensor(a, dtype=torch.float32)).dtype == torch.float32
+try:
+    torch.tensor([1, 2], torch.float)  # dtype is keyword-only
+except TypeError as error:
+    assert "1 positional argument" in str(error)
+else:
+    raise AssertionError("torch.tensor() should take dtype only as a keyword")
+assert torch.equal(torch.tensor([1, 2], dtype=torch.float), torch.tensor([1.0, 2.0]))
+assert torch.float is torch.float32 and torch.long is torch.int64
+
+assert torch.Tensor([1, 2]).dtype == torch.float32
+assert torch.Tensor(3).shape == (3,) and torch.tensor(3).shape == ()
+
+a = np.array([1.0, 2.0, 3.0])
+copied, shared, also_shared = torch.tensor(a), torch.from_numpy(a), torch.as_tensor(a)
+a[0] = 100.0
+assert copied[0] == 1.0 and shared[0] == 100.0 and also_shared[0] == 100.0
+assert torch.as_tensor(a, dtype=torch.float32)[0] == 100.0
+other_dtype = torch.as_tensor(a, dtype=torch.float32)
+assert other_dtype.data_ptr() != a.ctypes.data  # another dtype: a copy
+assert torch.from_numpy(a).data_ptr() == a.ctypes.data
+assert torch.as_tensor(shared) is shared  # a tensor of the right dtype: itself
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.tensor(src)
+assert any(
+    issubclass(w_.category, UserWarning) and "detach().clone()" in str(w_.message)
+    for w_ in caught
+)
+y = src.detach().clone()
+assert torch.equal(y, src) and y.data_ptr() != src.data_ptr()
+
+if torch.cuda.is_available():
+    assert torch.tensor([1.0], pin_memory=True).is_pinned()
+else:
+    try:
+        torch.tensor([1.0], pin_memory=True)
+    except RuntimeError as error:
+        assert "pin_memory=True requires" in str(error)
+    else:
+        raise AssertionError("pin_memory=True without an accelerator should fail")
+
+x = torch.randn(10_000)
+assert abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05
+assert x.min() < -3 and x.max() > 3  # not confined to [0, 1]
+assert 0.45 < (x < 0).float().mean() < 0.55 and 0.13 < (x > 1).float().mean() < 0.19
+u = torch.rand(10_000)
+assert u.min() >= 0 and u.max() < 1
+
+x = torch.randn(2, 3, dtype=torch.float64)
+noise = torch.randn_like(x)
+assert noise.shape == x.shape and noise.dtype == torch.float64
+assert noise.device == x.device
+x = torch.randn(8, 4, 9)
+assert isinstance(x.shape, torch.Size) and isinstance(x.shape, tuple)
+batch, channels, length = x.shape
+assert (batch, channels, length) == (8, 4, 9) and x.shape[0] == 8
+assert x.shape == (8, 4, 9) and x.size() == x.shape and x.size(1) == 4 and x.ndim == 3

@@ -1,0 +1,132 @@
+# %% [markdown]
+# view never copies and needs compatible strides; reshape copies only when it must;
+# squeeze without a dim removes every size-1 dimension, the batch one included
+
+# %% view
+import torch
+
+x = torch.arange(6)
+v = x.view(2, 3)
+print(v)
+print(x.view(3, -1))
+v[0, 0] = 100
+print(x)
+print(v.data_ptr() == x.data_ptr())
+
+# %% view-noncontiguous tags=["raises-exception"]
+m = torch.arange(6).view(2, 3)
+t = m.t()
+print(t.is_contiguous())
+t.view(6)
+
+# %% view-strides
+print(t.view(3, 2, 1).shape, t.view(3, 2, 1).data_ptr() == m.data_ptr())
+
+# %% reshape
+r1 = m.reshape(3, 2)
+r2 = t.reshape(6)
+print(r1.data_ptr() == m.data_ptr())
+print(r2.data_ptr() == m.data_ptr(), r2)
+print(torch.equal(r2, t.contiguous().view(6)))
+
+# %% squeeze
+x = torch.zeros(1, 3, 1, 4)
+print(x.squeeze().shape)
+print(x.squeeze(0).shape)
+print(x.squeeze(1).shape)
+print(x.squeeze((0, 2)).shape)
+
+# %% squeeze-batch-setup
+def predict(logits):
+    # logits: (batch, 1, classes)
+    return logits.squeeze().argmax(dim=1)
+
+
+print(predict(torch.randn(4, 1, 10)).shape)
+
+# %% squeeze-batch-bug tags=["raises-exception"]
+predict(torch.randn(1, 1, 10))
+
+# %% squeeze-batch-fix
+def predict(logits):
+    return logits.squeeze(1).argmax(dim=1)
+
+
+print(predict(torch.randn(4, 1, 10)).shape, predict(torch.randn(1, 1, 10)).shape)
+
+# %% unsqueeze
+x = torch.zeros(2, 3)
+print(x.unsqueeze(0).shape, x.unsqueeze(1).shape, x.unsqueeze(-1).shape)
+print(x[None].shape, x[:, None].shape)
+
+# %% unsqueeze-inplace
+y = x.unsqueeze(0)
+print(x.shape, y.shape)
+x.unsqueeze_(0)
+print(x.shape)
+
+# %% flatten
+x = torch.zeros(8, 3, 4, 4)  # (batch, channels, height, width)
+print(x.flatten().shape)
+print(x.flatten(start_dim=1).shape)
+print(x.flatten(0, 1).shape)
+print(torch.nn.Flatten()(x).shape)
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+x = torch.arange(6)
+v = x.view(2, 3)
+assert torch.equal(v, torch.tensor([[0, 1, 2], [3, 4, 5]]))  # row by row
+assert x.view(3, -1).shape == (3, 2)
+v[0, 0] = 100
+assert x[0] == 100 and v.data_ptr() == x.data_ptr()  # view shares, never copies
+
+m = torch.arange(6).view(2, 3)
+t = m.t()
+assert m.is_contiguous() and not t.is_contiguous()
+try:
+    t.view(6)
+except RuntimeError as error:
+    assert "view size is not compatible" in str(error) and ".reshape" in str(error)
+else:
+    raise AssertionError("view() of a transposed tensor should fail")
+assert t.view(3, 2, 1).data_ptr() == m.data_ptr()  # strides allow it: still a view
+assert m.reshape(3, 2).data_ptr() == m.data_ptr()  # contiguous: reshape is a view
+r2 = t.reshape(6)
+assert r2.data_ptr() != m.data_ptr()  # not contiguous: reshape copies
+assert torch.equal(r2, torch.tensor([0, 3, 1, 4, 2, 5]))
+r2[0] = -1
+assert m[0, 0] == 0  # writing to the copy leaves m alone
+assert torch.equal(t.contiguous().view(6), t.reshape(6))
+
+x = torch.zeros(1, 3, 1, 4)
+assert x.squeeze().shape == (3, 4)
+assert x.squeeze(0).shape == (3, 1, 4)
+assert x.squeeze(1).shape == x.shape  # size 3: no-op, no error
+assert x.squeeze((0, 2)).shape == (3, 4)
+assert torch.zeros(1, 1, 10).squeeze().shape == (10,)  # the batch dim is gone
+try:
+    torch.zeros(1, 1, 10).squeeze().argmax(dim=1)
+except IndexError as error:
+    assert "Dimension out of range" in str(error)
+else:
+    raise AssertionError("argmax(dim=1) of a 1-D tensor should fail")
+assert predict(torch.randn(1, 1, 10)).shape == (1,)
+assert predict(torch.randn(4, 1, 10)).shape == (4,)
+
+x = torch.zeros(2, 3)
+assert x.unsqueeze(0).shape == (1, 2, 3) and x.unsqueeze(1).shape == (2, 1, 3)
+assert x.unsqueeze(-1).shape == (2, 3, 1)
+assert x[None].shape == (1, 2, 3) and x[:, None].shape == (2, 1, 3)
+y = x.unsqueeze(0)
+assert x.shape == (2, 3)  # unsqueeze leaves x alone
+assert y.data_ptr() == x.data_ptr()  # and returns a view of it
+assert x.unsqueeze_(0) is x and x.shape == (1, 2, 3)  # unsqueeze_ changes x itself
+
+x = torch.zeros(8, 3, 4, 4)
+assert x.flatten().shape == torch.flatten(x).shape == (384,)  # both start at dim 0
+assert x.flatten(start_dim=1).shape == (8, 48)
+assert x.flatten(0, 1).shape == (24, 4, 4)
+assert torch.nn.Flatten()(x).shape == (8, 48)  # nn.Flatten starts at dim 1
+assert x.flatten(start_dim=1).data_ptr() == x.data_ptr()  # a view when it can
+assert x.transpose(0, 1).flatten().data_ptr() != x.data_ptr()  # a copy when it must
