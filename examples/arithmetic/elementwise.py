@@ -1,0 +1,118 @@
+# %% [markdown]
+# Element-wise math functions: torch.exp, torch.abs, torch.clamp, their tensor
+# methods and their in-place versions
+
+# %% exp-python-number tags=["raises-exception"]
+import torch
+
+torch.exp(0)
+
+# %% exp
+x = torch.tensor([0, 1, 2])
+print(x.dtype)
+print(torch.exp(x))
+print(torch.exp(x).dtype)
+print(torch.exp(torch.tensor(1.0)))
+
+# %% exp-method
+x = torch.tensor([1.0, 2.0, 3.0])
+print(x.exp())
+legacy = torch.FloatTensor([1, 2, 3])  # old style, same float32 tensor
+print(torch.equal(legacy, x))
+
+# %% exp-overflow
+print(torch.tensor([88.0, 89.0]).exp())
+print(torch.tensor([709.0, 710.0], dtype=torch.float64).exp())
+
+# %% abs
+a = torch.tensor([1, -2, -3, 4, 5, -6, -7])
+print(torch.abs(a))
+print(a.abs())
+
+# %% clamp
+print(torch.clamp(a, 0, 1))
+print(a.clamp(min=-3, max=4))
+
+# %% clamp-one-side
+print(torch.clamp(a, min=0))  # negative values become 0, like relu
+print(torch.clamp(a, max=2))
+
+# %% clamp-no-bounds tags=["raises-exception"]
+torch.clamp(a)
+
+# %% clamp-dtype
+print(torch.clamp(a, 0.5, 1.5))
+print(torch.clamp(a, 2, 1))  # min > max: every element becomes max
+
+# %% inplace
+y = a.clone()
+out = y.abs_()
+print(y)
+print(out is y)
+y.clamp_(max=4)
+print(y)
+
+# %% inplace-int-exp tags=["raises-exception"]
+x = torch.tensor([0, 1, 2])
+x.exp_()
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import math
+
+for call in (lambda: torch.exp(0), lambda: torch.abs(-3)):
+    try:
+        call()
+    except TypeError as error:
+        assert "argument 'input' (position 1) must be Tensor, not int" in str(error)
+    else:
+        raise AssertionError("a Python int should be rejected")
+assert torch.exp(torch.tensor([0, 1, 2])).dtype == torch.float32
+assert torch.allclose(
+    torch.exp(torch.tensor([0, 1, 2])), torch.tensor([1.0, math.e, math.e**2])
+)
+assert torch.exp(torch.tensor(1.0)).dim() == 0
+assert math.isclose(math.exp(1), torch.exp(torch.tensor(1.0)).item(), rel_tol=1e-6)
+x = torch.tensor([1.0, 2.0, 3.0])
+assert torch.equal(x.exp(), torch.exp(x))
+assert torch.equal(
+    torch.FloatTensor([1, 2, 3]), torch.tensor([1, 2, 3], dtype=torch.float32)
+)
+assert torch.FloatTensor([1, 2, 3]).dtype == torch.float32
+big = torch.tensor([88.0, 89.0]).exp()
+assert math.isfinite(big[0].item()) and math.isinf(big[1].item())
+assert torch.isfinite(torch.tensor([88.0, 89.0], dtype=torch.float64).exp()).all()
+assert torch.isfinite(torch.tensor(709.0, dtype=torch.float64).exp())
+assert torch.isinf(torch.tensor(710.0, dtype=torch.float64).exp())
+assert torch.isfinite(torch.softmax(torch.tensor([1000.0, 0.0]), dim=0)).all()
+assert torch.equal(torch.abs(a), torch.tensor([1, 2, 3, 4, 5, 6, 7]))
+assert torch.equal(a.abs(), torch.abs(a)) and torch.abs(a).dtype == torch.int64
+assert torch.equal(torch.clamp(a, 0, 1), torch.tensor([1, 0, 0, 1, 1, 0, 0]))
+assert torch.equal(a.clamp(min=-3, max=4), torch.tensor([1, -2, -3, 4, 4, -3, -3]))
+assert torch.equal(torch.clamp(a, min=0), torch.relu(a))
+assert torch.equal(torch.clamp(a, max=2), torch.tensor([1, -2, -3, 2, 2, -6, -7]))
+assert torch.equal(torch.clip(a, 0, 1), torch.clamp(a, 0, 1))  # clip is an alias
+try:
+    torch.clamp(a)
+except RuntimeError as error:
+    assert "At least one of 'min' or 'max' must not be None" in str(error)
+else:
+    raise AssertionError("clamp without bounds should fail")
+assert torch.clamp(a, 0.5, 1.5).dtype == torch.float32
+assert torch.equal(torch.clamp(a, 2, 1), torch.ones(7, dtype=torch.int64))
+y = a.clone()
+assert y.abs_() is y and torch.equal(y, torch.abs(a))
+assert y.clamp_(max=4) is y and torch.equal(y, torch.tensor([1, 2, 3, 4, 4, 4, 4]))
+assert torch.equal(a, torch.tensor([1, -2, -3, 4, 5, -6, -7]))  # a itself untouched
+for call in (
+    lambda: torch.tensor([0, 1, 2]).exp_(),
+    lambda: torch.tensor([0, 1, 2]).clamp_(0.5, 1.5),
+):
+    try:
+        call()
+    except RuntimeError as error:
+        assert "result type Float can't be cast to the desired output type" in (
+            str(error)
+        )
+    else:
+        raise AssertionError("an int tensor cannot hold a float result in place")

@@ -1,0 +1,160 @@
+# %% [markdown]
+# * and torch.mul multiply element by element (with broadcasting); mm, bmm, matmul
+# and dot are matrix products with different rules about shapes
+
+# %% scalar
+import torch
+
+x = torch.ones(3, 4)
+print(x * 2)
+
+# %% row-vector
+v = torch.tensor([1.0, 2.0, 3.0, 4.0])
+print(x * v)
+print(torch.equal(torch.mul(x, v), x * v))
+
+# %% row-vector-mismatch tags=["raises-exception"]
+x * torch.tensor([1.0, 2.0, 3.0])
+
+# %% not-same-shape
+col = torch.tensor([[1.0], [2.0], [3.0]])  # shape (3, 1)
+print(x * col)
+print((col * v).shape)  # (3, 1) * (4,) -> (3, 4)
+
+# %% batch-broadcast
+a = torch.tensor([[1, 2], [2, 3]])
+b = torch.tensor([[[1, 2], [2, 3]], [[-1, -2], [-2, -3]]])
+print(a * a)
+print(a * b)
+print((a * b).dtype)
+
+# %% int-times-float
+print(a * 2.5)
+
+# %% mm
+m1 = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # (2, 3)
+m2 = torch.ones(3, 2)
+print(torch.mm(m1, m2))
+print(torch.equal(m1.mm(m2), m1 @ m2))
+
+# %% mm-shape-mismatch tags=["raises-exception"]
+torch.mm(m1, torch.ones(2, 2))
+
+# %% mm-3d tags=["raises-exception"]
+torch.mm(torch.ones(5, 2, 3), m2)
+
+# %% mm-dtype tags=["raises-exception"]
+torch.mm(torch.tensor([[1, 2], [3, 4]]), torch.ones(2, 2))
+
+# %% bmm
+x3 = torch.ones(5, 2, 3)  # 5 matrices of shape (2, 3)
+y3 = torch.ones(5, 3, 4)  # 5 matrices of shape (3, 4)
+print(torch.bmm(x3, y3).shape)
+
+# %% bmm-2d tags=["raises-exception"]
+torch.bmm(x3, torch.ones(3, 4))
+
+# %% bmm-batch-mismatch tags=["raises-exception"]
+torch.bmm(x3, torch.ones(1, 3, 4))
+
+# %% matmul-batched
+batch_size, n_memory, dim = 8, 6, 4
+weights = torch.randn(batch_size, n_memory, dim, dim)
+vectors = torch.randn(batch_size, n_memory, dim, 1)
+out = torch.matmul(weights, vectors)
+print(out.shape)
+
+# %% matmul-broadcast
+shared = torch.randn(dim, dim)  # one matrix for every batch element and memory
+print(torch.matmul(shared, vectors).shape)
+print(torch.matmul(torch.randn(n_memory, dim, dim), vectors).shape)
+print(torch.matmul(x3, torch.ones(1, 3, 4)).shape)  # the batch of 1 bmm refused
+
+# %% matmul-1d
+m = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])  # (3, 2)
+print(torch.matmul(torch.tensor([1.0, 1.0, 1.0]), m))  # (3,) @ (3, 2) -> (2,)
+print(torch.matmul(m, torch.tensor([1.0, 1.0])))  # (3, 2) @ (2,) -> (3,)
+
+# %% vectors
+u = torch.tensor([1.0, 2.0, 3.0])
+w = torch.tensor([4.0, 5.0, 6.0])
+print(torch.mul(u, w))
+print(torch.matmul(u, w))
+print(torch.dot(u, w))
+print(u @ w)
+
+# %% dot-2d tags=["raises-exception"]
+torch.dot(torch.ones(2, 2), torch.ones(2, 2))
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+assert torch.equal(x * 2, torch.full((3, 4), 2.0))
+assert torch.equal(torch.Tensor([1, 2, 3, 4]), v)  # legacy constructor: float32 too
+assert torch.equal(x * v, v.expand(3, 4)) and (x * v).shape == (3, 4)
+assert torch.equal(torch.mul(x, v), x * v) and torch.equal(torch.mul(x, 2), x * 2)
+try:
+    x * torch.tensor([1.0, 2.0, 3.0])
+except RuntimeError as error:
+    assert "must match the size of tensor b (3) at non-singleton dimension 1" in (
+        str(error)
+    )
+else:
+    raise AssertionError("(3, 4) * (3,) should not broadcast")
+assert torch.equal(x * torch.tensor([2.0]), x * 2)  # length 1 fits any last dim
+assert (x * col).shape == (3, 4) and torch.equal(
+    (x * col)[:, 0], torch.tensor([1.0, 2, 3])
+)
+assert (col * v).shape == (3, 4)
+assert torch.equal(a * a, torch.tensor([[1, 4], [4, 9]]))
+assert (a * b).shape == (2, 2, 2)
+assert all(torch.equal((a * b)[i], a * b[i]) for i in range(2))  # c[i] = a * b[i]
+assert (a * b).dtype == torch.int64 and (a * a).dtype == torch.int64
+assert (a * 2.5).dtype == torch.float32
+assert torch.equal(torch.mm(m1, m2), torch.tensor([[6.0, 6.0], [15.0, 15.0]]))
+assert torch.equal(m1.mm(m2), m1 @ m2) and torch.equal(torch.matmul(m1, m2), m1 @ m2)
+assert torch.equal(x.mul(v), x * v)
+int_m = torch.tensor([[1, 2], [3, 4]])
+assert torch.equal(
+    torch.mm(int_m.float(), torch.ones(2, 2)), torch.tensor([[3.0, 3], [7, 7]])
+)
+for bad, words in [
+    (
+        lambda: torch.mm(m1, torch.ones(2, 2)),
+        "shapes cannot be multiplied (2x3 and 2x2)",
+    ),
+    (lambda: torch.mm(torch.ones(5, 2, 3), m2), "must be a matrix"),
+    (lambda: torch.mm(torch.tensor([[1, 2]]), torch.ones(2, 2)), "same dtype"),
+    (lambda: torch.bmm(x3, torch.ones(3, 4)), "batch2 must be a 3D tensor"),
+    (
+        lambda: torch.bmm(x3, torch.ones(1, 3, 4)),
+        "Expected size for first two dimensions",
+    ),
+    (lambda: torch.dot(torch.ones(2, 2), torch.ones(2, 2)), "1D tensors expected"),
+    (lambda: torch.dot(torch.tensor([1, 2]), torch.ones(2)), "same dtype"),
+]:
+    try:
+        bad()
+    except RuntimeError as error:
+        assert words in str(error), str(error)
+    else:
+        raise AssertionError(f"expected an error with {words!r}")
+assert torch.bmm(x3, y3).shape == (5, 2, 4)
+assert torch.equal(torch.bmm(x3, y3), torch.matmul(x3, y3))
+assert torch.equal(x3.bmm(y3), torch.bmm(x3, y3))
+assert torch.matmul(x3, torch.ones(1, 3, 4)).shape == (5, 2, 4)
+assert out.shape == (batch_size, n_memory, dim, 1)
+assert torch.allclose(out[3, 2], weights[3, 2] @ vectors[3, 2])
+assert torch.matmul(shared, vectors).shape == (batch_size, n_memory, dim, 1)
+assert torch.allclose(torch.matmul(shared, vectors)[1, 4], shared @ vectors[1, 4])
+stack = torch.randn(n_memory, dim, dim)  # shared across the batch
+assert torch.matmul(stack, vectors).shape == out.shape
+assert torch.allclose(torch.matmul(stack, vectors)[5, 2], stack[2] @ vectors[5, 2])
+assert torch.equal(
+    torch.matmul(torch.tensor([1.0, 1.0, 1.0]), m), torch.tensor([9.0, 12.0])
+)
+assert torch.equal(
+    torch.matmul(m, torch.tensor([1.0, 1.0])), torch.tensor([3.0, 7.0, 11.0])
+)
+assert torch.equal(torch.mul(u, w), torch.tensor([4.0, 10.0, 18.0]))
+for dotted in (torch.matmul(u, w), torch.dot(u, w), u @ w):
+    assert dotted.dim() == 0 and dotted.item() == 32.0
