@@ -1,0 +1,200 @@
+# %% [markdown]
+# Tensor hooks see each parameter's gradient during backward; a closure in a loop
+# must bind the loop variable, or every hook reports the last name
+
+# %% setup
+import functools
+
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+x = torch.randn(4, 3)
+
+# %% named-parameters
+for name, param in model.named_parameters():
+    print(name, tuple(param.shape), param.requires_grad)
+print(next(model.parameters()).shape)  # parameters() gives no names
+
+# %% late-binding
+reported = []
+
+
+def hook(grad, param_name):
+    reported.append(param_name)
+    print(f"{param_name}: grad sum {grad.sum().item():.4f}")
+
+
+handles = []
+for name, param in model.named_parameters():
+    if param.requires_grad:
+
+        def b_h(grad):
+            return hook(grad, name)  # looks up name when called, not when defined
+
+        handles.append(param.register_hook(b_h))
+
+model(x).sum().backward()
+print(reported)
+
+# %% frozen tags=["raises-exception"]
+frozen = torch.ones(3)  # requires_grad=False, like a frozen parameter
+frozen.register_hook(print)
+
+# %% remove
+for handle in handles:
+    handle.remove()
+reported.clear()
+model(x).sum().backward()  # no hook runs any more
+print(reported)
+
+# %% default-argument
+handles = []
+for name, param in model.named_parameters():
+    if param.requires_grad:
+
+        def b_h(grad, name=name):  # the default is evaluated now
+            return hook(grad, name)
+
+        handles.append(param.register_hook(b_h))
+
+model(x).sum().backward()
+print(reported)
+for handle in handles:
+    handle.remove()
+
+# %% partial
+reported.clear()
+handles = [
+    param.register_hook(functools.partial(hook, param_name=name))
+    for name, param in model.named_parameters()
+]
+model(x).sum().backward()
+print(reported)
+for handle in handles:
+    handle.remove()
+
+# %% replace-grad
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+handle = w.register_hook(lambda grad: grad.clamp(max=1.0))  # returns a new gradient
+(w**2).sum().backward()
+print(w.grad)
+handle.remove()
+
+# %% after-backward
+model.zero_grad()
+model(x).sum().backward()
+for name, param in model.named_parameters():
+    print(name, param.grad.norm())
+
+# %% module-hook
+def show_output_grad(module, grad_input, grad_output):
+    print(type(module).__name__, "grad of output:", grad_output[0].shape)
+
+
+handle = model[2].register_full_backward_hook(show_output_grad)
+model(x).sum().backward()
+handle.remove()
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import contextlib
+import io
+
+names = [name for name, _ in model.named_parameters()]
+assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
+assert all(isinstance(p, nn.Parameter) for p in model.parameters())
+
+
+def record(make_hook):
+    # one backward with a hook per parameter, made by make_hook(seen, name)
+    seen = []
+    hs = []
+    for name, p in model.named_parameters():
+        hs.append(p.register_hook(make_hook(seen, name)))
+    model(x).sum().backward()
+    for h in hs:
+        h.remove()
+    return seen
+
+
+# the note's pattern: a closure in a loop looks up the loop variable when called
+late_seen = []
+hs = []
+for name, p in model.named_parameters():
+    hs.append(p.register_hook(lambda grad: late_seen.append(name)))
+model(x).sum().backward()
+assert len(late_seen) == 4 and set(late_seen) == {"2.bias"}  # all report the last name
+model.zero_grad()
+model(x).sum().backward()
+assert len({p.grad.sum().item() for p in model.parameters()}) == 4  # they differ
+for h in hs:
+    h.remove()
+late_seen.clear()
+model(x).sum().backward()
+assert late_seen == []  # removed hooks do not run
+
+# the fixes: a default argument, or functools.partial
+early = record(lambda seen, name: lambda grad, name=name: seen.append(name))
+assert sorted(early) == sorted(names)
+assert {*early[:2]} == {"2.weight", "2.bias"}  # last layer first
+part = record(
+    lambda seen, name: functools.partial(lambda grad, n: seen.append(n), n=name)
+)
+assert part == early
+
+# the note's hooks (b_h returns what hook returns: None) leave the gradients alone
+model.zero_grad()
+model(x).sum().backward()
+plain = {n: p.grad.clone() for n, p in model.named_parameters()}
+model.zero_grad()
+hs = []
+for name, p in model.named_parameters():
+
+    def b_h(grad, name=name):
+        return hook(grad, name)
+
+    hs.append(p.register_hook(b_h))
+reported.clear()
+with contextlib.redirect_stdout(io.StringIO()):  # hook prints; keep this cell quiet
+    model(x).sum().backward()
+    assert len(reported) == 4  # the hooks ran
+    assert b_h(torch.ones(1)) is None  # and returned None
+for h in hs:
+    h.remove()
+for n, p in model.named_parameters():
+    assert torch.equal(p.grad, plain[n])
+
+# no hook on a tensor that does not require grad
+try:
+    torch.ones(3).register_hook(print)
+except RuntimeError as error:
+    message = "cannot register a hook on a tensor that doesn't require gradient"
+    assert message in str(error)
+else:
+    raise AssertionError("register_hook should refuse a tensor without requires_grad")
+assert all(p.requires_grad for p in model.parameters())
+
+# a hook returning a tensor replaces the gradient
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(w**2).sum().backward()
+assert torch.equal(w.grad, torch.tensor([2.0, 4.0, 6.0]))  # without a hook
+w.grad = None
+h = w.register_hook(lambda grad: grad.clamp(max=1.0))
+(w**2).sum().backward()
+assert torch.equal(w.grad, torch.tensor([1.0, 1.0, 1.0]))  # instead of [2, 4, 6]
+h.remove()
+
+# parameters are leaves: after backward their gradients are in .grad
+model.zero_grad()
+model(x).sum().backward()
+assert all(p.is_leaf and p.grad is not None for p in model.parameters())
+
+# the module hook sees the gradient of the module's output
+shapes = []
+h = model[2].register_full_backward_hook(
+    lambda m, gi, go: shapes.append((gi[0].shape, go[0].shape))
+)
+model(x).sum().backward()
+h.remove()
+assert shapes == [((4, 2), (4, 1))]  # input (4, 2), output (4, 1)
