@@ -1,0 +1,201 @@
+# %% [markdown]
+# model.apply(fn) with nn.init.*_ functions sets weights; reset_parameters() brings back
+# PyTorch's default initialisation; Module.to()/cpu() work in place
+
+# %% model
+import math
+import warnings
+import weakref
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, kernel_size=3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x)).mean(dim=(2, 3))
+        return self.fc(x)
+
+
+model = Net()
+
+# %% old-init
+def weights_init(m):
+    if isinstance(m, nn.Conv2d):
+        torch.nn.init.xavier_uniform(m.weight.data, nn.init.calculate_gain("relu"))
+        m.bias.data.zero_()
+
+
+model.apply(weights_init)
+
+# %% init-fn
+def init_weights(m):
+    if isinstance(m, (nn.Conv2d, nn.Linear)):
+        nn.init.xavier_uniform_(m.weight, gain=nn.init.calculate_gain("relu"))
+        nn.init.zeros_(m.bias)
+
+
+model.apply(init_weights)
+print(nn.init.calculate_gain("relu"))
+print(model.fc.bias, model.fc.weight.is_leaf, model.fc.weight.grad_fn)
+
+# %% apply-order
+model.apply(lambda m: print(type(m).__name__))
+
+# %% inplace-leaf tags=["raises-exception"]
+model.fc.bias.fill_(0.5)
+
+# %% inplace-no-grad
+with torch.no_grad():
+    model.fc.bias.fill_(0.5)
+print(model.fc.bias)
+
+# %% reset
+xavier_weight = model.fc.weight.detach().clone()
+for m in model.modules():
+    if hasattr(m, "reset_parameters"):
+        m.reset_parameters()
+print(torch.equal(model.fc.weight, xavier_weight))
+print(model.fc.bias)
+
+# %% reset-who
+print([type(m).__name__ for m in model.modules() if hasattr(m, "reset_parameters")])
+
+# %% rebuild
+model = Net()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+old_model = weakref.ref(model)
+old_weight = weakref.ref(model.fc.weight)
+
+model = Net()  # start over with a new model
+print(old_model() is None, old_weight() is None)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+print(old_weight() is None)
+
+# %% to-in-place
+model = Net()
+weight = model.fc.weight
+model_f64 = model.to(torch.float64)
+print(model_f64 is model, model.fc.weight.dtype)
+print(model.fc.weight is weight)
+print(model.cpu() is model)
+
+# %% tensor-to
+x = torch.ones(2)
+print(x.to(torch.float64) is x, x.dtype)
+
+# %% cuda-cpu tags=["requires-cuda"]
+model = Net().to("cuda")
+model_cpu = model.cpu()
+assert model_cpu is model
+assert model.fc.weight.device.type == "cpu"
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+net = Net()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    net.apply(weights_init)  # the deprecated form warns, and still initialises
+assert [w.category for w in caught] == [FutureWarning]
+assert "`nn.init.xavier_uniform` is now deprecated" in str(caught[0].message)
+assert "xavier_uniform_" in str(caught[0].message)
+for name in ["uniform", "normal", "xavier_normal", "kaiming_uniform", "kaiming_normal"]:
+    with warnings.catch_warnings(record=True) as caught:  # all old names are deprecated
+        warnings.simplefilter("always")
+        getattr(nn.init, name)(torch.empty(3, 3))
+    assert [w.category for w in caught] == [FutureWarning]
+    assert f"`nn.init.{name}` is now deprecated" in str(caught[0].message)
+assert torch.equal(net.conv.bias, torch.zeros(4))
+fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(net.conv.weight)
+assert net.conv.weight.abs().max() <= math.sqrt(2) * math.sqrt(6 / (fan_in + fan_out))
+
+net = Net()
+net.apply(init_weights)
+gain = nn.init.calculate_gain("relu")
+assert math.isclose(gain, math.sqrt(2))
+for layer in (net.conv, net.fc):
+    fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(layer.weight)
+    bound = gain * math.sqrt(6 / (fan_in + fan_out))
+    assert layer.weight.abs().max() <= bound
+    assert torch.equal(layer.bias, torch.zeros_like(layer.bias))
+    assert layer.weight.is_leaf and layer.weight.requires_grad
+    assert layer.weight.grad_fn is None
+    assert type(layer.weight) is nn.Parameter
+
+order = []
+net.apply(lambda m: order.append(type(m).__name__))
+assert order == ["Conv2d", "Linear", "Net"]  # children first, the module itself last
+
+try:
+    net.fc.bias.fill_(0.5)
+except RuntimeError as error:
+    message = "a leaf Variable that requires grad is being used in an in-place operation"
+    assert message in str(error)
+else:
+    raise AssertionError("in-place change of a parameter outside no_grad should fail")
+
+# reset_parameters(): back to the default init, different from what was there
+net = Net()
+net.apply(init_weights)
+old = {name: p.detach().clone() for name, p in net.named_parameters()}
+ids = [id(p) for p in net.parameters()]
+for m in net.modules():
+    if hasattr(m, "reset_parameters"):
+        m.reset_parameters()
+assert [id(p) for p in net.parameters()] == ids  # the same Parameter objects
+for name, p in net.named_parameters():
+    assert not torch.equal(p, old[name])
+for layer in (net.conv, net.fc):  # default: uniform within 1/sqrt(fan_in)
+    fan_in, _ = nn.init._calculate_fan_in_and_fan_out(layer.weight)
+    assert layer.weight.abs().max() <= 1 / math.sqrt(fan_in)
+    assert layer.bias.abs().max() <= 1 / math.sqrt(fan_in)
+    assert not torch.equal(layer.bias, torch.zeros_like(layer.bias))
+assert [type(m).__name__ for m in net.modules() if hasattr(m, "reset_parameters")] == [
+    "Conv2d", "Linear"
+]
+assert next(net.modules()) is net  # modules() yields the model itself first
+assert not hasattr(net, "reset_parameters")
+assert not hasattr(nn.Module(), "reset_parameters")
+assert not hasattr(nn.ReLU(), "reset_parameters")
+
+# an optimizer keeps its state across reset_parameters()
+net = Net()
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+net(torch.randn(2, 1, 5, 5)).sum().backward()
+opt.step()
+for m in net.modules():
+    if hasattr(m, "reset_parameters"):
+        m.reset_parameters()
+assert len(opt.state) == 4 and all(s["step"] == 1 for s in opt.state.values())
+
+# BatchNorm's reset_parameters() also resets its running statistics
+bn = nn.BatchNorm1d(2)
+bn(torch.randn(4, 2) + 3)
+bn.reset_parameters()
+assert torch.equal(bn.running_mean, torch.zeros(2)) and bn.num_batches_tracked == 0
+
+assert old_model() is None and old_weight() is None
+m = Net()
+o = torch.optim.Adam(m.parameters(), lr=1e-3)
+ref_m, ref_w = weakref.ref(m), weakref.ref(m.fc.weight)
+m = Net()
+assert ref_m() is None and ref_w() is not None  # the old optimizer keeps them alive
+del o
+assert ref_w() is None
+assert all(p is not q for p, q in zip(Net().parameters(), model.parameters()))
+a, b = Net(), Net()
+assert all(p is not q for p, q in zip(a.parameters(), b.parameters()))
+
+m = Net()
+w = m.fc.weight
+assert m.to(torch.float64) is m and m.cpu() is m and m.double() is m
+assert m.fc.weight is w and w.dtype == torch.float64  # converted in place
+assert m.conv.weight.dtype == torch.float64
+t = torch.ones(2)
+assert t.to(torch.float64) is not t and t.dtype == torch.float32
+assert t.to(torch.float32) is t  # nothing to do: the same tensor

@@ -1,0 +1,146 @@
+# %% [markdown]
+# model.parameters() yields the nn.Parameter tensors (weights and biases) that a module
+# registered; named_parameters() adds their names; buffers are state that is not trained
+
+# %% model
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+for p in model.parameters():
+    print(type(p).__name__, tuple(p.shape), p.requires_grad)
+
+# %% count
+n_params = sum(p.numel() for p in model.parameters())
+n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+print(n_params, n_trainable)
+
+# %% named
+for name, p in model.named_parameters():
+    print(name, tuple(p.shape))
+
+# %% generator
+params = model.parameters()
+print(type(params).__name__)
+print(len(list(params)), len(list(params)))
+
+# %% parameter-is-tensor
+w = model[0].weight
+print(type(w), isinstance(w, torch.Tensor))
+print(type(w.data), w.data.requires_grad)
+print(nn.Parameter(torch.zeros(2)).requires_grad)
+
+# %% registration
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2))  # registered
+        self.offset = torch.zeros(2)  # a plain tensor: not registered
+
+    def forward(self, x):
+        return x * self.weight + self.offset
+
+
+scale = Scale()
+print([name for name, _ in scale.named_parameters()])
+print(list(scale.state_dict()))
+scale.to(torch.float64)
+print(scale.weight.dtype, scale.offset.dtype)
+
+# %% plain-list
+class TwoLayers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.in_list = [nn.Linear(2, 2), nn.Linear(2, 2)]  # hidden from the module
+        self.in_module_list = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
+
+
+print([name for name, _ in TwoLayers().named_parameters()])
+
+# %% freeze
+model[0].requires_grad_(False)
+for name, p in model.named_parameters():
+    print(name, p.requires_grad)
+print(sum(p.numel() for p in model.parameters() if p.requires_grad))
+
+# %% freeze-backward
+model(torch.randn(5, 3)).sum().backward()
+print(model[0].weight.grad, model[2].weight.grad.shape)
+optimizer = torch.optim.SGD(
+    [p for p in model.parameters() if p.requires_grad], lr=0.1
+)
+
+# %% buffers
+bn = nn.BatchNorm1d(3)
+print([name for name, _ in bn.named_parameters()])
+for name, b in bn.named_buffers():
+    print(name, b.dtype, b.requires_grad)
+
+# %% register-buffer
+class Normalize(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor(mean))
+        self.register_buffer("std", torch.tensor(std))
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+norm = Normalize([1.0, 2.0], [0.5, 0.5])
+print(list(norm.parameters()))
+print([name for name, _ in norm.named_buffers()], list(norm.state_dict()))
+norm.to(torch.float64)
+print(norm.mean.dtype)
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import inspect
+
+fresh = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+shapes = [tuple(p.shape) for p in fresh.parameters()]
+assert shapes == [(4, 3), (4,), (2, 4), (2,)]  # weight, bias per Linear; ReLU has none
+assert all(type(p) is nn.Parameter and p.requires_grad for p in fresh.parameters())
+assert next(fresh.parameters()) is fresh[0].weight  # the live tensors, not copies
+assert sum(p.numel() for p in fresh.parameters()) == 3 * 4 + 4 + 4 * 2 + 2 == 26
+assert n_params == 26 and n_trainable == 26
+assert [n for n, _ in fresh.named_parameters()] == [
+    "0.weight", "0.bias", "2.weight", "2.bias"
+]
+names, tensors = zip(*fresh.named_parameters())
+assert all(a is b for a, b in zip(tensors, fresh.parameters()))  # the same objects
+assert inspect.isgenerator(fresh.parameters())
+assert inspect.isgenerator(fresh.named_parameters())
+gen = fresh.parameters()
+assert len(list(gen)) == 4 and list(gen) == []  # a generator is used up after one pass
+
+p = nn.Parameter(torch.zeros(2))
+assert isinstance(p, torch.Tensor) and issubclass(nn.Parameter, torch.Tensor)
+assert type(p) is nn.Parameter and type(p.data) is torch.Tensor
+assert p.requires_grad and not p.data.requires_grad
+assert p.data.data_ptr() == p.data_ptr()  # .data is the same storage as a plain tensor
+assert not nn.Parameter(torch.zeros(2), requires_grad=False).requires_grad
+
+assert [n for n, _ in scale.named_parameters()] == ["weight"]
+assert list(scale.state_dict()) == ["weight"]
+assert scale.weight.dtype == torch.float64 and scale.offset.dtype == torch.float32
+assert [n for n, _ in TwoLayers().named_parameters()] == [
+    "in_module_list.0.weight", "in_module_list.0.bias",
+    "in_module_list.1.weight", "in_module_list.1.bias",
+]
+
+assert [p.requires_grad for p in model.parameters()] == [False, False, True, True]
+assert sum(p.numel() for p in model.parameters() if p.requires_grad) == 10
+assert model[0].weight.grad is None and model[0].bias.grad is None
+assert model[2].weight.grad is not None and model[2].bias.grad is not None
+assert len(optimizer.param_groups[0]["params"]) == 2
+
+assert [n for n, _ in bn.named_parameters()] == ["weight", "bias"]
+assert [n for n, _ in bn.named_buffers()] == [
+    "running_mean", "running_var", "num_batches_tracked"
+]
+assert not any(b.requires_grad for b in bn.buffers())
+assert bn.num_batches_tracked.dtype == torch.long
+assert list(norm.parameters()) == []
+assert list(norm.state_dict()) == ["mean", "std"]
+assert norm.mean.dtype == torch.float64 and norm.std.dtype == torch.float64

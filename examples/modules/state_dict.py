@@ -1,0 +1,187 @@
+# %% [markdown]
+# state_dict() maps names to the parameters and persistent buffers of a module; its
+# tensors are detached but share storage with the live model
+
+# %% keys
+import copy
+
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+state = model.state_dict()
+print(type(state))
+for name, tensor in state.items():
+    print(name, tuple(tensor.shape), tensor.dtype)
+
+# %% non-persistent
+class WithBuffers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("saved", torch.zeros(2))
+        self.register_buffer("scratch", torch.zeros(2), persistent=False)
+
+
+m = WithBuffers()
+print([name for name, _ in m.named_buffers()])
+print(list(m.state_dict()))
+
+# %% no-grad
+print(model[0].weight.requires_grad, state["0.weight"].requires_grad)
+print(type(state["0.weight"]).__name__, state["0.weight"].grad_fn)
+
+# %% shares-storage
+print(state["0.weight"].data_ptr() == model[0].weight.data_ptr())
+
+# %% snapshot-wrong
+model = nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+
+saved = model.state_dict()  # meant as a backup
+before = model.weight.detach().clone()
+
+loss = nn.functional.mse_loss(model(x), y)
+loss.backward()
+optimizer.step()  # updates the parameters in place
+
+print(torch.equal(model.weight, before))  # training changed the weights
+print(torch.equal(saved["weight"], model.weight))  # ... and the "backup" with them
+model.load_state_dict(saved)
+print(torch.equal(model.weight, before))  # nothing was restored
+
+# %% snapshot-right
+model = nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+saved = copy.deepcopy(model.state_dict())
+# or: saved = {k: v.detach().clone() for k, v in model.state_dict().items()}
+before = model.weight.detach().clone()
+
+loss = nn.functional.mse_loss(model(x), y)
+loss.backward()
+optimizer.step()
+
+print(torch.equal(saved["weight"], before))  # the copy kept the old values
+model.load_state_dict(saved)
+print(torch.equal(model.weight, before))  # restored
+
+# %% strict-mismatch tags=["raises-exception"]
+model = nn.Linear(2, 1)
+checkpoint = {"module." + k: v for k, v in model.state_dict().items()}
+model.load_state_dict(checkpoint)
+
+# %% strict-false
+result = model.load_state_dict(checkpoint, strict=False)
+print(result.missing_keys, result.unexpected_keys)
+
+# %% strip-prefix
+fixed = {k.removeprefix("module."): v for k, v in checkpoint.items()}
+print(model.load_state_dict(fixed))
+
+# %% size-mismatch tags=["raises-exception"]
+model.load_state_dict(nn.Linear(3, 1).state_dict(), strict=False)
+
+# %% save-load
+model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+torch.save(model.state_dict(), "model.pt")
+
+restored = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+restored.load_state_dict(torch.load("model.pt"))
+model.eval()
+restored.eval()
+x = torch.randn(5, 3)
+print(torch.equal(model(x), restored(x)))
+
+# %% whole-model tags=["raises-exception"]
+torch.save(model, "whole.pt")
+torch.load("whole.pt")
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import collections
+import pickle
+
+net = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+sd = net.state_dict()
+assert type(sd) is collections.OrderedDict
+assert list(sd) == [
+    "0.weight", "0.bias",
+    "1.weight", "1.bias", "1.running_mean", "1.running_var", "1.num_batches_tracked",
+]
+assert sd["1.num_batches_tracked"].dtype == torch.long
+assert [n for n, _ in WithBuffers().named_buffers()] == ["saved", "scratch"]
+assert list(WithBuffers().state_dict()) == ["saved"]  # persistent=False is left out
+assert WithBuffers().to(torch.float64).scratch.dtype == torch.float64  # follows .to()
+
+for name, tensor in sd.items():
+    assert not tensor.requires_grad and tensor.grad_fn is None
+    assert type(tensor) is torch.Tensor  # detached plain tensors, not Parameters
+live = dict(net.named_parameters()) | dict(net.named_buffers())
+for name, tensor in sd.items():
+    assert tensor.data_ptr() == live[name].data_ptr()  # shares storage
+kept = net.state_dict(keep_vars=True)
+assert kept["0.weight"] is net[0].weight  # keep_vars=True returns the Parameters
+
+# the note's "clone": restoring the undeep-copied state_dict restores nothing
+net = nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+shallow = net.state_dict()
+deep = copy.deepcopy(net.state_dict())
+cloned = {k: v.detach().clone() for k, v in net.state_dict().items()}
+old = net.weight.detach().clone()
+nn.functional.mse_loss(net(torch.randn(5, 2)), torch.ones(5, 1)).backward()
+opt.step()
+assert not torch.equal(net.weight, old)
+assert torch.equal(shallow["weight"], net.weight)  # the shallow one moved along
+assert torch.equal(deep["weight"], old) and torch.equal(cloned["weight"], old)
+net.load_state_dict(deep)
+assert torch.equal(net.weight, old)
+assert net.weight.data_ptr() != deep["weight"].data_ptr()  # loading copies values
+net.weight.data.add_(1)
+assert torch.equal(deep["weight"], old)  # so the snapshot stays usable
+
+# nn.DataParallel prefixes every key with "module.", as the checkpoint above
+assert list(nn.DataParallel(nn.Linear(2, 1)).state_dict()) == list(checkpoint)
+try:
+    nn.Linear(2, 1).load_state_dict(checkpoint)
+except RuntimeError as error:
+    assert "Error(s) in loading state_dict for Linear" in str(error)
+    assert "Missing key(s) in state_dict" in str(error)
+    assert "Unexpected key(s) in state_dict" in str(error)
+else:
+    raise AssertionError("load_state_dict should reject other keys by default")
+target = nn.Linear(2, 1)
+w0 = target.weight.detach().clone()
+res = target.load_state_dict(checkpoint, strict=False)
+assert res.missing_keys == ["weight", "bias"]
+assert res.unexpected_keys == ["module.weight", "module.bias"]
+assert torch.equal(target.weight, w0)  # strict=False loaded nothing
+partial = {"weight": torch.ones(1, 2), "module.bias": torch.ones(1)}
+b0 = target.bias.detach().clone()
+target.load_state_dict(partial, strict=False)
+assert torch.equal(target.weight, torch.ones(1, 2))  # the matching key is loaded
+assert torch.equal(target.bias, b0)
+res = target.load_state_dict(fixed)
+assert res.missing_keys == [] and res.unexpected_keys == []
+assert torch.equal(target.weight, fixed["weight"])
+try:
+    nn.Linear(2, 1).load_state_dict(nn.Linear(3, 1).state_dict(), strict=False)
+except RuntimeError as error:
+    assert "size mismatch for weight" in str(error)
+else:
+    raise AssertionError("a shape mismatch should fail even with strict=False")
+
+assert torch.equal(model(x), restored(x))
+for name, tensor in torch.load("model.pt").items():
+    assert torch.equal(tensor, model.state_dict()[name])
+try:  # weights_only=True is the default of torch.load today
+    torch.load("whole.pt")
+except Exception as error:
+    assert isinstance(error, pickle.UnpicklingError)
+    assert "Weights only load failed" in str(error)
+    assert "weights_only" in str(error) and "PyTorch 2.6" in str(error)
+else:
+    raise AssertionError("torch.load of a pickled module should fail by default")
+whole = torch.load("whole.pt", weights_only=False)  # trusted file, own process
+assert torch.equal(whole(x), model(x))
