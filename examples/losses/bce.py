@@ -1,0 +1,141 @@
+# %% [markdown]
+# BCELoss takes probabilities, so it needs a sigmoid first; BCEWithLogitsLoss takes
+# logits, applies the sigmoid itself and stays accurate for large logits
+
+# %% same-loss
+import torch
+import torch.nn as nn
+
+x = torch.tensor([-2.0, 0.5, 3.0])  # logits: raw scores of a model
+y = torch.tensor([0.0, 1.0, 1.0])  # binary targets, as floats
+
+print(nn.BCELoss()(torch.sigmoid(x), y))
+print(nn.BCEWithLogitsLoss()(x, y))
+
+# %% by-hand
+p = torch.sigmoid(x)
+print(-(y * p.log() + (1 - y) * (1 - p).log()).mean())
+
+# %% logits-to-bce tags=["raises-exception"]
+nn.BCELoss()(x, y)
+
+# %% large-logits
+x_big = torch.tensor([5.0, 10.0, 20.0, 30.0])
+y_big = torch.zeros(4)  # the model is confidently wrong
+exact = nn.functional.softplus(x_big.double())  # -log(1 - sigmoid(x)), in float64
+
+print(torch.sigmoid(x_big))
+print(nn.BCELoss(reduction="none")(torch.sigmoid(x_big), y_big))
+print(nn.BCEWithLogitsLoss(reduction="none")(x_big, y_big))
+print(exact)
+
+# %% large-logits-grad
+x_big.requires_grad_()
+nn.BCELoss(reduction="sum")(torch.sigmoid(x_big), y_big).backward()
+print(x_big.grad)
+x_big.grad = None
+nn.BCEWithLogitsLoss(reduction="sum")(x_big, y_big).backward()
+print(x_big.grad)
+
+# %% long-target tags=["raises-exception"]
+labels = torch.tensor([0, 1, 1])  # integer labels
+nn.BCEWithLogitsLoss()(x, labels)
+
+# %% long-target-fixed
+print(nn.BCEWithLogitsLoss()(x, labels.float()))
+
+# %% shape-mismatch tags=["raises-exception"]
+scores = x.unsqueeze(1)  # a model with one output unit gives shape (N, 1)
+nn.BCEWithLogitsLoss()(scores, y)
+
+# %% shape-fixed
+print(scores.shape, y.shape)
+print(nn.BCEWithLogitsLoss()(scores.squeeze(1), y))
+
+# %% pos-weight
+plain = nn.BCEWithLogitsLoss(reduction="none")(x, y)
+weighted = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([3.0]), reduction="none")(x, y)
+print(plain)
+print(weighted)
+
+# %% pos-weight-per-class
+logits = torch.randn(4, 3)  # 4 samples, 3 independent labels each
+targets = torch.tensor([[1.0, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]])
+loss = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([1.0, 2.0, 5.0]))
+print(loss(logits, targets))
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import torch.nn.functional as F
+
+assert torch.allclose(nn.BCELoss()(torch.sigmoid(x), y), nn.BCEWithLogitsLoss()(x, y))
+by_formula = -(y * p.log() + (1 - y) * (1 - p).log()).mean()
+assert torch.allclose(nn.BCELoss()(p, y), by_formula)
+try:
+    nn.BCELoss()(x, y)
+except RuntimeError as error:
+    assert "should be between 0 and 1" in str(error)
+else:
+    raise AssertionError("BCELoss accepted logits outside [0, 1]")
+
+assert torch.allclose(x_big.grad, torch.sigmoid(x_big.detach()))  # sigmoid(x) - y
+x_big = torch.tensor([5.0, 10.0, 20.0, 30.0])
+bce = nn.BCELoss(reduction="none")(torch.sigmoid(x_big), y_big)
+with_logits = nn.BCEWithLogitsLoss(reduction="none")(x_big, y_big)
+assert torch.equal(torch.sigmoid(x_big)[2:], torch.ones(2))  # sigmoid rounds to 1.0
+assert torch.equal(bce[2:], torch.full((2,), 100.0))  # log clamped at -100
+assert torch.allclose(with_logits.double(), exact, rtol=1e-6)  # exact, even for 30
+assert not torch.allclose(bce.double(), exact, rtol=1e-6)
+assert 1e-4 < abs(bce[1].item() - exact[1].item()) < 1e-3  # off in the 4th decimal
+x_big.requires_grad_()
+nn.BCELoss(reduction="sum")(torch.sigmoid(x_big), y_big).backward()
+assert torch.equal(x_big.grad[2:], torch.zeros(2))  # no gradient through BCELoss
+
+try:
+    nn.BCEWithLogitsLoss()(x, labels)
+except RuntimeError as error:
+    assert "can't be cast to the desired output type Long" in str(error)
+    assert "target" not in str(error).lower()
+else:
+    raise AssertionError("BCEWithLogitsLoss accepted a Long target")
+try:
+    nn.BCELoss()(torch.sigmoid(x), labels)
+except RuntimeError as error:
+    assert "expected Float" in str(error)
+else:
+    raise AssertionError("BCELoss accepted a Long target")
+try:
+    nn.BCEWithLogitsLoss()(scores, y)
+except ValueError as error:
+    assert "must be the same as input size" in str(error)
+else:
+    raise AssertionError("BCEWithLogitsLoss accepted a target of another shape")
+try:
+    nn.BCELoss()(torch.sigmoid(scores), y)
+except ValueError as error:
+    assert "Please ensure they have the same size" in str(error)
+else:
+    raise AssertionError("BCELoss accepted a target of another shape")
+assert torch.allclose(nn.BCEWithLogitsLoss()(scores.squeeze(1), y), plain.mean())
+
+# pos_weight multiplies the loss of positive targets only
+assert torch.allclose(weighted[y == 1], 3 * plain[y == 1])
+assert torch.equal(weighted[y == 0], plain[y == 0])
+by_hand = -(3 * y * F.logsigmoid(x) + (1 - y) * F.logsigmoid(-x))
+assert torch.allclose(weighted, by_hand)
+pw = torch.tensor([1.0, 2.0, 5.0])
+positive = pw * targets * F.logsigmoid(logits)
+per_class = -(positive + (1 - targets) * F.logsigmoid(-logits))
+assert torch.allclose(loss(logits, targets), per_class.mean())
+
+# only BCEWithLogitsLoss has pos_weight; weight scales every element in both
+import inspect
+
+assert "pos_weight" in inspect.signature(nn.BCEWithLogitsLoss).parameters
+assert "pos_weight" not in inspect.signature(nn.BCELoss).parameters
+w = torch.tensor([0.5, 2.0, 1.0])
+for with_w, without in (
+    (nn.BCELoss(weight=w, reduction="none")(p, y), nn.BCELoss(reduction="none")(p, y)),
+    (nn.BCEWithLogitsLoss(weight=w, reduction="none")(x, y), plain),
+):
+    assert torch.allclose(with_w, w * without)

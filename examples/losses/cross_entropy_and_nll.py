@@ -1,0 +1,183 @@
+# %% [markdown]
+# NLLLoss picks -input[i, target[i]] (times the class weight) and averages it;
+# CrossEntropyLoss is log_softmax followed by NLLLoss
+
+# %% log-prob
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+a = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype=torch.float32)
+target = torch.tensor([0, 1, 2])  # class indices, not one-hot
+weight = torch.tensor([0.2, 0.4, 1.0])  # one weight per class; need not sum to 1
+
+log_prob = F.log_softmax(a, dim=1)
+print(log_prob)
+
+# %% one-hot-target tags=["raises-exception"]
+nn.NLLLoss()(log_prob, F.one_hot(target, num_classes=3))
+
+# %% nll-more-dims
+x3 = torch.randn(2, 3, 4).log_softmax(dim=1)  # (N, C, d): classes in dim 1
+t3 = torch.randint(0, 3, (2, 4))  # (N, d)
+print(nn.NLLLoss(reduction="none")(x3, t3).shape)
+
+# %% nll-none
+criterion = nn.NLLLoss(weight=weight, reduction="none")
+loss = criterion(log_prob, target)
+print(loss)
+print(-weight[target] * log_prob[torch.arange(3), target])
+
+# %% nll-mean
+print(nn.NLLLoss(weight=weight)(log_prob, target))  # reduction="mean" is the default
+print(loss.sum() / weight[target].sum())
+
+# %% nll-sum
+print(nn.NLLLoss(weight=weight, reduction="sum")(log_prob, target), loss.sum())
+
+# %% mean-repeated-class
+target2 = torch.tensor([2, 2, 0])
+loss2 = nn.NLLLoss(weight=weight, reduction="none")(log_prob, target2)
+mean2 = nn.NLLLoss(weight=weight)(log_prob, target2)
+print(mean2)
+print(loss2.sum() / weight[target2].sum())  # right: weights of this batch's targets
+print(loss2.sum() / weight.sum())  # wrong: all class weights
+
+# %% nll-picks
+x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, -4.0]])  # not log-probabilities
+t = torch.tensor([2, 0])
+print(nn.NLLLoss(reduction="none")(x, t))
+print(-x[torch.arange(2), t])
+
+# %% one-hot
+logits = torch.randn(5, 3)
+labels = torch.tensor([0, 2, 1, 1, 0])
+mask = torch.tensor([True, False, True, True, False])
+
+loss_nll = nn.NLLLoss(reduction="sum")(logits[mask], labels[mask])
+one_hot = F.one_hot(labels, num_classes=3)
+per_sample = -(logits * one_hot).sum(dim=1)[mask]
+print(loss_nll)
+print(per_sample, per_sample.sum())
+
+# %% ce-equals
+ce = nn.CrossEntropyLoss(weight=weight, reduction="none")
+print(ce(a, target))  # raw logits in
+print(nn.CrossEntropyLoss(weight=weight)(a, target))
+
+# %% ce-prob-target
+probs = torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.0, 0.0, 1.0]])
+print(nn.CrossEntropyLoss()(a, probs))
+print(-(probs * log_prob).sum(dim=1).mean())
+
+# %% label-smoothing
+z = torch.randn(4, 3)
+tz = torch.tensor([0, 2, 1, 2])
+eps = 0.1
+smoothed = (1 - eps) * F.one_hot(tz, num_classes=3).float() + eps / 3
+print(smoothed[0])
+print(nn.CrossEntropyLoss(label_smoothing=eps)(z, tz))
+print(nn.CrossEntropyLoss()(z, smoothed))
+print(nn.CrossEntropyLoss()(z, tz))
+
+# %% ignore-index
+padded = torch.tensor([0, -100, 1])  # -100: the default ignore_index
+print(nn.CrossEntropyLoss(reduction="none")(a, padded))
+print(nn.CrossEntropyLoss()(a, padded))
+print(nn.CrossEntropyLoss()(a[[0, 2]], padded[[0, 2]]))  # as if the row were not there
+
+# %% double-softmax
+y_hat = torch.tensor([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0]])  # confident and right
+t_right = torch.tensor([0, 1])
+print(nn.CrossEntropyLoss()(y_hat, t_right))  # right: logits
+print(nn.CrossEntropyLoss()(y_hat.softmax(dim=1), t_right))  # wrong: softmax twice
+
+# %% double-softmax-grad
+y_bad = torch.tensor([[0.0, 8.0, 0.0]], requires_grad=True)  # confident and wrong
+t_bad = torch.tensor([0])
+nn.CrossEntropyLoss()(y_bad, t_bad).backward()
+print(y_bad.grad)  # right: a strong push towards class 0
+y_bad.grad = None
+nn.CrossEntropyLoss()(y_bad.softmax(dim=1), t_bad).backward()
+print(y_bad.grad)  # softmax twice: almost no gradient
+
+# %% float-target tags=["raises-exception"]
+float_target = torch.tensor([0.0, 1.0, 2.0])  # e.g. labels read from a float array
+nn.CrossEntropyLoss()(a, float_target)
+
+# %% float-target-fixed
+print(nn.CrossEntropyLoss()(a, float_target.long()))
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import math
+
+rows = torch.tensor([-2.4076, -1.4076, -0.4076])
+assert torch.allclose(log_prob, rows.expand(3, 3), atol=1e-4)  # the note's log_prob
+assert torch.allclose(loss, torch.tensor([0.4815, 0.5630, 0.4076]), atol=1e-4)
+assert torch.allclose(loss, -weight[target] * log_prob[torch.arange(3), target])
+mean = nn.NLLLoss(weight=weight)(log_prob, target)
+assert abs(mean.item() - 0.9076) < 1e-4
+assert torch.allclose(mean, loss.sum() / weight[target].sum())
+assert torch.allclose(mean, loss.sum() / weight.sum())  # only because each class is once
+total = nn.NLLLoss(weight=weight, reduction="sum")(log_prob, target)
+assert torch.allclose(total, loss.sum())
+unweighted = nn.NLLLoss(reduction="none")(log_prob, target)
+assert torch.allclose(nn.NLLLoss()(log_prob, target), unweighted.mean())
+
+# with a repeated class only weight[target].sum() is right
+assert torch.allclose(mean2, loss2.sum() / weight[target2].sum())
+assert not torch.allclose(mean2, loss2.sum() / weight.sum(), atol=1e-2)
+
+try:
+    nn.NLLLoss()(log_prob, F.one_hot(target, num_classes=3))
+except RuntimeError as error:
+    assert "multi-target not supported" in str(error)
+else:
+    raise AssertionError("NLLLoss accepted a one-hot target")
+
+nll_x = nn.NLLLoss(reduction="none")(x, t)
+assert torch.equal(nll_x, -x[torch.arange(2), t])  # just picks and negates
+assert (nll_x < 0).any()  # no check that the input is a log-probability
+assert torch.allclose(loss_nll, per_sample.sum())
+assert per_sample.shape == (3,)  # the one-hot line alone is per sample, not summed
+assert nn.NLLLoss(reduction="none")(x3, t3).shape == (2, 4)
+
+assert torch.allclose(ce(a, target), criterion(F.log_softmax(a, dim=1), target))
+assert torch.allclose(ce(a, target), loss)
+assert abs(nn.CrossEntropyLoss(weight=weight)(a, target).item() - 0.9076) < 1e-4
+assert torch.allclose(nn.CrossEntropyLoss()(a, probs), -(probs * log_prob).sum(1).mean())
+assert torch.allclose(
+    nn.CrossEntropyLoss()(a, F.one_hot(target, 3).float()),
+    nn.CrossEntropyLoss()(a, target),
+)
+smooth = nn.CrossEntropyLoss(label_smoothing=eps)(z, tz)
+assert torch.allclose(smooth, nn.CrossEntropyLoss()(z, smoothed))
+assert not torch.allclose(smooth, nn.CrossEntropyLoss()(z, tz))
+
+assert nn.CrossEntropyLoss().ignore_index == -100 and nn.NLLLoss().ignore_index == -100
+per_item = nn.CrossEntropyLoss(reduction="none")(a, padded)
+assert per_item[1] == 0
+assert torch.allclose(nn.CrossEntropyLoss()(a, padded), per_item[[0, 2]].mean())
+assert not torch.allclose(nn.CrossEntropyLoss()(a, padded), per_item.mean())
+dropped = nn.CrossEntropyLoss()(a[[0, 2]], padded[[0, 2]])
+assert torch.allclose(nn.CrossEntropyLoss()(a, padded), dropped)
+
+right = nn.CrossEntropyLoss()(y_hat, t_right)
+twice = nn.CrossEntropyLoss()(y_hat.softmax(dim=1), t_right)
+assert right < 0.01 and twice > 0.5
+floor = math.log(1 + 2 / math.e)  # lowest possible loss after a double softmax, C = 3
+assert twice >= floor > 0.55
+# a confidently wrong prediction: the double softmax nearly kills the gradient
+y_bad = torch.tensor([[0.0, 8.0, 0.0]], requires_grad=True)
+right_grad = torch.autograd.grad(nn.CrossEntropyLoss()(y_bad, t_bad), y_bad)[0]
+twice_loss = nn.CrossEntropyLoss()(y_bad.softmax(dim=1), t_bad)
+twice_grad = torch.autograd.grad(twice_loss, y_bad)[0]
+assert right_grad.abs().max() > 0.9 and twice_grad.abs().max() < 0.01
+
+try:
+    nn.CrossEntropyLoss()(a, float_target)
+except RuntimeError as error:
+    assert "expected target dtype to be Long" in str(error) and "got Float" in str(error)
+else:
+    raise AssertionError("CrossEntropyLoss accepted float class indices")

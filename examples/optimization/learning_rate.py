@@ -1,0 +1,165 @@
+# %% [markdown]
+# The learning rate lives in optimizer.param_groups; setting it by hand works, and the
+# schedulers in torch.optim.lr_scheduler do it for you
+
+# %% setup
+import math
+
+import torch
+import torch.nn as nn
+from torch.optim.lr_scheduler import CosineAnnealingLR, ReduceLROnPlateau, StepLR
+
+model = nn.Linear(2, 1)
+print(torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]["lr"])
+
+# %% adjust-recipe
+def adjust_learning_rate(optimizer, epoch, base_lr):
+    """Sets the learning rate to the initial LR decayed by 10 every 30 epochs"""
+    lr = base_lr * (0.1 ** (epoch // 30))
+    for param_group in optimizer.param_groups:
+        param_group["lr"] = lr
+
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+manual = []
+for epoch in range(96):
+    adjust_learning_rate(optimizer, epoch, base_lr=0.1)
+    manual.append(optimizer.param_groups[0]["lr"])
+    optimizer.step()  # stands for one epoch of training
+print([f"{manual[epoch]:g}" for epoch in (0, 29, 30, 59, 60, 90)])
+
+# %% step-lr
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+built_in = []
+for epoch in range(96):
+    built_in.append(scheduler.get_last_lr()[0])
+    optimizer.step()  # stands for one epoch of training
+    scheduler.step()  # once per epoch, after the optimizer
+print([f"{built_in[epoch]:g}" for epoch in (0, 29, 30, 59, 60, 90)])
+print(all(math.isclose(a, b) for a, b in zip(manual, built_in)))
+
+# %% get-last-lr
+print(scheduler.get_last_lr(), optimizer.param_groups[0]["lr"])
+
+# %% groups
+def two_groups():
+    return [{"params": model.weight, "lr": 0.1}, {"params": model.bias, "lr": 0.01}]
+
+
+optimizer = torch.optim.SGD(two_groups())
+adjust_learning_rate(optimizer, epoch=30, base_lr=0.1)
+print([f"{group['lr']:g}" for group in optimizer.param_groups])  # one lr for all
+
+optimizer = torch.optim.SGD(two_groups())
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+for epoch in range(30):
+    optimizer.step()
+    scheduler.step()
+print([f"{lr:g}" for lr in scheduler.get_last_lr()])  # each group from its own lr
+
+# %% wrong-order
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+shifted = []
+for epoch in range(96):
+    scheduler.step()  # wrong: before optimizer.step()
+    shifted.append(optimizer.param_groups[0]["lr"])
+    optimizer.step()
+print([f"{lr:g}" for lr in built_in[27:31]])  # epochs 27 to 30, right order
+print([f"{lr:g}" for lr in shifted[27:31]])  # wrong order: one epoch early
+
+# %% cosine
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = CosineAnnealingLR(optimizer, T_max=10)
+cosine = []
+for epoch in range(11):
+    cosine.append(scheduler.get_last_lr()[0])
+    optimizer.step()
+    scheduler.step()
+print([round(lr, 4) for lr in cosine])
+
+# %% plateau
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = ReduceLROnPlateau(optimizer, factor=0.5, patience=2)
+val_losses = [1.0, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.6, 0.6, 0.6]
+plateau = []
+for epoch, val_loss in enumerate(val_losses):
+    optimizer.step()
+    scheduler.step(val_loss)  # give it the metric to watch
+    plateau.append(scheduler.get_last_lr()[0])
+    print(epoch, val_loss, plateau[-1])
+
+# %% plot
+import matplotlib.pyplot as plt
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = CosineAnnealingLR(optimizer, T_max=96)
+cosine_96 = []
+for epoch in range(96):
+    cosine_96.append(scheduler.get_last_lr()[0])
+    optimizer.step()
+    scheduler.step()
+
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.plot(built_in, label="StepLR(step_size=30, gamma=0.1)")
+ax.plot(cosine_96, label="CosineAnnealingLR(T_max=96)")
+ax.set_xlabel("epoch")
+ax.set_ylabel("learning rate")
+ax.legend()
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import warnings
+
+expected = [0.1 * 0.1 ** (epoch // 30) for epoch in range(96)]
+assert all(math.isclose(a, b) for a, b in zip(manual, expected))
+assert all(math.isclose(a, b) for a, b in zip(manual, built_in))  # recipe == StepLR
+assert manual[29] == 0.1 and math.isclose(manual[30], 0.01)
+assert math.isclose(manual[90], 1e-4)
+
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = StepLR(opt, step_size=30, gamma=0.1)
+for epoch in range(40):
+    assert sched.get_last_lr() == [group["lr"] for group in opt.param_groups]
+    opt.step()
+    sched.step()
+
+# the recipe sets every group to one lr; StepLR scales each group's own
+opt = torch.optim.SGD(two_groups())
+adjust_learning_rate(opt, epoch=30, base_lr=0.1)
+assert [group["lr"] for group in opt.param_groups] == [0.010000000000000002] * 2
+opt = torch.optim.SGD(two_groups())
+sched = StepLR(opt, step_size=30, gamma=0.1)
+for epoch in range(30):
+    opt.step()
+    sched.step()
+assert all(math.isclose(a, b) for a, b in zip(sched.get_last_lr(), [0.01, 0.001]))
+
+# scheduler.step() before optimizer.step(): a warning, and the schedule runs one epoch
+# early
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = StepLR(opt, step_size=30, gamma=0.1)
+    sched.step()
+assert len(caught) == 1 and issubclass(caught[0].category, UserWarning)
+assert "before `optimizer.step()`" in str(caught[0].message)
+assert "In PyTorch 1.1.0 and later" in str(caught[0].message)  # the page's "since 1.1"
+assert "skipping the first value of the learning rate schedule" in str(caught[0].message)
+assert all(math.isclose(a, b) for a, b in zip(shifted[:-1], built_in[1:]))
+assert shifted[29] != built_in[29]
+with warnings.catch_warnings(record=True) as caught:  # the right order: no warning
+    warnings.simplefilter("always")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = StepLR(opt, step_size=30, gamma=0.1)
+    opt.step()
+    sched.step()
+assert caught == []
+
+# eta_min=0: half the base lr at T_max / 2, 0 at T_max
+for epoch, lr in enumerate(cosine):
+    assert math.isclose(lr, 0.05 * (1 + math.cos(math.pi * epoch / 10)), abs_tol=1e-9)
+assert math.isclose(cosine[5], 0.05) and math.isclose(cosine[10], 0.0, abs_tol=1e-12)
+# halved after 3 epochs without progress
+assert plateau == [0.1] * 5 + [0.05] * 4 + [0.025]

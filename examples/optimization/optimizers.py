@@ -1,0 +1,204 @@
+# %% [markdown]
+# A training step is zero_grad(), backward(), step(); Adam's defaults and options,
+# Adam's weight_decay vs AdamW, and parameter groups with their own learning rates
+
+# %% setup
+import torch
+import torch.nn as nn
+
+x = torch.linspace(-1, 1, 16).unsqueeze(1)  # 16 samples, 1 feature
+y = 3 * x + 0.5  # the line the model should find
+loss_fn = nn.MSELoss()
+
+
+def train(model, optimizer, steps, zero_grad=True):
+    losses = []
+    for step in range(steps):
+        if zero_grad:
+            optimizer.zero_grad()  # clear the gradients of the previous step
+        loss = loss_fn(model(x), y)
+        loss.backward()  # compute the gradients of this step
+        optimizer.step()  # update the parameters with them
+        losses.append(loss.item())
+    return losses
+
+
+# %% training-loop
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = train(model, optimizer, steps=30)
+print([round(value, 3) for value in losses[::3]])
+weight, bias = model.weight.item(), model.bias.item()
+print(weight, bias)  # the line is y = 3x + 0.5
+
+# %% no-zero-grad
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_fn(model(x), y).backward()
+g1 = model.weight.grad.clone()
+optimizer.step()
+g2 = torch.autograd.grad(loss_fn(model(x), y), model.weight)[0]  # this step's gradient
+loss_fn(model(x), y).backward()  # no optimizer.zero_grad() before it
+print(g1, g2)
+print(model.weight.grad)
+
+# %% no-zero-grad-training
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses_no_zero = train(model, optimizer, steps=30, zero_grad=False)
+print([round(value, 3) for value in losses_no_zero[::3]])
+
+# %% zero-grad-none
+loss_fn(model(x), y).backward()
+optimizer.zero_grad()
+print(model.weight.grad)
+loss_fn(model(x), y).backward()
+model.zero_grad()
+print(model.weight.grad)
+
+# %% partial-optimizer
+model = nn.Sequential(nn.Linear(1, 4), nn.ReLU(), nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model[2].parameters(), lr=0.1)  # trains the last layer only
+loss_fn(model(x), y).backward()
+optimizer.zero_grad()
+print(model[0].weight.grad is None, model[2].weight.grad is None)
+model.zero_grad()
+print(model[0].weight.grad is None, model[2].weight.grad is None)
+
+# %% adam-defaults
+optimizer = torch.optim.Adam(model.parameters())
+print(optimizer.defaults)
+
+# %% adam-signature
+import inspect
+
+print(list(inspect.signature(torch.optim.Adam).parameters))
+
+# %% adam-vs-adamw
+g = torch.tensor([0.5, 0.1, -0.2])  # a fixed gradient direction
+
+
+def run(make_optimizer, l2=0.0, steps=3):
+    w = nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+    optimizer = make_optimizer([w])
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = (g * w).sum() + l2 / 2 * (w**2).sum()  # optional L2 penalty in the loss
+        loss.backward()
+        optimizer.step()
+    return w.detach()
+
+
+adam_wd = run(lambda params: torch.optim.Adam(params, lr=0.1, weight_decay=0.1))
+adam_l2 = run(lambda params: torch.optim.Adam(params, lr=0.1), l2=0.1)
+adamw = run(lambda params: torch.optim.AdamW(params, lr=0.1, weight_decay=0.1))
+print(adam_wd)  # Adam, weight_decay=0.1
+print(adam_l2)  # Adam, no weight_decay, L2 penalty 0.1 / 2 * |w|^2 in the loss
+print(adamw)  # AdamW, weight_decay=0.1
+
+# %% adamw-default
+print(torch.optim.AdamW(model.parameters()).defaults["weight_decay"])
+
+# %% param-groups
+optimizer = torch.optim.SGD(
+    [
+        {"params": model[0].parameters(), "lr": 0.01},  # this group: its own lr
+        {"params": model[2].parameters()},  # this group: the default below
+    ],
+    lr=0.1,
+)
+for group in optimizer.param_groups:
+    print(group["lr"], [tuple(p.shape) for p in group["params"]])
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+assert all(later < earlier for earlier, later in zip(losses, losses[1:]))  # decreases
+assert losses[-1] < 0.1 * losses[0]
+assert 2.5 < weight < 3 and abs(bias - 0.5) < 0.01  # heading for 3 and 0.5
+
+adam = torch.optim.Adam(nn.Linear(1, 1).parameters())
+expected = {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0}
+for key, value in expected.items():  # the note's defaults still hold
+    assert adam.defaults[key] == value and adam.param_groups[0][key] == value
+names = list(inspect.signature(torch.optim.Adam).parameters)
+for name in ("amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused",
+             "decoupled_weight_decay"):
+    assert name in names and name in adam.defaults
+assert adam.defaults["amsgrad"] is False
+assert adam.defaults["decoupled_weight_decay"] is False
+
+# Adam's weight_decay is an L2 penalty added to the gradient; AdamW decouples it
+assert torch.allclose(adam_wd, adam_l2)
+assert not torch.allclose(adam_wd, adamw, atol=1e-3)
+w = nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+plain = torch.optim.Adam([w], lr=0.1)
+for step in range(3):  # AdamW = shrink the weights by lr * wd, then a plain Adam step
+    plain.zero_grad()
+    (g * w).sum().backward()
+    with torch.no_grad():
+        w.mul_(1 - 0.1 * 0.1)
+    plain.step()
+assert torch.allclose(w.detach(), adamw)
+decoupled = run(
+    lambda params: torch.optim.Adam(
+        params, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True
+    )
+)
+assert torch.allclose(decoupled, adamw)
+assert torch.optim.AdamW(nn.Linear(1, 1).parameters()).defaults["weight_decay"] == 0.01
+
+# without zero_grad the gradients of two steps add up
+assert not torch.allclose(g1, g2)
+torch.manual_seed(0)
+check = nn.Linear(1, 1)
+check_opt = torch.optim.SGD(check.parameters(), lr=0.1)
+loss_fn(check(x), y).backward()
+first = check.weight.grad.clone()
+check_opt.step()
+second = torch.autograd.grad(loss_fn(check(x), y), check.weight)[0]
+loss_fn(check(x), y).backward()
+assert torch.allclose(check.weight.grad, first + second)
+assert losses_no_zero[0] == losses[0]  # same start
+assert max(losses_no_zero[20:]) > losses[0]  # back above where it started
+assert any(later > earlier for earlier, later in zip(losses_no_zero, losses_no_zero[1:]))
+
+# zero_grad() sets grads to None (both forms); set_to_none=False gives zeros
+lin = nn.Linear(1, 1)
+sgd = torch.optim.SGD(lin.parameters(), lr=0.1)
+for clear in (sgd.zero_grad, lin.zero_grad):
+    loss_fn(lin(x), y).backward()
+    clear()
+    assert lin.weight.grad is None and lin.bias.grad is None
+loss_fn(lin(x), y).backward()
+sgd.zero_grad(set_to_none=False)
+assert torch.equal(lin.weight.grad, torch.zeros(1, 1))
+
+# an optimizer over part of the model clears only its own parameters
+part = nn.Sequential(nn.Linear(1, 4), nn.ReLU(), nn.Linear(4, 1))
+part_opt = torch.optim.SGD(part[2].parameters(), lr=0.1)
+loss_fn(part(x), y).backward()
+part_opt.zero_grad()
+assert part[0].weight.grad is not None and part[2].weight.grad is None
+part.zero_grad()
+assert all(p.grad is None for p in part.parameters())
+
+# each group steps with its own lr
+assert [group["lr"] for group in optimizer.param_groups] == [0.01, 0.1]
+before = [p.detach().clone() for p in model.parameters()]
+optimizer.zero_grad()
+loss_fn(model(x), y).backward()
+grads = [p.grad.clone() for p in model.parameters()]
+optimizer.step()
+lrs = [0.01, 0.01, 0.1, 0.1]  # weight and bias of model[0], then of model[2]
+for old, new, grad, lr in zip(before, model.parameters(), grads, lrs):
+    assert torch.allclose(new.detach(), old - lr * grad)
+
+# maximize=True steps up the gradient instead of down
+w = nn.Parameter(torch.zeros(2))
+ascent = torch.optim.Adam([w], lr=0.1, maximize=True)
+w.sum().backward()
+ascent.step()
+assert (w > 0).all()
