@@ -1,0 +1,180 @@
+# %% [markdown]
+# What a DataLoader batch looks like: the index of each sample, dicts and tuples
+# through the default collate, a custom collate_fn, drop_last and reproducible shuffling
+
+# %% setup
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset, default_collate
+
+x_all = torch.arange(20.0).reshape(10, 2)  # ten samples of two features
+y_all = torch.arange(10) % 3  # and their labels
+base = TensorDataset(x_all, y_all)  # any map-style dataset: base[i] == (x, y)
+
+
+class WithIndex(Dataset):
+    """Wrap a dataset; __getitem__ also returns the index it was called with"""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __getitem__(self, index):
+        x, y = self.dataset[index]
+        return x, y, index
+
+    def __len__(self):
+        return len(self.dataset)
+
+
+dataset = WithIndex(base)
+print(len(dataset))
+print(dataset[3])
+
+# %% with-index
+loader = DataLoader(dataset, batch_size=4, shuffle=True)
+for batch_idx, (x, y, idx) in enumerate(loader):
+    print(f"batch {batch_idx}, dataset index {idx}")
+    assert torch.equal(x, x_all[idx]) and torch.equal(y, y_all[idx])
+
+# %% dict-batch
+class FakeDataset(Dataset):
+    def __init__(self, data):
+        self.data = data
+    def __len__(self):
+        return len(self.data)
+    def __getitem__(self, index):
+        return {'idx':index, 'data':self.data[index]*10}
+
+fake_dataset = FakeDataset(torch.arange(10))
+ld = DataLoader(fake_dataset, batch_size=3)
+for item in ld:
+    print(item)
+
+# %% tuple-batch
+samples = [dataset[3], dataset[4], dataset[5]]  # three (x, y, index) tuples
+batch = default_collate(samples)
+print(type(batch), len(batch))
+print(batch[0])  # the three x, stacked
+print(batch[1], batch[2])  # the three labels, the three indices
+
+# %% nested
+samples = [
+    {"name": "a", "score": 0.5, "pair": (torch.zeros(2), 1), "meta": {"id": 7}},
+    {"name": "b", "score": 1.5, "pair": (torch.ones(2), 2), "meta": {"id": 8}},
+]
+batch = default_collate(samples)
+print(batch)
+print(batch["score"].dtype)
+
+# %% list-transposed
+samples = [{"tokens": [1, 2, 3]}, {"tokens": [4, 5, 6]}]
+print(default_collate(samples))
+
+# %% unequal-size tags=["raises-exception"]
+sentences = [torch.ones(3), torch.ones(2)]  # two samples of different lengths
+loader = DataLoader(sentences, batch_size=2)
+next(iter(loader))
+
+# %% custom-collate
+def keep_samples(samples):
+    """A collate_fn that leaves the batch as a list of samples"""
+    return samples
+
+
+ld = DataLoader(fake_dataset, batch_size=3, collate_fn=keep_samples)
+print(next(iter(ld)))
+
+# %% drop-last
+loader = DataLoader(dataset, batch_size=4)
+print(len(loader), [len(idx) for _, _, idx in loader])
+loader = DataLoader(dataset, batch_size=4, drop_last=True)
+print(len(loader), [len(idx) for _, _, idx in loader])
+
+# %% generator
+def order(loader):
+    return torch.cat([idx for _, _, idx in loader]).tolist()
+
+
+g = torch.Generator().manual_seed(42)
+loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=g)
+print(order(loader))
+print(order(loader))  # the next epoch: a new order
+
+g = torch.Generator().manual_seed(42)  # the same seed again
+loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=g)
+print(order(loader))
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+everything = list(range(10))
+loader = DataLoader(dataset, batch_size=4, shuffle=True)
+seen = []
+for x, y, idx in loader:
+    assert torch.equal(x, x_all[idx]) and torch.equal(y, y_all[idx])
+    assert idx.dtype == torch.int64
+    seen += idx.tolist()
+assert sorted(seen) == everything and seen != everything  # shuffled, each sample once
+# a dict sample: ONE dict per batch with batched values, exactly the note's output
+got = list(DataLoader(fake_dataset, batch_size=3))
+assert all(type(b) is dict and list(b) == ["idx", "data"] for b in got)
+assert [b["idx"].tolist() for b in got] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+assert [b["data"].tolist() for b in got] == [[0, 10, 20], [30, 40, 50], [60, 70, 80],
+                                             [90]]
+assert got[0]["idx"].dtype == torch.int64  # Python ints become an int64 tensor
+# tuples are zipped: a list of batched fields
+batch = default_collate([dataset[3], dataset[4], dataset[5]])
+assert type(batch) is list and len(batch) == 3
+assert torch.equal(batch[0], x_all[3:6]) and batch[0].shape == (3, 2)
+assert torch.equal(batch[1], y_all[3:6]) and torch.equal(batch[2], torch.arange(3, 6))
+# nested: the structure is kept, the leaves are batched
+nested = default_collate([
+    {"name": "a", "score": 0.5, "pair": (torch.zeros(2), 1), "meta": {"id": 7}},
+    {"name": "b", "score": 1.5, "pair": (torch.ones(2), 2), "meta": {"id": 8}},
+])
+assert nested["name"] == ["a", "b"]  # strings: a list of str, not a tensor
+assert nested["score"].dtype == torch.float64  # Python floats: float64
+assert type(nested["pair"]) is list and nested["pair"][0].shape == (2, 2)
+assert torch.equal(nested["pair"][1], torch.tensor([1, 2]))
+assert torch.equal(nested["meta"]["id"], torch.tensor([7, 8]))
+# a list inside a sample is zipped by position, not kept per sample
+tokens = default_collate([{"tokens": [1, 2, 3]}, {"tokens": [4, 5, 6]}])["tokens"]
+assert len(tokens) == 3 and torch.equal(tokens[0], torch.tensor([1, 4]))
+try:
+    default_collate([torch.ones(3), torch.ones(2)])
+except RuntimeError as error:
+    assert "stack expects each tensor to be equal size" in str(error)
+    assert "[3] at entry 0 and [2] at entry 1" in str(error)  # names the sizes
+else:
+    raise AssertionError("tensors of different sizes were collated")
+try:
+    default_collate([[1, 2, 3], [4, 5]])
+except RuntimeError as error:
+    assert "each element in list of batch should be of equal size" in str(error)
+else:
+    raise AssertionError("lists of different lengths were collated")
+# a custom collate_fn gets the list of samples and returns what it likes
+first = next(iter(DataLoader(fake_dataset, batch_size=3, collate_fn=keep_samples)))
+assert type(first) is list and len(first) == 3
+assert first[1] == {"idx": 1, "data": torch.tensor(10)}
+# len(loader) counts batches; drop_last drops the short last batch
+assert len(DataLoader(dataset, batch_size=4)) == 3  # ceil(10 / 4)
+assert [len(b[2]) for b in DataLoader(dataset, batch_size=4)] == [4, 4, 2]
+assert len(DataLoader(dataset, batch_size=4, drop_last=True)) == 2  # floor(10 / 4)
+assert [len(b[2]) for b in DataLoader(dataset, batch_size=4, drop_last=True)] == [4, 4]
+# a seeded generator: the same orders again; each epoch reshuffles
+runs = []
+for _ in range(2):
+    g = torch.Generator().manual_seed(42)
+    loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=g)
+    runs.append([order(loader), order(loader)])
+assert runs[0] == runs[1]
+g = torch.Generator().manual_seed(42)
+loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=g)
+torch.rand(100)  # other random calls do not change the order drawn from g
+assert order(loader) == runs[0][0]
+assert runs[0][0] != runs[0][1]
+orders = []
+for _ in range(2):  # without a generator: the global generator, fixed by manual_seed
+    torch.manual_seed(3)
+    orders.append(order(DataLoader(dataset, batch_size=4, shuffle=True)))
+assert orders[0] == orders[1]
+assert sorted(runs[0][0]) == sorted(runs[0][1]) == everything

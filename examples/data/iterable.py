@@ -1,0 +1,186 @@
+# %% [markdown]
+# Endless loaders: restart a DataLoader's iterator, or write an IterableDataset;
+# IterableDataset has no shuffle, and every worker gets a full copy of it
+
+# %% setup
+import itertools
+
+import torch
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+
+dataset = torch.arange(6)  # a tensor is a map-style dataset: dataset[i], len(dataset)
+loader = DataLoader(dataset, batch_size=2, shuffle=True)
+print(len(loader))
+
+# %% iter-next
+it = iter(loader)
+batches = []
+for step in range(7):
+    try:
+        batch = next(it)
+    except StopIteration:  # the epoch is over: start a new one
+        it = iter(loader)
+        batch = next(it)
+    batches.append(batch)
+    print(step, batch)
+
+# %% infinite
+def infinite(loader):
+    """Yield batches forever, one epoch after another"""
+    while True:
+        yield from loader
+
+
+stream = infinite(loader)
+pass_1 = torch.cat([next(stream) for _ in range(3)])
+pass_2 = torch.cat([next(stream) for _ in range(3)])
+print(pass_1)
+print(pass_2)
+
+# %% cycle
+cycled = itertools.cycle(loader)
+epoch_1 = torch.cat([next(cycled) for _ in range(3)])
+epoch_2 = torch.cat([next(cycled) for _ in range(3)])
+epoch_3 = torch.cat([next(cycled) for _ in range(3)])
+print(epoch_1)
+print(epoch_2)
+print(epoch_3)
+
+# %% no-iter tags=["raises-exception"]
+class Stream(IterableDataset):
+    def __init__(self, data):
+        self.data = data
+
+
+Stream(torch.arange(10))
+
+# %% fake-iterable
+class FakeIterableDataset(IterableDataset):
+    def __init__(self, data):
+        self.data = data
+        self.count = 0
+    def __iter__(self):
+        print('Count:{}'.format(self.count))
+        self.count+=1
+        return iter(torch.cat([self.data, self.data]))
+
+fake_dataset = FakeIterableDataset(torch.arange(10))
+ld = DataLoader(fake_dataset, batch_size=3)
+for item in ld:
+    print(item)
+
+# %% one-iter-per-epoch
+for epoch in range(2):
+    n = sum(len(item) for item in ld)
+    print(f"epoch {epoch}: {n} samples")
+print(fake_dataset.count)
+
+# %% no-shuffle tags=["raises-exception"]
+DataLoader(fake_dataset, batch_size=3, shuffle=True)
+
+# %% endless-iterable
+class RandomStream(IterableDataset):
+    """An endless stream of random samples: __iter__ never stops"""
+    def __iter__(self):
+        while True:
+            yield torch.rand(2)
+
+
+stream_loader = DataLoader(RandomStream(), batch_size=4)
+for step, batch in zip(range(3), stream_loader):
+    print(step, batch.shape)
+
+# %% workers-duplicate
+class Numbers(IterableDataset):
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        info = get_worker_info()
+        worker = -1 if info is None else info.id  # -1: the main process
+        return iter([(worker, i) for i in range(self.n)])
+
+
+loader = DataLoader(Numbers(6), batch_size=2, num_workers=2)
+for worker, batch in loader:
+    print("worker", worker[0].item(), "batch", batch)
+duplicated = torch.cat([batch for _, batch in loader])
+print(len(duplicated), "samples from a dataset of 6")
+
+# %% workers-sharded
+class ShardedNumbers(IterableDataset):
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None:  # num_workers=0: the main process reads everything
+            return iter(range(self.n))
+        # worker k of w takes every w-th sample, starting at k
+        return iter(range(info.id, self.n, info.num_workers))
+
+
+loader = DataLoader(ShardedNumbers(6), batch_size=2, num_workers=2)
+sharded = torch.cat(list(loader))
+print(sharded)
+print(len(sharded), "samples from a dataset of 6")
+print(torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2))))  # no workers
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import contextlib
+import io
+
+everything = torch.arange(6)
+assert len(DataLoader(dataset, batch_size=2)) == 3
+# restarting the iterator: every epoch is a full, reshuffled pass
+assert torch.equal(torch.cat(batches[:3]).sort().values, everything)
+assert torch.equal(torch.cat(batches[3:6]).sort().values, everything)
+assert not torch.equal(torch.cat(batches[:3]), torch.cat(batches[3:6]))
+for p in (pass_1, pass_2):
+    assert torch.equal(p.sort().values, everything)
+assert not torch.equal(pass_1, pass_2)
+# itertools.cycle replays the first epoch: the same order, even the same tensors
+cycled = itertools.cycle(DataLoader(dataset, batch_size=2, shuffle=True))
+first = [next(cycled) for _ in range(3)]
+again = [next(cycled) for _ in range(3)]
+assert all(a is b for a, b in zip(first, again))
+assert torch.equal(epoch_1, epoch_2) and torch.equal(epoch_2, epoch_3)
+# an IterableDataset without __iter__ cannot even be created
+try:
+    Stream(torch.arange(10))
+except TypeError as error:
+    assert "abstract" in str(error) and "__iter__" in str(error)
+else:
+    raise AssertionError("an IterableDataset without __iter__ was created")
+# the note's FakeIterableDataset: one __iter__ call per epoch, batches of 3, last of 2
+expected = torch.cat([torch.arange(10), torch.arange(10)]).split(3)
+fresh = FakeIterableDataset(torch.arange(10))
+with contextlib.redirect_stdout(io.StringIO()) as printed:
+    got = list(DataLoader(fresh, batch_size=3))
+assert printed.getvalue() == "Count:0\n" and fresh.count == 1
+assert len(got) == 7 and all(torch.equal(a, b) for a, b in zip(got, expected))
+assert [len(b) for b in got] == [3, 3, 3, 3, 3, 3, 2]
+assert fake_dataset.count == 3  # one for the first loop, one per epoch after it
+try:
+    DataLoader(fake_dataset, batch_size=3, shuffle=True)
+except ValueError as error:
+    assert "expected unspecified shuffle option" in str(error)
+else:
+    raise AssertionError("shuffle=True was accepted for an IterableDataset")
+try:
+    len(ld)
+except TypeError as error:
+    assert "has no len()" in str(error)
+else:
+    raise AssertionError("a loader over an IterableDataset without __len__ has a length")
+# two workers, two full copies: every sample twice
+assert len(duplicated) == 12
+assert torch.equal(torch.bincount(duplicated), torch.full((6,), 2))
+per_worker = {0: [], 1: []}
+for worker, batch in DataLoader(Numbers(6), batch_size=2, num_workers=2):
+    per_worker[worker[0].item()].append(batch.tolist())
+assert per_worker[0] == per_worker[1] == [[0, 1], [2, 3], [4, 5]]
+# sharded with get_worker_info(): every sample once, with or without workers
+assert torch.equal(sharded.sort().values, everything)
+assert sharded.tolist() == [0, 2, 1, 3, 4, 5]  # batches alternate: worker 0, 1, 0, 1
+no_workers = torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2)))
+assert torch.equal(no_workers, everything)

@@ -1,0 +1,161 @@
+# %% [markdown]
+# Train/validation splits: random_split, a stratified split with torch only,
+# Subset and SubsetRandomSampler
+
+# %% setup
+import torch
+from torch.utils.data import DataLoader, Subset, SubsetRandomSampler, TensorDataset
+from torch.utils.data import random_split
+
+x = torch.randn(100, 2)
+# 75 samples of class 0, 25 of class 1
+labels = torch.cat([torch.zeros(75), torch.ones(25)]).long()
+dataset = TensorDataset(x, labels)
+print(len(dataset), torch.bincount(labels))
+
+# %% random-split
+train_set, val_set = random_split(dataset, [80, 20])
+print(type(train_set).__name__, len(train_set), len(val_set))
+print(val_set.indices[:5])
+
+train_set, val_set = random_split(dataset, [0.8, 0.2])  # fractions work too
+print(len(train_set), len(val_set))
+
+# %% fraction-rounding
+parts = random_split(range(11), [0.8, 0.2])
+print([len(p) for p in parts])
+
+# %% wrong-lengths tags=["raises-exception"]
+random_split(dataset, [80, 25])
+
+# %% seeded-split
+def split_indices(seed):
+    g = torch.Generator().manual_seed(seed)
+    train_set, val_set = random_split(dataset, [0.8, 0.2], generator=g)
+    return val_set.indices
+
+
+print(split_indices(0)[:5])
+print(split_indices(0)[:5])  # the same seed: the same split
+print(split_indices(1)[:5])
+
+# %% imbalance
+for seed in range(5):
+    val_labels = labels[split_indices(seed)]
+    counts = torch.bincount(val_labels, minlength=2).tolist()
+    print(f"seed {seed}: validation has {counts}")
+
+# %% stratified
+def stratified_split(labels, fraction, generator=None):
+    """Split indices in two; every class is divided in the same proportion"""
+    first, second = [], []
+    for c in labels.unique():
+        idx = torch.nonzero(labels == c).squeeze(1)  # the indices of class c
+        idx = idx[torch.randperm(len(idx), generator=generator)]
+        n = round(len(idx) * fraction)
+        first.append(idx[:n])
+        second.append(idx[n:])
+    return torch.cat(first), torch.cat(second)
+
+
+g = torch.Generator().manual_seed(0)
+train_idx, val_idx = stratified_split(labels, 0.8, generator=g)
+print(len(train_idx), torch.bincount(labels[train_idx]).tolist())
+print(len(val_idx), torch.bincount(labels[val_idx]).tolist())
+
+# %% three-way
+g = torch.Generator().manual_seed(0)
+rest_idx, test_idx = stratified_split(labels, 0.8, generator=g)
+# split the rest again; rest_idx maps the positions back to the dataset
+train_pos, val_pos = stratified_split(labels[rest_idx], 0.75, generator=g)
+train_idx, val_idx = rest_idx[train_pos], rest_idx[val_pos]
+for name, idx in [("train", train_idx), ("val", val_idx), ("test", test_idx)]:
+    print(name, len(idx), torch.bincount(labels[idx]).tolist())
+
+# %% subset
+train_set = Subset(dataset, train_idx.tolist())
+val_set = Subset(dataset, val_idx.tolist())
+print(len(train_set), len(val_set))
+xb, yb = val_set[0]  # position 0 of the subset is dataset[val_idx[0]]
+print(torch.equal(xb, x[val_idx[0]]))
+train_loader = DataLoader(train_set, batch_size=16, shuffle=True)
+print(len(train_loader))
+
+# %% sampler
+g = torch.Generator().manual_seed(0)
+sampler = SubsetRandomSampler(val_idx.tolist(), generator=g)
+epoch_1, epoch_2 = list(sampler), list(sampler)  # what two epochs draw
+print(epoch_1[:6], "...")
+print(epoch_2[:6], "...")
+print(sorted(epoch_1) == sorted(epoch_2) == sorted(val_idx.tolist()))
+
+val_loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+drawn = torch.cat([yb for _, yb in val_loader])
+print(len(val_loader), len(drawn), torch.bincount(drawn).tolist())
+
+# %% sampler-and-shuffle tags=["raises-exception"]
+DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=True)
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+assert isinstance(train_set, Subset)
+a, b = random_split(dataset, [80, 20])
+assert isinstance(a, Subset) and (len(a), len(b)) == (80, 20)
+assert sorted(a.indices + b.indices) == list(range(100))  # disjoint, covers everything
+a, b = random_split(dataset, [0.8, 0.2])
+assert (len(a), len(b)) == (80, 20)
+assert [len(p) for p in random_split(range(11), [0.8, 0.2])] == [9, 2]  # remainder first
+# 13 samples: 6, 3 and 2, plus the 2 left over for the first two parts
+assert [len(p) for p in random_split(range(13), [0.5, 0.3, 0.2])] == [7, 4, 2]
+# without a generator: the global generator, so torch.manual_seed fixes the split too
+torch.manual_seed(5)
+first = random_split(dataset, [0.8, 0.2])[1].indices
+torch.manual_seed(5)
+assert random_split(dataset, [0.8, 0.2])[1].indices == first
+try:
+    random_split(dataset, [80, 25])
+except ValueError as error:
+    assert "Sum of input lengths does not equal the length of the input" in str(error)
+else:
+    raise AssertionError("random_split accepted lengths that do not add up")
+# a seeded generator gives the same split; another seed a different one
+assert split_indices(0) == split_indices(0) and split_indices(0) != split_indices(1)
+# random_split ignores classes: the validation share of class 1 varies, not always 25 %
+minority = [int(labels[split_indices(s)].sum()) for s in range(5)]
+assert len(set(minority)) > 1 and any(m != 5 for m in minority)
+assert torch.nonzero(labels == 1).shape == (25, 1)  # hence squeeze(1)
+# stratified: each part keeps the 3:1 ratio exactly
+g = torch.Generator().manual_seed(0)
+tr, va = stratified_split(labels, 0.8, generator=g)
+assert torch.bincount(labels[tr]).tolist() == [60, 20]
+assert torch.bincount(labels[va]).tolist() == [15, 5]
+assert sorted(torch.cat([tr, va]).tolist()) == list(range(100))
+parts = {"train": train_idx, "val": val_idx, "test": test_idx}
+assert torch.bincount(labels[train_idx]).tolist() == [45, 15]
+assert torch.bincount(labels[val_idx]).tolist() == [15, 5]
+assert torch.bincount(labels[test_idx]).tolist() == [15, 5]
+assert sorted(torch.cat(list(parts.values())).tolist()) == list(range(100))  # disjoint
+# Subset renumbers: position i of the subset is dataset[indices[i]]
+assert len(Subset(dataset, val_idx.tolist())) == 20
+for i in range(len(val_set)):
+    assert torch.equal(val_set[i][0], x[val_idx[i]])
+assert len(DataLoader(Subset(dataset, train_idx.tolist()), batch_size=16)) == 4
+# SubsetRandomSampler draws exactly the given indices, in a new order every epoch
+g = torch.Generator().manual_seed(0)
+sampler = SubsetRandomSampler(val_idx.tolist(), generator=g)
+orders = [list(sampler) for _ in range(3)]
+assert sorted(epoch_1) == sorted(epoch_2) == sorted(val_idx.tolist())
+assert epoch_1 != epoch_2
+for o in orders:
+    assert sorted(o) == sorted(val_idx.tolist())
+assert orders[0] != orders[1] or orders[1] != orders[2]
+assert len(sampler) == 20
+assert len(DataLoader(dataset, batch_size=8, sampler=sampler)) == 3
+drawn = torch.cat([yb for _, yb in DataLoader(dataset, batch_size=8, sampler=sampler)])
+assert torch.bincount(drawn).tolist() == [15, 5]
+try:
+    DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=True)
+except ValueError as error:
+    assert "sampler option is mutually exclusive with shuffle" in str(error)
+else:
+    raise AssertionError("sampler and shuffle=True were accepted together")

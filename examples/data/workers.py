@@ -1,0 +1,178 @@
+# %% [markdown]
+# DataLoader workers: num_workers=0 loads in the main process, workers are separate
+# processes with their own copy of the dataset and their own seed; dataset tensors
+# must be plain CPU tensors
+
+# %% setup
+import os
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset, get_worker_info
+
+
+class WhoLoads(Dataset):
+    """Each sample says which process loaded it and what that process's RNGs give"""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        info = get_worker_info()  # None in the main process
+        return {
+            "index": index,
+            "worker": -1 if info is None else info.id,
+            "pid": os.getpid(),
+            "seed": torch.initial_seed(),
+            "numpy": np.random.randint(1000),
+        }
+
+
+dataset = WhoLoads()
+
+# %% main-process
+loader = DataLoader(dataset, batch_size=4)  # num_workers=0 is the default
+first = next(iter(loader))
+print(get_worker_info())  # here, in the main process
+print(first["worker"], first["pid"][0].item() == os.getpid())
+
+# %% two-workers
+loader = DataLoader(dataset, batch_size=2, num_workers=2)
+batches = list(loader)  # one epoch
+for batch in batches:
+    print(f"samples {batch['index'].tolist()} from worker {batch['worker'][0].item()}")
+
+# %% seeds
+for worker in (0, 1):
+    b = batches[worker]  # batches alternate between the workers: 0, 1, 0, 1
+    seed, draw = b["seed"][0].item(), b["numpy"].tolist()
+    print(f"worker {worker}: torch seed {seed}, numpy draws {draw}")
+next_seeds = sorted({b["seed"][0].item() for b in loader})  # another epoch
+print("next epoch:", next_seeds)
+
+# %% worker-init
+def init_worker(worker_id):
+    info = get_worker_info()  # info.dataset is this worker's own copy
+    info.dataset.tag = f"configured in worker {worker_id}"
+
+
+class Tagged(Dataset):
+    tag = "not configured"
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        return self.tag
+
+
+tagged = Tagged()
+loader = DataLoader(tagged, batch_size=2, num_workers=2, worker_init_fn=init_worker)
+tags = list(loader)
+print(tags)
+print(tagged.tag)  # the main process's dataset is untouched
+
+# %% persistent
+def worker_pids(loader):
+    return sorted({pid for batch in loader for pid in batch["pid"].tolist()})
+
+
+loader = DataLoader(dataset, batch_size=2, num_workers=2)
+epoch_1, epoch_2 = worker_pids(loader), worker_pids(loader)
+print("new workers every epoch:", epoch_1, epoch_2, epoch_1 == epoch_2)
+loader = DataLoader(dataset, batch_size=2, num_workers=2, persistent_workers=True)
+kept_1, kept_2 = worker_pids(loader), worker_pids(loader)
+print("persistent workers:     ", kept_1, kept_2, kept_1 == kept_2)
+
+# %% grad-dataset tags=["raises-exception"]
+w = torch.ones(6, 2, requires_grad=True)
+features = w * 2  # computed from a parameter: requires grad, has a grad_fn
+loader = DataLoader(TensorDataset(features), batch_size=3, num_workers=2)
+it = iter(loader)
+next(it)
+
+# %% close-workers tags=["remove-cell"]
+# Shut the failed loader's workers down while their queues still work: the
+# exception's reference cycle is collected first, then the iterator by refcount
+import gc
+
+gc.collect()
+del it
+
+# %% grad-dataset-spawn tags=["raises-exception"]
+loader = DataLoader(
+    TensorDataset(features), batch_size=3, num_workers=2, multiprocessing_context="spawn"
+)
+next(iter(loader))
+
+# %% grad-dataset-main
+(x,) = next(iter(DataLoader(TensorDataset(features), batch_size=3)))
+print(x.requires_grad, x.grad_fn and x.grad_fn.name())
+
+# %% detach-fix
+dataset = TensorDataset(features.detach())
+loader = DataLoader(dataset, batch_size=3, num_workers=2)
+(x,) = next(iter(loader))
+print(x.requires_grad, x.grad_fn and x.grad_fn.name())
+
+# %% cuda-fix tags=["requires-cuda"]
+device = "cuda"
+x_all = torch.randn(8, 2)  # keep the dataset on the CPU
+loader = DataLoader(TensorDataset(x_all), batch_size=4, num_workers=2, pin_memory=True)
+for (x,) in loader:
+    assert x.is_pinned()  # page-locked: ready for an asynchronous copy
+    x = x.to(device, non_blocking=True)  # move each batch in the main loop
+    print(x.device)
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+import multiprocessing
+
+assert get_worker_info() is None
+assert first["worker"].tolist() == [-1] * 4
+assert set(first["pid"].tolist()) == {os.getpid()}
+assert [b["worker"].tolist() for b in batches] == [[0, 0], [1, 1], [0, 0], [1, 1]]
+assert torch.cat([b["index"] for b in batches]).tolist() == list(range(8))
+assert os.getpid() not in {p for b in batches for p in b["pid"].tolist()}
+seeds = {b["worker"][0].item(): b["seed"][0].item() for b in batches}
+assert seeds[1] == seeds[0] + 1  # base seed + worker id: every worker has its own
+draws = {w: [d for b in batches if b["worker"][0] == w for d in b["numpy"].tolist()]
+         for w in (0, 1)}
+assert draws[0] != draws[1]  # numpy is seeded per worker too
+assert set(next_seeds).isdisjoint(seeds.values())  # a new epoch, new workers, new seeds
+loader = DataLoader(WhoLoads(), batch_size=4, num_workers=2)
+base_seeds = []
+for _ in range(2):  # the base seed comes from the main process's generator
+    torch.manual_seed(7)
+    base_seeds.append([b["seed"][0].item() for b in loader])
+assert base_seeds[0] == base_seeds[1]
+assert tags == [["configured in worker 0"] * 2, ["configured in worker 1"] * 2]
+assert tagged.tag == "not configured"
+assert epoch_1 != epoch_2 and kept_1 == kept_2 and len(kept_1) == 2
+assert DataLoader(WhoLoads(), num_workers=2).prefetch_factor == 2  # batches loaded ahead
+assert multiprocessing.get_start_method() == "fork"  # the default on Linux up to 3.13
+runs = [(None, features), (None, w), ("spawn", features), ("forkserver", features)]
+for context, data in runs:
+    loader = DataLoader(TensorDataset(data), batch_size=3, num_workers=2,
+                        multiprocessing_context=context)
+    try:
+        it = iter(loader)  # spawn fails here, fork in next()
+        next(it)
+    except RuntimeError as error:
+        message = str(error)
+        error.__traceback__ = None  # no reference cycle: workers shut down at once
+    else:
+        raise AssertionError("a dataset tensor that requires grad went through workers")
+    it = None
+    if context is None:  # fork: the batch is stacked in the worker, leaf or not
+        assert "Caught RuntimeError in DataLoader worker process" in message
+        assert "stack(): functions with out=... arguments don't support" in message
+    else:  # spawn, forkserver: the main process pickles the dataset for the workers
+        assert "Cowardly refusing to serialize non-leaf tensor" in message
+(x,) = next(iter(DataLoader(TensorDataset(features), batch_size=3)))
+assert x.requires_grad and x.grad_fn.name() == "StackBackward0"
+x.sum().backward()
+assert torch.equal(w.grad, torch.tensor([[2.0, 2.0]] * 3 + [[0.0, 0.0]] * 3))  # into w
+(x,) = next(iter(DataLoader(TensorDataset(features.detach()), batch_size=3)))
+assert not x.requires_grad and x.grad_fn is None
+assert torch.equal(x, torch.full((3, 2), 2.0))
