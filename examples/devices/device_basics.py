@@ -1,0 +1,130 @@
+# %% [markdown]
+# torch.device, the device-choosing idiom, and why Module.to() needs no assignment
+# while Tensor.to() does. dtype changes stand in for device moves on CPU
+
+# %% device-idiom
+import torch
+from torch import nn
+
+device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+print(device)
+
+# %% module-to
+model = nn.Linear(3, 2)
+weight = model.weight
+returned = model.to(torch.float64)  # no assignment needed
+print(returned is model)
+print(model.weight.dtype, model.weight is weight)
+model = model.to(device)  # assigning is harmless: it is the same object
+
+# %% tensor-to-wrong
+x = torch.ones(3)
+x.to(torch.float64)  # the result is thrown away
+print(x.dtype)
+
+# %% tensor-to-right
+x = x.to(torch.float64)
+print(x.dtype)
+
+# %% tensor-to-same
+x = torch.ones(3)
+print(x.to("cpu") is x)
+print(x.to(torch.float32) is x)
+print(x.to("cpu", copy=True) is x)
+
+# %% no-inplace-to tags=["raises-exception"]
+x.to_(torch.float64)
+
+# %% cuda-to tags=["requires-cuda"]
+x = torch.ones(3)
+x.to("cuda")  # a new tensor on the GPU, thrown away
+assert x.device.type == "cpu"
+x = x.to("cuda")
+assert x.is_cuda
+assert model.to("cuda") is model and model.weight.is_cuda
+
+# %% where-is-it
+x = torch.ones(3)
+print(x.device, x.is_cuda, x.get_device())
+print(next(model.parameters()).device)
+
+# %% where-is-it-cuda tags=["requires-cuda"]
+x = torch.ones(3, device="cuda:0")
+print(x.device, x.is_cuda, x.get_device())
+assert x.is_cuda and x.get_device() == 0 and x.device.index == 0
+
+# %% cuda-vs-cuda0
+print(torch.device("cuda") == torch.device("cuda:0"))
+print(torch.device("cuda").index, torch.device("cuda:0").index)
+print(torch.device("cuda", 0) == torch.device("cuda:0"))
+
+# %% cuda-means-current tags=["requires-cuda"]
+x = torch.ones(3, device="cuda")  # lands on the current device
+print(x.device, torch.cuda.current_device())
+assert x.device.index == torch.cuda.current_device()
+assert x.device != torch.device("cuda")  # the tensor's device always has an index
+assert x.device.type == "cuda"  # compare .type to ask "is it on a GPU?"
+
+# %% cuda-device-context tags=["requires-cuda"]
+last = torch.cuda.device_count() - 1
+with torch.cuda.device(last):
+    a = torch.ones(3, device="cuda")  # "cuda" now means cuda:last
+    b = torch.ones(3)  # no device given: still the CPU
+print(a.device, b.device)
+assert a.device.index == last and b.device.type == "cpu"
+assert torch.cuda.current_device() == 0  # restored on exit
+
+# %% default-device
+print(torch.get_default_device())
+with torch.device("meta"):
+    y = torch.ones(2, 3)
+    layer = nn.Linear(1000, 1000)
+    z = torch.ones(2, device="cpu")  # an explicit device= wins
+print(y.device, layer.weight.device, z.device)
+print(torch.get_default_device())
+
+# %% default-device-cuda tags=["requires-cuda"]
+with torch.device("cuda"):
+    x = torch.ones(3)
+print(x.device)
+assert x.is_cuda and torch.get_default_device().type == "cpu"
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+assert device.type == ("cuda" if torch.cuda.is_available() else "cpu")
+assert returned is model and weight.dtype == torch.float64  # Module.to is in place
+assert model.weight is weight  # the same Parameter objects, converted
+
+x = torch.ones(3)
+x.to(torch.float64)
+assert x.dtype == torch.float32  # Tensor.to does not change x
+y64 = x.to(torch.float64)
+assert y64 is not x and y64.dtype == torch.float64
+assert x.to("cpu") is x and x.to(torch.float32) is x  # nothing to change: same tensor
+assert x.to("cpu", copy=True) is not x
+assert not hasattr(torch.Tensor, "to_")
+try:
+    x.to_(torch.float64)
+except AttributeError as error:
+    assert "'Tensor' object has no attribute 'to_'" in str(error)
+else:
+    raise AssertionError("Tensor.to_ should not exist")
+
+x = torch.ones(3)
+assert x.device == torch.device("cpu") and x.device.index is None
+assert not x.is_cuda and x.get_device() == -1
+assert not hasattr(nn.Linear(3, 2), "device")  # modules have no .device
+
+assert torch.device("cuda") != torch.device("cuda:0")
+assert torch.device("cuda").index is None and torch.device("cuda:0").index == 0
+assert torch.device("cuda", 0) == torch.device("cuda:0")
+
+assert torch.get_default_device() == torch.device("cpu")
+assert y.device.type == "meta" and layer.weight.device.type == "meta"
+assert z.device.type == "cpu" and y.is_meta
+torch.set_default_device("meta")  # the same, outside any block
+assert torch.ones(1).device.type == "meta"
+torch.set_default_device("cpu")
+assert torch.get_default_device() == torch.device("cpu")
+advice = torch.cuda.set_device.__doc__
+assert "discouraged in favor of" in advice and "CUDA_VISIBLE_DEVICES" in advice

@@ -1,0 +1,147 @@
+# %% [markdown]
+# What keeps GPU memory in use: live tensors, and graphs kept alive by tensors
+# such as an accumulated loss. What empty_cache() does and does not release
+
+# %% setup
+import torch
+from torch import nn
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).to(device)
+criterion = nn.MSELoss()
+
+
+def graph_size(loss):
+    """Nodes of the graph behind `loss` and bytes of the tensors it saved for backward"""
+    seen, saved, stack = set(), {}, [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                if isinstance(value, torch.Tensor):
+                    saved[value.data_ptr()] = value.nbytes
+    return len(seen), sum(saved.values())
+
+
+# %% accumulate-tensor
+total_loss = 0
+sizes = []
+for _ in range(3):
+    x = torch.randn(64, 4, device=device)
+    y = torch.randn(64, 1, device=device)
+    loss = criterion(model(x), y)
+    total_loss += loss  # wrong: keeps this step's graph alive
+    sizes.append(graph_size(total_loss))
+    print(type(total_loss).__name__, total_loss.grad_fn.name(), sizes[-1])
+assert total_loss.grad_fn is not None
+
+# %% accumulate-item
+total_loss = 0.0
+for _ in range(3):
+    x = torch.randn(64, 4, device=device)
+    y = torch.randn(64, 1, device=device)
+    loss = criterion(model(x), y)
+    total_loss += loss.item()  # right: a Python float, no graph
+print(type(total_loss).__name__, total_loss)
+
+# %% float-warns
+import warnings
+
+total_loss = 0.0
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    total_loss += float(loss)  # a float too, but loss requires grad: a warning
+print(type(total_loss).__name__)
+print(caught[0].category.__name__, caught[0].message)
+
+# %% inference-no-grad
+with torch.no_grad():
+    loss = criterion(model(x), y)
+print(loss.grad_fn, loss.requires_grad)
+
+# %% allocated tags=["requires-cuda"]
+start = torch.cuda.memory_allocated()
+block = torch.empty(64 * 2**20, dtype=torch.uint8, device="cuda")  # 64 MiB
+print(torch.cuda.memory_allocated() - start, block.nbytes)
+assert torch.cuda.memory_allocated() - start == block.nbytes
+assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
+
+# %% del-and-empty-cache tags=["requires-cuda"]
+reserved = torch.cuda.memory_reserved()
+del block  # back to PyTorch's cache: allocated drops, reserved does not
+print(torch.cuda.memory_allocated() - start, torch.cuda.memory_reserved() - reserved)
+assert torch.cuda.memory_allocated() == start
+assert torch.cuda.memory_reserved() == reserved
+block = torch.empty(64 * 2**20, dtype=torch.uint8, device="cuda")  # reuses the cache
+assert torch.cuda.memory_reserved() == reserved
+del block
+torch.cuda.empty_cache()  # now the cached block goes back to the driver
+print(reserved - torch.cuda.memory_reserved())
+assert torch.cuda.memory_reserved() <= reserved - 64 * 2**20
+free, total = torch.cuda.mem_get_info()  # the driver's count, for every process
+assert 0 < free <= total
+
+# %% second-reference tags=["requires-cuda"]
+before = torch.cuda.memory_allocated()
+z = torch.ones(2**20, device="cuda")
+alias = z  # a second name for the same tensor
+del z
+assert torch.cuda.memory_allocated() == before + alias.nbytes  # alias still holds it
+del alias
+assert torch.cuda.memory_allocated() == before  # last reference gone: freed
+
+# %% empty-cache-keeps-live tags=["requires-cuda"]
+z = torch.ones(2**20, device="cuda")
+allocated = torch.cuda.memory_allocated()
+torch.cuda.empty_cache()  # does nothing to tensors that are still referenced
+assert torch.cuda.memory_allocated() == allocated and z.sum().item() == 2**20
+del z
+
+# %% peak-and-summary tags=["requires-cuda"]
+torch.cuda.reset_peak_memory_stats()
+z = torch.empty(2**20, device="cuda")  # 4 MiB of float32
+del z
+print(torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
+assert torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated() >= 4 * 2**20
+print(torch.cuda.memory_summary(abbreviated=True))
+
+# %% model-cpu tags=["requires-cuda"]
+before = torch.cuda.memory_allocated()
+gpu_model = nn.Linear(1024, 1024).to("cuda")
+assert torch.cuda.memory_allocated() > before
+model_cpu = gpu_model.cpu()  # moves gpu_model itself: .cpu() is in place for modules
+assert model_cpu is gpu_model
+assert all(p.device.type == "cpu" for p in gpu_model.parameters())
+assert torch.cuda.memory_allocated() == before  # its GPU memory was freed
+
+# %% checks tags=["remove-cell"]
+# What the page says, checked on every build
+(nodes_1, bytes_1), (nodes_2, bytes_2), (nodes_3, bytes_3) = sizes
+assert nodes_1 < nodes_2 < nodes_3 and nodes_3 - nodes_2 == nodes_2 - nodes_1
+assert 0 < bytes_1 < bytes_2 < bytes_3 and bytes_3 - bytes_2 == bytes_2 - bytes_1
+assert loss.grad_fn is None and not loss.requires_grad  # under no_grad
+x = torch.randn(64, 4, device=device)
+y = torch.randn(64, 1, device=device)
+loss = criterion(model(x), y)
+assert loss.grad_fn is not None
+assert isinstance(total_loss, float)  # float(loss) version
+assert len(caught) == 1 and caught[0].category is UserWarning
+message = str(caught[0].message)
+assert "Converting a tensor with requires_grad=True to a scalar" in message
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert isinstance(loss.item(), float)
+assert not caught  # .item() is silent
+kept = 0
+kept += loss.detach()  # a tensor without a graph
+assert isinstance(kept, torch.Tensor) and kept.grad_fn is None
+losses = [criterion(model(x), y) for _ in range(2)]
+assert all(item.grad_fn is not None for item in losses)  # a list keeps every graph
+assert all(isinstance(item.item(), float) for item in losses)
+layer = nn.Linear(2, 2)
+assert layer.cpu() is layer  # Module.cpu() is in place and returns the module
