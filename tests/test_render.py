@@ -73,6 +73,7 @@ def test_one_cell_and_chinese_text():
     md = render_example(EXAMPLE, RESULT, "gpu", lang="zh", limit=10)
     assert "1 / 0" not in md
     assert "此单元需要 CUDA GPU" in md
+    md = render_example(EXAMPLE, RESULT, "bare", lang="zh", limit=10)
     assert "以上输出由 torch 2.13.0+cpu · CPU · Python 3.11.7 实际运行得到。" in md
     with pytest.raises(ExampleError):
         render_example(EXAMPLE, RESULT, "nope", lang="en", limit=10)
@@ -81,6 +82,11 @@ def test_one_cell_and_chinese_text():
 def test_no_provenance_where_nothing_is_shown():
     md = render_example(EXAMPLE, RESULT, "quiet", lang="en", limit=10)
     assert "mx-provenance" not in md
+
+
+def test_no_provenance_under_a_cuda_cell_that_did_not_run():
+    md = render_example(EXAMPLE, RESULT, "gpu", lang="en", limit=10)
+    assert "needs a CUDA GPU" in md and "mx-provenance" not in md
 
 
 def test_backticks_in_output_cannot_close_the_fence():

@@ -49,7 +49,8 @@ def render_example(example: Example, result: dict[str, Any] | None, cell: str | 
             parts.append(_fence(item.source, "python", title=title, linenums=item.lineno))
         if not item.has("remove-output") and item.index in cell_results:
             outputs = _outputs(cell_results[item.index], text, limit)
-            shown_output = shown_output or bool(outputs)
+            ran = "skipped" not in cell_results[item.index]  # the CUDA note is not an output of this build
+            shown_output = shown_output or (ran and bool(outputs))
             parts += outputs
     if result and shown_output:
         parts.append(
