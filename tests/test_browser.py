@@ -81,6 +81,8 @@ def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
         ("", "concatenated", "tensors/cat-and-stack/"),  # an error message readers paste
         ("zh/", "拼接", "zh/tensors/cat-and-stack/"),  # a Chinese word, segmented by jieba
         ("zh/", "计算图", "zh/autograd/detach-and-data/"),
+        ("", "can't optimize a non-leaf Tensor", "autograd/copying-tensors/"),  # a whole error line
+        ("zh/", "显存", "zh/devices/gpu-memory/"),
     ],
 )
 def test_search_finds_english_and_chinese_words(page, base_url, lang, query, found):
