@@ -8,8 +8,9 @@ mkdocs-static-i18n:
   `search/search_index.json` for the default language, `<lang>/search/search_index.json` for the
   others, whose pages get their language's folder as the search `base` (so they load only their
   index, and its locations are relative to that folder).
-- The index leaves out what no reader searches for (provenance lines, file names, plain printed
-  values, traceback frames) but keeps code and error lines; written as UTF-8, not \\uXXXX.
+- The index holds what readers search for: prose, the names the code uses, error and warning
+  lines; not the code itself, printed values, provenance lines or traceback frames. It is written
+  as UTF-8, not \\uXXXX. (A page and its index: at most 400 KB.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
   page's index entry as tags.
 - The browser segments a Chinese query against the index's own words (our worker: Material's, with
@@ -20,7 +21,9 @@ mkdocs-static-i18n:
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import keyword
 import logging
 import re
 from pathlib import Path
@@ -103,28 +106,52 @@ def on_config(config):
         jieba.add_word(word)
 
 
-# -- what the index leaves out --------------------------------------------------------------------
+# -- what the index holds --------------------------------------------------------------------------
 
+_PROVENANCE = re.compile(r'<p><small class="mx-provenance">.*?</small></p>', re.S)
+_LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
 _OUTPUT = re.compile(r'<div class="language-text highlight">.*?</div>', re.S)
-_ERRORISH = re.compile(r"Error|Exception|Warning|warn", re.I)
+_CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
 
 
-def _exclude(html: str) -> str:
-    """Mark what the index leaves out; Material's search skips and then removes the marks."""
-    mark = ' data-search-exclude="true"'
-    # "Output produced by torch ..." under every output, and the file name or "Output" label above it
-    html = html.replace('<small class="mx-provenance"', f'<small{mark} class="mx-provenance"')
-    html = html.replace('<span class="filename"', f'<span{mark} class="filename"')
-    # printed values: searched for only when they are an error or a warning
-    return _OUTPUT.sub(
-        lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else m.group(0).replace("<div ", f"<div{mark} ", 1),
-        html,
-    )
+def _names(code: str) -> str:
+    """The names a block of code uses, once each: what readers search a code block for."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", code))
+    text = re.sub(r"#.*|'[^'\n]*'|\"[^\"\n]*\"", " ", text)  # comments and strings
+    names = dict.fromkeys(n for n in _NAME.findall(text) if len(n) > 1 and n not in _PLAIN)
+    return f"<p><code>{' '.join(names)}</code></p>" if names else ""
 
 
-@event_priority(100)  # before Material's search plugin reads page.content
+def _for_index(content: str) -> str:
+    """The page as the index sees it: prose, the names its code uses, errors and warnings.
+
+    Left out: the provenance line under every output, file names and "Output" labels, printed
+    values (unless an error or a warning), and the code itself (its names stay).
+    """
+    content = _PROVENANCE.sub("", content)
+    content = _OUTPUT.sub(lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else "", content)
+    content = _LABEL.sub("", content)
+    return _CODE.sub(lambda m: _names(m.group(0)), content)
+
+
+_ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
+
+
+@event_priority(100)  # before Material's search plugin, which then finds the page indexed
 def on_page_context(context, page, config, nav):
-    page.content = _exclude(page.content)
+    search = _plugin(config, "material/search", "search")
+    meta = page.meta.get("search") or {}
+    if search is None or meta.get("exclude"):
+        return context
+    content = page.content
+    page.content = _for_index(content)
+    try:
+        search.search_index.add_entry_from_context(page)
+    finally:
+        page.content = content
+    page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
     return context
 
 
