@@ -24,14 +24,12 @@ import hashlib
 import html
 import json
 import keyword
-import logging
 import re
 from pathlib import Path
 
 import yaml
 from mkdocs.plugins import event_priority
 
-log = logging.getLogger("mkdocs.hooks.search")
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
 
@@ -90,20 +88,21 @@ def _terms() -> dict:
 
 
 def on_config(config):
-    if "terms" in _state:  # every language's build runs on_config again
+    i18n = _i18n(config)
+    if i18n is not None and i18n.building:  # static-i18n building another language
         return
     _state["terms"] = terms = _terms()
     _state["worker"] = _patched_worker()
+    _state["input"] = (ASSETS / "input.js").read_text(encoding="utf-8")
     _state["entries"] = {}
-    import jieba
+    import jieba  # Material's search plugin segments Chinese text with it
 
-    words = set()
     for lang in terms.values():
-        words.update(lang.get("words") or [])
+        for word in lang.get("words") or []:
+            jieba.add_word(word)
         for page_terms in (lang.get("pages") or {}).values():
-            words.update(t for t in page_terms if re.search(r"[\u4e00-\u9fff]", t))
-    for word in sorted(words):
-        jieba.add_word(word)
+            for word in page_terms:
+                jieba.add_word(word)
 
 
 # -- what the index holds --------------------------------------------------------------------------
@@ -114,6 +113,7 @@ _OUTPUT = re.compile(r'<div class="language-text highlight">.*?</div>', re.S)
 _CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
+_ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 
 
 def _names(code: str) -> str:
@@ -134,9 +134,6 @@ def _for_index(content: str) -> str:
     content = _OUTPUT.sub(lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else "", content)
     content = _LABEL.sub("", content)
     return _CODE.sub(lambda m: _names(m.group(0)), content)
-
-
-_ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 
 
 @event_priority(100)  # before Material's search plugin, which then finds the page indexed
@@ -190,7 +187,7 @@ def on_post_build(config):
             continue
         prefix = "" if lang == default else f"{lang}/"
         pages = (_state["terms"].get(lang) or {}).get("pages") or {}
-        tags = {_url(path, config): terms for path, terms in pages.items()}
+        tags = {_url(path): terms for path, terms in pages.items()}
         docs = []
         for entry in entries:
             entry = dict(entry, text=_slim(entry["text"]), title=_slim(entry["title"]))
@@ -220,7 +217,7 @@ def on_post_build(config):
     _state["entries"] = {}
 
 
-def _url(path: str, config) -> str:
+def _url(path: str) -> str:
     """The location of a docs page (path under docs/<lang>/) in the index, without the language."""
     url = re.sub(r"(^|/)index\.md$", r"\1", path)
     url = re.sub(r"\.md$", "/", url)
@@ -233,7 +230,7 @@ _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</s
 
 
 def on_post_page(output, page, config):
-    default, languages = _languages(config)
+    default, _ = _languages(config)
     lang = getattr(page.file, "locale", None) or default
     name, _ = _state["worker"]
 
@@ -246,5 +243,4 @@ def on_post_page(output, page, config):
         return f"{match.group(1)}{text}{match.group(3)}"
 
     output = _CONFIG.sub(config_json, output, count=1)
-    script = (ASSETS / "input.js").read_text(encoding="utf-8")
-    return output.replace("</body>", f"<script>{script}</script>\n</body>", 1)
+    return output.replace("</body>", f"<script>{_state['input']}</script>\n</body>", 1)

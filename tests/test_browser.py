@@ -191,4 +191,3 @@ def test_a_page_and_its_search_index_weigh_at_most_400_kb(page, base_url, path):
     weight = sizes[f"/{path}"] + sizes[index]
     print(f"{path}: page and index {weight} bytes, every response {sum(sizes.values())} bytes")
     assert weight <= 400_000, sorted(sizes.items(), key=lambda item: -item[1])[:5]
-
