@@ -14,8 +14,9 @@ mkdocs-static-i18n:
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
   page's index entry as tags.
 - The browser segments a Chinese query against the index's own words (our worker: Material's, with
-  its segmentation of Han characters replaced, see search_assets/worker.js) and searches when the
-  reader pastes with the mouse (search_assets/input.js).
+  its segmentation of Han characters replaced, see search_assets/worker.js), searches when the
+  reader pastes with the mouse, and loads the index when the reader goes to the search, not with
+  every page (search_assets/input.js).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from mkdocs.plugins import event_priority
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
+INPUT = "assets/javascripts/"
 
 # Chinese punctuation splits words like the configured separator does, so the index needs no
 # zero-width space next to it
@@ -78,9 +80,12 @@ def _patched_worker() -> tuple[str, str]:
         raise RuntimeError("Material's search worker changed: its Chinese segmentation call is not found")
     source = call.sub(r"[...ptSegment(\1,this.index.invertedIndex)]", source)
     ours = (ASSETS / "worker.js").read_text(encoding="utf-8")
-    text = f"{ours}\n{source}"
-    name = f"search.{hashlib.sha256(text.encode()).hexdigest()[:8]}.min.js"
-    return name, text
+    return _hashed("search.{}.min.js", f"{ours}\n{source}")
+
+
+def _hashed(pattern: str, text: str) -> tuple[str, str]:
+    """A file name with a hash of the text, so that browsers never keep a stale copy."""
+    return pattern.format(hashlib.sha256(text.encode()).hexdigest()[:8]), text
 
 
 def _terms() -> dict:
@@ -93,7 +98,7 @@ def on_config(config):
         return
     _state["terms"] = terms = _terms()
     _state["worker"] = _patched_worker()
-    _state["input"] = (ASSETS / "input.js").read_text(encoding="utf-8")
+    _state["input"] = _hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8"))
     _state["entries"] = {}
     import jieba  # Material's search plugin segments Chinese text with it
 
@@ -214,6 +219,8 @@ def on_post_build(config):
         path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     name, text = _state["worker"]
     (site / WORKERS / name).write_text(text, encoding="utf-8")
+    name, text = _state["input"]
+    (site / INPUT / name).write_text(text, encoding="utf-8")
     _state["entries"] = {}
 
 
@@ -243,4 +250,9 @@ def on_post_page(output, page, config):
         return f"{match.group(1)}{text}{match.group(3)}"
 
     output = _CONFIG.sub(config_json, output, count=1)
-    return output.replace("</body>", f"<script>{_state['input']}</script>\n</body>", 1)
+    # before Material's bundle, which requests the index as it starts
+    bundle = re.search(r'<script src="([^"]*)assets/javascripts/bundle\.', output)
+    if bundle is None:
+        raise RuntimeError(f"{page.file.src_uri}: Material's script is not found")
+    script = f'<script src="{bundle.group(1)}{INPUT}{_state["input"][0]}"></script>\n'
+    return f"{output[: bundle.start()]}{script}{output[bundle.start() :]}"
