@@ -25,7 +25,7 @@ var ptSeparator = null
 var ptErrorLine = false
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
-  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || words.length >= 5
+  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || words.length >= 6
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
   var typing = !/[\s.)\]]$/.test(query) // the last word may be unfinished
