@@ -5,9 +5,10 @@ from dataclasses import replace
 
 from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
 from mkdocs_examples.cells import Example, parse_cells
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.runner import Options
 
-RESULT = {"cells": [], "env": {"python": "3.11"}, "failure": None, "seconds": 0.1}
+RESULT = Result((CellResult(0, "hi\n", seconds=0.01),), {"python": "3.11"}, None, 0.1, {"dist:numpy": "2.4.6"})
 
 
 def example(source="print(1)\n", path="a.py"):
@@ -33,7 +34,7 @@ def test_key_changes_with_everything_that_changes_output():
 
 
 def test_put_then_get_and_misses(tmp_path):
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path, tmp_path / "examples")
     assert cache.get("ab" * 32) is None
     cache.put("ab" * 32, RESULT)
     assert cache.get("ab" * 32) == RESULT
@@ -41,12 +42,12 @@ def test_put_then_get_and_misses(tmp_path):
 
 
 def test_corrupt_partial_or_foreign_entries_are_misses(tmp_path):
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path, tmp_path / "examples")
     key = "cd" * 32
     cache.put(key, RESULT)
     file = next(tmp_path.rglob("*.json"))
     text = file.read_text()
-    for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT})):
+    for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT.to_json()})):
         file.write_text(broken)
         assert cache.get(key) is None
     cache.put(key, RESULT)  # and a miss can be rewritten
