@@ -29,7 +29,7 @@ from mkdocs_examples.results import Result, ShapeError
 from mkdocs_examples.runner import Options
 
 # engine modules whose change can change outputs
-_EXECUTING = ("cells.py", "runner.py", "pool.py", "results.py", "sandbox.py")
+_EXECUTING = ("cells.py", "runner.py", "pool.py", "worker.py", "results.py", "sandbox.py")
 
 
 def detect_device(setting: str = "auto") -> str:

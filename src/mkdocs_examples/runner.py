@@ -1,6 +1,6 @@
 """Run one example, cell by cell, inside a freshly forked worker process.
 
-Everything here happens in the child that :mod:`mkdocs_examples.pool` forks for the
+Everything here happens in the child that :mod:`mkdocs_examples.worker` forks for the
 example, so it may change global state freely: nothing reaches the next example.
 Progress is appended to a JSON-lines *record* file, one line per event, so that the
 parent can tell how far an example got even when it crashes or is killed.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import signal
 import struct
 import sys
 from pathlib import Path
@@ -50,6 +51,13 @@ def become_subreaper() -> None:
 def die_with_parent() -> None:
     """This process gets SIGKILL when the process that forked it ends."""
     _libc().prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
+
+
+def kill_group(pid: int | None) -> None:
+    """SIGKILL to the process group ``pid`` leads, if any is left."""
+    if pid:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def children(pid: int) -> list[int]:
@@ -118,9 +126,9 @@ def _writable_around(protect: list[Path]) -> list[Path]:
         except OSError:
             return
         for entry in entries:
-            if any(entry == p for p in protect):
-                continue
-            if any(p.is_relative_to(entry) for p in protect) and entry.is_dir() and not entry.is_symlink():
+            if entry.is_symlink() or any(entry == p for p in protect):
+                continue  # a link is covered where it points: granting it would grant its target
+            if any(p.is_relative_to(entry) for p in protect) and entry.is_dir():
                 walk(entry)
             else:
                 granted.append(entry)
