@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
     print(summary(outcomes, time.perf_counter() - start) + (f", {len(broken)} unreadable" if broken else ""))
+    if note := engine.cache_problem():
+        print(note)
     return 1 if problems else 0
 
 

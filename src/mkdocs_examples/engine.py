@@ -170,6 +170,12 @@ class Engine:
             "docs, examples, site or cache folders; write into the current folder, a scratch folder of its own"
         )
 
+    def cache_problem(self) -> str | None:
+        """Why results are not being stored, in one line naming the folder; None when they are."""
+        if self.cache and self.cache.unwritable:
+            return f"results are not cached: cannot write to {self.cache.root} ({self.cache.unwritable})"
+        return None
+
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
         self._memory = {k: r for k, r in self._memory.items() if r.failure is None}

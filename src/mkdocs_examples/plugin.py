@@ -147,6 +147,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(str(error)) from None
         if examples:
             log.info(summary(list(outcomes.values()), time.perf_counter() - start))
+        if problem := self.engine.cache_problem():
+            log.info(problem)  # not a warning: a cache that cannot be written must not fail a strict build
         return outcomes
 
     def _problem(self, page: str, block: Block) -> str | None:
@@ -169,21 +171,23 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _render(self, page: str, block: Block, lang: str) -> str:
         if not self.engine:  # disabled: show the code, run nothing
-            if block.error:
-                return render_error(f"{page}:{block.line}: {block.error}", lang=lang)
             try:
+                if block.error:
+                    raise ExampleError(page, block.line, block.error)
                 example = read_example(self.root / self.config.examples_dir, block.path, self.config.folder)
                 return render_example(example, None, block.cell, lang=lang, limit=self.config.max_output)
             except ExampleError as error:
-                return render_error(f"{page}:{block.line}: {error}", lang=lang)
+                message = str(error) if error.path == page else f"{page}:{block.line}: {error}"
+                log.warning(message)  # fails a strict build, as with the plugin enabled
+                return render_error(message, lang=lang)
         problem = self._problem(page, block)
         if problem:
             return render_error(problem, lang=lang)
-        example = self.examples.get(block.path)
+        loaded = self.examples.get(block.path)
         outcome = self.outcomes.get(block.path)
-        if not isinstance(example, Example) or outcome is None:  # disabled, or added to the page since pre-build
+        if not isinstance(loaded, Example) or outcome is None:  # disabled, or added to the page since pre-build
             return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
-        return render_example(example, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
+        return render_example(loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
 
     def _end_build(self) -> None:
         self._depth = max(0, self._depth - 1)

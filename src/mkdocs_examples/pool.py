@@ -19,13 +19,13 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.cells import Example
-from mkdocs_examples.results import CellResult, Failure, Result, parse_cell, parse_failure
+from mkdocs_examples.results import CellResult, Failure, FailureKind, Result, parse_cell, parse_failure, parse_strings
 from mkdocs_examples.runner import Options
 from mkdocs_examples.sandbox import kill_group
 
@@ -101,7 +101,7 @@ class Pool:
         return self.info
 
     def run(self, examples: list[Example], options: Options, *, timeout: float, parallel: int,
-            alone: set[str] = frozenset()) -> Iterator[tuple[Example, Result]]:  # fmt: skip
+            alone: Collection[str] = frozenset()) -> Iterator[tuple[Example, Result]]:  # fmt: skip
         """Run ``examples``; yield each with its result as soon as it finishes.
 
         ``alone``: paths of examples that start processes or threads of their own; each of
@@ -128,7 +128,7 @@ class Pool:
                 pending.extendleft(reversed([job.example for job in jobs.values() if job.pid is None]))
 
     def _batch(self, jobs: dict[int, _Job], options: Options, timeout: float, parallel: int,
-               alone: set[str]) -> Iterator[tuple[Example, Result]]:  # fmt: skip
+               alone: Collection[str]) -> Iterator[tuple[Example, Result]]:  # fmt: skip
         self.ready()
         assert self._proc and self._proc.stdin
         scratch = Path(self.info["scratch"])
@@ -160,10 +160,9 @@ class Pool:
                     continue
                 left -= 1
                 self.timing.spans[job.example.path] = (job.started or time.time(), time.time())
-                files = [scratch / f"{job.number}.{suffix}" for suffix in ("jsonl", "faults")]
-                result = _collect(job.example, *files, answer, timeout)
-                for file in files:
-                    file.unlink(missing_ok=True)
+                folder = scratch / str(job.number)  # the child's own: record, faults, temporary files
+                result = _collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout)
+                shutil.rmtree(folder, ignore_errors=True)
                 job.pid = None
                 yield job.example, result
             finished = True
@@ -235,23 +234,23 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
     running, finished = None, False
     text = record.read_text(encoding="utf-8", errors="replace") if record.exists() else ""
     try:
-        for line in text.splitlines():
-            event = json.loads(line)
-            kind = event.pop("event")
-            if kind == "env":
-                env = event["env"]
-            elif kind == "start":
-                running = event["cell"]
-            elif kind == "cell":
+        for text_line in text.splitlines():
+            event = json.loads(text_line)
+            name = event.pop("event")
+            if name == "env":
+                env = parse_strings(event["env"])
+            elif name == "start":
+                running = int(event["cell"])
+            elif name == "cell":
                 cells.append(parse_cell(event))
                 running = None
-            elif kind == "failure":
+            elif name == "failure":
                 failure = parse_failure(event)
-            elif kind == "depends":
-                depends = event["depends"]
-            elif kind == "end":
+            elif name == "depends":
+                depends = parse_strings(event["depends"])
+            elif name == "end":
                 finished = True
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         finished = False  # a line cut short by a crash, or written by the example itself
     timed_out = done["timed_out"] or done["seconds"] >= timeout
     if finished and not timed_out:
@@ -261,7 +260,7 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
     found = re.findall(rf'File "{re.escape(example.display)}", line (\d+)', stack)
     line = int(found[0]) if found else (cell.lineno if cell else None)  # faulthandler: innermost first
     code = done["returncode"]
-    kind = "timeout" if timed_out else "crash" if code < 0 else "early-exit"
+    kind: FailureKind = "timeout" if timed_out else "crash" if code < 0 else "early-exit"
     failure = Failure(kind, cell.index if cell else None, line, stack.strip() or None, code, timeout)
     return Result(tuple(cells), env, failure, done["seconds"], depends)
 

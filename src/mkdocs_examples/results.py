@@ -7,7 +7,7 @@ shape (an older engine's, a hand-edited or truncated file) is rejected, never ha
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, get_args
 
 FailureKind = Literal[
@@ -68,10 +68,10 @@ class Result:
         failure = obj["failure"]
         return cls(
             cells=tuple(parse_cell(c) for c in _typed(obj["cells"], list)),
-            env=_str_map(obj["env"]),
+            env=parse_strings(obj["env"]),
             failure=None if failure is None else parse_failure(failure),
             seconds=_number(obj["seconds"]),
-            depends=_str_map(obj["depends"]),
+            depends=parse_strings(obj["depends"]),
         )
 
 
@@ -107,7 +107,7 @@ def parse_failure(data: Any) -> Failure:
 
 def _fields(data: Any, cls: type) -> dict[str, Any]:
     """``data`` as a dict with exactly the fields of dataclass ``cls``."""
-    names = set(cls.__dataclass_fields__)
+    names = {f.name for f in fields(cls)}
     if not isinstance(data, dict) or set(data) != names:
         raise ShapeError(f"expected an object with the fields of {cls.__name__}")
     return data
@@ -129,7 +129,7 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def _str_map(value: Any) -> dict[str, str]:
+def parse_strings(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise ShapeError("expected an object of strings")
     return dict(value)

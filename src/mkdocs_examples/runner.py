@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from mkdocs_examples.cells import Cell, Example
-from mkdocs_examples.results import CellResult, Failure
+from mkdocs_examples.results import CellResult, Failure, FailureKind
 
 # Python's own warning filters, read when the worker imports this module and before it
 # preloads torch or numpy, so that an example warns exactly as `python example.py` would
@@ -91,15 +91,15 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> t
     sys.modules["__main__"] = module
     source_lines = example.source.splitlines(keepends=True)
     linecache.cache[example.display] = (len(example.source), None, source_lines, example.display)
-    warnings.filters[:] = _PYTHON_FILTERS
+    warnings.filters[:] = _PYTHON_FILTERS  # type: ignore[index]
     warnings._filters_mutated()  # type: ignore[attr-defined]
     warnings.showwarning = _show_warning
     owner = os.getpid()
 
-    def _exit(code: int) -> None:  # leave the stack behind, so the failure can name the line
+    def _exit(status: int) -> NoReturn:  # leave the stack behind, so the failure can name the line
         if os.getpid() == owner:  # not in processes the example forks (multiprocessing ends those so)
             faulthandler.dump_traceback(file=fault_file)
-        REAL_EXIT(code)
+        REAL_EXIT(status)
 
     os._exit = _exit
     random.seed(options.seed)
@@ -137,7 +137,7 @@ def _run_cell(
             if cell.has("raises-exception") and not isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 shown = text
             else:
-                kind = "exit" if isinstance(exc, SystemExit) else "exception"
+                kind: FailureKind = "exit" if isinstance(exc, SystemExit) else "exception"
                 failure = Failure(kind, cell.index, line or cell.lineno, text)
         else:
             if cell.has("raises-exception"):
@@ -202,7 +202,7 @@ class _Cleaner:
 @cache
 def _distributions() -> dict[str, list[str]]:
     """Import name -> distributions; the worker calls this once, before it forks."""
-    return metadata.packages_distributions()
+    return dict(metadata.packages_distributions())
 
 
 @cache

@@ -47,8 +47,6 @@ class Worker:
         if self.linux:
             sandbox.become_subreaper()  # orphans of examples become our children, so we can end them
         self.scratch = tempfile.mkdtemp(prefix="mkdocs-examples-")
-        os.environ["TMPDIR"] = self.scratch  # examples' temporary files go where the worker cleans up
-        tempfile.tempdir = self.scratch
         self.inbox = b""
         self.running: dict[int, tuple[dict, float, bool]] = {}  # pid: (job, start, killed)
         self.wake_r, wake_w = os.pipe()
@@ -95,9 +93,11 @@ class Worker:
         while queue or self.running:
             while queue and self._slots(parallel) >= self._weight(queue[0], parallel):
                 job = queue.popleft()
+                folder = Path(self.scratch, str(job["id"]))
+                folder.mkdir()
                 pid = os.fork()
                 if pid == 0:
-                    self.child(job, options, timeout)
+                    self.child(job, options, timeout, folder)
                 self.running[pid] = (job, time.monotonic(), False)
                 self.say({"id": job["id"], "pid": pid})
             self.reap()
@@ -164,9 +164,9 @@ class Worker:
         shutil.rmtree(self.scratch, ignore_errors=True)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
-    def child(self, job: dict, options: Options, timeout: float) -> None:
+    def child(self, job: dict, options: Options, timeout: float, folder: Path) -> None:
+        """In the forked child: run one example, its record and temporary files in ``folder``."""
         code = 70
-        faults = Path(self.scratch, f"{job['id']}.faults")
         try:
             os.setsid()  # a process group of its own, killed as one
             signal.set_wakeup_fd(-1)
@@ -176,18 +176,15 @@ class Worker:
             devnull = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):  # never write into the worker's pipes
                 os.dup2(devnull, fd)
-            self.answers = None  # type: ignore[assignment]
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
-            scratch = Path(self.scratch, str(job["id"]))
-            scratch.mkdir()
-            os.environ["TMPDIR"] = tempfile.tempdir = str(scratch)
-            if self.linux:
-                sandbox.restrict(self.protect, allow=[self.scratch])
-            run_example(example, Path(self.scratch, f"{job['id']}.jsonl"), faults, options, timeout)
-            shutil.rmtree(scratch, ignore_errors=True)
+            (folder / "tmp").mkdir()
+            os.environ["TMPDIR"] = tempfile.tempdir = str(folder / "tmp")
+            if self.linux:  # writes only in its own folder here: not into other examples' records
+                sandbox.restrict([*self.protect, self.scratch], allow=[str(folder)])
+            run_example(example, folder / "record.jsonl", folder / "faults", options, timeout)
             code = 0
         except BaseException:
-            with open(faults, "a") as file:
+            with open(folder / "faults", "a") as file:
                 traceback.print_exc(file=file)
         finally:
             REAL_EXIT(code)  # no interpreter shutdown: it would cost torch's teardown, per example
