@@ -311,3 +311,14 @@ def test_the_workers_scratch_folder_goes_with_it(tmp_path):
     assert scratch.is_dir() and not any(scratch.iterdir())  # nothing left per example
     engine.close()
     assert not scratch.exists()
+
+
+def test_examples_that_finished_before_the_worker_was_lost_are_not_run_again(project):
+    root, engine, _ = project
+    (root / "examples" / "quick.py").write_text("print('quick')\n")
+    engine.executed.clear()
+    outcomes = run(project, "import os, signal, time\ntime.sleep(0.5)\nos.kill(os.getppid(), signal.SIGKILL)\n",
+                   "hostile.py", "quick.py")  # fmt: skip
+    assert outcomes["quick.py"].result.cells[0].output == "quick\n"
+    assert engine.executed.count("quick.py") == 1
+    assert outcomes["hostile.py"].failure is not None

@@ -160,7 +160,7 @@ class Engine:
 
     def _changed_by(self, example: Example, changed: list[tuple[str, str, int]]) -> str | None:
         """What ``example`` changed in the project, judged by when it ran; None if nothing."""
-        start, end = self.pool.timing.spans.get(example.path, (0.0, 0.0))
+        start, end = self.pool.spans.get(example.path, (0.0, 0.0))
         mine = [(path, how) for path, how, when in changed if how == "removed" or start - 1 <= when / 1e9 <= end + 1]
         if not mine:
             return None

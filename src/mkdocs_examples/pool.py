@@ -20,7 +20,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +46,9 @@ class _WorkerLost(Exception):
 class _Job:
     example: Example
     number: int
-    pid: int | None = None
-    started: float | None = None  # wall-clock time, for telling which example changed a file
-
-
-@dataclass
-class Timing:
-    """When each example's process ran, by path: wall-clock start and end."""
-
-    spans: dict[str, tuple[float, float]] = field(default_factory=dict)
+    pid: int | None = None  # while its process runs
+    started: float = 0.0  # wall-clock time, for telling which example changed a file
+    done: bool = False
 
 
 class Pool:
@@ -64,7 +58,7 @@ class Pool:
         self.preload = preload
         self.protect = [str(p) for p in protect or []]
         self.info: dict[str, Any] = {}
-        self.timing = Timing()
+        self.spans: dict[str, tuple[float, float]] = {}  # path: when its process ran (wall clock)
         self._proc: subprocess.Popen | None = None
         self._buffer = b""
         self._numbers = iter(range(1 << 62))
@@ -125,7 +119,7 @@ class Pool:
                     yield flying[0].example, _lost(lost.reason)
                 else:
                     suspects.extend(job.example for job in flying)
-                pending.extendleft(reversed([job.example for job in jobs.values() if job.pid is None]))
+                pending.extendleft(reversed([j.example for j in jobs.values() if j.pid is None and not j.done]))
 
     def _batch(self, jobs: dict[int, _Job], options: Options, timeout: float, parallel: int,
                alone: Collection[str]) -> Iterator[tuple[Example, Result]]:  # fmt: skip
@@ -159,11 +153,11 @@ class Pool:
                     job.pid, job.started = answer["pid"], time.time()
                     continue
                 left -= 1
-                self.timing.spans[job.example.path] = (job.started or time.time(), time.time())
+                self.spans[job.example.path] = (job.started, time.time())
                 folder = scratch / str(job.number)  # the child's own: record, faults, temporary files
                 result = _collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout)
                 shutil.rmtree(folder, ignore_errors=True)
-                job.pid = None
+                job.pid, job.done = None, True
                 yield job.example, result
             finished = True
         finally:
