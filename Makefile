@@ -15,6 +15,7 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000
 
 test: $(READY)  ## the whole test suite
 	$(PYTHON) -m ruff check src tests hooks
+	$(PYTHON) -m mypy src
 	$(PYTHON) -m pytest
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors

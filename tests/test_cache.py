@@ -5,9 +5,10 @@ from dataclasses import replace
 
 from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
 from mkdocs_examples.cells import Example, parse_cells
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.runner import Options
 
-RESULT = {"cells": [], "env": {"python": "3.11"}, "failure": None, "seconds": 0.1}
+RESULT = Result((CellResult(0, "hi\n", seconds=0.01),), {"python": "3.11"}, None, 0.1, {"dist:numpy": "2.4.6"})
 
 
 def example(source="print(1)\n", path="a.py"):
@@ -33,7 +34,7 @@ def test_key_changes_with_everything_that_changes_output():
 
 
 def test_put_then_get_and_misses(tmp_path):
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path, tmp_path / "examples")
     assert cache.get("ab" * 32) is None
     cache.put("ab" * 32, RESULT)
     assert cache.get("ab" * 32) == RESULT
@@ -41,12 +42,12 @@ def test_put_then_get_and_misses(tmp_path):
 
 
 def test_corrupt_partial_or_foreign_entries_are_misses(tmp_path):
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path, tmp_path / "examples")
     key = "cd" * 32
     cache.put(key, RESULT)
     file = next(tmp_path.rglob("*.json"))
     text = file.read_text()
-    for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT})):
+    for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT.to_json()})):
         file.write_text(broken)
         assert cache.get(key) is None
     cache.put(key, RESULT)  # and a miss can be rewritten
@@ -62,3 +63,47 @@ def test_device_setting_wins_and_auto_is_cpu_here(monkeypatch):
 
 def test_options_are_part_of_the_fingerprint():
     assert fingerprint(replace(Options(), threads=2), [])["options"]["threads"] == 2
+
+
+def test_entries_of_the_wrong_shape_are_misses(tmp_path):
+    cache = Cache(tmp_path, tmp_path / "examples")
+    key = "ef" * 32
+    good = RESULT.to_json()
+    wrong = [
+        {**good, "cells": {}},
+        {**good, "cells": [{**good["cells"][0], "output": None}]},
+        {**good, "cells": [{**good["cells"][0], "truncated": True}]},
+        {**good, "extra": 1},
+        {k: v for k, v in good.items() if k != "env"},
+        {**good, "failure": {"kind": "bogus"}},
+        {**good, "env": {"python": 3}},
+        {**good, "seconds": "0.1"},
+    ]
+    for result in wrong:
+        cache._file(key).parent.mkdir(parents=True, exist_ok=True)
+        cache._file(key).write_text(json.dumps({"key": key, "result": result}))
+        assert cache.get(key) is None, result
+
+
+def test_an_entry_is_a_miss_when_what_it_imported_changed(tmp_path):
+    examples = tmp_path / "examples"
+    examples.mkdir()
+    (examples / "helper.py").write_text("X = 1\n")
+    import hashlib
+
+    digest = hashlib.sha256(b"X = 1\n").hexdigest()
+    cache = Cache(tmp_path / "cache", examples)
+    cache.put("aa" * 32, replace(RESULT, depends={"file:helper.py": digest, "dist:numpy": "2.4.6"}))
+    assert cache.get("aa" * 32) is not None
+    (examples / "helper.py").write_text("X = 2\n")
+    assert cache.get("aa" * 32) is None
+    cache.put("bb" * 32, replace(RESULT, depends={"dist:numpy": "1.0.0"}))
+    assert cache.get("bb" * 32) is None
+
+
+def test_a_cache_that_cannot_be_written_is_skipped(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    cache = Cache(tmp_path / "file" / "cache", tmp_path)
+    cache.put("cc" * 32, RESULT)  # no exception
+    assert cache.unwritable == "Not a directory"
+    assert cache.get("cc" * 32) is None

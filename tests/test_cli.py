@@ -40,3 +40,15 @@ def test_a_failing_example_exits_non_zero_naming_file_and_line(site, capsys):
 def test_paths_outside_the_examples_folder_are_refused(site, capsys):
     assert main(["run", "docs"]) == 2
     assert "is not inside the examples folder" in capsys.readouterr().err
+
+
+def test_a_folder_with_a_link_out_of_the_examples_runs_nothing_outside(site, tmp_path, capsys):
+    marker = tmp_path / "ran"
+    (tmp_path / "outside.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (site / "examples" / "sub").mkdir()
+    (site / "examples" / "sub" / "link.py").symlink_to(tmp_path / "outside.py")
+    assert main(["run", "examples"]) == 1
+    captured = capsys.readouterr()
+    assert "BROKEN" in captured.out and "examples/sub/link.py: is a symlink to" in captured.err
+    assert main(["run", "examples/sub/link.py"]) == 1
+    assert not marker.exists()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import markdown
@@ -7,6 +8,7 @@ import pytest
 
 from mkdocs_examples.cells import Example, ExampleError, parse_cells
 from mkdocs_examples.render import render_error, render_example
+from mkdocs_examples.results import CellResult, Result
 
 SOURCE = """\
 import torch
@@ -27,14 +29,13 @@ EXAMPLE = Example("t/demo.py", Path("/x/t/demo.py"), SOURCE, parse_cells(SOURCE)
 
 
 def cell(index, output="", **extra):
-    return {"cell": index, "output": output, "truncated": 0, "images": [], "traceback": None, **extra}
+    return CellResult(index, output, **extra)
 
 
-RESULT = {
-    "env": {"torch": "2.13.0+cpu", "device": "cpu", "python": "3.11.7"},
-    "failure": None,
-    "seconds": 0.1,
-    "cells": [
+RESULT = Result(
+    env={"torch": "2.13.0+cpu", "device": "cpu", "python": "3.11.7"},
+    seconds=0.1,
+    cells=(
         cell(0),
         cell(1, "<b>hi</b>\n" + "x" * 10, truncated=1234),
         cell(2),
@@ -42,8 +43,8 @@ RESULT = {
         cell(4, "only output\n"),
         cell(5, skipped="requires-cuda"),
         cell(6, traceback="Traceback (most recent call last):\nZeroDivisionError: division by zero\n"),
-    ],
-}
+    ),
+)
 
 
 def html(text: str) -> str:
@@ -90,7 +91,7 @@ def test_no_provenance_under_a_cuda_cell_that_did_not_run():
 
 
 def test_backticks_in_output_cannot_close_the_fence():
-    result = {**RESULT, "cells": [cell(1, "````\n<script>alert(1)</script>\n")]}
+    result = replace(RESULT, cells=(cell(1, "````\n<script>alert(1)</script>\n"),))
     page = html(render_example(EXAMPLE, result, "shown", lang="en", limit=100))
     assert "<script>" not in page and "&lt;script&gt;" in page
 

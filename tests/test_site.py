@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 
@@ -110,3 +111,104 @@ def test_serve_shows_the_error_on_the_page_and_keeps_going(site):
     assert "&lt;broken &amp; escaped&gt;" in html and "<broken" not in html
     assert "tensor([0, 2, 4])" in html  # the rest of the page is built
     assert "示例构建失败" in page(site, "zh")
+
+
+MISTYPED = [
+    "/// example one.py\n///\n",  # no `|`
+    "/// Example | one.py\n///\n",
+    "//// example | one.py\n///\n",
+    "\t/// example | one.py\n\t///\n",
+    "```python\nx = 1\n\n/// example | one.py\n///\n",  # a fence that is never closed
+]
+
+
+@pytest.mark.parametrize("block", MISTYPED)
+def test_a_mistyped_block_fails_the_build_instead_of_showing_as_text(site, caplog, block):
+    page_file = site / "docs" / "en" / "index.md"
+    line = len(page_file.read_text().splitlines()) + 2 + (3 if block.startswith("```") else 0)
+    page_file.write_text(page_file.read_text() + "\n" + block)
+    with pytest.raises(Abort):
+        build_site(site)
+    assert f"docs/en/index.md:{line}:" in build_error(caplog)
+
+
+REFUSED = [
+    ("link.py", "symlink", "is a symlink to", "outside examples/"),
+    ("notes.txt", "text", "cannot read 'notes.txt'", "a .py file"),
+    ("latin.py", "latin-1", "examples/latin.py:2: is not UTF-8 text (byte 0xe9)", "save the file as UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("target", "kind", "message", "detail"), REFUSED)
+@pytest.mark.parametrize("enabled", [True, False])
+def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, kind, message, detail, enabled):
+    marker = tmp_path / "ran"
+    outside = tmp_path / "outside.py"
+    outside.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    if kind == "symlink":
+        (site / "examples" / "link.py").symlink_to(outside)
+    elif kind == "text":
+        (site / "examples" / "notes.txt").write_text("print(1)\n")
+    else:
+        (site / "examples" / "latin.py").write_bytes(b"# fine\nprint('caf\xe9')\n")
+    config = site / "mkdocs.yml"
+    config.write_text(config.read_text().replace("timeout: 5", f"timeout: 5\n      enabled: {str(enabled).lower()}"))
+    page_file = site / "docs" / "en" / "index.md"
+    page_file.write_text(page_file.read_text() + f"\n/// example | {target}\n///\n")
+    strict = load_config(str(config), strict=True)
+    strict.plugins.on_startup(command="build", dirty=False)
+    try:
+        with pytest.raises(Abort):
+            build(strict)
+    finally:
+        strict.plugins.on_shutdown()
+    text = "\n".join(r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR"))
+    assert "docs/en/index.md:11" in text and message in text and detail in text
+    assert not marker.exists()
+
+
+def test_serve_with_strict_shows_the_error_box_and_recovers_when_fixed(site):
+    config = load_config(str(site / "mkdocs.yml"), strict=True)
+    config.plugins.on_startup(command="serve", dirty=False)  # one plugin instance across rebuilds, as serve
+    example = site / "examples" / "two.py"
+    good = example.read_text()
+    try:
+        example.write_text('# %% answer\nraise ValueError("broken")\n')
+        build(config)  # no Abort: the page shows what is wrong
+        assert "examples/two.py:2: unexpected exception" in page(site)
+        assert "tensor([0, 2, 4])" in page(site)  # the other examples of the page still show
+        example.write_text(good)
+        build(config)
+        assert "answer: 42" in page(site) and "admonition failure" not in page(site)
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_an_unwritable_cache_is_reported_once_and_the_build_goes_on(site, caplog):
+    caplog.set_level(logging.INFO)
+    (site / ".cache").write_text("a file where the cache folder should be")
+    assert sorted(build_site(site)) == ["one.py", "two.py"]
+    notes = [r.getMessage() for r in caplog.records if "results are not cached" in r.getMessage()]
+    assert len(notes) == 1 and ".cache/examples" in notes[0] and "Not a directory" in notes[0]
+    assert "answer: 42" in page(site)
+
+
+def test_changing_a_helper_module_or_a_package_version_runs_the_example_again(site, monkeypatch):
+    (site / "examples" / "helper.py").write_text("VALUE = 1\n")
+    (site / "examples" / "three.py").write_text("import helper\nprint('helper', helper.VALUE)\n")
+    page_file = site / "docs" / "en" / "index.md"
+    page_file.write_text(page_file.read_text() + "\n/// example | three.py\n///\n")
+    (site / "docs" / "zh" / "index.md").write_text(
+        (site / "docs" / "zh" / "index.md").read_text() + "\n/// example | three.py\n///\n"
+    )
+    assert sorted(build_site(site)) == ["one.py", "three.py", "two.py"]
+    assert build_site(site) == []
+    (site / "examples" / "helper.py").write_text("VALUE = 2\n")
+    assert build_site(site) == ["three.py"]
+    assert "helper 2" in page(site)
+
+    from mkdocs_examples import cache
+
+    real = cache._version
+    monkeypatch.setattr(cache, "_version", lambda name: "0.0" if name == "numpy" else real(name))
+    assert sorted(build_site(site)) == ["one.py", "three.py", "two.py"]  # torch imports numpy

@@ -1,28 +1,35 @@
 """Content-addressed store of example results.
 
-A key covers everything that can change what an example prints: its bytes and path,
-the engine (version and the source of the modules that execute), Python, the versions
-of torch and the preloaded packages, the device and the run options. Entries are
-written atomically, and an entry that cannot be read is a miss, never an error.
+A key covers everything known before an example runs that can change what it prints:
+its bytes and path, the engine (version and the source of the modules that execute),
+Python, the versions of torch and the preloaded packages, the device and the run options.
+What the example turns out to import (other packages, helper modules beside it) is
+recorded in its result and checked when the entry is reused. Entries are written
+atomically; an entry that cannot be read, or has the wrong shape, is a miss, never an
+error; a cache folder that cannot be written is reported once and otherwise ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import platform
 import tempfile
 from dataclasses import asdict
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
 from mkdocs_examples.cells import Example
+from mkdocs_examples.results import Result, ShapeError
 from mkdocs_examples.runner import Options
 
-_EXECUTING = ("cells.py", "runner.py", "pool.py")  # engine modules whose change can change outputs
+# engine modules whose change can change outputs
+_EXECUTING = ("cells.py", "runner.py", "pool.py", "worker.py", "results.py", "sandbox.py")
 
 
 def detect_device(setting: str = "auto") -> str:
@@ -57,35 +64,60 @@ def cache_key(example: Example, fingerprint: dict[str, Any]) -> str:
 
 
 class Cache:
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, examples_dir: Path) -> None:
+        self.root, self.examples_dir = root, examples_dir
+        self.unwritable: str | None = None  # why results are not being stored, once that is known
 
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> Result | None:
         try:
             entry = json.loads(self._file(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            if not isinstance(entry, dict) or set(entry) != {"key", "result"} or entry["key"] != key:
+                return None
+            result = Result.from_json(entry["result"])
+        except (OSError, ValueError, ShapeError, RecursionError):
             return None
-        if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("result"), dict):
-            return None
-        return entry["result"]
+        return result if self._current(result.depends) else None
 
-    def put(self, key: str, result: dict[str, Any]) -> None:
-        """Store ``result``: written to a temporary file, then renamed over the entry."""
+    def put(self, key: str, result: Result) -> None:
+        """Store ``result``: written to a temporary file, then renamed over the entry; never raises."""
+        if self.unwritable:
+            return
         file = self._file(key)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
+        temporary = None
         try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"key": key, "result": result}, handle, sort_keys=True)
+                json.dump({"key": key, "result": result.to_json()}, handle, sort_keys=True)
             os.replace(temporary, file)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        except OSError as error:
+            self.unwritable = error.strerror or str(error)
+            if temporary:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+
+    def _current(self, depends: dict[str, str]) -> bool:
+        """Whether every package and helper module the result depended on is as it was."""
+        for name, recorded in depends.items():
+            kind, _, what = name.partition(":")
+            if kind == "dist" and _version(what) != recorded:
+                return False
+            if kind == "file" and _digest(self.examples_dir / what) != recorded:
+                return False
+        return True
 
 
+def _digest(file: Path) -> str:
+    try:
+        return hashlib.sha256(file.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+@cache
 def _version(name: str) -> str:
     try:
         return metadata.version(name)

@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 TAGS = {
     "raises-exception": "the cell must raise; its traceback is the output",
@@ -57,18 +57,20 @@ class Example:
     file: Path  # absolute path on disk
     source: str
     cells: tuple[Cell, ...] = field(default=())
+    folder: str = "examples"  # the examples folder as the site names it (plugin option `examples_dir`)
 
     @property
     def digest(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()
 
     @classmethod
-    def from_source(cls, path: str, file: Path, source: str) -> Example:
-        return cls(path, file, source, parse_cells(source, display_name(path)))
+    def from_source(cls, path: str, file: Path, source: str, folder: str = "examples") -> Example:
+        return cls(path, file, source, parse_cells(source, f"{folder}/{path}"), folder)
 
     @property
     def display(self) -> str:
-        return display_name(self.path)
+        """The name tracebacks and messages use: ``examples/<path>``, as a contributor finds it."""
+        return f"{self.folder}/{self.path}"
 
     def cell(self, name: str) -> Cell:
         for cell in self.cells:
@@ -78,17 +80,44 @@ class Example:
         raise ExampleError(self.display, None, f"no cell named {name!r} (named cells: {names})")
 
 
-def read_example(root: Path, path: str) -> Example:
-    """Read ``root/path`` into an :class:`Example`; raise ExampleError when it is malformed."""
-    file = (root / path).resolve()
+def read_example(root: Path, path: str, folder: str = "examples") -> Example:
+    """Read ``root/path`` into an :class:`Example`; raise ExampleError when it is refused or malformed.
+
+    The one gate every example passes, from a page or the CLI, with the plugin enabled or
+    not: a file that is refused here is never read, let alone run.
+    """
+    file = resolve_example(root, path, folder)
+    display = f"{folder}/{path}"
+    data = file.read_bytes()
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ExampleError(
+            display, line, f"is not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
+        ) from None
+    return Example.from_source(path, file, source, folder)
+
+
+def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:
+    """The real file of example ``path`` under ``root``, after checking that it may be run."""
+    display = f"{folder}/{path}"
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or "\\" in path:
+        raise ExampleError(display, None, f"an example is named by its path inside {folder}/, like `intro/first.py`")
+    if pure.suffix != ".py":
+        raise ExampleError(display, None, "an example must be a Python file ending in .py")
+    base = root.resolve()
+    file = (base / pure).resolve()
+    if not file.is_relative_to(base):
+        raise ExampleError(
+            display, None, f"is a symlink to {file}, outside {folder}/: examples must live inside {folder}/"
+        )
     if not file.is_file():
-        raise ExampleError(display_name(path), None, f"no such example file (looked for {file})")
-    return Example.from_source(path, file, file.read_text(encoding="utf-8"))
-
-
-def display_name(path: str) -> str:
-    """The name tracebacks and messages use for an example: ``examples/<path>``."""
-    return f"examples/{path}"
+        raise ExampleError(display, None, f"no such example file in {folder}/")
+    if file.suffix != ".py":
+        raise ExampleError(display, None, f"is a symlink to {file.name}, which is not a .py file")
+    return file
 
 
 def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:

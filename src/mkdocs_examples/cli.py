@@ -11,11 +11,13 @@ import sys
 import time
 from pathlib import Path
 
-from mkdocs.utils.yaml import yaml_load
+from mkdocs.config import load_config
+from mkdocs.exceptions import ConfigurationError
 
 from mkdocs_examples.cells import Example, ExampleError
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.plugin import ExamplesPlugin
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,12 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        config, root = _plugin_config(args.config_file)
+        config, root, watch = _plugin_config(args.config_file)
         paths = _select((root / config.examples_dir).resolve(), args.paths)
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    engine = Engine.from_config(config, root, cache=not args.no_cache, jobs=args.jobs or 0)
+    engine = Engine.from_config(config, root, cache=not args.no_cache, jobs=args.jobs or 0, watch=watch)
     examples: list[Example] = []
     broken: list[str] = []
     for path in paths:
@@ -48,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     def report(outcome: Outcome, progress: Progress) -> None:
         status = "FAILED" if outcome.failure else "ok"
         origin = "run" if outcome.origin == "run" else "cached"
-        print(f"{status:7} {outcome.result['seconds']:7.2f}s  {origin:6}  {outcome.example.path}", flush=True)
+        print(f"{status:7} {outcome.result.seconds:7.2f}s  {origin:6}  {outcome.example.path}", flush=True)
         if args.show and not outcome.failure:
             _show(outcome)
 
@@ -64,29 +66,28 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
     print(summary(outcomes, time.perf_counter() - start) + (f", {len(broken)} unreadable" if broken else ""))
+    if note := engine.cache_problem():
+        print(note)
     return 1 if problems else 0
 
 
-def _plugin_config(config_file: Path) -> tuple[ExamplesConfig, Path]:
-    with open(config_file, encoding="utf-8") as handle:
-        site = yaml_load(handle) or {}
-    options = {}
-    for entry in site.get("plugins", []):
-        if isinstance(entry, dict) and "examples" in entry:
-            options = entry["examples"] or {}
-    config = ExamplesConfig(config_file_path=str(config_file))
-    config.load_dict(options)
-    errors, _ = config.validate()
-    if errors:
-        raise ValueError(f"{config_file}: plugin `examples`: " + "; ".join(f"{k}: {e}" for k, e in errors))
-    return config, config_file.resolve().parent
+def _plugin_config(config_file: Path) -> tuple[ExamplesConfig, Path, list[Path]]:
+    """The `examples` options of the site, its root folder, and the folders a build reads or writes."""
+    try:
+        site = load_config(str(config_file))
+    except ConfigurationError as error:
+        raise ValueError(f"{config_file}: {error}") from None
+    plugin = site.plugins.get("examples")
+    if not isinstance(plugin, ExamplesPlugin):
+        raise ValueError(f"{config_file} does not use the `examples` plugin")
+    return plugin.config, Path(site.config_file_path).resolve().parent, [Path(site.docs_dir), Path(site.site_dir)]
 
 
 def _select(examples_dir: Path, paths: list[Path]) -> list[str]:
     """Example paths relative to ``examples_dir`` for files and folders given on the command line."""
     chosen: list[Path] = []
     for path in paths or [examples_dir]:
-        path = path.resolve()
+        path = path.parent.resolve() / path.name  # a link is checked where it points when it is read
         if not path.is_relative_to(examples_dir):
             raise ValueError(f"{path} is not inside the examples folder {examples_dir}")
         if path.is_dir():
@@ -100,9 +101,9 @@ def _select(examples_dir: Path, paths: list[Path]) -> list[str]:
 
 def _show(outcome: Outcome) -> None:
     cells = {c.index: c for c in outcome.example.cells}
-    for result in outcome.result["cells"]:
-        cell = cells[result["cell"]]
+    for result in outcome.result.cells:
+        cell = cells[result.cell]
         print(f"  ── cell {cell.name or cell.index} (line {cell.lineno}) ──")
-        text = result.get("skipped") or (result["output"] + (result["traceback"] or ""))
+        text = result.skipped or (result.output + (result.traceback or ""))
         for line in text.rstrip("\n").splitlines():
             print(f"  {line}")

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import os
-import signal
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from mkdocs_examples import sandbox
 from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
 from mkdocs_examples.cells import Example, read_example
 from mkdocs_examples.config import ExamplesConfig
-from mkdocs_examples.pool import Pool
+from mkdocs_examples.pool import Pool, signal_name
+from mkdocs_examples.results import Failure, Result
 from mkdocs_examples.runner import Options
+
+# Examples that start processes or threads of their own get a core to themselves
+_PARALLEL = re.compile(
+    r"\b(subprocess|multiprocessing|threading|concurrent\.futures|os\.fork)\b|num_workers\s*=\s*[1-9]"
+)
 
 
 class EngineError(Exception):
@@ -23,12 +29,12 @@ class EngineError(Exception):
 @dataclass(frozen=True)
 class Outcome:
     example: Example
-    result: dict[str, Any]
+    result: Result
     origin: str  # "run", "cache" or "memory"
 
     @property
-    def failure(self) -> dict[str, Any] | None:
-        return self.result["failure"]
+    def failure(self) -> Failure | None:
+        return self.result.failure
 
 
 @dataclass
@@ -57,19 +63,30 @@ class Engine:
         preload: list[str],
         jobs: int = 0,
         timeout: float = 120,
+        folder: str = "examples",
+        watch: Iterable[Path] = (),
+        project: Path | None = None,
     ) -> None:
-        self.examples_dir = examples_dir
+        self.examples_dir, self.folder = examples_dir, folder
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
-        self.cache = Cache(cache_dir) if cache_dir else None
-        self.pool = Pool(preload)
+        self.cache = Cache(cache_dir, examples_dir.resolve()) if cache_dir else None
+        # What examples must not change: the folders a build reads or publishes are compared before
+        # and after they run; where the OS allows, writes beneath them and the project are refused
+        self.watch = sorted({p.resolve() for p in [*watch, examples_dir, *([cache_dir] if cache_dir else [])]})
+        self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])
         self._fingerprint = fingerprint(options, preload)
-        self._memory: dict[str, dict[str, Any]] = {}  # key: result, for `serve` and language builds
+        self._memory: dict[str, Result] = {}  # key: result, for `serve` and language builds
         self.executed: list[str] = []  # paths of the examples this engine has executed, in order
 
     @classmethod
-    def from_config(cls, config: ExamplesConfig, root: Path, *, cache: bool = True, jobs: int = 0) -> Engine:
-        """The engine the plugin options describe; paths are relative to ``root``, the folder of mkdocs.yml."""
+    def from_config(
+        cls, config: ExamplesConfig, root: Path, *, cache: bool = True, jobs: int = 0, watch: Iterable[Path] = ()
+    ) -> Engine:
+        """The engine the plugin options describe; paths are relative to ``root``, the folder of mkdocs.yml.
+
+        The one place where options become an engine: the plugin and the CLI both come here.
+        """
         options = Options(
             device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
         )
@@ -80,10 +97,17 @@ class Engine:
             preload=list(config.preload),
             jobs=jobs or config.jobs,
             timeout=config.timeout,
+            folder=config.folder,
+            watch=watch,
+            project=root,
         )
 
     def load(self, path: str) -> Example:
-        return read_example(self.examples_dir, path)
+        return read_example(self.examples_dir, path, self.folder)
+
+    def start(self) -> None:
+        """Start the worker early: it imports the preloaded modules while the build reads its pages."""
+        self.pool.start()
 
     def run(
         self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None
@@ -109,27 +133,58 @@ class Engine:
                 done(Outcome(example, result, "cache"))
             else:
                 pending.append(example)
-        if pending:
-            self._check_device()
-            runs = self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs)
-            for example, result in runs:
-                self.executed.append(example.path)
+        if not pending:
+            return outcomes
+        self._check_device()
+        before = sandbox.snapshot(self.watch)
+        alone = {e.path for e in pending if _PARALLEL.search(e.source)}
+        ran = []
+        for example, result in self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs,
+                                             alone=alone):  # fmt: skip
+            self.executed.append(example.path)
+            ran.append((example, result))
+            if result.failure is not None:  # shown now; successes wait for the check below
                 self._memory[keys[example.path]] = result
-                if self.cache and result["failure"] is None:
-                    self.cache.put(keys[example.path], result)  # only what built correctly is kept
                 done(Outcome(example, result, "run"))
+        changed = sandbox.changes(before, sandbox.snapshot(self.watch))
+        for example, result in ran:
+            if changed and (culprit := self._changed_by(example, changed)):
+                result = replace(result, failure=Failure("sandbox", detail=culprit))
+            elif result.failure is not None:
+                continue
+            elif self.cache and not changed:
+                self.cache.put(keys[example.path], result)  # only what built correctly, untouched, is kept
+            self._memory[keys[example.path]] = result
+            done(Outcome(example, result, "run"))
         return outcomes
+
+    def _changed_by(self, example: Example, changed: list[tuple[str, str, int]]) -> str | None:
+        """What ``example`` changed in the project, judged by when it ran; None if nothing."""
+        start, end = self.pool.spans.get(example.path, (0.0, 0.0))
+        mine = [(path, how) for path, how, when in changed if how == "removed" or start - 1 <= when / 1e9 <= end + 1]
+        if not mine:
+            return None
+        listed = ", ".join(f"{how} {os.path.relpath(path)}" for path, how in mine[:5])
+        return (
+            f"this example changed the project while it ran ({listed}): examples must not write into the "
+            "docs, examples, site or cache folders; write into the current folder, a scratch folder of its own"
+        )
+
+    def cache_problem(self) -> str | None:
+        """Why results are not being stored, in one line naming the folder; None when they are."""
+        if self.cache and self.cache.unwritable:
+            return f"results are not cached: cannot write to {self.cache.root} ({self.cache.unwritable})"
+        return None
 
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
-        self._memory = {k: r for k, r in self._memory.items() if r["failure"] is None}
+        self._memory = {k: r for k, r in self._memory.items() if r.failure is None}
 
     def close(self) -> None:
         self.pool.close()
 
     def _check_device(self) -> None:
-        self.pool.start()
-        if self.options.device == "cuda" and not self.pool.info.get("cuda"):
+        if self.options.device == "cuda" and not self.pool.ready().get("cuda"):
             raise EngineError("device is 'cuda' but torch sees no CUDA GPU here; set the plugin option device: cpu")
 
 
@@ -138,8 +193,8 @@ def describe(outcome: Outcome) -> str:
     failure = outcome.failure
     assert failure is not None
     example = outcome.example
-    where = f"{example.display}:{failure['line']}" if failure.get("line") else example.display
-    kind = failure["kind"]
+    where = f"{example.display}:{failure.line}" if failure.line else example.display
+    kind = failure.kind
     if kind == "exception":
         text = 'unexpected exception (if the cell should raise, tag it: # %% tags=["raises-exception"])'
     elif kind == "no-exception":
@@ -147,13 +202,14 @@ def describe(outcome: Outcome) -> str:
     elif kind == "exit":
         text = "the example called sys.exit(); examples must run to their end"
     elif kind == "timeout":
-        text = f"timed out after {failure['timeout']:g} s (plugin option `timeout`); its stack at that moment"
+        text = f"timed out after {failure.timeout:g} s (plugin option `timeout`); its stack at that moment"
     elif kind == "crash":
-        name = signal.Signals(-failure["returncode"]).name if -failure["returncode"] in signal.valid_signals() else ""
-        text = f"the example's process crashed ({name or 'signal ' + str(-failure['returncode'])})"
+        text = f"the example's process crashed ({signal_name(-(failure.returncode or 0))})"
+    elif kind in ("worker", "sandbox"):
+        text = failure.detail or kind
     else:
-        text = f"the example's process exited with code {failure['returncode']} before its end (os._exit()?)"
-    detail = failure.get("traceback")
+        text = f"the example's process exited with code {failure.returncode} before its end (os._exit()?)"
+    detail = failure.traceback
     return f"{where}: {text}" + (f"\n{detail.rstrip()}" if detail else "")
 
 
@@ -162,7 +218,7 @@ def summary(outcomes: list[Outcome], seconds: float) -> str:
     failed = sum(1 for o in outcomes if o.failure)
     cached = len(outcomes) - len(ran)
     line = f"{len(outcomes)} examples in {seconds:.1f} s: {len(ran)} run, {cached} cached, {failed} failed"
-    slowest = sorted(ran, key=lambda o: o.result["seconds"], reverse=True)[:3]
+    slowest = sorted(ran, key=lambda o: o.result.seconds, reverse=True)[:3]
     if slowest:
-        line += "; slowest: " + ", ".join(f"{o.example.path} {o.result['seconds']:.2f} s" for o in slowest)
+        line += "; slowest: " + ", ".join(f"{o.example.path} {o.result.seconds:.2f} s" for o in slowest)
     return line

@@ -59,7 +59,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             config.extra_css.append(CSS)
         self.root = Path(config.config_file_path).parent
         if self.config.enabled and self.engine is None:
-            self.engine = Engine.from_config(self.config, self.root)
+            self.engine = Engine.from_config(
+                self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
+            )
+        if self.engine:
+            try:
+                self.engine.start()  # the worker imports its modules while MkDocs reads the pages
+            except PoolError as error:
+                raise PluginError(str(error)) from None
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
@@ -73,7 +80,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if problems and not self.serving:
             raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
         for problem in problems:
-            log.warning(problem)
+            # Not a warning: under `strict: true` a warning aborts the rebuild, and `serve` would keep
+            # the reader waiting instead of showing the error box on the page
+            log.info(f"FAILED (shown on its page; `mkdocs build` stops here): {problem}")
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         server.watch(str(self.root / self.config.examples_dir))  # an edited example rebuilds the pages
@@ -130,7 +139,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         def report(outcome: Outcome, progress: Progress) -> None:
             if outcome.origin == "run":
                 status = "FAILED" if outcome.failure else "ok"
-                log.info(f"{progress} · {status} {outcome.example.path} in {outcome.result['seconds']:.2f} s")
+                log.info(f"{progress} · {status} {outcome.example.path} in {outcome.result.seconds:.2f} s")
 
         try:
             outcomes = self.engine.run(examples, report)
@@ -138,6 +147,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(str(error)) from None
         if examples:
             log.info(summary(list(outcomes.values()), time.perf_counter() - start))
+        if problem := self.engine.cache_problem():
+            log.info(problem)  # not a warning: a cache that cannot be written must not fail a strict build
         return outcomes
 
     def _problem(self, page: str, block: Block) -> str | None:
@@ -161,18 +172,22 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _render(self, page: str, block: Block, lang: str) -> str:
         if not self.engine:  # disabled: show the code, run nothing
             try:
-                example = read_example(self.root / self.config.examples_dir, block.path)
+                if block.error:
+                    raise ExampleError(page, block.line, block.error)
+                example = read_example(self.root / self.config.examples_dir, block.path, self.config.folder)
                 return render_example(example, None, block.cell, lang=lang, limit=self.config.max_output)
             except ExampleError as error:
-                return render_error(f"{page}:{block.line}: {error}", lang=lang)
+                message = str(error) if error.path == page else f"{page}:{block.line}: {error}"
+                log.warning(message)  # fails a strict build, as with the plugin enabled
+                return render_error(message, lang=lang)
         problem = self._problem(page, block)
         if problem:
             return render_error(problem, lang=lang)
-        example = self.examples.get(block.path)
+        loaded = self.examples.get(block.path)
         outcome = self.outcomes.get(block.path)
-        if not isinstance(example, Example) or outcome is None:  # disabled, or added to the page since pre-build
+        if not isinstance(loaded, Example) or outcome is None:  # disabled, or added to the page since pre-build
             return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
-        return render_example(example, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
+        return render_example(loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
 
     def _end_build(self) -> None:
         self._depth = max(0, self._depth - 1)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
 
 from mkdocs_examples.cells import Example
+from mkdocs_examples.results import CellResult, Result
 
 TEXT = {
     "en": {
@@ -34,11 +34,11 @@ TEXT = {
 }
 
 
-def render_example(example: Example, result: dict[str, Any] | None, cell: str | None, *, lang: str, limit: int) -> str:
+def render_example(example: Example, result: Result | None, cell: str | None, *, lang: str, limit: int) -> str:
     """Markdown for the whole example, or for its cell named ``cell``; code alone when ``result`` is None."""
     text = TEXT.get(lang, TEXT["en"])
     chosen = [example.cell(cell)] if cell else list(example.cells)
-    cell_results = {r["cell"]: r for r in result["cells"]} if result else {}
+    cell_results = {r.cell: r for r in result.cells} if result else {}
     parts: list[str] = []
     shown_output = False
     for item in chosen:
@@ -49,13 +49,11 @@ def render_example(example: Example, result: dict[str, Any] | None, cell: str | 
             parts.append(_fence(item.source, "python", title=title, linenums=item.lineno))
         if not item.has("remove-output") and item.index in cell_results:
             outputs = _outputs(cell_results[item.index], text, limit)
-            ran = "skipped" not in cell_results[item.index]  # the CUDA note is not an output of this build
+            ran = cell_results[item.index].skipped is None  # the CUDA note is not an output of this build
             shown_output = shown_output or (ran and bool(outputs))
             parts += outputs
     if result and shown_output:
-        parts.append(
-            f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result["env"]))}</small>'
-        )
+        parts.append(f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result.env))}</small>')
     return "\n\n".join(parts) + "\n"
 
 
@@ -68,18 +66,18 @@ def render_error(message: str, *, lang: str) -> str:
     )
 
 
-def _outputs(cell: dict[str, Any], text: dict[str, str], limit: int) -> list[str]:
-    if cell.get("skipped") == "requires-cuda":
+def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
+    if cell.skipped == "requires-cuda":
         return [f'!!! info "CUDA"\n\n    {text["cuda"]}']
     parts = []
-    output = cell["output"]
-    if cell["truncated"]:
-        output = output.rstrip("\n") + "\n" + text["cut"].format(n=cell["truncated"], limit=limit)
+    output = cell.output
+    if cell.truncated:
+        output = output.rstrip("\n") + "\n" + text["cut"].format(n=cell.truncated, limit=limit)
     if output.strip():
         parts.append(_fence(output.rstrip("\n"), "text", title=text["output"]))
-    if cell["traceback"]:
-        parts.append(_fence(cell["traceback"].rstrip("\n"), "pytb", title=text["exception"]))
-    for number, image in enumerate(cell["images"], start=1):
+    if cell.traceback:
+        parts.append(_fence(cell.traceback.rstrip("\n"), "pytb", title=text["exception"]))
+    for number, image in enumerate(cell.images, start=1):
         parts.append(f"![{text['figure']} {number}](data:image/png;base64,{image})")
     return parts
 

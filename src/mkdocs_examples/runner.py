@@ -1,6 +1,6 @@
 """Run one example, cell by cell, inside a freshly forked worker process.
 
-Everything here happens in the child that :mod:`mkdocs_examples.pool` forks for the
+Everything here happens in the child that :mod:`mkdocs_examples.worker` forks for the
 example, so it may change global state freely: nothing reaches the next example.
 Progress is appended to a JSON-lines *record* file, one line per event, so that the
 parent can tell how far an example got even when it crashes or is killed.
@@ -9,9 +9,9 @@ parent can tell how far an example got even when it crashes or is killed.
 from __future__ import annotations
 
 import base64
-import builtins
 import ctypes
 import faulthandler
+import hashlib
 import io
 import json
 import linecache
@@ -23,17 +23,21 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from mkdocs_examples.cells import Cell, Example
+from mkdocs_examples.results import CellResult, Failure, FailureKind
 
 # Python's own warning filters, read when the worker imports this module and before it
 # preloads torch or numpy, so that an example warns exactly as `python example.py` would
 _PYTHON_FILTERS = list(warnings.filters)
-_REAL_EXIT = os._exit
+REAL_EXIT = os._exit  # the worker ends its children with this; examples get a patched os._exit
 
 
 @dataclass(frozen=True)
@@ -52,44 +56,52 @@ def run_example(example: Example, record: Path, faults: Path, options: Options, 
         faulthandler.enable(file=fault_file)  # a segfault or abort leaves the Python stack here
         faulthandler.dump_traceback_later(timeout, file=fault_file)  # so does a timeout
 
-        def emit(**event: Any) -> None:
-            log.write(json.dumps(event) + "\n")
+        def emit(event: str, **data: Any) -> None:
+            log.write(json.dumps({"event": event, **data}) + "\n")
             log.flush()
 
-        _prepare(example, options, fault_file)
-        emit(event="env", env=_environment(options))
+        module = _prepare(example, options, fault_file)
+        emit("env", env=_environment(options))
         with tempfile.TemporaryDirectory(prefix="example-") as scratch:
             workdir = Path(scratch, "cwd")
             workdir.mkdir()
             os.chdir(workdir)  # files an example writes land in an empty folder of its own
-            namespace = {"__name__": "__main__", "__file__": str(example.file), "__builtins__": builtins}
+            clean = _Cleaner(example.file.parents[example.path.count("/")], workdir)
             capture = _Capture(Path(scratch, "output"))
             for cell in example.cells:
-                emit(event="start", cell=cell.index)
-                result, failure = _run_cell(cell, example, namespace, capture, options)
-                emit(event="cell", **result)
+                emit("start", cell=cell.index)
+                result, failure = _run_cell(cell, example, module.__dict__, capture, options, clean)
+                emit("cell", **asdict(result))
                 if failure:
-                    emit(event="failure", **failure)
+                    emit("failure", **asdict(failure))
                     break
             os.chdir("/")
-        emit(event="end")
+        emit("depends", depends=_depends(clean.root))
+        emit("end")
 
 
-def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> None:
-    """Give the example the process state ``python examples/<path>`` would give it."""
+def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> types.ModuleType:
+    """Give the example the process state ``python examples/<path>`` would give it; its module."""
     sys.argv = [str(example.file)]
     sys.path[0] = str(example.file.parent)
+    # A real __main__ module, so pickle finds the example's classes and functions (torch.save,
+    # spawn and forkserver workers) as it would under `python examples/<path>`
+    module = types.ModuleType("__main__")
+    module.__file__ = str(example.file)
+    sys.modules["__main__"] = module
     source_lines = example.source.splitlines(keepends=True)
     linecache.cache[example.display] = (len(example.source), None, source_lines, example.display)
-    warnings.filters[:] = _PYTHON_FILTERS
-    warnings._filters_mutated()
+    warnings.filters[:] = _PYTHON_FILTERS  # type: ignore[index]
+    warnings._filters_mutated()  # type: ignore[attr-defined]
     warnings.showwarning = _show_warning
+    owner = os.getpid()
 
-    def _exit(code: int) -> None:  # leave the stack behind, so the failure can name the line
-        faulthandler.dump_traceback(file=fault_file)
-        _REAL_EXIT(code)
+    def _exit(status: int) -> NoReturn:  # leave the stack behind, so the failure can name the line
+        if os.getpid() == owner:  # not in processes the example forks (multiprocessing ends those so)
+            faulthandler.dump_traceback(file=fault_file)
+        REAL_EXIT(status)
 
-    os._exit = _exit  # for the example's own calls only: the worker ends children with _REAL_EXIT
+    os._exit = _exit
     random.seed(options.seed)
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(options.seed)
@@ -97,27 +109,23 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> N
         torch = sys.modules["torch"]
         torch.manual_seed(options.seed)
         torch.set_num_threads(options.threads)
+    return module
 
 
 def _environment(options: Options) -> dict[str, str]:
+    # The packages behind this line are also in the cache key, and in each result's `depends`
     env = {"python": platform.python_version(), "device": options.device}
     if "torch" in sys.modules:
         env["torch"] = sys.modules["torch"].__version__
     return env
 
 
-# Terminal escape sequences (colours, bold) that some libraries print, torch.load among them
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
 def _run_cell(
-    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    result: dict[str, Any] = {"cell": cell.index, "output": "", "truncated": 0, "images": [], "traceback": None}
+    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options, clean: _Cleaner
+) -> tuple[CellResult, Failure | None]:
     if cell.has("requires-cuda") and options.device != "cuda":
-        result["skipped"] = "requires-cuda"
-        return result, None
-    failure = None
+        return CellResult(cell.index, skipped="requires-cuda"), None
+    failure, shown = None, None
     start = time.perf_counter()
     with capture:
         try:
@@ -125,22 +133,19 @@ def _run_cell(
             exec(code, namespace)
         except BaseException as exc:
             text, line = _format_traceback(exc, example.display)
-            text = _ANSI.sub("", text)
+            text = clean(text)
             if cell.has("raises-exception") and not isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                result["traceback"] = text
+                shown = text
             else:
-                kind = "exit" if isinstance(exc, SystemExit) else "exception"
-                failure = {"kind": kind, "cell": cell.index, "line": line or cell.lineno, "traceback": text}
+                kind: FailureKind = "exit" if isinstance(exc, SystemExit) else "exception"
+                failure = Failure(kind, cell.index, line or cell.lineno, text)
         else:
             if cell.has("raises-exception"):
-                failure = {"kind": "no-exception", "cell": cell.index, "line": cell.lineno, "traceback": None}
-    result["seconds"] = round(time.perf_counter() - start, 4)
-    output = _ANSI.sub("", capture.text)  # a page shows plain text, not terminal colours
-    if len(output) > options.max_output:
-        result["truncated"] = len(output) - options.max_output
-        output = output[: options.max_output]
-    result["output"] = output
-    result["images"] = _figures()
+                failure = Failure("no-exception", cell.index, cell.lineno)
+    seconds = round(time.perf_counter() - start, 4)
+    output = clean(capture.text)
+    truncated = max(0, len(output) - options.max_output)
+    result = CellResult(cell.index, output[: options.max_output], truncated, tuple(_figures()), shown, None, seconds)
     return result, failure
 
 
@@ -160,9 +165,73 @@ def _format_traceback(exc: BaseException, display: str) -> tuple[str, int | None
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    # Library paths differ between machines; keep the part a reader recognises
-    short = filename.split("site-packages/")[-1]
-    sys.stderr.write(f"{short}:{lineno}: {category.__name__}: {message}\n")
+    # Library paths differ between machines: the cleaner keeps the part a reader recognises
+    sys.stderr.write(f"{filename}:{lineno}: {category.__name__}: {message}\n")
+
+
+# Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links), and the rest
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+# Every other control character becomes a visible mark: C0 as its Control Pictures sign
+# (NUL as ␀, BEL as ␇), DEL as ␡, C1 and the bidirectional overrides as U+FFFD
+_MARKS = {code: chr(0x2400 + code) for code in range(32) if chr(code) not in "\n\t"}
+_MARKS |= {0x7F: "\u2421"} | {
+    code: "\ufffd" for code in [*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
+_SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s\"'(]*[/\\](?:site|dist)-packages[/\\]")
+_STDLIB = re.compile(re.escape(os.path.dirname(os.__file__)) + r"[/\\]")
+
+
+class _Cleaner:
+    """Make captured text safe and the same on every machine: what a page may show."""
+
+    def __init__(self, root: Path, workdir: Path) -> None:
+        self.root, self.workdir = root, workdir
+
+    def __call__(self, text: str) -> str:
+        text = _ESCAPES.sub("", text)
+        text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n"))
+        text = text.translate(_MARKS)
+        # Paths of the building machine: a library's as …/site-packages/torch/…, the project's relative
+        text = _SITE_PACKAGES.sub("…/site-packages/", text)
+        text = _STDLIB.sub(f"…/python{sys.version_info[0]}.{sys.version_info[1]}/", text)
+        for folder in (self.workdir, self.root.parent):  # the example's working folder; the project
+            text = re.sub(re.escape(str(folder)) + r"(?![\w.-])", ".", text)
+        return text
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    """Import name -> distributions; the worker calls this once, before it forks."""
+    return dict(metadata.packages_distributions())
+
+
+@cache
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _depends(root: Path) -> dict[str, str]:
+    """The distributions and example-folder modules this process imported, with versions and digests."""
+    depends = {}
+    for name, module in list(sys.modules.items()):
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top == "mkdocs_examples":  # the engine is in the cache key
+            continue
+        for distribution in _distributions().get(top, ()):
+            depends[f"dist:{distribution}"] = _version(distribution)
+        file = getattr(module, "__file__", None)
+        if name not in ("__main__", "__mp_main__") and file and Path(file).resolve().is_relative_to(root):
+            path = Path(file).resolve().relative_to(root).as_posix()
+            depends[f"file:{path}"] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    return depends
+
+
+def preload_metadata() -> None:
+    """Read package metadata once in the worker, so that forked examples do not each read it."""
+    _distributions()
 
 
 def _figures() -> list[str]:
