@@ -114,7 +114,8 @@ def on_config(config):
 
 _PROVENANCE = re.compile(r'<p><small class="mx-provenance">.*?</small></p>', re.S)
 _LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
-_OUTPUT = re.compile(r'<div class="language-text highlight">.*?</div>', re.S)
+# what a cell printed (under its "Output" label); a text block written in the page has no label
+_OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)
 _CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
