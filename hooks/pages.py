@@ -55,12 +55,15 @@ def on_page_markdown(markdown, *, page, config, files):
 def _first_paragraph(markdown: str) -> str | None:
     """The first paragraph of prose after the title, as plain text of at most about 160 characters."""
     body = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
+    body = re.sub(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1[ \t]*$", "", body, flags=re.S | re.M)  # code blocks
     for block in re.split(r"\n\s*\n", body):
+        if not block.strip() or block.startswith(("    ", "\t")):
+            continue
         block = block.strip()
-        if not block or block[0] in "#!/|<`-*>" or block.startswith("    "):
+        if block.startswith(("#", "!!!", "???", "///", "|", "<", "- ", "* ", "> ", "1. ")):
             continue
         text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", block)  # links: their text
-        text = re.sub(r"[`*_]", "", text)
+        text = re.sub(r"`|\*\*|(?<!\w)__|__(?!\w)", "", text)  # code marks, bold; not the _ in num_workers
         text = " ".join(text.split())
         text = re.sub(r"(?<=[\u4e00-\u9fff，。：；、（）]) (?=[\u4e00-\u9fff，。：；、（）])", "", text)
         if len(text) > 160:  # at the end of a sentence, or of a word
@@ -126,6 +129,7 @@ def _link_names(html: str, page) -> str:
 
 def reference(name: str) -> str | None:
     """The reference URL of an API name; "" if torch has no such name; None if it is not linked."""
+    name = name.removesuffix("()")
     full = next((long + name[len(short) :] for short, long in SHORT if name.startswith(short)), None)
     if full is None or full in ABSENT:
         return None
