@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test run lint clean
+.PHONY: build serve test run notebooks lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -20,6 +20,9 @@ test: $(READY)  ## the whole test suite
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)
+
+notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
+	$(PYTHON) -m mkdocs_examples notebooks notebooks
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PYTHON) || python3 -m venv $(VENV)
