@@ -14,7 +14,7 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000
 	$(PYTHON) -m mkdocs serve
 
 test: $(READY)  ## the whole test suite
-	$(PYTHON) -m ruff check src tests
+	$(PYTHON) -m ruff check src tests hooks
 	$(PYTHON) -m mypy src
 	$(PYTHON) -m pytest
 

@@ -95,3 +95,104 @@ def test_search_finds_english_and_chinese_words(page, base_url, lang, query, fou
     results.first.wait_for(timeout=10_000)
     pages = {urlsplit(urljoin(page.url, results.nth(i).get_attribute("href"))).path for i in range(results.count())}
     assert f"/{found}" in pages, pages
+
+
+# -- search: one index per language, Chinese without spaces, pasted errors, weight ----------------
+
+
+def _open_search(page, base_url, path):
+    page.goto(f"{base_url}/{path}")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    return page.locator(".md-search__input")
+
+
+def _result_pages(page) -> list[str]:
+    """The pages of the search results, best first, once the worker has answered."""
+    page.wait_for_function(
+        "() => /\\d|No matching|没有找到/.test(document.querySelector('.md-search-result__meta').textContent)",
+        timeout=10_000,
+    )
+    links = page.locator(".md-search-result__item > a")
+    return [urlsplit(urljoin(page.url, links.nth(i).get_attribute("href"))).path for i in range(links.count())]
+
+
+def _search(page, base_url, path, query) -> list[str]:
+    search = _open_search(page, base_url, path)
+    search.fill(query)
+    search.press("End")  # Material searches on key events, which fill() alone does not send
+    return _result_pages(page)
+
+
+@pytest.mark.parametrize(("lang", "query"), [("", "backward"), ("zh/", "backward"), ("zh/", "张量")])
+def test_search_results_stay_in_the_language_of_the_page(page, base_url, lang, query):
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    pages = _search(page, base_url, f"{lang}autograd/graph/", query)
+    assert len(pages) > 3, pages
+    assert all(p.startswith("/zh/") == bool(lang) for p in pages), pages
+    assert indexes == [f"/{lang}search/search_index.json"]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [  # typed without spaces; before, only the first word counted (or none: 批归一化评估模式)
+        ("保存模型参数", "modules/state-dict/"),
+        ("概率分布散度", "losses/kl-div/"),
+        ("张量转列表", "tensors/to-python/"),
+        ("模型复制", "modules/copying/"),
+        ("可见设备编号", "devices/visible-devices/"),
+        ("批归一化评估模式", "modules/train-eval/"),
+        # hooks/search_assets/terms.yml: the page never says 交叉熵
+        ("交叉熵", "losses/cross-entropy-and-nll/"),
+        ("学习率", "optimization/learning-rate/"),  # the index keeps 学习率 whole
+    ],
+)
+def test_chinese_query_without_spaces_finds_its_page_first(page, base_url, query, found):
+    assert _search(page, base_url, "zh/", query)[0] == f"/zh/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "error", "found"),
+    [  # copied from the pages; some without their exception's name, some with other numbers
+        ("", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 2x2)", "arithmetic/multiplication/"),
+        ("", "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+         "autograd/detach-and-data/"),
+        ("", "expected target dtype to be Long or Byte, but got Float", "losses/cross-entropy-and-nll/"),
+        ("", "ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 16])",
+         "modules/train-eval/"),
+        ("", "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+         "tensors/to-python/"),
+        ("", "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)",
+         "tensors/reshaping/"),
+        ("zh/", "mat1 and mat2 shapes cannot be multiplied (8x5 and 3x3)", "zh/arithmetic/multiplication/"),
+        ("zh/", "RuntimeError: expected target dtype to be Long or Byte, but got Float",
+         "zh/losses/cross-entropy-and-nll/"),
+    ],
+)  # fmt: skip
+def test_pasted_error_line_finds_its_page_first(page, base_url, lang, error, found):
+    assert _search(page, base_url, lang, error)[0] == f"/{found}"
+
+
+def test_pasting_with_the_mouse_searches_at_once(page, base_url):
+    search = _open_search(page, base_url, "")
+    search.focus()
+    # what a paste from the context menu does: the browser inserts the text and sends `input`,
+    # without a single key event
+    page.keyboard.insert_text("sampler option is mutually exclusive with shuffle")
+    assert _result_pages(page)[0] == "/data/splits/"
+
+
+@pytest.mark.parametrize("path", ["tensors/cat-and-stack/", "zh/devices/gpu-memory/"])
+def test_a_page_and_its_search_index_weigh_at_most_400_kb(page, base_url, path):
+    sizes = {}
+    page.on("response", lambda r: sizes.__setitem__(urlsplit(r.url).path, len(r.body())) if r.ok else None)
+    page.goto(f"{base_url}/{path}")
+    page.wait_for_load_state("networkidle")
+    view = sum(sizes.values())
+    assert not [p for p in sizes if p.endswith("search_index.json")], "the index waits for the reader to search"
+    _search(page, base_url, path, "tensor")
+    index = f"/{'zh/' if path.startswith('zh/') else ''}search/search_index.json"
+    weight = sizes[f"/{path}"] + sizes[index]
+    print(f"{path}: page {sizes[f'/{path}']} + index {sizes[index]} = {weight} bytes; every response: {view} "
+          f"viewing the page, {sum(sizes.values())} once searched")  # fmt: skip
+    assert weight <= 400_000, sorted(sizes.items(), key=lambda item: -item[1])[:5]

@@ -23,7 +23,7 @@ class WhoLoads(Dataset):
             "index": index,
             "worker": -1 if info is None else info.id,
             "pid": os.getpid(),
-            "seed": torch.initial_seed(),
+            "seed": str(torch.initial_seed()),  # a string: a seed can exceed int64, which collate needs
             "numpy": np.random.randint(1000),
         }
 
@@ -45,9 +45,9 @@ for batch in batches:
 # %% seeds
 for worker in (0, 1):
     b = batches[worker]  # batches alternate between the workers: 0, 1, 0, 1
-    seed, draw = b["seed"][0].item(), b["numpy"].tolist()
+    seed, draw = int(b["seed"][0]), b["numpy"].tolist()
     print(f"worker {worker}: torch seed {seed}, numpy draws {draw}")
-next_seeds = sorted({b["seed"][0].item() for b in loader})  # another epoch
+next_seeds = sorted({int(b["seed"][0]) for b in loader})  # another epoch
 print("next epoch:", next_seeds)
 
 # %% worker-init
@@ -134,7 +134,7 @@ assert set(first["pid"].tolist()) == {os.getpid()}
 assert [b["worker"].tolist() for b in batches] == [[0, 0], [1, 1], [0, 0], [1, 1]]
 assert torch.cat([b["index"] for b in batches]).tolist() == list(range(8))
 assert os.getpid() not in {p for b in batches for p in b["pid"].tolist()}
-seeds = {b["worker"][0].item(): b["seed"][0].item() for b in batches}
+seeds = {b["worker"][0].item(): int(b["seed"][0]) for b in batches}
 assert seeds[1] == seeds[0] + 1  # base seed + worker id: every worker has its own
 draws = {w: [d for b in batches if b["worker"][0] == w for d in b["numpy"].tolist()]
          for w in (0, 1)}
@@ -144,7 +144,7 @@ loader = DataLoader(WhoLoads(), batch_size=4, num_workers=2)
 base_seeds = []
 for _ in range(2):  # the base seed comes from the main process's generator
     torch.manual_seed(7)
-    base_seeds.append([b["seed"][0].item() for b in loader])
+    base_seeds.append([int(b["seed"][0]) for b in loader])
 assert base_seeds[0] == base_seeds[1]
 assert tags == [["configured in worker 0"] * 2, ["configured in worker 1"] * 2]
 assert tagged.tag == "not configured"

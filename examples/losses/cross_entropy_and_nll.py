@@ -108,6 +108,20 @@ nn.CrossEntropyLoss()(a, float_target)
 # %% float-target-fixed
 print(nn.CrossEntropyLoss()(a, float_target.long()))
 
+# %% float-target-checks tags=["remove-cell"]
+# class indices: int64 or uint8 only; int32 and other integers are refused
+fixed = nn.CrossEntropyLoss()(a, float_target.long())
+assert torch.equal(nn.CrossEntropyLoss()(a, float_target.to(torch.uint8)), fixed)
+assert torch.equal(nn.NLLLoss()(a.log_softmax(1), float_target.to(torch.uint8)), nn.NLLLoss()(a.log_softmax(1), float_target.long()))
+for dtype, name in ((torch.int32, "Int"), (torch.int16, "Short"), (torch.int8, "Char")):
+    for loss_class in (nn.CrossEntropyLoss, nn.NLLLoss):
+        try:
+            loss_class()(a, float_target.to(dtype))
+        except RuntimeError as error:
+            assert f"expected target dtype to be Long or Byte, but got {name}" in str(error)
+        else:
+            raise AssertionError(f"{dtype} accepted")
+
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
 import math

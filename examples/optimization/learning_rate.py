@@ -149,6 +149,9 @@ assert "In PyTorch 1.1.0 and later" in str(caught[0].message)  # the page's "sin
 assert "skipping the first value of the learning rate schedule" in str(caught[0].message)
 assert all(math.isclose(a, b) for a, b in zip(shifted[:-1], built_in[1:]))
 assert shifted[29] != built_in[29]
+# the first lr is still used from epoch 0, for 29 epochs instead of 30: one entry is skipped
+assert shifted[0] == built_in[0] == 0.1
+assert shifted.count(0.1) == 29 and built_in.count(0.1) == 30
 with warnings.catch_warnings(record=True) as caught:  # the right order: no warning
     warnings.simplefilter("always")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -23,6 +23,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples import error_index
 from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
@@ -43,6 +44,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self.serving = False
         self.examples: dict[str, Example | ExampleError] = {}
         self.outcomes: dict[str, Outcome] = {}
+        self.pages: dict[str, tuple[str, list[Block]]] = {}  # "docs/en/x.md": its title and blocks
         self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -73,10 +75,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._depth += 1
         if not self.engine or self._depth > 1:  # another language of the same build: results are known
             return
-        pages = self._pages(Path(config.docs_dir))
-        self.examples = self._load({block.path for blocks in pages.values() for block in blocks})
+        self.pages = self._pages(Path(config.docs_dir))
+        self.examples = self._load({block.path for _, blocks in self.pages.values() for block in blocks})
         self.outcomes = self._run([e for e in self.examples.values() if isinstance(e, Example)])
-        problems = [p for page, blocks in pages.items() for block in blocks if (p := self._problem(page, block))]
+        problems = [
+            p for page, (_, blocks) in self.pages.items() for block in blocks if (p := self._problem(page, block))
+        ]
         if problems and not self.serving:
             raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
         for problem in problems:
@@ -93,10 +97,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        lang = _language(page, config)
+        if self.engine and error_index.MARKER.search(markdown):
+            markdown = error_index.MARKER.sub(lambda _: self._error_index(page, config, lang), markdown)
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
-        lang = _language(page, config)
         source = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         return replace_blocks(markdown, blocks, lambda block: self._render(source, block, lang))
 
@@ -114,13 +120,26 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     # --- steps -------------------------------------------------------------------
 
-    def _pages(self, docs: Path) -> dict[str, list[Block]]:
+    def _pages(self, docs: Path) -> dict[str, tuple[str, list[Block]]]:
         pages = {}
         for file in sorted(docs.rglob("*.md")):
-            blocks = find_blocks(file.read_text(encoding="utf-8"))
-            if blocks:
-                pages[f"{docs.name}/{file.relative_to(docs).as_posix()}"] = blocks
+            markdown = file.read_text(encoding="utf-8")
+            if blocks := find_blocks(markdown):
+                pages[f"{docs.name}/{file.relative_to(docs).as_posix()}"] = (
+                    error_index.title_of(markdown, file.stem),
+                    blocks,
+                )
         return pages
+
+    def _error_index(self, page: Page, config: MkDocsConfig, lang: str) -> str:
+        """The index of the errors shown on the pages of ``page``'s language tree."""
+        first = page.file.src_uri.split("/", 1)[0]
+        scope = f"{Path(config.docs_dir).name}/" + (f"{first}/" if first == lang else "")
+        pages = {key.removeprefix(scope): value for key, value in self.pages.items() if key.startswith(scope)}
+        examples = {path: e for path, e in self.examples.items() if isinstance(e, Example)}
+        results = {path: outcome.result for path, outcome in self.outcomes.items()}
+        here = page.file.src_uri.removeprefix(f"{first}/") if first == lang else page.file.src_uri
+        return error_index.render(error_index.collect(pages, examples, results), here, lang)
 
     def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
         assert self.engine

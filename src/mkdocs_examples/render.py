@@ -40,12 +40,13 @@ def render_example(example: Example, result: Result | None, cell: str | None, *,
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
     parts: list[str] = []
-    shown_output = False
+    shown_output = titled = False
     for item in chosen:
         if item.has("remove-cell"):
             continue
+        parts.append(f'<div class="mx-anchor" id="{anchor(example, item.index)}"></div>')  # the error index links here
         if not item.has("remove-input"):
-            title = example.display if not parts else None
+            title, titled = (None if titled else example.display), True  # the first code shown has the file name
             parts.append(_fence(item.source, "python", title=title, linenums=item.lineno))
         if not item.has("remove-output") and item.index in cell_results:
             outputs = _outputs(cell_results[item.index], text, limit)
@@ -55,6 +56,12 @@ def render_example(example: Example, result: Result | None, cell: str | None, *,
     if result and shown_output:
         parts.append(f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result.env))}</small>')
     return "\n\n".join(parts) + "\n"
+
+
+def anchor(example: Example, cell: int) -> str:
+    """The id of a cell's place on a page (its code, or its output), the same wherever it is embedded."""
+    name = example.cells[cell].name or str(cell)
+    return "ex-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{example.path.removesuffix('.py')}-{name}").strip("-").lower()
 
 
 def render_error(message: str, *, lang: str) -> str:

@@ -1,0 +1,35 @@
+// Material searches on `keyup`, which a paste with the mouse (or a drop, or an input method) never
+// sends: search whenever the query changes
+document.addEventListener("input", function (event) {
+  var input = event.target
+  if (input.matches && input.matches(".md-search__input")) input.dispatchEvent(new KeyboardEvent("keyup"))
+})
+
+// Load the search index when the reader goes to the search, not with every page: Material requests
+// it (XMLHttpRequest) as soon as a page loads, and most readers of a page never search
+;(function () {
+  var open = XMLHttpRequest.prototype.open
+  var send = XMLHttpRequest.prototype.send
+  var waiting = []
+  var wanted = false
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.ptIndex = /\/search\/search_index\.json$/.test(String(url))
+    return open.apply(this, arguments)
+  }
+  XMLHttpRequest.prototype.send = function () {
+    if (this.ptIndex && !wanted) return void waiting.push([this, arguments])
+    return send.apply(this, arguments)
+  }
+  function load(event) {
+    var target = event.target
+    if (wanted || !target.closest || !target.closest(".md-search, [for=__search], #__search")) return
+    wanted = true
+    waiting.splice(0).forEach(function (request) {
+      send.apply(request[0], request[1])
+    })
+  }
+  // a pointer over the search field or its button, a focus in it (also "/" or "s"), the toggle
+  document.addEventListener("pointerover", load)
+  document.addEventListener("focusin", load)
+  document.addEventListener("change", load)
+})()

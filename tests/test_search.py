@@ -1,0 +1,60 @@
+"""The search indexes of the real site (hooks/search.py): one per language, and what they hold."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def indexes(real_site) -> dict[str, dict]:
+    site, _ = real_site
+    return {lang: json.loads((site / prefix / "search/search_index.json").read_text()) for lang, prefix in
+            [("en", ""), ("zh", "zh/")]}  # fmt: skip
+
+
+def entry(index: dict, location: str) -> dict:
+    return next(doc for doc in index["docs"] if doc["location"] == location)
+
+
+def test_each_language_has_its_own_index(indexes):
+    en, zh = indexes["en"], indexes["zh"]
+    assert {doc["location"] for doc in en["docs"]} & {doc["location"] for doc in zh["docs"]}, "same pages"
+    assert not any(doc["location"].startswith("zh/") for doc in en["docs"] + zh["docs"])
+    assert not any(re.search(r"[\u4e00-\u9fff]", doc["title"]) for doc in en["docs"])
+    assert entry(zh, "tensors/cat-and-stack/")["title"].startswith("<code>torch.cat</code> 与")
+    assert en["config"]["lang"] == ["en"] and zh["config"]["lang"] == ["en", "zh"]
+
+
+def test_the_pages_of_a_language_load_its_index(real_site):
+    site, _ = real_site
+    config = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+    zh = json.loads(config.search((site / "zh/tensors/cat-and-stack/index.html").read_text()).group(1))
+    en = json.loads(config.search((site / "tensors/cat-and-stack/index.html").read_text()).group(1))
+    assert (zh["base"], en["base"]) == ("../../../zh/", "../..")
+    # our worker (Material's, with our segmentation of Chinese queries)
+    assert zh["search"] == f"../{en['search']}"
+    assert "ptSegment" in (site / "zh/tensors/cat-and-stack" / zh["search"]).resolve().read_text()
+
+
+def test_chinese_terms_stay_whole_and_tag_their_page(indexes):
+    zh = indexes["zh"]
+    learning_rate = entry(zh, "optimization/learning-rate/")
+    assert "学习率" in learning_rate["title"].split("\u200b"), learning_rate["title"]  # jieba: 学习 / 率
+    assert entry(zh, "losses/cross-entropy-and-nll/")["tags"] == ["交叉熵", "多分类"]
+
+
+def test_the_index_holds_errors_and_code_names_not_outputs(indexes):
+    for index in indexes.values():
+        docs = {doc["location"]: doc["text"] for doc in index["docs"]}
+        text = docs["tensors/cat-and-stack/#what-each-one-requires"] if index is indexes["en"] else ""
+        every = " ".join(docs.values())
+        assert "Output produced by" not in every and "实际运行得到" not in every  # provenance lines
+        assert "Traceback (most recent call last)" not in every and 'File "examples/' not in every
+        assert "RuntimeError: Sizes of tensors must match except in dimension 0." in every
+        assert "torch.Size([4, 3])" not in every  # a printed value
+        assert "manual_seed" in every  # a name that only code uses
+        if text:
+            assert "torch.cat torch.ones" in text, text
