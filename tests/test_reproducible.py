@@ -24,11 +24,18 @@ SITEMAPS = {"sitemap.xml", "sitemap.xml.gz"}  # they carry the build date
 TEXT_FILES = {".html", ".json", ".xml", ".js", ".css", ".txt"}
 
 
+# What a build neither reads nor needs: outputs, caches, environments
+_NOT_SOURCES = {".git", ".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    top = Path(folder) == ROOT
+    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info") or (top and n in _NOT_SOURCES)}
+
+
 def _copy_site(into: Path) -> Path:
-    """The site's sources under ``into``, with the examples cache turned off; its mkdocs.yml."""
-    into.mkdir(parents=True)
-    for name in ("docs", "examples"):
-        shutil.copytree(ROOT / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+    """The project's sources under ``into``, with the examples cache turned off; its mkdocs.yml."""
+    shutil.copytree(ROOT, into, ignore=_ignore)  # docs, examples, hooks, anything mkdocs.yml names
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     # `!!python/...` tags need MkDocs' own loader; the edit is a line under the plugin entry
     entry = re.search(r"^(\s*)- examples:[ \t]*\n", text, re.MULTILINE)
