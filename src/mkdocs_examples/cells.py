@@ -120,19 +120,28 @@ def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:
     return file
 
 
-def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
-    chunks: list[tuple[int, str, list[str]]] = [(0, "", [])]  # (marker line, header, lines)
+def split_chunks(source: str) -> list[tuple[int, str, list[str]]]:
+    """The file cut at its ``# %%`` markers: (marker line, or 0 above the first; header; lines)."""
+    chunks: list[tuple[int, str, list[str]]] = [(0, "", [])]
     for number, line in enumerate(source.splitlines(), start=1):
         match = _MARKER.match(line)
         if match:
             chunks.append((number, match["rest"].strip(), []))
         else:
             chunks[-1][2].append(line)
+    return chunks
 
+
+def is_code(header: str) -> bool:
+    """Whether a chunk with this header is code (not ``[markdown]``, ``[md]`` or ``[raw]``)."""
+    return not _NON_CODE.search(header)
+
+
+def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
     cells: list[Cell] = []
     seen: dict[str, int] = {}
-    for marker_line, header, lines in chunks:
-        if _NON_CODE.search(header):
+    for marker_line, header, lines in split_chunks(source):
+        if not is_code(header):
             continue
         name, tags = _parse_header(header, display, marker_line)
         first = next((i for i, text in enumerate(lines) if text.strip()), None)

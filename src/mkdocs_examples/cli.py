@@ -14,7 +14,8 @@ from pathlib import Path
 from mkdocs.config import load_config
 from mkdocs.exceptions import ConfigurationError
 
-from mkdocs_examples.cells import Example, ExampleError
+from mkdocs_examples import notebooks
+from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.plugin import ExamplesPlugin
@@ -29,7 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--show", action="store_true", help="print what each cell printed")
     run.add_argument("--no-cache", action="store_true", help="run even when a cached result exists")
     run.add_argument("--jobs", type=int, help="examples at once (default: the plugin's `jobs`)")
+    books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
+    books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
+    books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
+    books.add_argument("--check", action="store_true", help="change nothing; exit 1 if any notebook is out of date")
     args = parser.parse_args(argv)
+    if args.command == "notebooks":
+        return _notebooks(args.config_file, args.out, check=args.check)
 
     try:
         config, root, watch = _plugin_config(args.config_file)
@@ -69,6 +76,36 @@ def main(argv: list[str] | None = None) -> int:
     if note := engine.cache_problem():
         print(note)
     return 1 if problems else 0
+
+
+def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
+    """Write (or check) ``out/<path>.ipynb`` for every example: no outputs, runs to its end."""
+    try:
+        config, root, _ = _plugin_config(config_file)
+        examples_dir = (root / config.examples_dir).resolve()
+        paths = _select(examples_dir, [])
+        wanted = {
+            out / f"{path.removesuffix('.py')}.ipynb": notebooks.dumps(
+                notebooks.notebook(read_example(examples_dir, path, config.folder))
+            )
+            for path in paths
+        }
+    except (OSError, ValueError, ExampleError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    stale = sorted(str(f) for f, text in wanted.items() if not f.exists() or f.read_text(encoding="utf-8") != text)
+    extra = sorted(str(f) for f in out.rglob("*.ipynb") if f not in wanted) if out.exists() else []
+    if check:
+        for name in stale + extra:
+            print(f"out of date: {name} (run `make notebooks`)", file=sys.stderr)
+        return 1 if stale or extra else 0
+    for name in stale:
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(wanted[Path(name)], encoding="utf-8")
+    for name in extra:
+        Path(name).unlink()
+    print(f"{len(wanted)} notebooks in {out}: {len(stale)} written, {len(extra)} removed")
+    return 0
 
 
 def _plugin_config(config_file: Path) -> tuple[ExamplesConfig, Path, list[Path]]:

@@ -1,20 +1,165 @@
-"""What a reader takes away: an example as a script that runs to its end anywhere.
+"""What a reader takes away: each example as a script and as a notebook.
 
-On the site a cell tagged ``raises-exception`` shows its traceback and the example goes on;
-``python example.py`` would stop there. The runnable form wraps such a cell in
-``try``/``except`` that prints the traceback, and a ``requires-cuda`` cell in a check for a
-GPU, and leaves every other line as the contributor wrote it, cell markers included, so it
-is still a percent-format script that Jupytext, VS Code or PyCharm open as a notebook.
+- :func:`runnable_script`: on the site a cell tagged ``raises-exception`` shows its
+  traceback and the example goes on; ``python example.py`` would stop there. The runnable
+  form wraps such a cell in ``try``/``except`` that prints the traceback, and a
+  ``requires-cuda`` cell in a check for a GPU, and leaves every other line as written, cell
+  markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
+- :func:`notebook`: the example as a Jupyter notebook (nbformat 4) holding the outputs the
+  site shows: printed text as stream outputs, the traceback of a raising cell as an error
+  output, figures as PNG. Hidden check cells are kept, tagged ``remove-cell`` as on the
+  site (Jupyter Book hides them too): they are the assertions that keep the page true, and
+  a reader can run them. Without a result, the notebook has no outputs and its raising and
+  CUDA cells are in their runnable form, so "Run all" goes to the end (the form committed
+  for Colab).
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
-from mkdocs_examples.cells import Example
+from mkdocs_examples.cells import Cell, Example, is_code, split_chunks
+from mkdocs_examples.results import Result
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
 CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"
+
+
+def notebook(example: Example, result: Result | None = None) -> dict[str, Any]:
+    """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given."""
+    by_line = {cell.lineno: cell for cell in example.cells}
+    outputs = {c.cell: c for c in result.cells} if result else {}
+    runnable = _runnable_cells(example) if result is None else {}
+    cells: list[dict[str, Any]] = []
+    count = 0
+    notes = 0
+    for marker, header, lines in split_chunks(example.source):
+        text = "\n".join(lines).strip("\n")
+        if not text.strip():
+            continue
+        if not is_code(header):
+            notes += 1
+            text = "\n".join(line.removeprefix("#").removeprefix(" ") for line in text.splitlines())
+            cells.append(_markdown(text, notes))
+            continue
+        cell = next((c for line, c in by_line.items() if marker < line <= marker + len(lines) + 1), None)
+        if cell is None:
+            continue
+        ran = cell.index in outputs and outputs[cell.index].skipped is None
+        count += ran
+        cells.append(
+            _code(cell, runnable.get(cell.index, cell.source), outputs.get(cell.index) if ran else None, count)
+        )
+        if cell.has("requires-cuda") and result is not None and not ran:
+            notes += 1
+            cells.append(_markdown("*This cell needs a CUDA GPU; the machine that built the site has none.*", notes))
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            **({"mkdocs_examples": {"source": example.display, **result.env}} if result else {}),
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def write_downloads(folder: Path, built: Iterable[tuple[Example, Result]]) -> None:
+    """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``."""
+    for example, result in built:
+        target = folder / example.path.removesuffix(".py")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.with_suffix(".py").write_text(runnable_script(example), encoding="utf-8")
+        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result)), encoding="utf-8")
+
+
+def colab_url(repository: str, example: Example) -> str:
+    """Colab's page for the example's notebook committed under ``notebooks/`` (see `make notebooks`)."""
+    path = example.path.removesuffix(".py")
+    return f"https://colab.research.google.com/github/{repository.removeprefix('https://github.com/')}/blob/main/notebooks/{path}.ipynb"
+
+
+def dumps(notebook: dict[str, Any]) -> str:
+    """A notebook as the JSON Jupyter writes: stable, readable diffs."""
+    return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _markdown(text: str, number: int) -> dict[str, Any]:
+    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": text}
+
+
+def _code(cell: Cell, source: str, shown: Any, count: int) -> dict[str, Any]:
+    outputs: list[dict[str, Any]] = []
+    if shown is not None:
+        if shown.output:
+            outputs.append({"name": "stdout", "output_type": "stream", "text": shown.output})
+        if shown.traceback:
+            line = shown.traceback.rstrip("\n").splitlines()[-1]
+            name, _, value = line.partition(": ")
+            outputs.append(
+                {"ename": name, "evalue": value, "output_type": "error", "traceback": shown.traceback.splitlines()}
+            )
+        outputs += [
+            {"data": {"image/png": image}, "metadata": {}, "output_type": "display_data"} for image in shown.images
+        ]
+    metadata: dict[str, Any] = {"tags": list(cell.tags)} if cell.tags else {}
+    return {
+        "cell_type": "code",
+        "execution_count": count if shown is not None else None,
+        "id": (cell.name or f"cell-{cell.index}")[:64],
+        "metadata": metadata,
+        "outputs": outputs,
+        "source": source.rstrip("\n"),
+    }
+
+
+def _runnable_cells(example: Example) -> dict[int, str]:
+    """The runnable source of each cell that differs from the original, by index."""
+    wrapped = {}
+    for cell in example.cells:
+        body = cell.source.rstrip("\n")
+        if cell.has("raises-exception"):
+            wrapped[cell.index] = _wrap_raising(body)
+        elif cell.has("requires-cuda"):
+            wrapped[cell.index] = _wrap_cuda(body)
+    if (head := _head(example)) and example.cells:
+        first = example.cells[0]
+        wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
+    return wrapped
+
+
+def _head(example: Example) -> str:
+    """The imports the runnable form adds: traceback for raising cells, torch for CUDA cells."""
+    opening = example.cells[0].source.splitlines() if example.cells else []
+    head = PREAMBLE if any(c.has("raises-exception") for c in example.cells) else ""
+    if any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
+        head += CUDA
+    return head
+
+
+def _after_future(head: str, source: str) -> str:
+    lines = source.splitlines()
+    at = sum(1 for line in lines if line.startswith("from __future__"))
+    return "\n".join([*lines[:at], *head.splitlines(), *lines[at:]])
+
+
+def _wrap_raising(body: str) -> str:
+    return (
+        f"try:\n{textwrap.indent(body, '    ')}\n"
+        "except Exception:  # raised on purpose: the page shows this error\n    traceback.print_exc()"
+    )
+
+
+def _wrap_cuda(body: str) -> str:
+    return (
+        f"if torch.cuda.is_available():\n{textwrap.indent(body, '    ')}\n"
+        'else:\n    print("(this cell needs a CUDA GPU; none here)")'
+    )
 
 
 def runnable_script(example: Example) -> str:
@@ -24,25 +169,16 @@ def runnable_script(example: Example) -> str:
         first, count = cell.lineno - 1, cell.source.count("\n")
         body = "\n".join(lines[first : first + count])
         if cell.has("raises-exception"):
-            wrapped = (
-                f"try:\n{textwrap.indent(body, '    ')}\n"
-                "except Exception:  # raised on purpose: the page shows this error\n    traceback.print_exc()"
-            )
+            wrapped = _wrap_raising(body)
         elif cell.has("requires-cuda"):
-            wrapped = (
-                f"if torch.cuda.is_available():\n{textwrap.indent(body, '    ')}\n"
-                'else:\n    print("(this cell needs a CUDA GPU; none here)")'
-            )
+            wrapped = _wrap_cuda(body)
         else:
             continue
         lines[first : first + count] = wrapped.splitlines()
     if not example.cells:
         return example.source
-    opening = example.cells[0].source.splitlines()
-    head = PREAMBLE if any(c.has("raises-exception") for c in example.cells) else ""
-    if any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
-        head += CUDA
     # the first lines of the first code cell (a notebook runs them too), after `from __future__`
+    opening = example.cells[0].source.splitlines()
     first = example.cells[0].lineno - 1 + sum(1 for line in opening if line.startswith("from __future__"))
-    lines[first:first] = head.splitlines()
+    lines[first:first] = _head(example).splitlines()
     return "\n".join(lines) + "\n"

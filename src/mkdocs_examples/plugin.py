@@ -23,13 +23,13 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import error_index
+from mkdocs_examples import error_index, notebooks
 from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.pool import PoolError
-from mkdocs_examples.render import TEXT, render_error, render_example
+from mkdocs_examples.render import TEXT, github, link_titles, render_downloads, render_error, render_example
 
 log = get_plugin_logger(__name__)
 
@@ -46,6 +46,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self.outcomes: dict[str, Outcome] = {}
         self.pages: dict[str, tuple[str, list[Block]]] = {}  # "docs/en/x.md": its title and blocks
         self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
+        self._site_dir: Path | None = None
+        self._repo_url: str | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
@@ -60,6 +62,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if CSS not in config.extra_css:
             config.extra_css.append(CSS)
         self.root = Path(config.config_file_path).parent
+        self._repo_url = config.repo_url
         if self.config.enabled and self.engine is None:
             self.engine = Engine.from_config(
                 self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
@@ -104,13 +107,33 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not blocks:
             return markdown
         source = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-        return replace_blocks(markdown, blocks, lambda block: self._render(source, block, lang))
+        root = "../" * page.url.count("/")  # the site's root, relative to this page
+        firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
+
+        def render(block: Block) -> str:
+            shown = self._render(source, block, lang)
+            example = self.examples.get(block.path)
+            if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
+                shown += "\n" + render_downloads(root, example, self._colab(example), lang=lang)
+            return shown
+
+        return replace_blocks(markdown, blocks, render)
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Each code block's title, the example's file, links to that file in the repository."""
+        repository = github(config.repo_url)
+        if not repository or not self.examples:
+            return html
+        known = {e.display for e in self.examples.values() if isinstance(e, Example)}
+        return link_titles(html, repository, known)
 
     @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        self._site_dir = Path(config.site_dir)
         self._end_build()
 
     def on_build_error(self, *, error: Exception) -> None:
+        self._site_dir = None
         self._end_build()
 
     def on_shutdown(self) -> None:
@@ -208,9 +231,21 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
         return render_example(loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
 
+    def _downloadable(self, path: str) -> bool:
+        outcome = self.outcomes.get(path)
+        return bool(self.engine) and outcome is not None and outcome.failure is None
+
+    def _colab(self, example: Example) -> str | None:
+        """Colab opens the notebook committed under notebooks/ (see `make notebooks`) on GitHub."""
+        repository = github(self._repo_url)
+        return notebooks.colab_url(repository, example) if repository else None
+
     def _end_build(self) -> None:
         self._depth = max(0, self._depth - 1)
         if self._depth == 0 and self.engine:
+            if self._site_dir:  # every example that built, as a script and as a notebook with its outputs
+                built = [(o.example, o.result) for o in self.outcomes.values() if o.failure is None]
+                notebooks.write_downloads(self._site_dir / "downloads", built)
             self.engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
 
 

@@ -21,6 +21,10 @@ TEXT = {
         "cuda": "This cell needs a CUDA GPU. The machine that built this page has none, so it was not run here.",
         "provenance": "Output produced by {what}.",
         "failed": "This example failed to build",
+        "download": "Take it away:",
+        "script": "script (.py)",
+        "notebook": "notebook with these outputs (.ipynb)",
+        "colab": "open in Colab",
     },
     "zh": {
         "output": "输出",
@@ -30,6 +34,10 @@ TEXT = {
         "cuda": "此单元需要 CUDA GPU。构建本页的机器没有 GPU，所以这里没有运行它。",
         "provenance": "以上输出由 {what} 实际运行得到。",
         "failed": "示例构建失败",
+        "download": "带走这个示例：",
+        "script": "脚本（.py）",
+        "notebook": "带输出的笔记本（.ipynb）",
+        "colab": "在 Colab 中打开",
     },
 }
 
@@ -56,6 +64,45 @@ def render_example(example: Example, result: Result | None, cell: str | None, *,
     if result and shown_output:
         parts.append(f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result.env))}</small>')
     return "\n\n".join(parts) + "\n"
+
+
+def render_downloads(root: str, example: Example, colab: str | None, *, lang: str) -> str:
+    """A line of links to the example's downloads (under ``root``, the site's root as seen from the page)."""
+    text = TEXT.get(lang, TEXT["en"])
+    base = html.escape(f"{root}downloads/{example.path.removesuffix('.py')}")
+    links = [
+        f'<a href="{base}.py" download>{text["script"]}</a>',
+        f'<a href="{base}.ipynb" download>{text["notebook"]}</a>',
+    ]
+    if colab:
+        links.append(f'<a href="{html.escape(colab)}">{text["colab"]}</a>')
+    return f'<p class="mx-downloads">{text["download"]} ' + " · ".join(links) + "</p>\n"
+
+
+# A code block's title (<span class="filename">examples/x.py</span>), and the number of its first line
+_TITLE = re.compile(
+    r'(<span class="filename">)([^<]+\.py)(</span>)'
+    r'(?:(?=(?:(?!<span class="filename">).){0,400}?__codelineno-\d+-(\d+)"))?',
+    re.S,
+)
+
+
+def link_titles(html_text: str, repository: str, known: set[str]) -> str:
+    """``html_text`` with the title of each code block of a ``known`` example linking to its file and line."""
+
+    def link(match: re.Match) -> str:
+        if match[2] not in known:
+            return match[0]
+        url = f"{repository}/blob/main/{match[2]}" + (f"#L{match[4]}" if match[4] else "")
+        return f'{match[1]}<a href="{html.escape(url)}">{match[2]}</a>{match[3]}'
+
+    return _TITLE.sub(link, html_text)
+
+
+def github(url: str | None) -> str | None:
+    """``https://github.com/owner/repo`` for a repository on GitHub; None otherwise."""
+    found = re.match(r"https://github\.com/[\w.-]+/[\w.-]+", url or "")
+    return found[0].removesuffix(".git") if found else None
 
 
 def anchor(example: Example, cell: int) -> str:

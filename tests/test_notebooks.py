@@ -1,0 +1,127 @@
+"""What readers take away: each example as a runnable script and as a notebook with the site's outputs."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mkdocs_examples.cells import Example, parse_cells, read_example
+from mkdocs_examples.cli import main
+from mkdocs_examples.notebooks import dumps, notebook, runnable_script
+from mkdocs_examples.render import anchor
+from mkdocs_examples.results import CellResult, Result
+
+ROOT = Path(__file__).parent.parent
+SOURCE = """\
+# %% [markdown]
+# A note for notebook readers
+
+# %% setup
+import torch
+x = torch.ones(2)
+print(x.sum())
+
+# %% fails tags=["raises-exception"]
+x @ torch.ones(3)
+
+# %% gpu tags=["requires-cuda"]
+print(torch.ones(1, device="cuda"))
+
+# %% checks tags=["remove-cell"]
+assert x.sum() == 2
+print("after")
+"""
+EXAMPLE = Example("demo.py", Path("/x/demo.py"), SOURCE, parse_cells(SOURCE))
+TRACEBACK = 'Traceback (most recent call last):\n  File "examples/demo.py", line 10\nRuntimeError: inconsistent\n'
+RESULT = Result(
+    cells=(
+        CellResult(0, "tensor(2.)\n", images=("iVBORw0KGgo=",)),
+        CellResult(1, traceback=TRACEBACK),
+        CellResult(2, skipped="requires-cuda"),
+        CellResult(3, "after\n"),
+    ),
+    env={"torch": "2.13.0+cpu", "python": "3.11.7", "device": "cpu"},
+)
+
+
+def test_the_notebook_is_valid_and_holds_the_outputs_the_site_shows():
+    nb = nbformat.reads(dumps(notebook(EXAMPLE, RESULT)), as_version=4)
+    nbformat.validate(nb)
+    kinds = [(c.cell_type, c.get("id")) for c in nb.cells]
+    assert kinds == [("markdown", "note-1"), ("code", "setup"), ("code", "fails"), ("code", "gpu"),
+                     ("markdown", "note-2"), ("code", "checks")]  # fmt: skip
+    setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
+    assert nb.cells[0].source == "A note for notebook readers"
+    assert [o.output_type for o in setup.outputs] == ["stream", "display_data"]
+    assert setup.outputs[0].text == "tensor(2.)\n" and setup.outputs[1].data["image/png"] == "iVBORw0KGgo="
+    (error,) = fails.outputs
+    assert (error.ename, error.evalue) == ("RuntimeError", "inconsistent") and error.traceback[-1].endswith(
+        "inconsistent"
+    )
+    assert fails.source == "x @ torch.ones(3)" and fails.metadata.tags == ["raises-exception"]
+    assert gpu.outputs == [] and gpu.execution_count is None
+    assert checks.metadata.tags == ["remove-cell"] and checks.outputs[0].text == "after\n"
+    assert [setup.execution_count, fails.execution_count, checks.execution_count] == [1, 2, 3]
+    assert nb.metadata.mkdocs_examples["torch"] == "2.13.0+cpu"
+
+
+def test_the_runnable_script_goes_to_its_end(tmp_path):
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(EXAMPLE))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tensor(2.)\n(this cell needs a CUDA GPU; none here)\nafter\n"
+    assert "RuntimeError" in done.stderr
+    assert parse_cells(script.read_text())[1].name == "fails"  # still a percent-format script
+
+
+def test_the_notebook_without_outputs_runs_to_its_end_in_jupyter(tmp_path):
+    from nbclient import NotebookClient
+
+    nb = nbformat.reads(dumps(notebook(EXAMPLE)), as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert any("RuntimeError" in o.get("text", "") for o in outputs)  # printed, not raised
+    assert outputs[-1].text == "after\n"
+
+
+def test_the_notebooks_for_colab_are_up_to_date(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["notebooks", "notebooks", "--check"]) == 0, "run `make notebooks` and commit notebooks/"
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_every_page_offers_downloads_that_hold_what_it_shows(real_site, lang):
+    site, _ = real_site
+    checked = 0
+    for page in sorted((site / lang).rglob("index.html")):
+        if lang == "" and page.relative_to(site).parts[0] == "zh":
+            continue
+        text = page.read_text()
+        shown = html.unescape(re.sub(r"<[^>]+>", "", text))
+        for href in re.findall(r'<p class="mx-downloads">.*?<a href="([^"]+\.ipynb)"', text):
+            target = (page.parent / href).resolve()
+            assert target.exists() and target.with_suffix(".py").exists(), f"{page}: {href}"
+            nb = nbformat.reads(target.read_text(), as_version=4)
+            nbformat.validate(nb)
+            example = read_example(
+                ROOT / "examples", target.relative_to(site / "downloads").with_suffix(".py").as_posix()
+            )
+            for cell in example.cells:  # what the page shows of each cell, the notebook holds too
+                if f'id="{anchor(example, cell.index)}"' not in text or cell.has("remove-output"):
+                    continue
+                code = next(
+                    c for c in nb.cells if c.cell_type == "code" and c.id == (cell.name or f"cell-{cell.index}")
+                )
+                for output in code.outputs:
+                    lines = output.get("text", "").splitlines() + output.get("traceback", [])[-1:]
+                    for line in filter(str.strip, lines):
+                        assert line.strip() in shown, f"{page.relative_to(site)}: {line!r} not on the page"
+                        checked += 1
+    assert checked > 200

@@ -1,0 +1,97 @@
+"""What readers expect of every page of the real site: descriptions, dates, reference links, 404s, sitemaps."""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import urlsplit
+
+from mkdocs.config import load_config
+
+from mkdocs_examples.cells import read_example  # noqa: F401  (the engine is importable beside the hooks)
+
+SITE_URL = load_config("mkdocs.yml").site_url
+
+
+def pages(site):
+    return [p for p in site.rglob("index.html") if "assets" not in p.parts]
+
+
+def test_every_page_has_its_own_description_in_its_language(real_site):
+    site, _ = real_site
+    seen = {}
+    for page in pages(site):
+        found = re.search(r'<meta name="description" content="([^"]*)"', page.read_text())
+        assert found and found[1], f"{page}: no description"
+        seen.setdefault(html.unescape(found[1]), []).append(page.relative_to(site).as_posix())
+    assert all(len(where) == 1 for where in seen.values()), [w for w in seen.values() if len(w) > 1]
+    zh = [d for d, where in seen.items() if where[0].startswith("zh/")]
+    assert zh and all(re.search(r"[\u4e00-\u9fff]", d) for d in zh)
+
+
+def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
+    site, _ = real_site
+    for name in ("tensors/reshaping/index.html", "zh/tensors/reshaping/index.html"):
+        text = (site / name).read_text()
+        assert re.search(r'md-source-file__fact">.*?\d{4}-\d{2}-\d{2}', text, re.S), name
+        source = "docs/zh/tensors/reshaping.md" if name.startswith("zh/") else "docs/en/tensors/reshaping.md"
+        assert f"/edit/main/{source}" in text
+        assert "md-footer__link--prev" in text and "md-footer__link--next" in text
+
+
+def test_api_names_link_to_the_reference_of_names_that_exist(real_site):
+    import importlib
+
+    site, _ = real_site
+    links = set()
+    for page in pages(site):
+        links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"', page.read_text()))
+    assert len(links) > 50
+    for url in links:
+        name = url.rsplit("/", 1)[1].removesuffix(".html").split("#")[-1]
+        parts = name.split(".")
+        value = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], start=1):
+            value = getattr(value, part, None) or importlib.import_module(".".join(parts[: i + 1]))
+        assert callable(value), url
+
+
+def test_a_removed_api_is_a_warning(tmp_path):
+    import sys
+
+    sys.path.insert(0, "hooks")
+    try:
+        import pages as hook
+    finally:
+        sys.path.remove("hooks")
+    assert hook.reference("torch.cat").endswith("generated/torch.cat.html")
+    assert hook.reference("nn.Linear").endswith("generated/torch.nn.Linear.html")
+    assert hook.reference("F.cross_entropy").endswith("generated/torch.nn.functional.cross_entropy.html")
+    assert hook.reference("Tensor.detach()").endswith("generated/torch.Tensor.detach.html")
+    assert hook.reference("torch.utils.data.DataLoader").endswith("data.html#torch.utils.data.DataLoader")
+    assert hook.reference("torch.float32") is None and hook.reference("torch.nn") is None
+    assert hook.reference("torch.no_such_function") == ""  # the page gets a warning, a strict build fails
+
+
+def test_sitemaps_list_only_real_pages_per_language(real_site):
+    site, _ = real_site
+    for sitemap, prefix in ((site / "sitemap.xml", ""), (site / "zh" / "sitemap.xml", "zh/")):
+        urls = re.findall(r"<loc>([^<]+)</loc>", sitemap.read_text())
+        assert len(urls) > 40
+        for url in urls:
+            assert url.startswith(SITE_URL + prefix), url
+            path = url.removeprefix(SITE_URL)
+            assert (site / path / "index.html").exists() or (site / path).is_file(), url
+
+
+def test_a_404_page_in_each_language_leads_home(real_site):
+    site, _ = real_site
+    base = urlsplit(SITE_URL).path
+    for page, title, home in (
+        (site / "404.html", "page not found", base),
+        (site / "zh/404.html", "页面不存在", base + "zh/"),
+    ):
+        text = page.read_text()
+        assert title in text and f'href="{home}"' in text
+        switch = set(re.findall(r'href="([^"]*)" hreflang="([a-z]+)"', text))
+        assert switch == {(base, "en"), (base + "zh/", "zh")}
