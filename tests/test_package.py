@@ -113,6 +113,9 @@ def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(ven
     assert "assert len(words)" not in page  # the hidden cell
     assert "mkdocs_examples.css" in page and (tmp_path / "site" / "assets" / "mkdocs_examples.css").exists()
     assert "WARNING" not in log
+    downloads = tmp_path / "site" / "downloads"  # the example as a script and as a notebook with outputs
+    assert 'print(" ".join(words), len(words))' in (downloads / "greet.py").read_text(encoding="utf-8")
+    assert "engine on another site 4" in (downloads / "greet.ipynb").read_text(encoding="utf-8")
 
     runs = _run([str(venv / "bin" / "python"), "-m", "mkdocs_examples", "run", "--show"], tmp_path)
     assert "engine on another site 4" in runs and "1 examples" in runs
