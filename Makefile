@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test run notebooks lint clean
+.PHONY: build serve test run notebooks bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -23,6 +23,9 @@ run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tens
 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks
+
+bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example: bench/README.md (minutes; not in `test`)
+	$(PYTHON) bench/bench.py
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PYTHON) || python3 -m venv $(VENV)

@@ -7,7 +7,7 @@ import torch
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 c = x.clone()
-print(c.requires_grad, c.grad_fn)
+print(c.requires_grad, c.grad_fn.name())
 print("same memory:", c.data_ptr() == x.data_ptr())
 (c * 2).sum().backward()
 print(x.grad)
@@ -48,7 +48,7 @@ w = x.clone.detach().requires_grad_(True)
 # %% to-after-requires-grad
 x = torch.tensor([1.0, 2.0, 3.0])
 w = x.clone().detach().requires_grad_(True).to(torch.float64)
-print(w.is_leaf, w.grad_fn)
+print(w.is_leaf, w.grad_fn.name())
 
 # %% optimizer-non-leaf tags=["raises-exception"]
 optimizer = torch.optim.SGD([w], lr=0.1)

@@ -15,9 +15,20 @@ assert a.grad == b and b.grad == a
 # %% walk-graph
 y = a * b + a
 print(a.is_leaf, a.grad_fn)
-print(y.is_leaf, y.grad_fn)
-print(y.grad_fn.next_functions)
-print(y.grad_fn.next_functions[0][0].next_functions)
+print(y.is_leaf, y.grad_fn.name())
+add_inputs = y.grad_fn.next_functions  # one (node, output number) pair per input
+print([(type(node).__name__, n) for node, n in add_inputs])
+mul_inputs = add_inputs[0][0].next_functions
+print([(type(node).__name__, n) for node, n in mul_inputs])
+print([node.variable for node, _ in mul_inputs])  # the leaves they accumulate into
+
+# %% walk-graph-checks tags=["remove-cell"]
+# AddBackward0 <- (MulBackward0 of a * b, a); MulBackward0 <- (a, b); one node per leaf
+assert y.grad_fn.name() == "AddBackward0" and a.grad_fn is None
+assert [type(node).__name__ for node, _ in add_inputs] == ["MulBackward0", "AccumulateGrad"]
+assert [type(node).__name__ for node, _ in mul_inputs] == ["AccumulateGrad", "AccumulateGrad"]
+assert mul_inputs[0][0].variable is a and mul_inputs[1][0].variable is b
+assert add_inputs[1][0] is mul_inputs[0][0]  # the same AccumulateGrad node of a, reached twice
 
 # %% paths-summed
 a.grad = None  # forget the gradient of the first example
@@ -55,7 +66,7 @@ for start in (3.0, 0.5):
 x = torch.tensor(1.0, requires_grad=True)
 y1 = x * 2
 y2 = x * 2  # the same line of code run again
-print(y1.grad_fn, y2.grad_fn)
+print(y1.grad_fn.name(), y2.grad_fn.name())
 print(y1.grad_fn is y2.grad_fn)
 
 # %% backward-twice tags=["raises-exception"]

@@ -47,7 +47,7 @@ assert torch.equal(w.grad, torch.zeros(3))
 w = torch.ones(3, requires_grad=True)
 (w * 2).sum().backward()
 w = w - 0.1 * w.grad
-print(w.is_leaf, w.grad_fn)
+print(w.is_leaf, w.grad_fn.name())
 
 # %% reassign-checks tags=["remove-cell"]
 # w = w - lr * grad: a new non-leaf tensor

@@ -46,7 +46,7 @@ with torch.no_grad():
     leaf = torch.ones(3, requires_grad=True)
 print("op result:   ", y.requires_grad, y.grad_fn)
 print("new leaf:    ", leaf.requires_grad, leaf.is_leaf)
-print("outside:     ", w.requires_grad, before.grad_fn)
+print("outside:     ", w.requires_grad, before.grad_fn.name())
 (leaf * 2).sum().backward()
 print(leaf.grad)
 
@@ -74,7 +74,7 @@ model.eval()
 print([m.training for m in model.modules()])
 print(torch.is_grad_enabled())
 y = model(x)
-print(y.requires_grad, y.grad_fn)
+print(y.requires_grad, y.grad_fn.name())
 
 # %% eval-backward
 model.zero_grad()

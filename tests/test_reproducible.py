@@ -1,0 +1,124 @@
+"""Two clean builds of the real site in different folders give the same bytes, sitemaps aside.
+
+Nothing of the building machine may reach a page: no object addresses, process ids,
+temporary folder names, paths of the project or of the virtualenv. The two builds differ
+in everything that could leak: the project folder, the output folder, the virtualenv's
+path (reached through a link where this Python runs from one) and the hash seed.
+They run at once, in two processes, with the examples cache off.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+SITEMAPS = {"sitemap.xml", "sitemap.xml.gz"}  # they carry the build date
+TEXT_FILES = {".html", ".json", ".xml", ".js", ".css", ".txt"}
+
+
+# What a build neither reads nor needs: outputs, caches, environments
+_NOT_SOURCES = {".git", ".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    top = Path(folder) == ROOT
+    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info") or (top and n in _NOT_SOURCES)}
+
+
+def _copy_site(into: Path) -> Path:
+    """The project's sources under ``into``, with the examples cache turned off; its mkdocs.yml."""
+    shutil.copytree(ROOT, into, ignore=_ignore)  # docs, examples, hooks, anything mkdocs.yml names
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    # `!!python/...` tags need MkDocs' own loader; the edit is a line under the plugin entry
+    entry = re.search(r"^(\s*)- examples:[ \t]*\n", text, re.MULTILINE)
+    assert entry, "mkdocs.yml has no `- examples:` plugin entry with options"
+    indent = entry[1] + "    "
+    text = text[: entry.end()] + f"{indent}cache: false\n" + text[entry.end() :]
+    config = into / "mkdocs.yml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def _python(folder: Path) -> str:
+    """This interpreter, reached through a link to its virtualenv under ``folder`` when it runs in one."""
+    prefix = Path(sys.prefix)
+    if sys.prefix == sys.base_prefix or not (prefix / "bin" / "python").exists():
+        return sys.executable
+    link = folder / "venv"
+    link.symlink_to(prefix, target_is_directory=True)
+    return str(link / "bin" / "python")
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    """Where two files first differ: the text around it in each, tags left out."""
+    text_a, text_b = a.decode(errors="replace"), b.decode(errors="replace")
+    at = next((i for i, (x, y) in enumerate(zip(text_a, text_b, strict=False)) if x != y), min(len(a), len(b)))
+    return "\n".join(f"    {_text(text[max(0, at - 120) : at + 120])!r}" for text in (text_a, text_b))
+
+
+def _text(part: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", "", part))
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory) -> tuple[tuple[Path, Path], list[str]]:
+    """Both builds' output folders, and the paths of the building machine that must not appear."""
+    base = tmp_path_factory.mktemp("reproducible")
+    plans = []
+    for n, name in enumerate(("first", "second-build-elsewhere")):
+        folder = base / name
+        config = _copy_site(folder / "project")
+        # TMPDIR stays as it is: the engine makes its own temporary folders under it, with names
+        # that differ between builds anyway, and a deep one breaks DataLoader workers (AF_UNIX
+        # socket paths are limited to 107 bytes)
+        env = dict(os.environ, PYTHONHASHSEED=str(n + 1), NO_MKDOCS_2_WARNING="1")
+        build = ["build", "--strict", "--quiet", "-f", str(config), "-d", str(folder / "site")]
+        command = [_python(folder), "-m", "mkdocs", *build]
+        plans.append((folder, command, env))
+    processes = [
+        subprocess.Popen(command, env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for folder, command, env in plans
+    ]
+    outputs = [p.communicate(timeout=600)[0] for p in processes]
+    for process, output in zip(processes, outputs, strict=True):
+        assert process.returncode == 0, f"mkdocs build failed:\n{output[-5000:]}"
+    machine = {str(base), str(ROOT.resolve()), str(Path.home()), *(str(folder) for folder, _, _ in plans)}
+    if sys.prefix != sys.base_prefix:  # a virtualenv's folder; /usr would match a page's prose
+        machine |= {sys.prefix, os.path.realpath(sys.prefix)}
+    return (plans[0][0] / "site", plans[1][0] / "site"), sorted(p for p in machine if p != "/")
+
+
+def _mentions(text: str, path: str) -> bool:
+    """Whether ``path`` is in ``text`` as a path of its own, not the tail of a longer one."""
+    return re.search(rf"(?<![\w.~/-]){re.escape(path)}(?![\w.-])", text) is not None
+
+
+def test_two_clean_builds_in_different_folders_give_the_same_pages(two_builds):
+    (first, second), _ = two_builds
+    a, b = _files(first), _files(second)
+    assert sorted(a) == sorted(b), "the two builds wrote different files"
+    differ = [name for name in a if a[name] != b[name] and Path(name).name not in SITEMAPS]
+    report = "\n".join(f"{name}:\n{_first_difference(a[name], b[name])}" for name in differ[:10])
+    assert not differ, f"{len(differ)} files differ between the two builds:\n{report}"
+
+
+def test_no_path_of_the_building_machine_on_any_page(two_builds):
+    (first, _), machine = two_builds
+    found = []
+    for file in sorted(first.rglob("*")):
+        if file.suffix in TEXT_FILES and file.name not in SITEMAPS:
+            text = file.read_text(encoding="utf-8", errors="replace")
+            found += [f"{file.relative_to(first)}: {path}" for path in machine if _mentions(text, path)]
+    assert not found, "paths of the building machine on pages:\n" + "\n".join(found[:20])
