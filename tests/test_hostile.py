@@ -322,3 +322,11 @@ def test_examples_that_finished_before_the_worker_was_lost_are_not_run_again(pro
     assert outcomes["quick.py"].result.cells[0].output == "quick\n"
     assert engine.executed.count("quick.py") == 1
     assert outcomes["hostile.py"].failure is not None
+
+
+def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
+    from mkdocs_examples.pool import Pool, PoolError
+
+    monkeypatch.delattr(os, "fork")  # as on Windows
+    with pytest.raises(PoolError, match="Windows cannot fork: build the site in WSL"):
+        Pool([]).start()
