@@ -53,9 +53,9 @@ assert torch.allclose(y, expected, atol=1e-5)
 print(y.mean(dim=0))
 
 # %% bn-eval-checks tags=["remove-cell"]
-# after that one step: a tenth of the way from 0 and 1 to the batch's mean (~5) and variance (~9)
-assert (x.mean(dim=0) > 4).all() and (x.var(dim=0) > 7).all()
-assert ((bn.running_mean - 0.5).abs() < 0.2).all() and ((bn.running_var - 2).abs() < 0.5).all()
+# after that one step: a tenth of the way from 0 and 1 towards the batch's mean and variance,
+# so far from them (any seed: running_var = 0.9 + 0.1 * var is below var / 2 once var > 2.25)
+assert (bn.running_mean < x.mean(dim=0) / 5).all() and (bn.running_var < x.var(dim=0) / 2).all()
 assert (y.mean(dim=0) > 2).all()
 
 # %% symptom
