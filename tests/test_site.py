@@ -209,6 +209,6 @@ def test_changing_a_helper_module_or_a_package_version_runs_the_example_again(si
 
     from mkdocs_examples import cache
 
-    real = cache._version
-    monkeypatch.setattr(cache, "_version", lambda name: "0.0" if name == "numpy" else real(name))
+    real = cache.package_version
+    monkeypatch.setattr(cache, "package_version", lambda name: "0.0" if name == "numpy" else real(name))
     assert sorted(build_site(site)) == ["one.py", "three.py", "two.py"]  # torch imports numpy

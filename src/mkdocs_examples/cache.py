@@ -18,7 +18,6 @@ import os
 import platform
 import tempfile
 from dataclasses import asdict
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from mkdocs_examples import __version__
 from mkdocs_examples.cells import Example
 from mkdocs_examples.results import Result, ShapeError
-from mkdocs_examples.runner import Options
+from mkdocs_examples.runner import Options, package_version
 
 # engine modules whose change can change outputs
 _EXECUTING = ("cells.py", "runner.py", "pool.py", "worker.py", "results.py", "sandbox.py")
@@ -53,7 +52,7 @@ def fingerprint(options: Options, preload: list[str]) -> dict[str, Any]:
     return {
         "engine": f"{__version__}+{engine}",
         "python": platform.python_version(),
-        "packages": {name: _version(name) for name in sorted({"torch", *(m.split(".")[0] for m in preload)})},
+        "packages": {name: package_version(name) for name in sorted({"torch", *(m.split(".")[0] for m in preload)})},
         "options": asdict(options),
     }
 
@@ -103,7 +102,7 @@ class Cache:
         """Whether every package and helper module the result depended on is as it was."""
         for name, recorded in depends.items():
             kind, _, what = name.partition(":")
-            if kind == "dist" and _version(what) != recorded:
+            if kind == "dist" and package_version(what) != recorded:
                 return False
             if kind == "file" and _digest(self.examples_dir / what) != recorded:
                 return False
@@ -115,11 +114,3 @@ def _digest(file: Path) -> str:
         return hashlib.sha256(file.read_bytes()).hexdigest()
     except OSError:
         return "missing"
-
-
-@cache
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"

@@ -206,7 +206,8 @@ def _distributions() -> dict[str, list[str]]:
 
 
 @cache
-def _version(distribution: str) -> str:
+def package_version(distribution: str) -> str:
+    """The installed version of ``distribution``, or "not installed"; read once per process."""
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -221,7 +222,7 @@ def _depends(root: Path) -> dict[str, str]:
         if top in sys.stdlib_module_names or top == "mkdocs_examples":  # the engine is in the cache key
             continue
         for distribution in _distributions().get(top, ()):
-            depends[f"dist:{distribution}"] = _version(distribution)
+            depends[f"dist:{distribution}"] = package_version(distribution)
         file = getattr(module, "__file__", None)
         if name not in ("__main__", "__mp_main__") and file and Path(file).resolve().is_relative_to(root):
             path = Path(file).resolve().relative_to(root).as_posix()
