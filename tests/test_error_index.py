@@ -86,3 +86,28 @@ def test_every_traceback_on_the_site_is_in_its_languages_index(real_site):
                 assert message in index, f"{page.relative_to(site)}: {line!r} is missing from the {lang} error index"
                 shown += 1
         assert shown > 60
+
+
+def test_each_errors_page_heading_names_the_error_its_section_raises(real_site):
+    site, _ = real_site
+    checked = 0
+    for page in sorted((site / "errors").glob("*/index.html")) + sorted((site / "zh" / "errors").glob("*/index.html")):
+        if page.parent.name in ("all",):
+            continue
+        sections = re.split(r"<h2 ", page.read_text())[1:]
+        for section in sections:
+            heading = html.unescape(re.sub(r"<[^>]+>", "", section.split("</h2>", 1)[0].split(">", 1)[1]))
+            heading = heading.replace("¶", "").strip()
+            tracebacks = _tracebacks(section)
+            if not tracebacks:  # a CUDA-only error, not raised on this machine
+                assert "CUDA" in section, f"{page}: {heading!r} shows no traceback"
+                continue
+            # the exception as raised: its first line and the lines of its message after it
+            raised = [" ".join(t[t.index(line) :].split()) for t in tracebacks if (line := exception_line(t))]
+            named = fold(" ".join(re.split(r" from torch\.| 来自 ", heading)[0].split()))
+            parts = named[1].split(" … ")
+            assert any(fold(r)[0] == named[0] and all(p in fold(r)[1] for p in parts) for r in raised), (
+                f"{page.relative_to(site)}: the heading {heading!r} does not match {raised}"
+            )
+            checked += 1
+    assert checked >= 2 * 25

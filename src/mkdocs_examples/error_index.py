@@ -106,7 +106,7 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
     for entry in entries:
         if entry.kind != kind:
             kind = entry.kind
-            parts.append(f"## `{kind}`" if kind.isidentifier() else f"## {text['other']}")
+            parts.append(f"## `{kind}`" if all(p.isidentifier() for p in kind.split(".")) else f"## {text['other']}")
         by_page: dict[str, list[Shown]] = {}
         for shown in entry.shown:
             by_page.setdefault(shown.page, []).append(shown)

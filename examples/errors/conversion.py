@@ -1,0 +1,78 @@
+# %% [markdown]
+# Errors when tensors become NumPy arrays, Python numbers, booleans, or are built from lists
+
+# %% setup
+import torch
+
+# %% numpy-grad tags=["raises-exception"]
+w = torch.randn(3, requires_grad=True)
+y = w * 2
+y.numpy()
+
+# %% numpy-grad-fix
+print(y.detach().numpy())  # a view of the same memory, outside the graph
+
+# %% numpy-grad-fix-checks tags=["remove-cell"]
+array = y.detach().numpy()
+array[0] = 100.0
+assert y[0].item() == 100.0  # shared memory: the array and the tensor are one
+
+# %% numpy-cuda tags=["requires-cuda", "raises-exception"]
+x = torch.ones(3, device="cuda")
+x.numpy()
+
+# %% numpy-cuda-fix tags=["requires-cuda"]
+print(x.cpu().numpy())  # copy to host memory first
+assert (x.cpu().numpy() == 1).all()
+
+# %% bool-ambiguous tags=["raises-exception"]
+x = torch.tensor([1, -2, 3])
+if x > 0:  # three answers, one if
+    print("positive")
+
+# %% bool-ambiguous-fix
+print(bool((x > 0).all()), bool((x > 0).any()))  # say which question you mean
+
+# %% bool-ambiguous-fix-checks tags=["remove-cell"]
+assert not (x > 0).all() and (x > 0).any() and bool(torch.tensor([5]) > 0)
+
+# %% float-many tags=["raises-exception"]
+loss_per_sample = torch.tensor([0.5, 0.25, 0.125])
+float(loss_per_sample)
+
+# %% float-many-fix
+print(float(loss_per_sample.mean()), loss_per_sample.tolist())  # reduce first, or take a list
+
+# %% float-many-fix-checks tags=["remove-cell"]
+assert abs(float(loss_per_sample.mean()) - 0.875 / 3) < 1e-7 and loss_per_sample.tolist() == [0.5, 0.25, 0.125]
+
+# %% item-many tags=["raises-exception"]
+loss_per_sample.item()
+
+# %% item-many-fix
+print(loss_per_sample.sum().item())
+
+# %% item-many-fix-checks tags=["remove-cell"]
+assert loss_per_sample.sum().item() == 0.875
+
+# %% ragged tags=["raises-exception"]
+torch.tensor([[1, 2, 3], [4, 5]])  # rows of different lengths
+
+# %% ragged-fix
+from torch.nn.utils.rnn import pad_sequence
+
+rows = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+print(pad_sequence(rows, batch_first=True))  # padded with 0 to the longest
+
+# %% ragged-fix-checks tags=["remove-cell"]
+assert torch.equal(pad_sequence(rows, batch_first=True), torch.tensor([[1, 2, 3], [4, 5, 0]]))
+
+# %% tensor-of-tensors tags=["raises-exception"]
+vectors = [torch.ones(2), torch.zeros(2)]
+torch.tensor(vectors)
+
+# %% tensor-of-tensors-fix
+print(torch.stack(vectors))  # joins tensors along a new first dimension
+
+# %% tensor-of-tensors-fix-checks tags=["remove-cell"]
+assert torch.stack(vectors).shape == (2, 2)

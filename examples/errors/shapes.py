@@ -1,0 +1,145 @@
+# %% [markdown]
+# Shape and dtype errors: each one reproduced, explained by the page, then fixed
+
+# %% setup
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+# %% linear-shapes tags=["raises-exception"]
+model = nn.Linear(in_features=2, out_features=5)
+x = torch.randn(4, 3)  # a batch of 4 samples with 3 features each
+model(x)
+
+# %% linear-shapes-fix
+model = nn.Linear(in_features=x.shape[-1], out_features=5)  # in_features = features per sample
+print(model(x).shape)
+
+# %% linear-shapes-fix-checks tags=["remove-cell"]
+assert model(x).shape == (4, 5)
+assert model.weight.shape == (5, 3)  # (out_features, in_features): what mat2 refers to, transposed
+
+# %% flatten-images tags=["raises-exception"]
+images = torch.randn(8, 1, 28, 28)
+classifier = nn.Linear(28 * 28, 10)
+classifier(images)  # the last dimension is 28, not 784
+
+# %% flatten-images-fix
+print(classifier(images.flatten(start_dim=1)).shape)  # keep the batch dimension, flatten the rest
+
+# %% flatten-images-fix-checks tags=["remove-cell"]
+assert images.flatten(start_dim=1).shape == (8, 784)
+assert classifier(images.flatten(start_dim=1)).shape == (8, 10)
+
+# %% same-dtype tags=["raises-exception"]
+features = np.random.rand(4, 3)  # NumPy's default: float64
+model = nn.Linear(3, 2)  # parameters: float32
+model(torch.from_numpy(features))
+
+# %% same-dtype-fix
+x = torch.from_numpy(features).float()  # or torch.tensor(features, dtype=torch.float32)
+print(x.dtype, model(x).dtype)
+
+# %% same-dtype-fix-checks tags=["remove-cell"]
+assert torch.from_numpy(features).dtype == torch.float64 and model.weight.dtype == torch.float32
+assert model(x).dtype == torch.float32
+
+# %% batch-size tags=["raises-exception"]
+logits = torch.randn(4, 2, 10)  # 4 sequences of 2 steps, 10 classes
+target = torch.randint(0, 10, (4, 2))
+F.cross_entropy(logits.reshape(-1, 10), target)  # 8 rows of logits, but a (4, 2) target
+
+# %% batch-size-fix
+loss = F.cross_entropy(logits.reshape(-1, 10), target.reshape(-1))  # 8 and 8
+print(loss.shape, logits.reshape(-1, 10).shape, target.reshape(-1).shape)
+
+# %% batch-size-fix-checks tags=["remove-cell"]
+assert torch.allclose(loss, F.cross_entropy(logits.permute(0, 2, 1), target))  # the (N, C, d) form agrees
+
+# %% broadcast tags=["raises-exception"]
+x = torch.ones(2, 3)
+y = torch.ones(2, 4)
+x + y
+
+# %% broadcast-fix
+bias = torch.ones(3)  # matches the last dimension of x
+print((x + bias).shape)
+
+# %% broadcast-fix-checks tags=["remove-cell"]
+assert (x + bias).shape == (2, 3) and (x + torch.ones(2, 1)).shape == (2, 3)
+
+# %% cat-sizes tags=["raises-exception"]
+a = torch.ones(2, 3)
+b = torch.ones(3, 4)
+torch.cat([a, b], dim=0)
+
+# %% cat-sizes-fix
+print(torch.cat([a, b.T], dim=0).shape)  # every dimension but the joined one must match
+
+# %% cat-sizes-fix-checks tags=["remove-cell"]
+assert torch.cat([a, b.T], dim=0).shape == (6, 3) and torch.cat([a.T, b], dim=1).shape == (3, 6)
+
+# %% conv-channels tags=["raises-exception"]
+conv = nn.Conv2d(in_channels=3, out_channels=16, kernel_size=3)  # expects RGB
+gray = torch.randn(1, 1, 28, 28)  # one image, one channel
+conv(gray)
+
+# %% conv-channels-fix
+conv = nn.Conv2d(in_channels=1, out_channels=16, kernel_size=3)  # or gray.expand(-1, 3, -1, -1)
+print(conv(gray).shape)
+
+# %% conv-channels-fix-checks tags=["remove-cell"]
+assert conv(gray).shape == (1, 16, 26, 26)
+assert nn.Conv2d(3, 16, 3)(gray.expand(-1, 3, -1, -1)).shape == (1, 16, 26, 26)
+
+# %% conv-dims tags=["raises-exception"]
+image = torch.randn(28, 28)  # height and width only
+conv(image)
+
+# %% conv-dims-fix
+print(conv(image.unsqueeze(0)).shape)  # (channels, H, W): one unbatched image
+print(conv(image[None, None]).shape)  # (batch, channels, H, W)
+
+# %% conv-dims-fix-checks tags=["remove-cell"]
+assert conv(image.unsqueeze(0)).shape == (16, 26, 26) and conv(image[None, None]).shape == (1, 16, 26, 26)
+
+# %% invalid-shape tags=["raises-exception"]
+x = torch.arange(9)
+x.view(2, 5)
+
+# %% invalid-shape-fix
+print(x.view(3, 3).shape, x.view(-1, 3).shape)  # the sizes must multiply to 9; -1 infers one
+
+# %% invalid-shape-fix-checks tags=["remove-cell"]
+assert x.view(3, 3).shape == x.view(-1, 3).shape == (3, 3) and x.numel() == 9
+
+# %% view-stride tags=["raises-exception"]
+x = torch.arange(6).view(2, 3).T  # a transposed view: not contiguous
+x.view(6)
+
+# %% view-stride-fix
+print(x.reshape(6), x.contiguous().view(6))  # reshape copies when it must
+
+# %% view-stride-fix-checks tags=["remove-cell"]
+assert not x.is_contiguous() and torch.equal(x.reshape(6), torch.tensor([0, 3, 1, 4, 2, 5]))
+
+# %% dim-range tags=["raises-exception"]
+x = torch.ones(2, 3)
+x.sum(dim=2)  # dimensions are 0 and 1 (or -2 and -1)
+
+# %% dim-range-fix
+print(x.sum(dim=1), x.sum(dim=-1))
+
+# %% dim-range-fix-checks tags=["remove-cell"]
+assert torch.equal(x.sum(dim=1), x.sum(dim=-1)) and x.dim() == 2
+
+# %% int-grad tags=["raises-exception"]
+weights = torch.tensor([1, 2, 3], requires_grad=True)  # integers: no gradient
+
+# %% int-grad-fix
+weights = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)  # or dtype=torch.float32
+print(weights.dtype, weights.requires_grad)
+
+# %% int-grad-fix-checks tags=["remove-cell"]
+assert weights.dtype == torch.float32 and weights.requires_grad
