@@ -182,3 +182,42 @@ def test_requires_cuda_cells_are_skipped_on_cpu(runner):
     outcome = runner.one('x = 1\n# %% tags=["requires-cuda"]\nimport torch\ntorch.ones(1, device="cuda")\n')
     assert outcome.failure is None
     assert cells(outcome)[1].skipped == "requires-cuda"
+
+
+def test_an_example_that_imports_torch_itself_is_seeded_and_named(tmp_path):
+    from mkdocs_examples.engine import Engine
+    from mkdocs_examples.runner import Options
+
+    (tmp_path / "a.py").write_text(
+        "import torch, numpy\nprint(torch.randn(2), numpy.random.rand(), torch.get_num_threads())\n"
+    )
+    engine = Engine(tmp_path, None, options=Options(seed=3), preload=[], jobs=1)
+    try:
+        first = engine.run([engine.load("a.py")])["a.py"]
+        engine._memory.clear()
+        second = engine.run([engine.load("a.py")])["a.py"]
+    finally:
+        engine.close()
+    assert first.failure is None and first.result.cells[0].output == second.result.cells[0].output
+    assert first.result.cells[0].output.rstrip().endswith(" 1")  # one thread, as when preloaded
+    assert first.result.env["torch"].startswith("2.")  # the provenance names torch
+
+
+def test_sockets_beneath_the_examples_temporary_folder_fit_even_when_tmpdir_is_long(tmp_path, monkeypatch):
+    from mkdocs_examples.engine import Engine
+    from mkdocs_examples.runner import Options
+
+    long = tmp_path / ("d" * 60)  # like macOS's /var/folders/…/T/, and longer
+    long.mkdir()
+    monkeypatch.setenv("TMPDIR", str(long))
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "a.py").write_text(
+        "import multiprocessing as mp\nwith mp.Manager() as m:\n    print(m.list([1, 2]))\n"
+    )
+    engine = Engine(tmp_path / "ex", None, options=Options(), preload=[], jobs=1, timeout=30)
+    try:
+        outcome = engine.run([engine.load("a.py")])["a.py"]
+    finally:
+        engine.close()
+    assert outcome.failure is None, outcome.failure
+    assert outcome.result.cells[0].output == "[1, 2]\n"

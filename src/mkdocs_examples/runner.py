@@ -12,6 +12,8 @@ import base64
 import ctypes
 import faulthandler
 import hashlib
+import importlib.abc
+import importlib.util
 import io
 import json
 import linecache
@@ -66,7 +68,7 @@ def run_example(example: Example, record: Path, faults: Path, options: Options, 
             workdir = Path(scratch, "cwd")
             workdir.mkdir()
             os.chdir(workdir)  # files an example writes land in an empty folder of its own
-            clean = _Cleaner(example.file.parents[example.path.count("/")], workdir)
+            clean = _Cleaner(example.file.parents[example.path.count("/")], workdir, Path(tempfile.gettempdir()))
             capture = _Capture(Path(scratch, "output"))
             for cell in example.cells:
                 emit("start", cell=cell.index)
@@ -76,6 +78,7 @@ def run_example(example: Example, record: Path, faults: Path, options: Options, 
                     emit("failure", **asdict(failure))
                     break
             os.chdir("/")
+        emit("env", env=_environment(options))  # again: the example may have imported torch itself
         emit("depends", depends=_depends(clean.root))
         emit("end")
 
@@ -103,13 +106,51 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> t
 
     os._exit = _exit
     random.seed(options.seed)
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed(options.seed)
-    if "torch" in sys.modules:
-        torch = sys.modules["torch"]
-        torch.manual_seed(options.seed)
-        torch.set_num_threads(options.threads)
+    _SeedOnImport.install(options)
     return module
+
+
+class _SeedOnImport(importlib.abc.MetaPathFinder):
+    """Seed numpy and torch (and set torch's threads) as they are imported, or now if preloaded.
+
+    Without it, an example that imports torch itself, on a site that does not preload it,
+    would print other random numbers on every build.
+    """
+
+    def __init__(self, options: Options, names: set[str]) -> None:
+        self.options, self.names = options, names
+
+    @classmethod
+    def install(cls, options: Options) -> None:
+        for name in ("numpy", "torch"):
+            if name in sys.modules:
+                _seed(sys.modules[name], options)
+        if pending := {"numpy", "torch"} - set(sys.modules):
+            sys.meta_path.insert(0, cls(options, pending))
+
+    def find_spec(self, name, path, target=None):
+        if name not in self.names:
+            return None
+        self.names.discard(name)  # the finders after this one find it
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module, options = spec.loader.exec_module, self.options
+
+        def seeded(module: types.ModuleType) -> None:
+            exec_module(module)
+            _seed(module, options)
+
+        spec.loader.exec_module = seeded  # type: ignore[method-assign]
+        return spec
+
+
+def _seed(module: types.ModuleType, options: Options) -> None:
+    if module.__name__ == "numpy":
+        module.random.seed(options.seed)
+    elif module.__name__ == "torch":
+        module.manual_seed(options.seed)
+        module.set_num_threads(options.threads)
 
 
 def _environment(options: Options) -> dict[str, str]:
@@ -184,8 +225,8 @@ _STDLIB = re.compile(re.escape(os.path.dirname(os.__file__)) + r"[/\\]")
 class _Cleaner:
     """Make captured text safe and the same on every machine: what a page may show."""
 
-    def __init__(self, root: Path, workdir: Path) -> None:
-        self.root, self.workdir = root, workdir
+    def __init__(self, root: Path, workdir: Path, tmp: Path) -> None:
+        self.root, self.workdir, self.tmp = root, workdir, tmp
 
     def __call__(self, text: str) -> str:
         text = _ESCAPES.sub("", text)
@@ -194,8 +235,9 @@ class _Cleaner:
         # Paths of the building machine: a library's as …/site-packages/torch/…, the project's relative
         text = _SITE_PACKAGES.sub("…/site-packages/", text)
         text = _STDLIB.sub(f"…/python{sys.version_info[0]}.{sys.version_info[1]}/", text)
-        for folder in (self.workdir, self.root.parent):  # the example's working folder; the project
-            text = re.sub(re.escape(str(folder)) + r"(?![\w.-])", ".", text)
+        for folder, short in ((self.workdir, "."), (self.tmp, "/tmp"), (self.root.parent, ".")):
+            # the example's working folder; its temporary folder, new each build; the project
+            text = re.sub(re.escape(str(folder)) + r"(?![\w.-])", short, text)
         return text
 
 

@@ -46,7 +46,10 @@ class Worker:
         self.linux = sandbox.linux_features()
         if self.linux:
             sandbox.become_subreaper()  # orphans of examples become our children, so we can end them
-        self.scratch = tempfile.mkdtemp(prefix="mkdocs-examples-")
+        # A short path: an example's multiprocessing binds a Unix socket beneath its TMPDIR, and socket
+        # paths end at 107 bytes (macOS's own TMPDIR, /var/folders/…/T/, leaves too little room)
+        short = "/tmp" if os.access("/tmp", os.W_OK) else None
+        self.scratch = tempfile.mkdtemp(prefix="mkx-", dir=short)
         self.inbox = b""
         self.running: dict[int, tuple[dict, float, bool]] = {}  # pid: (job, start, killed)
         self.wake_r, wake_w = os.pipe()
