@@ -256,25 +256,37 @@ def package_version(distribution: str) -> str:
         return "not installed"
 
 
-def _depends(root: Path) -> dict[str, str]:
-    """The distributions and example-folder modules this process imported, with versions and digests."""
-    depends = {}
-    for name, module in list(sys.modules.items()):
+def _depends(root: Path, names: object = None) -> dict[str, str]:
+    """The distributions and example-folder modules this process imported, with versions and digests.
+
+    What the worker preloaded is looked up once, in the worker (see :func:`preload_metadata`);
+    an example only adds what it imported itself.
+    """
+    preloaded, depends = _PRELOADED if _PRELOADED else (frozenset(), {})
+    depends = dict(depends)
+    folder = f"{root}{os.sep}"
+    for name in set(sys.modules) - preloaded:
         top = name.partition(".")[0]
         if top in sys.stdlib_module_names or top == "mkdocs_examples":  # the engine is in the cache key
             continue
         for distribution in _distributions().get(top, ()):
             depends[f"dist:{distribution}"] = package_version(distribution)
-        file = getattr(module, "__file__", None)
-        if name not in ("__main__", "__mp_main__") and file and Path(file).resolve().is_relative_to(root):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if name not in ("__main__", "__mp_main__") and file and os.path.abspath(file).startswith(folder):
             path = Path(file).resolve().relative_to(root).as_posix()
             depends[f"file:{path}"] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
     return depends
 
 
+_PRELOADED: tuple[frozenset[str], dict[str, str]] | None = None
+
+
 def preload_metadata() -> None:
-    """Read package metadata once in the worker, so that forked examples do not each read it."""
+    """In the worker, once: the package metadata, and the distributions the preloaded modules come from."""
+    global _PRELOADED
     _distributions()
+    _PRELOADED = (frozenset(), {})
+    _PRELOADED = (frozenset(sys.modules), _depends(Path("/nonexistent")))
 
 
 def _figures() -> list[str]:
