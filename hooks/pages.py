@@ -184,6 +184,10 @@ def on_pre_build(*, config):
     _state["depth"] += 1  # static-i18n builds the other languages inside the first build
 
 
+def on_build_error(*, error):
+    _state["depth"] = 0  # a failed build never reaches on_post_build: the next one starts afresh
+
+
 @event_priority(-200)  # after static-i18n has built every language
 def on_post_build(*, config):
     _state["depth"] -= 1
