@@ -56,7 +56,7 @@ print(y.mean(dim=0))
 # after that one step: a tenth of the way from 0 and 1 towards the batch's mean and variance,
 # so far from them (any seed: running_var = 0.9 + 0.1 * var is below var / 2 once var > 2.25)
 assert (bn.running_mean < x.mean(dim=0) / 5).all() and (bn.running_var < x.var(dim=0) / 2).all()
-assert (y.mean(dim=0) > 2).all()
+assert (y.mean(dim=0) > 1).all()  # 0.9 * mean / sqrt(0.9 + 0.1 * var): far from 0, for any seed
 
 # %% symptom
 bn = nn.BatchNorm1d(2)
