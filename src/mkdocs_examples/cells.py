@@ -120,6 +120,22 @@ def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:
     return file
 
 
+def find_examples(examples_dir: Path, paths: list[Path]) -> list[str]:
+    """Example paths relative to ``examples_dir`` for files and folders given on the command line."""
+    chosen: list[Path] = []
+    for path in paths or [examples_dir]:
+        path = path.parent.resolve() / path.name  # a link is checked where it points when it is read
+        if not path.is_relative_to(examples_dir):
+            raise ValueError(f"{path} is not inside the examples folder {examples_dir}")
+        if path.is_dir():
+            chosen += sorted(p for p in path.rglob("*.py") if not p.name.startswith("_"))
+        elif path.is_file():
+            chosen.append(path)
+        else:
+            raise ValueError(f"no such example file or folder: {path}")
+    return [p.relative_to(examples_dir).as_posix() for p in chosen]
+
+
 def split_chunks(source: str) -> list[tuple[int, str, list[str]]]:
     """The file cut at its ``# %%`` markers: (marker line, or 0 above the first; header; lines)."""
     chunks: list[tuple[int, str, list[str]]] = [(0, "", [])]

@@ -11,14 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from mkdocs.config import load_config
-from mkdocs.exceptions import ConfigurationError
-
-from mkdocs_examples import notebooks
-from mkdocs_examples.cells import Example, ExampleError, read_example
-from mkdocs_examples.config import ExamplesConfig
+from mkdocs_examples import notebooks, record
+from mkdocs_examples.cells import Example, ExampleError, find_examples, read_example
+from mkdocs_examples.config import load_site
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.plugin import ExamplesPlugin
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,17 +30,20 @@ def main(argv: list[str] | None = None) -> int:
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     books.add_argument("--check", action="store_true", help="change nothing; exit 1 if any notebook is out of date")
+    record.add_commands(commands)
     args = parser.parse_args(argv)
     if args.command == "notebooks":
         return _notebooks(args.config_file, args.out, check=args.check)
+    if args.command != "run":
+        return record.main(args)
 
     try:
-        config, root, watch = _plugin_config(args.config_file)
-        paths = _select((root / config.examples_dir).resolve(), args.paths)
+        site = load_site(args.config_file)
+        paths = find_examples(site.examples_dir, args.paths)
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    engine = Engine.from_config(config, root, cache=not args.no_cache, jobs=args.jobs or 0, watch=watch)
+    engine = Engine.from_config(site.config, site.root, cache=not args.no_cache, jobs=args.jobs or 0, watch=site.watch)
     examples: list[Example] = []
     broken: list[str] = []
     for path in paths:
@@ -81,12 +80,11 @@ def main(argv: list[str] | None = None) -> int:
 def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
     """Write (or check) ``out/<path>.ipynb`` for every example: no outputs, runs to its end."""
     try:
-        config, root, _ = _plugin_config(config_file)
-        examples_dir = (root / config.examples_dir).resolve()
-        paths = _select(examples_dir, [])
+        site = load_site(config_file)
+        paths = find_examples(site.examples_dir, [])
         wanted = {
             out / f"{path.removesuffix('.py')}.ipynb": notebooks.dumps(
-                notebooks.notebook(read_example(examples_dir, path, config.folder))
+                notebooks.notebook(read_example(site.examples_dir, path, site.config.folder))
             )
             for path in paths
         }
@@ -106,34 +104,6 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
         Path(name).unlink()
     print(f"{len(wanted)} notebooks in {out}: {len(stale)} written, {len(extra)} removed")
     return 0
-
-
-def _plugin_config(config_file: Path) -> tuple[ExamplesConfig, Path, list[Path]]:
-    """The `examples` options of the site, its root folder, and the folders a build reads or writes."""
-    try:
-        site = load_config(str(config_file))
-    except ConfigurationError as error:
-        raise ValueError(f"{config_file}: {error}") from None
-    plugin = site.plugins.get("examples")
-    if not isinstance(plugin, ExamplesPlugin):
-        raise ValueError(f"{config_file} does not use the `examples` plugin")
-    return plugin.config, Path(site.config_file_path).resolve().parent, [Path(site.docs_dir), Path(site.site_dir)]
-
-
-def _select(examples_dir: Path, paths: list[Path]) -> list[str]:
-    """Example paths relative to ``examples_dir`` for files and folders given on the command line."""
-    chosen: list[Path] = []
-    for path in paths or [examples_dir]:
-        path = path.parent.resolve() / path.name  # a link is checked where it points when it is read
-        if not path.is_relative_to(examples_dir):
-            raise ValueError(f"{path} is not inside the examples folder {examples_dir}")
-        if path.is_dir():
-            chosen += sorted(p for p in path.rglob("*.py") if not p.name.startswith("_"))
-        elif path.is_file():
-            chosen.append(path)
-        else:
-            raise ValueError(f"no such example file or folder: {path}")
-    return [p.relative_to(examples_dir).as_posix() for p in chosen]
 
 
 def _show(outcome: Outcome) -> None:

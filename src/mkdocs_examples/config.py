@@ -1,11 +1,22 @@
-"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml."""
+"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml, and how the CLI reads them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import yaml  # type: ignore[import-untyped]
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
+
+
+class RecordConfig(base.Config):
+    """How `record` splits the examples between GPU jobs (the GPU workflow reads this too)."""
+
+    shards = opt.Type(int, default=1)  # jobs the examples are split between, by recorded durations
+    runner = opt.Type(str, default="gpu")  # the runner label those jobs ask for
+    pins = opt.Type(dict, default={})  # example path: a shard number, or a runner label of its own
 
 
 class ExamplesConfig(base.Config):
@@ -20,8 +31,65 @@ class ExamplesConfig(base.Config):
     max_output = opt.Type(int, default=20_000)  # characters of output shown per cell; the rest is cut
     device = opt.Choice(("auto", "cpu", "cuda"), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
+    recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json
+    publish = opt.Type(list, default=["cuda"])  # devices whose recordings pages show beside the build's own
+    record = opt.SubConfig(RecordConfig)
 
     @property
     def folder(self) -> str:
         """The examples folder as messages and tracebacks name it: ``examples/intro/first.py``."""
         return Path(self.examples_dir).as_posix().strip("/")
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the command line needs of a site: the plugin's options and where things are."""
+
+    config: ExamplesConfig
+    root: Path  # the folder of mkdocs.yml
+    watch: list[Path]  # the folders a build reads or writes: examples must not change them
+
+    @property
+    def examples_dir(self) -> Path:
+        return (self.root / self.config.examples_dir).resolve()
+
+    def recordings(self, device: str) -> Path:
+        return self.root / self.config.recordings / device
+
+
+class _Lenient(yaml.SafeLoader):
+    """Reads mkdocs.yml without importing what its ``!!python/...`` and ``!ENV`` tags name."""
+
+
+_Lenient.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def load_site(config_file: Path) -> Site:
+    """The `examples` options of the site ``config_file`` describes, validated as MkDocs would.
+
+    Only this plugin's entry is read: a GPU machine that records examples needs neither the
+    theme nor the other plugins installed. :class:`ValueError` says what is wrong.
+    """
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Lenient)  # a SafeLoader
+    except yaml.YAMLError as error:
+        raise ValueError(f"{config_file}: not valid YAML ({error})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{config_file}: not a MkDocs configuration")
+    if "INHERIT" in data:
+        raise ValueError(f"{config_file}: INHERIT is not supported by the command line; name the full file")
+    options: Any = None
+    for entry in data.get("plugins") or []:
+        name, value = next(iter(entry.items())) if isinstance(entry, dict) and len(entry) == 1 else (entry, {})
+        if name in ("examples", "mkdocs_examples/examples"):
+            options = value or {}
+    if options is None:
+        raise ValueError(f"{config_file} does not use the `examples` plugin")
+    config = ExamplesConfig(config_file_path=str(config_file))
+    config.load_dict(options)
+    errors, _ = config.validate()
+    if errors:
+        raise ValueError(f"{config_file}: " + "; ".join(f"examples option {key!r}: {error}" for key, error in errors))
+    root = config_file.resolve().parent
+    watch = [root / str(data.get("docs_dir", "docs")), root / str(data.get("site_dir", "site"))]
+    return Site(config, root, watch)
