@@ -1,0 +1,148 @@
+"""``record``, ``merge`` and ``shards``: make recordings on a GPU machine, for a build without one to publish.
+
+    python -m mkdocs_examples shards                       # the GPU workflow's job matrix
+    python -m mkdocs_examples record --shard 2/3 --out o2  # run shard 2 of 3 here, write its recordings
+    python -m mkdocs_examples merge o1 o2 o3 --out recordings/cuda
+
+Recordings are made on the machine's own device and say so: a run on a CPU records
+``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from mkdocs_examples import recordings, shards
+from mkdocs_examples.cells import Example, ExampleError, find_examples
+from mkdocs_examples.config import Site, load_site
+from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.recordings import Recording, RecordingError
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    config = {"type": Path, "default": Path("mkdocs.yml"), "help": "default: mkdocs.yml"}
+    rec = commands.add_parser("record", help="run examples on this machine's device and write their recordings")
+    rec.add_argument("paths", nargs="*", type=Path, help="example files or folders (default: all examples)")
+    rec.add_argument("--out", type=Path, required=True, help="folder for <path>.json (a shard's, or recordings/cuda)")
+    rec.add_argument("--shard", help="K/N: this shard of N, balanced by recorded durations; or a pinned runner label")
+    rec.add_argument("--jobs", type=int, help="examples at once (default: the plugin's `jobs`)")
+    rec.add_argument("-f", "--config-file", **config)
+    merge = commands.add_parser("merge", help="combine shards' recordings; fail on a gap or a duplicate")
+    merge.add_argument("shards", nargs="+", type=Path, help="the folders `record --out` wrote")
+    merge.add_argument("--out", type=Path, required=True, help="the site's folder, e.g. recordings/cuda")
+    merge.add_argument("--device", default="cuda", help="the device every recording must come from (default: cuda)")
+    merge.add_argument("--allow-missing", action="store_true",
+                       help="write even if examples have no recording (their pages say so); for a GPU machine "
+                       "whose torch cannot run every example")  # fmt: skip
+    merge.add_argument("-f", "--config-file", **config)
+    plan = commands.add_parser("shards", help="print the GPU job matrix as JSON (shard and runner label per job)")
+    plan.add_argument("--device", default="cuda", help="whose recorded durations balance the shards")
+    plan.add_argument("--list", action="store_true", help="also list each shard's examples and seconds")
+    plan.add_argument("-f", "--config-file", **config)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        site = load_site(args.config_file)
+        if args.command == "record":
+            return _record(site, args.paths, args.out, args.shard, args.jobs or 0)
+        if args.command == "merge":
+            return _merge(site, args.shards, args.out, args.device, allow_missing=args.allow_missing)
+        return _shards(site, args.device, show=args.list)
+    except (OSError, ValueError, RecordingError, EngineError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def durations(site: Site, device: str) -> dict[str, float]:
+    """Seconds each example took when it was last recorded on ``device`` (unreadable files: unknown)."""
+    folder = site.recordings(device)
+    found = {}
+    for file in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        try:
+            recording = recordings.read(file, folder)
+        except RecordingError:
+            continue
+        found[recording.example] = recording.seconds
+    return found
+
+
+def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: int) -> int:
+    chosen = find_examples(site.examples_dir, paths)
+    if shard:
+        device = "cuda" if site.config.device == "auto" else site.config.device
+        chosen = shards.select(shard, chosen, durations(site, device), dict(site.config.record.pins))
+    engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
+    print(f"recording {len(chosen)} examples on {engine.options.device}" + (f" (shard {shard})" if shard else ""))
+    examples: list[Example] = []
+    problems: list[str] = []
+    for path in chosen:
+        try:
+            examples.append(engine.load(path))
+        except ExampleError as error:
+            problems.append(str(error))
+    env = recordings.environment()
+
+    def report(outcome: Outcome, progress: Progress) -> None:
+        status = "FAILED" if outcome.failure else "ok"
+        print(f"{status:7} {outcome.result.seconds:7.2f}s  {outcome.example.path}", flush=True)
+
+    start = time.perf_counter()
+    try:
+        outcomes = list(engine.run(examples, report).values())
+    finally:
+        engine.close()
+    made = [Recording.of(o.example, o.result, env) for o in outcomes if o.failure is None]
+    recordings.write_folder(out, made)
+    problems += [describe(o) for o in outcomes if o.failure]
+    for problem in problems:
+        print(f"\n{problem}", file=sys.stderr)
+    print(summary(outcomes, time.perf_counter() - start))
+    print(f"{len(made)} recordings in {out}: " + ", ".join(f"{k} {v}" for k, v in sorted(env.items())))
+    return 1 if problems else 0
+
+
+def _merge(site: Site, folders: list[Path], out: Path, device: str, *, allow_missing: bool = False) -> int:
+    found: dict[str, tuple[Recording, Path]] = {}
+    problems = []
+    for folder in folders:
+        if not folder.is_dir():
+            raise ValueError(f"no such folder: {folder}")
+        for path, recording in recordings.read_folder(folder).items():
+            if path in found:
+                problems.append(f"{path} is recorded twice: in {found[path][1]} and in {folder}")
+            elif recording.device != device:
+                problems.append(f"{path} in {folder} was recorded on {recording.device}, not {device}")
+            found.setdefault(path, (recording, folder))
+    expected = set(find_examples(site.examples_dir, []))
+    missing = [f"{path} has no recording in any shard" for path in sorted(expected - set(found))]
+    if allow_missing:
+        print("\n".join(f"warning: {line}" for line in missing), file=sys.stderr)
+    else:
+        problems += missing
+    problems += [f"{path} is recorded but is not an example of this site" for path in sorted(set(found) - expected)]
+    if problems:
+        print("\n".join(["merge refused; nothing was written:", *problems]), file=sys.stderr)
+        return 1
+    recordings.write_folder(out, [recording for recording, _ in found.values()], replace=True)
+    print(f"{len(found)} recordings from {len(folders)} shards in {out}")
+    return 0
+
+
+def _shards(site: Site, device: str, *, show: bool) -> int:
+    """One job per shard: ``{"include": [{"shard": "1/2", "runner": "gpu"}, …]}``, for a workflow matrix."""
+    options = site.config.record
+    seconds = durations(site, device)
+    planned = shards.plan(find_examples(site.examples_dir, []), seconds, options.shards, dict(options.pins))
+    jobs = [{"shard": name, "runner": options.runner if "/" in name else name} for name in planned]
+    print(json.dumps({"include": jobs}))
+    if show:
+        default = shards.DEFAULT if not seconds else None
+        for name, paths in planned.items():
+            total = sum(seconds.get(p, default or 0.0) for p in paths)
+            print(f"{name}: {len(paths)} examples, {total:.1f} s recorded: {' '.join(paths)}", file=sys.stderr)
+    return 0

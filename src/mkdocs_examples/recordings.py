@@ -1,0 +1,237 @@
+"""Recordings: what examples printed on another machine (a GPU), committed so that a build without one publishes it.
+
+One plain JSON file per example, ``<recordings>/<device>/<path without .py>.json``::
+
+    {
+      "schema": 1,
+      "example": "devices/gpu_memory.py",       # path under the examples folder
+      "digest": "<sha256 of the example's source>",
+      "recorded": "2026-11-22T15:40:12Z",        # when, UTC
+      "seconds": 1.83,                           # the example's run; shards are balanced by it
+      "env": {"device": "cuda", "gpu": "NVIDIA H100 80GB HBM3", "gpu_count": "1", "capability": "9.0",
+              "driver": "580.159.04", "cuda": "13.0", "cudnn": "91300", "torch": "2.11.0+cu130",
+              "python": "3.12.3", "os": "Linux-6.18...", "engine": "0.1.0"},
+      "cells": [{"cell": 0, "name": "setup", "output": ["line 1\\n", "line 2\\n"], "traceback": null,
+                 "images": [], "truncated": 0, "skipped": null, "seconds": 0.1}, ...]
+    }
+
+Output and tracebacks are lists of lines, so a pull request that refreshes recordings shows
+reviewers which lines changed. A recording belongs to the exact source it ran
+(``digest``): once the example changes it is *stale*, and pages never show it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs_examples import __version__
+from mkdocs_examples.cells import Example
+from mkdocs_examples.results import CellResult, Result, ShapeError, parse_cell, parse_strings
+
+SCHEMA = 1
+
+
+class RecordingError(Exception):
+    """A recording that cannot be used, named by its file."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    example: str
+    digest: str
+    recorded: str
+    env: dict[str, str]
+    seconds: float
+    cells: tuple[CellResult, ...]
+    names: tuple[str | None, ...] = ()  # cell names, for readers of the file; not read back
+
+    @classmethod
+    def of(cls, example: Example, result: Result, env: dict[str, str]) -> Recording:
+        """The recording of a successful run of ``example``."""
+        assert result.failure is None
+        return cls(
+            example=example.path,
+            digest=example.digest,
+            recorded=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            env={**result.env, **env},
+            seconds=round(result.seconds, 3),
+            cells=result.cells,
+            names=tuple(c.name for c in example.cells),
+        )
+
+    @property
+    def device(self) -> str:
+        return self.env.get("device", "?")
+
+    @property
+    def date(self) -> str:
+        return self.recorded[:10]
+
+    def cell(self, index: int) -> CellResult | None:
+        return next((c for c in self.cells if c.cell == index), None)
+
+    def to_json(self) -> dict[str, Any]:
+        def cell(c: CellResult) -> dict[str, Any]:
+            name = self.names[c.cell] if c.cell < len(self.names) else None
+            return {
+                "cell": c.cell,
+                "name": name,
+                "output": c.output.splitlines(keepends=True),
+                "traceback": None if c.traceback is None else c.traceback.splitlines(keepends=True),
+                "images": list(c.images),
+                "truncated": c.truncated,
+                "skipped": c.skipped,
+                "seconds": c.seconds,
+            }
+
+        return {
+            "schema": SCHEMA,
+            "example": self.example,
+            "digest": self.digest,
+            "recorded": self.recorded,
+            "seconds": self.seconds,
+            "env": dict(sorted(self.env.items())),
+            "cells": [cell(c) for c in self.cells],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Recording:
+        """The recording ``data`` describes; :class:`ShapeError` naming what is wrong otherwise."""
+        keys = {"schema", "example", "digest", "recorded", "seconds", "env", "cells"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise ShapeError(f"expected an object with exactly the keys {', '.join(sorted(keys))}")
+        if data["schema"] != SCHEMA:
+            raise ShapeError(f"schema {data['schema']!r}, this engine reads schema {SCHEMA}")
+        for key in ("example", "digest", "recorded"):
+            if not isinstance(data[key], str):
+                raise ShapeError(f"{key}: expected a string")
+        if not isinstance(data["cells"], list):
+            raise ShapeError("cells: expected a list")
+        cells = tuple(_cell(c) for c in data["cells"])
+        seconds = data["seconds"]
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise ShapeError("seconds: expected a number")
+        names = tuple(c.get("name") if isinstance(c, dict) else None for c in data["cells"])
+        return cls(data["example"], data["digest"], data["recorded"], parse_strings(data["env"]),
+                   float(seconds), cells, names)  # fmt: skip
+
+
+def _cell(data: Any) -> CellResult:
+    keys = {"cell", "name", "output", "traceback", "images", "truncated", "skipped", "seconds"}
+    if not isinstance(data, dict) or set(data) != keys:
+        raise ShapeError(f"a cell: expected an object with exactly the keys {', '.join(sorted(keys))}")
+    if data["name"] is not None and not isinstance(data["name"], str):
+        raise ShapeError("a cell's name: expected a string or null")
+    traceback = None if data["traceback"] is None else _lines(data["traceback"], "traceback")
+    # the remaining fields have the shape of a CellResult: its own validation checks them
+    fields = {k: data[k] for k in ("cell", "images", "truncated", "skipped", "seconds")}
+    return parse_cell({**fields, "output": _lines(data["output"], "output"), "traceback": traceback})
+
+
+def _lines(value: Any, what: str) -> str:
+    if not isinstance(value, list) or not all(isinstance(line, str) for line in value):
+        raise ShapeError(f"a cell's {what}: expected a list of lines")
+    return "".join(value)
+
+
+# --- files ---------------------------------------------------------------------
+
+
+def file_of(folder: Path, example_path: str) -> Path:
+    return folder / f"{example_path.removesuffix('.py')}.json"
+
+
+def dumps(recording: Recording) -> str:
+    return json.dumps(recording.to_json(), indent=1, ensure_ascii=False) + "\n"
+
+
+def read(file: Path, folder: Path) -> Recording:
+    """The recording in ``file``, checked to be where its example's path puts it under ``folder``."""
+    try:
+        recording = Recording.from_json(json.loads(file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise RecordingError(f"{file}: not a readable recording ({error})") from None
+    if file_of(folder, recording.example).resolve() != file.resolve():
+        where = file_of(folder, recording.example)
+        raise RecordingError(f"{file}: records {recording.example}, which belongs in {where}")
+    return recording
+
+
+def read_folder(folder: Path) -> dict[str, Recording]:
+    """Every recording under ``folder`` by example path; :class:`RecordingError` for the first bad one."""
+    found: dict[str, Recording] = {}
+    for file in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        recording = read(file, folder)
+        found[recording.example] = recording
+    return found
+
+
+def write_folder(folder: Path, recordings: list[Recording], *, replace: bool = False) -> None:
+    """Write ``recordings`` under ``folder``; with ``replace``, remove every other recording there.
+
+    The new files are written beside the folder first and moved in only when all are written,
+    so an interrupted write leaves the old recordings as they were.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        for recording in recordings:
+            file = file_of(staging, recording.example)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(dumps(recording), encoding="utf-8")
+        if replace and folder.exists():
+            old = folder.with_name(f".{folder.name}-old-{os.getpid()}")
+            folder.rename(old)
+            staging.rename(folder)
+            shutil.rmtree(old)
+            return
+        for file in sorted(staging.rglob("*.json")):
+            target = folder / file.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+# --- the machine -----------------------------------------------------------------
+
+_PROBE = """
+import json, torch
+info = {"torch": torch.__version__}
+if torch.cuda.is_available():
+    info.update(
+        cuda=torch.version.cuda or "",
+        cudnn=str(torch.backends.cudnn.version() or ""),
+        gpu=torch.cuda.get_device_name(0),
+        gpu_count=str(torch.cuda.device_count()),
+        capability="%d.%d" % torch.cuda.get_device_capability(0),
+    )
+print(json.dumps(info))
+"""
+
+
+def environment() -> dict[str, str]:
+    """What a recording says about the machine: torch, CUDA, cuDNN, GPU, driver, Python, OS, engine."""
+    env = {"python": platform.python_version(), "os": platform.platform(), "engine": __version__}
+    with contextlib.suppress(OSError, subprocess.SubprocessError, ValueError):
+        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+        env.update(parse_strings(json.loads(probe.stdout)))
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        if smi.returncode == 0 and smi.stdout.strip():
+            env["driver"] = smi.stdout.split()[0]
+    return env
