@@ -22,7 +22,8 @@ torch.save(wrapped.module.state_dict(), "checkpoint.pt")  # better: save the inn
 print(list(torch.load("checkpoint.pt")))
 
 # %% module-prefix-fix-checks tags=["remove-cell"]
-assert torch.equal(fresh.weight, model.weight) and list(torch.load("checkpoint.pt")) == ["weight", "bias"]
+# on a GPU machine DataParallel moves `model` to cuda:0, and the checkpoint holds CUDA tensors
+assert torch.equal(fresh.weight, model.weight.cpu()) and list(torch.load("checkpoint.pt")) == ["weight", "bias"]
 
 # %% size-mismatch tags=["raises-exception"]
 torch.save(nn.Linear(2, 4).state_dict(), "checkpoint.pt")  # trained with 4 outputs
