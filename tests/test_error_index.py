@@ -56,7 +56,7 @@ def test_entries_link_each_page_and_cell_once_and_skip_hidden_cells():
         "intro/one.md": ("One", find_blocks("/// example | a.py\n///\n")),
         "two.md": ("Two [b]", find_blocks("/// example | a.py#two\n///\n")),
     }
-    (entry,) = collect(pages, {"a.py": a}, {"a.py": result})
+    (entry,) = collect(pages, {"a.py": a}, {"a.py": [result]})
     assert (entry.kind, entry.message) == ("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (NxN and NxN)")
     assert [(s.page, s.anchor) for s in entry.shown] == [("intro/one.md", "ex-a-one"), ("intro/one.md", "ex-a-two"),
                                                          ("two.md", "ex-a-two")]  # fmt: skip

@@ -72,17 +72,20 @@ def fold(line: str) -> tuple[str, str]:
 
 
 def collect(
-    pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, Result]
+    pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, list[Result]]
 ) -> list[Entry]:
-    """The entries for ``pages`` (page path: its title and blocks), sorted by type and message."""
+    """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
+
+    ``results``: what each example's blocks show, this build's result and any published recording.
+    """
     entries: dict[tuple[str, str], Entry] = {}
     for page, (title, blocks) in sorted(pages.items()):
         for block in blocks:
-            example, result = examples.get(block.path), results.get(block.path)
-            if example is None or result is None:
+            example = examples.get(block.path)
+            if example is None:
                 continue
             shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
-            for cell in result.cells:
+            for cell in (cell for result in results.get(block.path, []) for cell in result.cells):
                 source = example.cells[cell.cell]
                 if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
                     continue

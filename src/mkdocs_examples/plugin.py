@@ -23,13 +23,15 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import error_index, notebooks
+from mkdocs_examples import error_index, notebooks, recordings
 from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.pool import PoolError
+from mkdocs_examples.recordings import Published, Recording, RecordingError
 from mkdocs_examples.render import TEXT, github, link_titles, render_downloads, render_error, render_example
+from mkdocs_examples.results import Result
 
 log = get_plugin_logger(__name__)
 
@@ -45,6 +47,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self.examples: dict[str, Example | ExampleError] = {}
         self.outcomes: dict[str, Outcome] = {}
         self.pages: dict[str, tuple[str, list[Block]]] = {}  # "docs/en/x.md": its title and blocks
+        self.recorded: dict[str, dict[str, Recording]] = {}  # device: example path: its recording
         self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
         self._site_dir: Path | None = None
         self._repo_url: str | None = None
@@ -58,6 +61,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if missing:
             raise PluginError(
                 f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}"
+            )
+        if self._recordings_dirs() and "pymdownx.tabbed" not in config.markdown_extensions:
+            raise PluginError(
+                "the examples plugin publishes recordings (option `recordings`) and needs the markdown extension "
+                "pymdownx.tabbed (alternate_style: true) in mkdocs.yml, to show outputs that differ by device as tabs"
             )
         if CSS not in config.extra_css:
             config.extra_css.append(CSS)
@@ -81,6 +89,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self.pages = self._pages(Path(config.docs_dir))
         self.examples = self._load({block.path for _, blocks in self.pages.values() for block in blocks})
         self.outcomes = self._run([e for e in self.examples.values() if isinstance(e, Example)])
+        self.recorded = self._read_recordings()
         problems = [
             p for page, (_, blocks) in self.pages.items() for block in blocks if (p := self._problem(page, block))
         ]
@@ -93,6 +102,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         server.watch(str(self.root / self.config.examples_dir))  # an edited example rebuilds the pages
+        for folder in self._recordings_dirs():
+            server.watch(str(folder))
         return server
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -160,7 +171,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         scope = f"{Path(config.docs_dir).name}/" + (f"{first}/" if first == lang else "")
         pages = {key.removeprefix(scope): value for key, value in self.pages.items() if key.startswith(scope)}
         examples = {path: e for path, e in self.examples.items() if isinstance(e, Example)}
-        results = {path: outcome.result for path, outcome in self.outcomes.items()}
+        results = {path: [o.result, *self._recorded_results(path)] for path, o in self.outcomes.items()}
         here = page.file.src_uri.removeprefix(f"{first}/") if first == lang else page.file.src_uri
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
 
@@ -229,7 +240,57 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         outcome = self.outcomes.get(block.path)
         if not isinstance(loaded, Example) or outcome is None:  # disabled, or added to the page since pre-build
             return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
-        return render_example(loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output)
+        return render_example(
+            loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output,
+            published=self._published(loaded.path),
+        )  # fmt: skip
+
+    def _recordings_dirs(self) -> list[Path]:
+        """The folders of recordings this site publishes: ``<recordings>/<device>/`` that exist."""
+        own = self.engine.options.device if self.engine else None
+        folders = [self.root / self.config.recordings / device for device in self.config.publish if device != own]
+        return [folder for folder in folders if folder.is_dir()]
+
+    def _read_recordings(self) -> dict[str, dict[str, Recording]]:
+        """Every published recording, checked; those of examples that changed since are listed (not an error)."""
+        found: dict[str, dict[str, Recording]] = {}
+        for folder in self._recordings_dirs():
+            try:
+                found[folder.name] = recordings.read_folder(folder)
+            except RecordingError as error:
+                raise PluginError(f"{error}: fix or delete the file; the GPU job writes it again") from None
+            wrong = [r for r in found[folder.name].values() if r.device != folder.name]
+            if wrong:
+                raise PluginError(
+                    f"{recordings.file_of(folder, wrong[0].example)} was recorded on {wrong[0].device}: only "
+                    f"what a {folder.name} machine recorded is published as {folder.name}"
+                )
+            examples = {p: e for p, e in self.examples.items() if isinstance(e, Example)}
+            stale = [r for path, r in sorted(found[folder.name].items()) if path in examples
+                     and r.digest != examples[path].digest]  # fmt: skip
+            if stale:  # not a warning: contributors have no GPU, and a strict build must not fail for it
+                listed = ", ".join(f"{r.example} (recorded {r.date})" for r in stale)
+                log.info(
+                    f"{len(stale)} {folder.name} recording(s) out of date, not shown until the GPU job records "
+                    f"them again: {listed}"
+                )
+        return found
+
+    def _published(self, path: str) -> tuple[Published, ...]:
+        env = next((o.result.env for o in self.outcomes.values() if "torch" in o.result.env), {})
+        site = {"torch": env["torch"], "python": env.get("python", "?")} if env else {}
+        return tuple(Published(device, found.get(path), site) for device, found in self.recorded.items())
+
+    def _recorded_results(self, path: str) -> list[Result]:
+        """The fresh recordings of example ``path``, as results: what its pages show beside the build's."""
+        example = self.examples.get(path)
+        if not isinstance(example, Example):
+            return []
+        fresh = [p.recording for p in self._published(path) if p.recording and p.fresh(example)]
+        return [Result(cells=r.cells, env=r.env) for r in fresh]
+
+    def _combined(self, outcome: Outcome) -> Result:
+        return recordings.combined(outcome.result, self._published(outcome.example.path), outcome.example)
 
     def _downloadable(self, path: str) -> bool:
         outcome = self.outcomes.get(path)
@@ -244,7 +305,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._depth = max(0, self._depth - 1)
         if self._depth == 0 and self.engine:
             if self._site_dir:  # every example that built, as a script and as a notebook with its outputs
-                built = [(o.example, o.result) for o in self.outcomes.values() if o.failure is None]
+                built = [(o.example, self._combined(o)) for o in self.outcomes.values() if o.failure is None]
                 notebooks.write_downloads(self._site_dir / "downloads", built)
             self.engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
 

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,35 @@ def _lines(value: Any, what: str) -> str:
     if not isinstance(value, list) or not all(isinstance(line, str) for line in value):
         raise ShapeError(f"a cell's {what}: expected a list of lines")
     return "".join(value)
+
+
+@dataclass(frozen=True)
+class Published:
+    """One device's recording of an example, as the build that publishes it sees it."""
+
+    device: str
+    recording: Recording | None  # None: never recorded on that device
+    # the build's own torch and Python ({"torch": "2.13.0+cpu", "Python": "3.11.7"}): a recording
+    # made with other versions says so, since they too change what is printed
+    site: dict[str, str] = field(default_factory=dict)
+
+    def fresh(self, example: Example) -> bool:
+        """Whether the recording ran exactly the source the page shows."""
+        return self.recording is not None and self.recording.digest == example.digest
+
+
+def combined(result: Result, published: tuple[Published, ...], example: Example) -> Result:
+    """``result`` with each cell it skipped (``requires-cuda``) filled in from a fresh recording, if any.
+
+    For what lists or carries outputs beyond the page itself: the error index, the notebook download.
+    """
+    cells = []
+    for cell in result.cells:
+        if cell.skipped:
+            found = (p.recording.cell(cell.cell) for p in published if p.recording and p.fresh(example))
+            cell = next((c for c in found if c and not c.skipped), cell)
+        cells.append(cell)
+    return replace(result, cells=tuple(cells))
 
 
 # --- files ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ import html
 import re
 
 from mkdocs_examples.cells import Example
+from mkdocs_examples.recordings import Published
 from mkdocs_examples.results import CellResult, Result
 
 TEXT = {
@@ -18,8 +19,13 @@ TEXT = {
         "exception": "Raised (as intended)",
         "figure": "Figure",
         "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
-        "cuda": "This cell needs a CUDA GPU. The machine that built this page has none, so it was not run here.",
+        "cuda": "This cell needs a CUDA GPU. It has not been recorded on a GPU yet, and the machine that built "
+        "this page has none.",
+        "stale": "The GPU output of this cell is not shown: the example has changed since it was recorded on "
+        "{gpu} ({date}). The GPU job records it again once the change is merged.",
         "provenance": "Output produced by {what}.",
+        "recorded": "Recorded on {what}.",
+        "other-torch": "The other outputs of this site come from {versions}.",
         "failed": "This example failed to build",
         "download": "Take it away:",
         "script": "script (.py)",
@@ -31,8 +37,12 @@ TEXT = {
         "exception": "抛出的异常（预期之中）",
         "figure": "图",
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
-        "cuda": "此单元需要 CUDA GPU。构建本页的机器没有 GPU，所以这里没有运行它。",
+        "cuda": "此单元需要 CUDA GPU。它还没有在 GPU 上录制过，构建本页的机器也没有 GPU。",
+        "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
+        "改动合并后，GPU 任务会重新录制。",
         "provenance": "以上输出由 {what} 实际运行得到。",
+        "recorded": "以上输出录制于 {what}。",
+        "other-torch": "本站其他输出来自 {versions}。",
         "failed": "示例构建失败",
         "download": "带走这个示例：",
         "script": "脚本（.py）",
@@ -42,11 +52,25 @@ TEXT = {
 }
 
 
-def render_example(example: Example, result: Result | None, cell: str | None, *, lang: str, limit: int) -> str:
-    """Markdown for the whole example, or for its cell named ``cell``; code alone when ``result`` is None."""
+def render_example(
+    example: Example,
+    result: Result | None,
+    cell: str | None,
+    *,
+    lang: str,
+    limit: int,
+    published: tuple[Published, ...] = (),
+) -> str:
+    """Markdown for the whole example, or for its cell named ``cell``; code alone when ``result`` is None.
+
+    ``published``: recordings of the example made on other devices. A cell whose recorded
+    output differs from this build's shows both as tabs ("CPU | CUDA"), each with its
+    provenance; the same output shows once; a stale recording is never shown.
+    """
     text = TEXT.get(lang, TEXT["en"])
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
+    here = _provenance(result.env, lang) if result else ""
     parts: list[str] = []
     shown_output = titled = False
     for item in chosen:
@@ -56,13 +80,29 @@ def render_example(example: Example, result: Result | None, cell: str | None, *,
         if not item.has("remove-input"):
             title, titled = (None if titled else example.display), True  # the first code shown has the file name
             parts.append(_fence(item.source, "python", title=title, linenums=item.lineno))
-        if not item.has("remove-output") and item.index in cell_results:
-            outputs = _outputs(cell_results[item.index], text, limit)
-            ran = cell_results[item.index].skipped is None  # the CUDA note is not an output of this build
-            shown_output = shown_output or (ran and bool(outputs))
-            parts += outputs
+        if item.has("remove-output") or item.index not in cell_results:
+            continue
+        mine = cell_results[item.index]
+        # (tab label, output, its provenance line: None for this build's, shown once below the example)
+        views: list[tuple[str, CellResult, str | None]] = []
+        if not mine.skipped:
+            views.append((_label(result.env if result else {}), mine, None))
+        for other in published:
+            recording = other.recording if other.fresh(example) else None
+            recorded = recording.cell(item.index) if recording else None
+            if recording and recorded and not recorded.skipped and all(_key(recorded) != _key(v[1]) for v in views):
+                views.append((_label(recording.env), recorded, _recorded(other, text)))
+        if len(views) > 1:  # outputs that differ between devices: one tab each
+            parts.append(_tabs([(label, _outputs(shown, text, limit), note or here) for label, shown, note in views]))
+        elif views:
+            _, shown, note = views[0]
+            outputs = _outputs(shown, text, limit)
+            parts += outputs + ([note] if note and outputs else [])
+            shown_output = shown_output or (note is None and bool(outputs))
+        elif mine.skipped == "requires-cuda":
+            parts.append(_missing(example, published, text))
     if result and shown_output:
-        parts.append(f'<small class="mx-provenance">{text["provenance"].format(what=_provenance(result.env))}</small>')
+        parts.append(here)
     return "\n\n".join(parts) + "\n"
 
 
@@ -120,9 +160,49 @@ def render_error(message: str, *, lang: str) -> str:
     )
 
 
+def _missing(example: Example, published: tuple[Published, ...], text: dict[str, str]) -> str:
+    """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version."""
+    stale = next((p.recording for p in published if p.recording and not p.fresh(example)), None)
+    if stale:
+        note = text["stale"].format(gpu=html.escape(stale.env.get("gpu", stale.device)), date=stale.date)
+        return f'!!! info "CUDA"\n\n    {note}'
+    return f'!!! info "CUDA"\n\n    {text["cuda"]}'
+
+
+def _key(cell: CellResult) -> tuple:
+    return cell.output, cell.truncated, cell.traceback, cell.images
+
+
+def _label(env: dict[str, str]) -> str:
+    device = env.get("device", "?")
+    return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device, device)
+
+
+def _tabs(views: list[tuple[str, list[str], str]]) -> str:
+    """Material content tabs: one per device, each with its output and provenance."""
+    tabs = []
+    for label, outputs, note in views:
+        body = "\n\n".join([*outputs, note])
+        tabs.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()))
+    return "\n\n".join(tabs)
+
+
+def _recorded(published: Published, text: dict[str, str]) -> str:
+    """The provenance line of a recorded output: machine, versions, date; a torch unlike the site's, said so."""
+    recording = published.recording
+    assert recording
+    env = recording.env
+    what = [env.get("gpu", _label(env))]
+    what += [f"CUDA {env['cuda']}"] if env.get("cuda") else []
+    what += [f"torch {env.get('torch', '?')}", f"Python {env.get('python', '?')}", recording.date]
+    line = text["recorded"].format(what=" · ".join(what))
+    if published.site and any(env.get(k, "").split("+")[0] != v.split("+")[0] for k, v in published.site.items()):
+        versions = " · ".join(f"{name.replace('python', 'Python')} {v}" for name, v in published.site.items())
+        line += ("" if line.endswith("。") else " ") + text["other-torch"].format(versions=versions)
+    return f'<small class="mx-provenance mx-recorded">{html.escape(line)}</small>'
+
+
 def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
-    if cell.skipped == "requires-cuda":
-        return [f'!!! info "CUDA"\n\n    {text["cuda"]}']
     parts = []
     output = cell.output
     if cell.truncated:
@@ -136,11 +216,11 @@ def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
     return parts
 
 
-def _provenance(env: dict[str, str]) -> str:
-    device = {"cpu": "CPU", "cuda": "CUDA"}.get(env.get("device", ""), env.get("device", "?"))
+def _provenance(env: dict[str, str], lang: str = "en") -> str:
     what = [f"torch {env['torch']}"] if "torch" in env else []
-    what += [device, f"Python {env.get('python', '?')}"]
-    return html.escape(" · ".join(what))
+    what += [_label(env), f"Python {env.get('python', '?')}"]
+    line = TEXT.get(lang, TEXT["en"])["provenance"].format(what=" · ".join(what))
+    return f'<small class="mx-provenance">{html.escape(line)}</small>'
 
 
 def _fence(body: str, lang: str, *, title: str | None = None, linenums: int | None = None) -> str:
