@@ -247,8 +247,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _recordings_dirs(self) -> list[Path]:
         """The folders of recordings this site publishes: ``<recordings>/<device>/`` that exist."""
-        own = self.engine.options.device if self.engine else None
-        folders = [self.root / self.config.recordings / device for device in self.config.publish if device != own]
+        folders = [self.root / self.config.recordings / device for device in self.config.publish]
         return [folder for folder in folders if folder.is_dir()]
 
     def _read_recordings(self) -> dict[str, dict[str, Recording]]:

@@ -1,0 +1,301 @@
+"""Recordings: record → shard → merge → publish, on CPU (the CUDA execution itself cannot run here).
+
+Recordings that claim a GPU are test data made in these tests, named "FIXTURE GPU (test data)"
+so that nobody mistakes them for a machine's: only `record` on a GPU writes real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import markdown
+import pytest
+import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort, PluginError
+
+from mkdocs_examples import shards
+from mkdocs_examples.cells import Example, parse_cells
+from mkdocs_examples.cli import main
+from mkdocs_examples.recordings import Published, Recording, RecordingError, dumps, read, read_folder
+from mkdocs_examples.render import render_example
+from mkdocs_examples.results import CellResult, Result
+
+FIXTURE = Path(__file__).parent / "site"
+FAKE_GPU = {"device": "cuda", "gpu": "FIXTURE GPU (test data)", "cuda": "13.0", "torch": "2.13.0+cu130",
+            "python": "3.11.7"}  # fmt: skip
+SITE = {"torch": "2.13.0+cpu", "python": "3.11.7"}
+
+SOURCE = """\
+import torch
+# %% same
+print("same everywhere")
+# %% where
+print("cpu")
+# %% gpu tags=["requires-cuda"]
+print(torch.ones(1, device="cuda"))
+"""
+EXAMPLE = Example("d/gpu.py", Path("/x/d/gpu.py"), SOURCE, parse_cells(SOURCE))
+BUILT = Result(
+    env={"device": "cpu", "torch": "2.13.0+cpu", "python": "3.11.7"},
+    cells=(CellResult(0), CellResult(1, "same everywhere\n"), CellResult(2, "cpu\n"),
+           CellResult(3, skipped="requires-cuda")),
+)  # fmt: skip
+GPU_CELLS = (CellResult(0), CellResult(1, "same everywhere\n"), CellResult(2, "cuda:0\n"),
+             CellResult(3, "tensor([1.], device='cuda:0')\n"))  # fmt: skip
+
+
+def fixture_recording(example: Example = EXAMPLE, env: dict | None = None) -> Recording:
+    return Recording(example.path, example.digest, "2026-11-22T10:00:00Z", env or FAKE_GPU, 1.5, GPU_CELLS,
+                     tuple(c.name for c in example.cells))  # fmt: skip
+
+
+def page(example=EXAMPLE, recording=None, lang="en", site=SITE) -> str:
+    published = (Published("cuda", recording, site),)
+    return render_example(example, BUILT, None, lang=lang, limit=1000, published=published)
+
+
+def html(text: str) -> str:
+    return markdown.markdown(text, extensions=["admonition", "pymdownx.superfences", "pymdownx.highlight",
+                                               "pymdownx.tabbed"])  # fmt: skip
+
+
+# --- shards ---------------------------------------------------------------------
+
+
+def test_shards_are_balanced_by_recorded_seconds_longest_first():
+    seconds = {"a.py": 30, "b.py": 20, "c.py": 20, "d.py": 10, "e.py": 10, "f.py": 10}
+    planned = shards.plan(sorted(seconds), seconds, 2, {})
+    assert planned == {"1/2": ["a.py", "d.py", "e.py"], "2/2": ["b.py", "c.py", "f.py"]}
+    loads = [sum(seconds[p] for p in paths) for paths in planned.values()]
+    assert loads == [50, 50]
+    assert shards.plan(sorted(seconds, reverse=True), seconds, 2, {}) == planned  # order of input: same split
+
+
+def test_every_example_lands_in_exactly_one_shard():
+    paths = [f"x{i}.py" for i in range(23)]
+    seconds = {p: float(i % 7) + 0.5 for i, p in enumerate(paths)}
+    planned = shards.plan(paths, seconds, 4, {})
+    assert sorted(p for chosen in planned.values() for p in chosen) == sorted(paths)
+    loads = [sum(seconds[p] for p in chosen) for chosen in planned.values()]
+    assert max(loads) - min(loads) <= max(seconds.values())  # no shard more than one example behind
+
+
+def test_unknown_examples_weigh_the_median_and_pins_are_kept():
+    seconds = {"a.py": 1, "b.py": 2, "c.py": 3}
+    planned = shards.plan(["a.py", "b.py", "c.py", "new.py"], seconds, 2, {})
+    assert planned == {"1/2": ["a.py", "c.py"], "2/2": ["b.py", "new.py"]}  # new.py weighs 2 s
+    pinned = shards.plan(["a.py", "b.py", "c.py", "dp.py"], seconds, 2, {"c.py": 2, "dp.py": "gpu-2x"})
+    assert "c.py" in pinned["2/2"] and pinned["gpu-2x"] == ["dp.py"]
+    assert shards.select("gpu-2x", ["a.py", "dp.py"], seconds, {"dp.py": "gpu-2x"}) == ["dp.py"]
+    assert shards.plan(["a.py"], {}, 1, {}) == {"1/1": ["a.py"]}  # nothing recorded yet
+
+
+@pytest.mark.parametrize("spec", ["0/2", "3/2", "1/", "a b", "/2"])
+def test_a_bad_shard_is_refused(spec):
+    with pytest.raises(shards.ShardError):
+        shards.parse(spec)
+
+
+def test_a_bad_pin_is_refused():
+    with pytest.raises(shards.ShardError, match=r"pin of a\.py"):
+        shards.plan(["a.py"], {}, 2, {"a.py": 3})
+
+
+# --- the file format --------------------------------------------------------------
+
+
+def test_a_recording_is_diffable_json_that_reads_back(tmp_path):
+    recording = fixture_recording()
+    text = dumps(recording)
+    data = json.loads(text)
+    assert data["schema"] == 1 and data["example"] == "d/gpu.py" and data["env"]["gpu"].startswith("FIXTURE")
+    assert data["cells"][3]["output"] == ["tensor([1.], device='cuda:0')\n"]  # lines: a refresh diffs by line
+    assert data["cells"][3]["name"] == "gpu"
+    file = tmp_path / "d" / "gpu.json"
+    file.parent.mkdir()
+    file.write_text(text)
+    assert read(file, tmp_path) == recording
+
+
+@pytest.mark.parametrize(
+    "change",
+    [lambda d: d.pop("digest"), lambda d: d.update(schema=2), lambda d: d["cells"][0].update(output="x"),
+     lambda d: d.update(env={"a": 1}), lambda d: d.update(seconds="1"), lambda d: d.update(example="other.py")],
+)  # fmt: skip
+def test_a_broken_recording_is_refused_naming_its_file(tmp_path, change):
+    data = json.loads(dumps(fixture_recording()))
+    change(data)
+    file = tmp_path / "d" / "gpu.json"
+    file.parent.mkdir()
+    file.write_text(json.dumps(data))
+    with pytest.raises(RecordingError, match=str(file)):
+        read_folder(tmp_path)
+
+
+# --- rendering ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_cuda_cell_shows_its_recorded_output_with_the_gpus_provenance(lang):
+    md = page(recording=fixture_recording(), lang=lang)
+    assert "tensor([1.], device=&#x27;cuda:0&#x27;)" in html(md) or "tensor([1.], device='cuda:0')" in md
+    provenance = "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
+    assert provenance in md
+    assert ("Recorded on" if lang == "en" else "以上输出录制于") in md
+    assert "needs a CUDA GPU" not in md and "此单元需要" not in md
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_outputs_that_differ_by_device_are_tabs_and_identical_ones_show_once(lang):
+    md = page(recording=fixture_recording(), lang=lang)
+    assert md.count('=== "CPU"') == 1 and md.count('=== "CUDA"') == 1  # the `where` cell
+    assert md.count("same everywhere") == 2  # its code and one output
+    rendered = html(md)
+    assert rendered.count('class="tabbed-set') == 1
+    cpu, cuda = rendered.split('class="tabbed-content"')[1:3]
+    assert "cpu" in cpu and ("Output produced by" in cpu or "实际运行得到" in cpu)
+    assert "cuda:0" in cuda and "FIXTURE GPU" in cuda
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_stale_recording_is_never_shown(lang):
+    edited = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE.replace('print("cpu")', 'print("cpu")  # edited'))
+    md = page(edited, fixture_recording(), lang=lang)
+    assert "cuda:0" not in md and "FIXTURE GPU (test data) ·" not in md and "===" not in md
+    note = "has changed since it was recorded on FIXTURE GPU" if lang == "en" else "上录制（2026-11-22）之后又改过了"
+    assert note in md
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_without_a_recording_the_cell_says_it_was_never_recorded(lang):
+    md = page(recording=None, lang=lang)
+    assert ("has not been recorded on a GPU yet" if lang == "en" else "还没有在 GPU 上录制过") in md
+
+
+def test_a_recording_made_with_another_torch_says_so():
+    md = page(recording=fixture_recording(env={**FAKE_GPU, "torch": "2.11.0+cu130"}))
+    assert "torch 2.11.0+cu130" in md and "The other outputs of this site come from torch 2.13.0+cpu" in md
+    same = page(recording=fixture_recording())
+    assert "other outputs of this site" not in same  # 2.13.0+cu130 and 2.13.0+cpu: the same torch
+
+
+# --- record → shard → merge → publish, end to end on CPU --------------------------------
+
+
+@pytest.fixture
+def site(tmp_path) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "site")
+    return tmp_path / "site"
+
+
+def configure(site: Path, **options) -> None:
+    config = yaml.safe_load((site / "mkdocs.yml").read_text())
+    config["plugins"][1]["examples"].update(options)
+    config["markdown_extensions"].append({"pymdownx.tabbed": {"alternate_style": True}})
+    (site / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+
+
+def build_site(site: Path) -> None:
+    config = load_config(str(site / "mkdocs.yml"))
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_record_two_shards_merge_and_publish_end_to_end(site, capsys, caplog):
+    config = str(site / "mkdocs.yml")
+    for k in (1, 2):
+        assert main(["record", "--shard", f"{k}/2", "--out", str(site / f"s{k}"), "-f", config]) == 0
+    one, two = read_folder(site / "s1"), read_folder(site / "s2")
+    assert sorted([*one, *two]) == ["one.py", "two.py"] and not set(one) & set(two)
+    recorded = {**one, **two}
+    assert recorded["two.py"].cells[1].output == "answer: 42\n" and recorded["two.py"].device == "cpu"
+    assert {"python", "os", "engine", "torch", "device"} <= set(recorded["one.py"].env)
+
+    # a CPU's recordings are refused for a CUDA folder: nothing is ever published as CUDA unless a GPU made it
+    assert main(["merge", str(site / "s1"), str(site / "s2"), "--out", str(site / "rec/cuda"), "-f", config]) == 1
+    assert "two.py in" in capsys.readouterr().err and not (site / "rec/cuda").exists()
+    out = str(site / "rec/cpu")
+    assert main(["merge", str(site / "s1"), str(site / "s2"), "--device", "cpu", "--out", out, "-f", config]) == 0
+    assert sorted(read_folder(site / "rec/cpu")) == ["one.py", "two.py"]
+
+    configure(site, recordings="rec", publish=["cpu"])
+    with caplog.at_level(logging.INFO):
+        build_site(site)
+    html_en = (site / "site/index.html").read_text()
+    assert html_en.count("answer: 42") == 1 and "tabbed-set" not in html_en  # the same output: shown once
+    assert "out of date" not in caplog.text
+
+    (site / "examples/two.py").write_text((site / "examples/two.py").read_text() + "\n# edited\n")
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        build_site(site)
+    assert "1 cpu recording(s) out of date" in caplog.text and "two.py (recorded" in caplog.text
+
+
+def test_merge_refuses_a_gap_or_a_duplicate_and_writes_nothing(site, capsys):
+    config = str(site / "mkdocs.yml")
+    assert main(["record", str(site / "examples/one.py"), "--out", str(site / "a"), "-f", config]) == 0
+    shutil.copytree(site / "a", site / "b")
+    out = site / "rec/cpu"
+    assert main(["merge", str(site / "a"), "--device", "cpu", "--out", str(out), "-f", config]) == 1
+    assert "two.py has no recording in any shard" in capsys.readouterr().err
+    assert main(["merge", str(site / "a"), str(site / "b"), "--device", "cpu", "--out", str(out), "-f", config]) == 1
+    assert "one.py is recorded twice" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["merge", str(site / "a"), "--device", "cpu", "--allow-missing", "--out", str(out), "-f", config]) == 0
+    assert sorted(read_folder(out)) == ["one.py"]
+
+
+def test_the_shards_command_prints_the_workflow_matrix(site, capsys):
+    configure(site, record={"shards": 3, "runner": "big-gpu", "pins": {"two.py": "gpu-2x"}})
+    assert main(["shards", "-f", str(site / "mkdocs.yml")]) == 0
+    matrix = json.loads(capsys.readouterr().out)
+    assert matrix == {"include": [{"shard": f"{k}/3", "runner": "big-gpu"} for k in (1, 2, 3)]
+                      + [{"shard": "gpu-2x", "runner": "gpu-2x"}]}  # fmt: skip
+
+
+def fixture_site_with_gpu_page(site: Path) -> Example:
+    """The fixture site plus a page embedding EXAMPLE, and a FIXTURE GPU recording of it."""
+    (site / "examples/d").mkdir()
+    (site / "examples/d/gpu.py").write_text(SOURCE)
+    for lang in ("en", "zh"):
+        (site / f"docs/{lang}/gpu.md").write_text("# GPU\n\n/// example | d/gpu.py\n///\n")
+    example = Example.from_source("d/gpu.py", site / "examples/d/gpu.py", SOURCE)
+    (site / "recordings/cuda/d").mkdir(parents=True)
+    (site / "recordings/cuda/d/gpu.json").write_text(dumps(fixture_recording(example)))
+    return example
+
+
+def test_the_site_shows_a_fixture_gpu_recording_in_both_languages(site):
+    fixture_site_with_gpu_page(site)
+    configure(site)
+    build_site(site)
+    for prefix in ("", "zh/"):
+        text = (site / f"site/{prefix}gpu/index.html").read_text()
+        assert text.count('class="tabbed-set') == 1 and "FIXTURE GPU (test data)" in text
+        assert "tensor([1.], device='cuda:0')" in text
+
+
+def test_a_recording_from_another_device_in_the_cuda_folder_stops_the_build(site, caplog):
+    example = fixture_site_with_gpu_page(site)
+    recording = fixture_recording(example, env={**FAKE_GPU, "device": "cpu"})
+    (site / "recordings/cuda/d/gpu.json").write_text(dumps(recording))
+    configure(site)
+    with pytest.raises((PluginError, Abort)):
+        build_site(site)
+    assert "gpu.json was recorded on cpu: only what a cuda machine recorded is published as cuda" in caplog.text
+
+
+def test_publishing_needs_the_tabbed_extension(site, caplog):
+    fixture_site_with_gpu_page(site)
+    with pytest.raises((PluginError, Abort)):
+        build_site(site)
+    assert "needs the markdown extension pymdownx.tabbed" in caplog.text
