@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test run notebooks bench lint clean
+.PHONY: build serve test run record notebooks bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -16,10 +16,15 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000
 test: $(READY)  ## the whole test suite
 	$(PYTHON) -m ruff check src tests hooks
 	$(PYTHON) -m mypy src
+	$(VENV)/bin/actionlint
+	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) -m pytest
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)
+
+record: $(READY)  ## on a GPU machine: record CUDA outputs into recordings/cuda (README: "CUDA outputs")
+	$(PYTHON) -m mkdocs_examples record --out recordings/cuda
 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks

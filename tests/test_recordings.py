@@ -240,6 +240,11 @@ def test_record_two_shards_merge_and_publish_end_to_end(site, capsys, caplog):
     assert "1 cpu recording(s) out of date" in caplog.text and "two.py (recorded" in caplog.text
 
 
+def test_a_cpu_cannot_record_into_a_cuda_folder(site, capsys):
+    assert main(["record", "--out", str(site / "recordings/cuda"), "-f", str(site / "mkdocs.yml")]) == 2
+    assert "this machine records on cpu" in capsys.readouterr().err and not (site / "recordings").exists()
+
+
 def test_merge_refuses_a_gap_or_a_duplicate_and_writes_nothing(site, capsys):
     config = str(site / "mkdocs.yml")
     assert main(["record", str(site / "examples/one.py"), "--out", str(site / "a"), "-f", config]) == 0

@@ -77,7 +77,11 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
         device = "cuda" if site.config.device == "auto" else site.config.device
         chosen = shards.select(shard, chosen, durations(site, device), dict(site.config.record.pins))
     engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
-    print(f"recording {len(chosen)} examples on {engine.options.device}" + (f" (shard {shard})" if shard else ""))
+    device = engine.options.device
+    if out.name in ("cuda", "cpu", "mps") and out.name != device:
+        engine.close()
+        raise ValueError(f"this machine records on {device}: its recordings cannot go into {out}")
+    print(f"recording {len(chosen)} examples on {device}" + (f" (shard {shard})" if shard else ""))
     examples: list[Example] = []
     problems: list[str] = []
     for path in chosen:
