@@ -62,14 +62,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(
                 f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}"
             )
+        if CSS not in config.extra_css:
+            config.extra_css.append(CSS)
+        self.root = Path(config.config_file_path).parent
         if self._recordings_dirs() and "pymdownx.tabbed" not in config.markdown_extensions:
             raise PluginError(
                 "the examples plugin publishes recordings (option `recordings`) and needs the markdown extension "
                 "pymdownx.tabbed (alternate_style: true) in mkdocs.yml, to show outputs that differ by device as tabs"
             )
-        if CSS not in config.extra_css:
-            config.extra_css.append(CSS)
-        self.root = Path(config.config_file_path).parent
         self._repo_url = config.repo_url
         if self.config.enabled and self.engine is None:
             self.engine = Engine.from_config(
