@@ -7,8 +7,8 @@ notebook per example, written into `.cache/notebook-views/` (never into `docs/`)
 mkdocs-jupyter render them: `/notebooks/<path>/` and `/zh/notebooks/<path>/`.
 
 - The notebook is the one readers download: the outputs the site shows (CUDA cells from their
-  recordings), under a heading with the title of the page that embeds the example, and a link
-  back to it.
+  recordings). The view's title is that of the page that embeds the example, in the view's
+  language, with a link back to it.
 - mkdocs-jupyter inlines JupyterLab's stylesheets, about 590 KB, into every page; the views drop
   them and share one small stylesheet of their own, `notebook_views.css`, with Material's code colors.
 - Views are kept out of search: the page that embeds the example is the one to find.
@@ -51,6 +51,9 @@ def _examples(config):
     return plugin if plugin is not None and plugin.engine is not None else None
 
 
+_VIEWS: dict[str, tuple[str, str | None]] = {}  # src_uri of a view: its title, and the URL of its page
+
+
 @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
 def on_files(files: Files, *, config) -> Files:
     plugin, jupyter = _examples(config), config.plugins.get("mkdocs-jupyter")
@@ -60,29 +63,25 @@ def on_files(files: Files, *, config) -> Files:
     text = TEXT.get(lang, TEXT["en"])
     titles = _titles(plugin, lang)
     prefix = "" if lang == _default(config) else f"{lang}/"  # static-i18n puts other languages under /<lang>/
-    folder = Path(config.config_file_path).parent / FOLDER
+    root = Path(config.config_file_path).parent
+    # one notebook per example for every language (the title and the link back are added to the page), so
+    # that mkdocs-jupyter renders each once and its cache, evicting what a build did not use, serves both
+    jupyter.config["cache_dir"] = str(root / ".cache/mkdocs-jupyter")
     added = []
     for outcome in plugin.outcomes.values():
         if outcome.failure is not None:
             continue
-        example = outcome.example
-        stem = example.path.removesuffix(".py")
-        page, title = titles.get(example.path, (None, example.display))
-        book = notebooks.notebook(example, plugin._combined(outcome))
-        heading = f"# {text['title'].format(title=title)}"
-        if page:  # the view is at [<lang>/]notebooks/<stem>/; the page at [<lang>/]<page>
-            back = "../" * (stem.count("/") + 2) + page
-            heading += f"\n\n[{text['back']}]({back})"
-        book["cells"].insert(0, {"cell_type": "markdown", "id": "view-title", "metadata": {}, "source": heading})
-        source = folder / f"{prefix}notebooks/{stem}.ipynb"
-        wanted = notebooks.dumps(book)
+        stem = outcome.example.path.removesuffix(".py")
+        source = root / FOLDER / f"{prefix}notebooks/{stem}.ipynb"  # the same notebook in each language's tree
+        wanted = notebooks.dumps(notebooks.notebook(outcome.example, plugin._combined(outcome)))
         if not source.exists() or source.read_text(encoding="utf-8") != wanted:
             source.parent.mkdir(parents=True, exist_ok=True)
             source.write_text(wanted, encoding="utf-8")
-        added.append(File(f"{prefix}notebooks/{stem}.ipynb", str(folder), config.site_dir, config.use_directory_urls))
-    # mkdocs-jupyter caches each rendered notebook and, after each build, evicts what that build did not
-    # use: each language keeps a cache of its own, or the two builds would evict each other's
-    jupyter.config["cache_dir"] = str(Path(config.config_file_path).parent / ".cache/mkdocs-jupyter" / lang)
+        file = File(f"{prefix}notebooks/{stem}.ipynb", str(root / FOLDER), config.site_dir, config.use_directory_urls)
+        added.append(file)
+        page, title = titles.get(outcome.example.path, (None, outcome.example.display))
+        back = "../" * (stem.count("/") + 2) + page if page is not None else None  # both under [<lang>/]
+        _VIEWS[file.src_uri] = (text["title"].format(title=title), back)
     for file in jupyter.on_files(Files(added), config):
         files.append(file)
     files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / "notebook_views.css")))
@@ -111,6 +110,11 @@ def on_page_content(content: str, *, page, config, files) -> str:
     if _is_view(page):
         page.meta["search"] = {"exclude": True}  # the page that embeds the example is the one to find
         page.edit_url = _edit_url(page, config)
+        title, back = _VIEWS.get(page.file.src_uri, (None, None))
+        page.title = title or page.title
+        if back is not None:
+            label = TEXT.get(_language(config), TEXT["en"])["back"]
+            content = f'<p><a href="{html.escape(back)}">{label}</a></p>\n' + content
         return content
     if _examples(config) is None:
         return content
