@@ -30,8 +30,10 @@ from mkdocs_examples import notebooks
 FOLDER = ".cache/notebook-views"
 CSS = "assets/notebook-views.css"
 TEXT = {
-    "en": {"title": "{title}: the notebook", "back": "Back to the page", "link": "notebook view"},
-    "zh": {"title": "{title}：笔记本", "back": "返回页面", "link": "笔记本视图"},
+    "en": {"title": "{title}: the notebook", "back": "Back to the page", "link": "notebook view",
+           "description": "{title}: the example as a notebook, with the outputs the page shows."},
+    "zh": {"title": "{title}：笔记本", "back": "返回页面", "link": "笔记本视图",
+           "description": "{title}：示例的笔记本版本，带有页面上展示的输出。"},
 }
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
 _DOWNLOAD = re.compile(r'(<a href="((?:\.\./)*)downloads/([^"]+)\.ipynb" download>[^<]*</a>)')
@@ -51,7 +53,7 @@ def _examples(config):
     return plugin if plugin is not None and plugin.engine is not None else None
 
 
-_VIEWS: dict[str, tuple[str, str | None]] = {}  # src_uri of a view: its title, and the URL of its page
+_VIEWS: dict[str, tuple[str, str, str | None]] = {}  # src_uri of a view: its title, description, page URL
 
 
 @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
@@ -81,7 +83,7 @@ def on_files(files: Files, *, config) -> Files:
         added.append(file)
         page, title = titles.get(outcome.example.path, (None, outcome.example.display))
         back = "../" * (stem.count("/") + 2) + page if page is not None else None  # both under [<lang>/]
-        _VIEWS[file.src_uri] = (text["title"].format(title=title), back)
+        _VIEWS[file.src_uri] = (text["title"].format(title=title), text["description"].format(title=title), back)
     for file in jupyter.on_files(Files(added), config):
         files.append(file)
     files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / "notebook_views.css")))
@@ -110,8 +112,9 @@ def on_page_content(content: str, *, page, config, files) -> str:
     if _is_view(page):
         page.meta["search"] = {"exclude": True}  # the page that embeds the example is the one to find
         page.edit_url = _edit_url(page, config)
-        title, back = _VIEWS.get(page.file.src_uri, (None, None))
+        title, description, back = _VIEWS.get(page.file.src_uri, (None, None, None))
         page.title = title or page.title
+        page.meta["description"] = description
         if back is not None:
             label = TEXT.get(_language(config), TEXT["en"])["back"]
             content = f'<p><a href="{html.escape(back)}">{label}</a></p>\n' + content

@@ -112,7 +112,7 @@ def on_config(config):
 
 # -- what the index holds --------------------------------------------------------------------------
 
-_PROVENANCE = re.compile(r'<p><small class="mx-provenance">.*?</small></p>', re.S)
+_PROVENANCE = re.compile(r'<p><small class="mx-provenance[^"]*">.*?</small></p>', re.S)  # recorded ones too
 _LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
 # what a cell printed (under its "Output" label); a text block written in the page has no label
 _OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)
