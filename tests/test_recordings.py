@@ -125,7 +125,9 @@ def test_a_recording_is_diffable_json_that_reads_back(tmp_path):
 @pytest.mark.parametrize(
     "change",
     [lambda d: d.pop("digest"), lambda d: d.update(schema=2), lambda d: d["cells"][0].update(output="x"),
-     lambda d: d.update(env={"a": 1}), lambda d: d.update(seconds="1"), lambda d: d.update(example="other.py")],
+     lambda d: d.update(env={"a": 1}), lambda d: d.update(seconds="1"), lambda d: d.update(example="other.py"),
+     lambda d: d.update(example="../x.py"), lambda d: d.update(recorded="<b>2026</b>"),
+     lambda d: d["cells"][0].update(images=["x) <script>alert(1)</script>"])],
 )  # fmt: skip
 def test_a_broken_recording_is_refused_naming_its_file(tmp_path, change):
     data = json.loads(dumps(fixture_recording()))

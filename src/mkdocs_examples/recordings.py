@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,12 @@ from mkdocs_examples.cells import Example
 from mkdocs_examples.results import CellResult, Result, ShapeError, parse_cell, parse_strings
 
 SCHEMA = 1
+_FORMATS = {
+    "example": re.compile(r"(?:[\w.-]+/)*[\w.-]+\.py"),
+    "digest": re.compile(r"[0-9a-f]{64}"),
+    "recorded": re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"),
+}
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\n]*")  # images go into the page as data: URLs
 
 
 class RecordingError(Exception):
@@ -113,9 +120,9 @@ class Recording:
             raise ShapeError(f"expected an object with exactly the keys {', '.join(sorted(keys))}")
         if data["schema"] != SCHEMA:
             raise ShapeError(f"schema {data['schema']!r}, this engine reads schema {SCHEMA}")
-        for key in ("example", "digest", "recorded"):
-            if not isinstance(data[key], str):
-                raise ShapeError(f"{key}: expected a string")
+        for key, pattern in _FORMATS.items():  # a recording can come from a stranger's pull request
+            if not isinstance(data[key], str) or not pattern.fullmatch(data[key]):
+                raise ShapeError(f"{key}: expected {pattern.pattern}")
         if not isinstance(data["cells"], list):
             raise ShapeError("cells: expected a list")
         cells = tuple(_cell(c) for c in data["cells"])
@@ -134,6 +141,9 @@ def _cell(data: Any) -> CellResult:
     if data["name"] is not None and not isinstance(data["name"], str):
         raise ShapeError("a cell's name: expected a string or null")
     traceback = None if data["traceback"] is None else _lines(data["traceback"], "traceback")
+    images = data["images"]
+    if not isinstance(images, list) or not all(isinstance(i, str) and _BASE64.fullmatch(i) for i in images):
+        raise ShapeError("a cell's images: expected a list of base64 PNGs")
     # the remaining fields have the shape of a CellResult: its own validation checks them
     fields = {k: data[k] for k in ("cell", "images", "truncated", "skipped", "seconds")}
     return parse_cell({**fields, "output": _lines(data["output"], "output"), "traceback": traceback})
