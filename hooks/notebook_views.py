@@ -75,7 +75,8 @@ def on_files(files: Files, *, config) -> Files:
             continue
         stem = outcome.example.path.removesuffix(".py")
         source = root / FOLDER / f"{prefix}notebooks/{stem}.ipynb"  # the same notebook in each language's tree
-        wanted = notebooks.dumps(notebooks.notebook(outcome.example, plugin._combined(outcome)))
+        book = notebooks.notebook(outcome.example, outcome.result, plugin.recording_of(outcome.example))
+        wanted = notebooks.dumps(book)
         if not source.exists() or source.read_text(encoding="utf-8") != wanted:
             source.parent.mkdir(parents=True, exist_ok=True)
             source.write_text(wanted, encoding="utf-8")

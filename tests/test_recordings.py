@@ -306,3 +306,22 @@ def test_publishing_needs_the_tabbed_extension(site, caplog):
     with pytest.raises((PluginError, Abort)):
         build_site(site)
     assert "needs the markdown extension pymdownx.tabbed" in caplog.text
+
+
+def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
+    import nbformat
+
+    from mkdocs_examples.notebooks import dumps as notebook_json
+    from mkdocs_examples.notebooks import notebook
+
+    nb = nbformat.reads(notebook_json(notebook(EXAMPLE, BUILT, fixture_recording())), as_version=4)
+    nbformat.validate(nb)
+    gpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "gpu")
+    assert gpu.outputs[0]["text"] == "tensor([1.], device='cuda:0')\n"
+    where = nb.cells[nb.cells.index(gpu) + 1]
+    assert where.cell_type == "markdown" and "recorded on a GPU (FIXTURE GPU (test data)" in where.source
+    assert nb.metadata["mkdocs_examples_recorded"]["gpu"].startswith("FIXTURE")
+    cpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "where")
+    assert cpu.outputs[0]["text"] == "cpu\n"  # this build's output where it has one
+    stale = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE + "\n# edited\n")
+    assert "cuda:0" not in notebook_json(notebook(stale, BUILT, fixture_recording()))

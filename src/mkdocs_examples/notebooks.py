@@ -23,16 +23,27 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.cells import Cell, Example, is_code, split_chunks
+from mkdocs_examples.recordings import Recording
 from mkdocs_examples.results import Result
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
 CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"
 
 
-def notebook(example: Example, result: Result | None = None) -> dict[str, Any]:
-    """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given."""
+def notebook(example: Example, result: Result | None = None, recorded: Recording | None = None) -> dict[str, Any]:
+    """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given.
+
+    ``recorded``: a recording of this very source on a GPU; the cells ``result`` skipped
+    (``requires-cuda``) get its outputs, each followed by a note naming the machine.
+    """
     by_line = {cell.lineno: cell for cell in example.cells}
     outputs = {c.cell: c for c in result.cells} if result else {}
+    from_gpu = set()
+    if result and recorded and recorded.digest == example.digest:
+        for index, mine in list(outputs.items()):
+            if mine.skipped and (theirs := recorded.cell(index)) and not theirs.skipped:
+                outputs[index] = theirs
+                from_gpu.add(index)
     runnable = _runnable_cells(example) if result is None else {}
     cells: list[dict[str, Any]] = []
     count = 0
@@ -54,7 +65,22 @@ def notebook(example: Example, result: Result | None = None) -> dict[str, Any]:
         cells.append(
             _code(cell, runnable.get(cell.index, cell.source), outputs.get(cell.index) if ran else None, count)
         )
-        if cell.has("requires-cuda") and result is not None and not ran:
+        if cell.index in from_gpu and recorded:
+            notes += 1
+            env = recorded.env
+            machine = ", ".join(
+                v
+                for v in (
+                    env.get("gpu"),
+                    env.get("cuda") and f"CUDA {env['cuda']}",
+                    env.get("torch") and f"torch {env['torch']}",
+                    recorded.date,
+                )
+                if v
+            )
+            cells.append(_markdown(f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*",
+                                   notes))  # fmt: skip
+        elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown("*This cell needs a CUDA GPU; the machine that built the site has none.*", notes))
     return {
@@ -63,19 +89,24 @@ def notebook(example: Example, result: Result | None = None) -> dict[str, Any]:
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
             **({"mkdocs_examples": {"source": example.display, **result.env}} if result else {}),
+            **(
+                {"mkdocs_examples_recorded": {**recorded.env, "recorded": recorded.recorded}}
+                if recorded and from_gpu
+                else {}
+            ),
         },
         "nbformat": 4,
         "nbformat_minor": 5,
     }
 
 
-def write_downloads(folder: Path, built: Iterable[tuple[Example, Result]]) -> None:
+def write_downloads(folder: Path, built: Iterable[tuple[Example, Result, Recording | None]]) -> None:
     """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``."""
-    for example, result in built:
+    for example, result, recorded in built:
         target = folder / example.path.removesuffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.with_suffix(".py").write_text(runnable_script(example), encoding="utf-8")
-        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result)), encoding="utf-8")
+        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded)), encoding="utf-8")
 
 
 def colab_url(repository: str, example: Example) -> str:

@@ -288,8 +288,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         fresh = [p.recording for p in self._published(path) if p.recording and p.fresh(example)]
         return [Result(cells=r.cells, env=r.env) for r in fresh]
 
-    def _combined(self, outcome: Outcome) -> Result:
-        return recordings.combined(outcome.result, self._published(outcome.example.path), outcome.example)
+    def recording_of(self, example: Example) -> Recording | None:
+        """The first published recording of exactly this source, if any: downloads and views carry its outputs."""
+        return next((p.recording for p in self._published(example.path) if p.fresh(example)), None)
 
     def _downloadable(self, path: str) -> bool:
         outcome = self.outcomes.get(path)
@@ -304,7 +305,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._depth = max(0, self._depth - 1)
         if self._depth == 0 and self.engine:
             if self._site_dir:  # every example that built, as a script and as a notebook with its outputs
-                built = [(o.example, self._combined(o)) for o in self.outcomes.values() if o.failure is None]
+                built = [(o.example, o.result, self.recording_of(o.example)) for o in self.outcomes.values()
+                         if o.failure is None]  # fmt: skip
                 notebooks.write_downloads(self._site_dir / "downloads", built)
             self.engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
 

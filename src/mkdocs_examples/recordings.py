@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -168,20 +168,6 @@ class Published:
     def fresh(self, example: Example) -> bool:
         """Whether the recording ran exactly the source the page shows."""
         return self.recording is not None and self.recording.digest == example.digest
-
-
-def combined(result: Result, published: tuple[Published, ...], example: Example) -> Result:
-    """``result`` with each cell it skipped (``requires-cuda``) filled in from a fresh recording, if any.
-
-    For what lists or carries outputs beyond the page itself: the error index, the notebook download.
-    """
-    cells = []
-    for cell in result.cells:
-        if cell.skipped:
-            found = (p.recording.cell(cell.cell) for p in published if p.recording and p.fresh(example))
-            cell = next((c for c in found if c and not c.skipped), cell)
-        cells.append(cell)
-    return replace(result, cells=tuple(cells))
 
 
 # --- files ---------------------------------------------------------------------
