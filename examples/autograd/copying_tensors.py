@@ -61,8 +61,8 @@ optimizer = torch.optim.SGD([w], lr=0.1)
 # %% cuda tags=["requires-cuda"]
 bad = x.clone().detach().requires_grad_(True).to("cuda")
 good = x.clone().detach().to("cuda").requires_grad_(True)
-print(bad.is_leaf, bad.grad_fn, good.is_leaf)
-assert not bad.is_leaf and good.is_leaf
+print(bad.is_leaf, bad.grad_fn.name(), good.is_leaf)
+assert not bad.is_leaf and good.is_leaf and bad.grad_fn.name() == "ToCopyBackward0"
 
 # %% create-on-device
 device = "cuda" if torch.cuda.is_available() else "cpu"
