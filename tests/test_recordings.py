@@ -259,6 +259,11 @@ def test_merge_refuses_a_gap_or_a_duplicate_and_writes_nothing(site, capsys):
     assert not out.exists()
     assert main(["merge", str(site / "a"), "--device", "cpu", "--allow-missing", "--out", str(out), "-f", config]) == 0
     assert sorted(read_folder(out)) == ["one.py"]
+    first = (out / "one.json").read_text()
+    assert main(["record", str(site / "examples/one.py"), "--out", str(site / "c"), "-f", config]) == 0
+    assert main(["merge", str(site / "c"), "--device", "cpu", "--allow-missing", "--out", str(out), "-f", config]) == 0
+    assert (out / "one.json").read_text() == first  # the same outputs: the committed file, date and all, stays
+    assert "0 new or changed" in capsys.readouterr().out
 
 
 def test_the_shards_command_prints_the_workflow_matrix(site, capsys):

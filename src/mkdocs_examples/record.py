@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from mkdocs_examples import recordings, shards
@@ -132,9 +133,28 @@ def _merge(site: Site, folders: list[Path], out: Path, device: str, *, allow_mis
     if problems:
         print("\n".join(["merge refused; nothing was written:", *problems]), file=sys.stderr)
         return 1
-    recordings.write_folder(out, [recording for recording, _ in found.values()], replace=True)
-    print(f"{len(found)} recordings from {len(folders)} shards in {out}")
+    # A recording that says what the committed one says keeps the committed file (its date and
+    # durations too): the pull request that refreshes recordings then shows only outputs that changed
+    try:
+        committed = recordings.read_folder(out)
+    except RecordingError:
+        committed = {}
+    merged = [_unchanged(committed.get(path), recording) for path, (recording, _) in found.items()]
+    recordings.write_folder(out, merged, replace=True)
+    changed = sum(
+        1 for path, (recording, _) in found.items() if _unchanged(committed.get(path), recording) is recording
+    )
+    print(f"{len(found)} recordings from {len(folders)} shards in {out}: {changed} new or changed")
     return 0
+
+
+def _unchanged(old: Recording | None, new: Recording) -> Recording:
+    """``old`` where it records the same source, machine and outputs as ``new``; else ``new``."""
+
+    def essence(r: Recording) -> tuple:
+        return r.digest, r.env, tuple(replace(cell, seconds=0.0) for cell in r.cells)
+
+    return old if old is not None and essence(old) == essence(new) else new
 
 
 def _shards(site: Site, device: str, *, show: bool) -> int:
