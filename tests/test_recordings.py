@@ -239,7 +239,7 @@ def test_record_two_shards_merge_and_publish_end_to_end(site, capsys, caplog):
     caplog.clear()
     with caplog.at_level(logging.INFO):
         build_site(site)
-    assert "1 cpu recording(s) out of date" in caplog.text and "two.py (recorded" in caplog.text
+    assert "1 recording(s) out of date" in caplog.text and "two.py (recorded on cpu" in caplog.text
 
 
 def test_a_cpu_cannot_record_into_a_cuda_folder(site, capsys):

@@ -246,33 +246,20 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         )  # fmt: skip
 
     def _recordings_dirs(self) -> list[Path]:
-        """The folders of recordings this site publishes: ``<recordings>/<device>/`` that exist."""
+        """The folders of recordings this site publishes, ``<recordings>/<device>/``, that exist."""
         folders = [self.root / self.config.recordings / device for device in self.config.publish]
         return [folder for folder in folders if folder.is_dir()]
 
     def _read_recordings(self) -> dict[str, dict[str, Recording]]:
         """Every published recording, checked; those of examples that changed since are listed (not an error)."""
-        found: dict[str, dict[str, Recording]] = {}
-        for folder in self._recordings_dirs():
-            try:
-                found[folder.name] = recordings.read_folder(folder)
-            except RecordingError as error:
-                raise PluginError(f"{error}: fix or delete the file; the GPU job writes it again") from None
-            wrong = [r for r in found[folder.name].values() if r.device != folder.name]
-            if wrong:
-                raise PluginError(
-                    f"{recordings.file_of(folder, wrong[0].example)} was recorded on {wrong[0].device}: only "
-                    f"what a {folder.name} machine recorded is published as {folder.name}"
-                )
-            examples = {p: e for p, e in self.examples.items() if isinstance(e, Example)}
-            stale = [r for path, r in sorted(found[folder.name].items()) if path in examples
-                     and r.digest != examples[path].digest]  # fmt: skip
-            if stale:  # not a warning: contributors have no GPU, and a strict build must not fail for it
-                listed = ", ".join(f"{r.example} (recorded {r.date})" for r in stale)
-                log.info(
-                    f"{len(stale)} {folder.name} recording(s) out of date, not shown until the GPU job records "
-                    f"them again: {listed}"
-                )
+        examples = {path: e for path, e in self.examples.items() if isinstance(e, Example)}
+        try:
+            found = recordings.load_published(self.root / self.config.recordings, self.config.publish, examples)
+        except RecordingError as error:
+            raise PluginError(f"{error}: fix or delete the file; the GPU job writes it again") from None
+        if old := recordings.stale(found, examples):  # not a warning: contributors have no GPU, and strict
+            listed = ", ".join(f"{r.example} (recorded on {r.device} {r.date})" for r in old)  # must not fail
+            log.info(f"{len(old)} recording(s) out of date, not shown until the GPU job records them again: {listed}")
         return found
 
     def _published(self, path: str) -> tuple[Published, ...]:
@@ -283,10 +270,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _recorded_results(self, path: str) -> list[Result]:
         """The fresh recordings of example ``path``, as results: what its pages show beside the build's."""
         example = self.examples.get(path)
-        if not isinstance(example, Example):
-            return []
-        fresh = [p.recording for p in self._published(path) if p.recording and p.fresh(example)]
-        return [Result(cells=r.cells, env=r.env) for r in fresh]
+        fresh = [p.recording for p in self._published(path) if isinstance(example, Example) and p.fresh(example)]
+        return [Result(cells=r.cells, env=r.env) for r in fresh if r]
 
     def recording_of(self, example: Example) -> Recording | None:
         """The first published recording of exactly this source, if any: downloads and views carry its outputs."""

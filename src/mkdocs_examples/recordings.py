@@ -202,6 +202,33 @@ def read_folder(folder: Path) -> dict[str, Recording]:
     return found
 
 
+def load_published(root: Path, devices: list[str], examples: dict[str, Example]) -> dict[str, dict[str, Recording]]:
+    """The recordings under ``root/<device>/`` for each of ``devices`` whose folder exists, by device and path.
+
+    :class:`RecordingError` for a file that cannot be read, or that another device made: nothing
+    is published as CUDA unless a CUDA machine recorded it.
+    """
+    found: dict[str, dict[str, Recording]] = {}
+    for device in devices:
+        folder = root / device
+        if not folder.is_dir():
+            continue
+        found[device] = read_folder(folder)
+        for recording in found[device].values():
+            if recording.device != device:
+                raise RecordingError(
+                    f"{file_of(folder, recording.example)} was recorded on {recording.device}: only what a "
+                    f"{device} machine recorded is published as {device}"
+                )
+    return found
+
+
+def stale(found: dict[str, dict[str, Recording]], examples: dict[str, Example]) -> list[Recording]:
+    """The recordings of examples whose source has changed since: pages do not show them."""
+    return [r for by_path in found.values() for path, r in sorted(by_path.items())
+            if path in examples and r.digest != examples[path].digest]  # fmt: skip
+
+
 def write_folder(folder: Path, recordings: list[Recording], *, replace: bool = False) -> None:
     """Write ``recordings`` under ``folder``; with ``replace``, remove every other recording there.
 
