@@ -7,11 +7,12 @@ exactly what the site build gives, and shares its cache.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
-from mkdocs_examples import notebooks, record
+from mkdocs_examples import notebooks, outputs, record, recordings
 from mkdocs_examples.cells import Example, ExampleError, find_examples, read_example
 from mkdocs_examples.config import load_site
 from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
@@ -26,6 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--show", action="store_true", help="print what each cell printed")
     run.add_argument("--no-cache", action="store_true", help="run even when a cached result exists")
     run.add_argument("--jobs", type=int, help="examples at once (default: the plugin's `jobs`)")
+    run.add_argument("--snapshot", type=Path, help="also write every cell's output to this JSON file, for `diff`")
+    diff = commands.add_parser("diff", help="Markdown report of the outputs that differ between two snapshots")
+    diff.add_argument("old", type=Path, help="`run --snapshot` of the base (e.g. main)")
+    diff.add_argument("new", type=Path, help="`run --snapshot` of the change")
+    diff.add_argument("--base", default="main", help="what the old snapshot is called in the report")
+    diff.add_argument("--recordings", type=Path, help="a recordings folder (recordings/cuda): list those made stale")
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -34,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "notebooks":
         return _notebooks(args.config_file, args.out, check=args.check)
+    if args.command == "diff":
+        return _diff(args.old, args.new, args.base, args.recordings)
     if args.command != "run":
         return record.main(args)
 
@@ -68,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         engine.close()
+    if args.snapshot:
+        env = next((o.result.env for o in outcomes if o.result.env), {})
+        data = outputs.snapshot(outcomes, env, outputs.embedding(site.docs_dir))
+        args.snapshot.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     problems = broken + [describe(o) for o in outcomes if o.failure]
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
@@ -75,6 +88,24 @@ def main(argv: list[str] | None = None) -> int:
     if note := engine.cache_problem():
         print(note)
     return 1 if problems else 0
+
+
+def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int:
+    try:
+        old, new = outputs.read(old_file), outputs.read(new_file)
+        found = recordings.read_folder(folder) if folder else {}
+    except (outputs.SnapshotError, recordings.RecordingError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    stale = None
+    if folder:  # stale now, and not before this change
+
+        def is_stale(snap: outputs.Snapshot, path: str) -> bool:
+            return path in snap.examples and snap.examples[path]["digest"] != found[path].digest
+
+        stale = [p for p in sorted(found) if is_stale(new, p) and not is_stale(old, p)]
+    print(outputs.report(old, new, base=base, stale=stale), end="")
+    return 0
 
 
 def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:

@@ -48,6 +48,7 @@ class Site:
     config: ExamplesConfig
     root: Path  # the folder of mkdocs.yml
     watch: list[Path]  # the folders a build reads or writes: examples must not change them
+    docs_dir: Path  # the pages
 
     @property
     def examples_dir(self) -> Path:
@@ -91,5 +92,5 @@ def load_site(config_file: Path) -> Site:
     if errors:
         raise ValueError(f"{config_file}: " + "; ".join(f"examples option {key!r}: {error}" for key, error in errors))
     root = config_file.resolve().parent
-    watch = [root / str(data.get("docs_dir", "docs")), root / str(data.get("site_dir", "site"))]
-    return Site(config, root, watch)
+    docs_dir = root / str(data.get("docs_dir", "docs"))
+    return Site(config, root, [docs_dir, root / str(data.get("site_dir", "site"))], docs_dir)

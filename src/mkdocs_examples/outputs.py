@@ -1,0 +1,290 @@
+"""``outputs`` and ``diff``: what every example printed in a build, and what a change moved.
+
+    python -m mkdocs_examples outputs --out head.json        # run (or take from the cache) every example
+    python -m mkdocs_examples diff base.json head.json      # Markdown: the cells whose output changed
+
+A pull request's check runs ``outputs`` on the pull request and on its base, then ``diff``
+tells reviewers which outputs the change moved, cell by cell, before anyone opens a page.
+A snapshot is one JSON file::
+
+    {"schema": 1, "env": {"torch": "2.13.0+cpu", ...},
+     "examples": {"tensors/cat_and_stack.py": {
+        "digest": "<sha256 of the source>", "origin": "run" | "cached", "failure": null | "<message>",
+        "pages": ["en/tensors/cat-and-stack.md", ...],      # pages embedding the example
+        "cells": [{"cell": 0, "name": "setup", "line": 5, "hidden": false, "output": ["line\\n"],
+                   "traceback": null | ["line\\n"], "images": ["<sha256 of the PNG>"], "skipped": null}]}}}
+
+Cells are matched by name, or by position when unnamed. A snapshot is read as untrusted
+input: what ``diff`` prints is built only from validated fields, and every text is fenced.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs_examples.blocks import find_blocks
+from mkdocs_examples.engine import Outcome, describe
+
+SCHEMA = 1
+_FORMATS = {  # what may reach the report outside a code fence
+    "example": re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.py"),  # no segment starts with a dot
+    "page": re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.md"),
+    "name": re.compile(r"[A-Za-z0-9][\w-]*"),
+    "origin": re.compile(r"run|cached"),
+}
+_LIMIT = 60  # diff lines shown per cell; the rest is counted
+
+
+class SnapshotError(ValueError):
+    """A snapshot file that cannot be read, named by its path."""
+
+
+def embedding(docs_dir: Path) -> dict[str, list[str]]:
+    """The pages (``<lang>/<path>.md`` under ``docs_dir``) that embed each example."""
+    pages: dict[str, list[str]] = {}
+    for page in sorted(docs_dir.rglob("*.md")) if docs_dir.is_dir() else []:
+        name = page.relative_to(docs_dir).as_posix()
+        for block in find_blocks(page.read_text(encoding="utf-8", errors="replace")):
+            if block.error is None and name not in pages.setdefault(block.path, []):
+                pages[block.path].append(name)
+    return pages
+
+
+def snapshot(outcomes: list[Outcome], env: dict[str, str], pages: dict[str, list[str]]) -> dict[str, Any]:
+    """The JSON snapshot of a set of outcomes."""
+    return {
+        "schema": SCHEMA,
+        "env": env,
+        "examples": {o.example.path: _example(o, pages.get(o.example.path, [])) for o in outcomes},
+    }
+
+
+def _example(outcome: Outcome, pages: list[str]) -> dict[str, Any]:
+    cells = {c.index: c for c in outcome.example.cells}
+    return {
+        "digest": outcome.example.digest,
+        "origin": "run" if outcome.origin == "run" else "cached",
+        "failure": describe(outcome) if outcome.failure else None,
+        "pages": pages,
+        "cells": [
+            {
+                "cell": r.cell,
+                "name": cells[r.cell].name,
+                "line": cells[r.cell].lineno,
+                "hidden": cells[r.cell].has("remove-cell") or cells[r.cell].has("remove-output"),
+                "output": r.output.splitlines(keepends=True),
+                "traceback": r.traceback.splitlines(keepends=True) if r.traceback is not None else None,
+                "images": [hashlib.sha256(image.encode()).hexdigest() for image in r.images],
+                "skipped": r.skipped,
+            }
+            for r in outcome.result.cells
+        ],
+    }
+
+
+# Reading a snapshot back, field by field
+
+
+@dataclass(frozen=True)
+class Cell:
+    key: str  # the name, or "#<position>"
+    line: int
+    hidden: bool
+    text: tuple[str, ...]  # output, then the traceback: what the reader sees, line by line
+    images: tuple[str, ...]
+    skipped: str | None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    env: dict[str, str]
+    examples: dict[str, dict[str, Any]]  # path -> digest, origin, failure, pages, cells (by key)
+
+
+def read(file: Path) -> Snapshot:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise ValueError(f"not a schema {SCHEMA} snapshot")
+        env = {str(k): str(v) for k, v in _dict(data.get("env", {})).items()}
+        examples = {_str(path, "example"): _read_example(value) for path, value in _dict(data["examples"]).items()}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as error:
+        raise SnapshotError(f"{file}: not a readable snapshot ({error})") from None
+    return Snapshot(env, examples)
+
+
+def _read_example(data: Any) -> dict[str, Any]:
+    data = _dict(data)
+    cells: dict[str, Cell] = {}
+    for position, raw in enumerate(_list(data["cells"])):
+        raw = _dict(raw)
+        name = raw.get("name")
+        key = _str(name, "name") if name is not None else f"#{position}"
+        traceback = raw.get("traceback")
+        cells[key] = Cell(
+            key=key,
+            line=int(raw["line"]),
+            hidden=bool(raw["hidden"]),
+            text=tuple(map(_str, _list(raw["output"]))) + tuple(map(_str, _list(traceback or []))),
+            images=tuple(map(_str, _list(raw["images"]))),
+            skipped=None if raw.get("skipped") is None else _str(raw["skipped"]),
+        )
+    failure = data.get("failure")
+    return {
+        "digest": _str(data["digest"]),
+        "origin": _str(data["origin"], "origin"),
+        "failure": None if failure is None else _str(failure),
+        "pages": [_str(p, "page") for p in _list(data.get("pages", []))],
+        "cells": cells,
+    }
+
+
+def _dict(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object, found {type(value).__name__}")
+    return value
+
+
+def _list(value: Any) -> list:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, found {type(value).__name__}")
+    return value
+
+
+def _str(value: Any, form: str | None = None) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, found {type(value).__name__}")
+    if form and not _FORMATS[form].fullmatch(value):
+        raise ValueError(f"not a valid {form}: {value[:80]!r}")
+    return value
+
+
+# The report
+
+
+@dataclass(frozen=True)
+class Change:
+    example: str
+    cell: str  # the cell's key
+    line: int
+    hidden: bool
+    diff: list[str]  # unified diff lines of the text, may be empty when only images changed
+    images: str | None  # a sentence when figures changed
+    renumbered: bool  # only line numbers moved (in tracebacks and warnings): the code above it grew or shrank
+
+
+def changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    """Every cell present in both snapshots whose text, figures or skip reason differ."""
+    found = []
+    for path in sorted(set(old.examples) & set(new.examples)):
+        before, after = old.examples[path]["cells"], new.examples[path]["cells"]
+        for key, cell in after.items():
+            was = before.get(key)
+            if was is None or (was.text, was.images, was.skipped) == (cell.text, cell.images, cell.skipped):
+                continue
+            a = list(was.text) + ([f"(skipped: {was.skipped})\n"] if was.skipped else [])
+            b = list(cell.text) + ([f"(skipped: {cell.skipped})\n"] if cell.skipped else [])
+            diff = [line if line.endswith("\n") else line + "\n" for line in
+                    difflib.unified_diff(a, b, "main", "this change", n=2)][2:]  # fmt: skip
+            images = None
+            if was.images != cell.images:
+                images = f"figures: {len(was.images)} before, {len(cell.images)} now, not the same images"
+            renumbered = not images and was.skipped == cell.skipped and _numberless(was.text) == _numberless(cell.text)
+            found.append(Change(path, key, cell.line, cell.hidden, diff, images, renumbered))
+    return found
+
+
+_NUMBERS = re.compile(r"(line |\.py:)\d+")
+
+
+def _numberless(text: tuple[str, ...]) -> list[str]:
+    return [_NUMBERS.sub(r"\1#", line) for line in text]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _names(paths: list[str]) -> str:
+    return ", ".join(f"`{p}`" for p in paths)
+
+
+def report(old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str] | None = None) -> str:
+    """A Markdown report for a pull request's job summary (or a terminal)."""
+    out = [*_ran(new), "", f"## Outputs compared with {base}", "", *_compared(old, new, base)]
+    if stale is not None:
+        out += ["", "## CUDA recordings", ""]
+        if stale:
+            out.append(
+                "This change makes these CUDA recordings stale: their pages show no CUDA output until the GPU "
+                f"workflow records them again after the merge: {_names(stale)}."
+            )
+        else:
+            out.append("No CUDA recording is made stale by this change.")
+    return "\n".join(out) + "\n"
+
+
+def _ran(new: Snapshot) -> list[str]:
+    ran = sorted(p for p, e in new.examples.items() if e["origin"] == "run")
+    failed = sorted(p for p, e in new.examples.items() if e["failure"])
+    cached = len(new.examples) - len(ran)
+    out = ["## Examples", "", f"{len(new.examples)} examples: {len(ran)} ran, {cached} came from the cache"]
+    out[-1] += f", **{len(failed)} failed**." if failed else "."
+    if ran:
+        out += ["", f"Ran (new, changed, or not in this runner's cache): {_names(ran)}"]
+    for path in failed:
+        out += ["", f"**`{path}` failed:**", "", *_fence(new.examples[path]["failure"].splitlines(keepends=True))]
+    return out
+
+
+def _compared(old: Snapshot, new: Snapshot, base: str) -> list[str]:
+    out = []
+    was, now = (f"torch {s.env.get('torch')} on Python {s.env.get('python')}" for s in (old, new))
+    if was != now:
+        out += [f"{base} ran {was}; this change runs {now}.", ""]
+    moved = changes(old, new)
+    real = [c for c in moved if not c.renumbered]
+    added, removed = sorted(set(new.examples) - set(old.examples)), sorted(set(old.examples) - set(new.examples))
+    examples = len({c.example for c in real})
+    line = f"The output of {_plural(len(real), 'cell')} of {_plural(examples, 'example')} changed"
+    line += f"; new: {_names(added)}" if added else ""
+    line += f"; removed: {_names(removed)}" if removed else ""
+    if len(real) < len(moved):
+        line += f"; in {_plural(len(moved) - len(real), 'other cell')} only line numbers moved"
+    out.append(line + ".")
+    for path in sorted({c.example for c in moved}):
+        out += ["", f"### `{path}`", ""]
+        if pages := new.examples[path]["pages"]:
+            out += [f"Shown on {_names(pages)}.", ""]
+        if renumbered := [c.cell for c in moved if c.example == path and c.renumbered]:
+            out += [f"Only line numbers moved (in tracebacks or warnings): {_names(renumbered)}.", ""]
+        for change in (c for c in real if c.example == path):
+            out += _details(change)
+    return out
+
+
+def _details(change: Change) -> list[str]:
+    name = change.cell if not change.cell.startswith("#") else f"cell {change.cell}"
+    where = f"line {change.line}" + (", hidden" if change.hidden else "")
+    out = [f"<details open><summary><code>{html.escape(name)}</code> ({where})</summary>", ""]
+    if change.diff:
+        more = len(change.diff) - _LIMIT
+        out += _fence(change.diff[:_LIMIT] + ([f"… {more} more lines\n"] if more > 0 else []), "diff")
+    if change.images:
+        out.append(change.images)
+    return [*out, "", "</details>"]
+
+
+def _fence(lines: list[str], language: str = "") -> list[str]:
+    """``lines`` in a code fence longer than any run of backticks inside them."""
+    text = "".join(lines).rstrip("\n")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [f"{ticks}{language}", text, ticks]
