@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import http.server
+import importlib.util
 import threading
 from pathlib import Path
 
@@ -61,11 +61,11 @@ def test_the_command_fails_and_names_the_link_and_its_page(site, capsys):
 
 def test_external_links_are_fetched_only_when_asked_and_a_404_fails(tmp_path):
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_HEAD(self):  # noqa: N802
+        def do_HEAD(self):
             self.send_response(200 if self.path == "/ok" else 404)
             self.end_headers()
 
-        do_GET = do_HEAD  # noqa: N815
+        do_GET = do_HEAD
 
         def log_message(self, *args):
             pass
