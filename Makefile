@@ -14,9 +14,9 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000
 	$(PYTHON) -m mkdocs serve
 
 test: $(READY)  ## the whole test suite
-	$(PYTHON) -m ruff check src tests hooks
+	$(PYTHON) -m ruff check src tests hooks tools
 	$(PYTHON) -m mypy src
-	$(VENV)/bin/actionlint
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) -m pytest
 

@@ -11,7 +11,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# CHROMIUM: another Chromium-based browser, e.g. a GitHub runner's /usr/bin/google-chrome
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
