@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test run record notebooks bench lint clean
+.PHONY: build serve test run diff links record notebooks bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -22,6 +22,18 @@ test: $(READY)  ## the whole test suite
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)
+
+BASE ?= main
+diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BASE (default: main), as CI shows them
+	rm -rf .cache/base && mkdir -p .cache/base/.cache
+	git archive $(BASE) mkdocs.yml docs examples recordings | tar -x -C .cache/base
+	ln -s "$(CURDIR)/.cache/examples" .cache/base/.cache/examples  # results are content-addressed: share them
+	$(PYTHON) -m mkdocs_examples run -f .cache/base/mkdocs.yml --snapshot .cache/base.json > /dev/null
+	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
+	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings/cuda
+
+links: $(READY)  ## check every link and anchor of the built site (after `make build`)
+	$(PYTHON) tools/links.py site
 
 record: $(READY)  ## on a GPU machine: record CUDA outputs into recordings/cuda (README: "CUDA outputs")
 	$(PYTHON) -m mkdocs_examples record --out recordings/cuda
