@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ def test_the_preview_publisher_never_checks_out_or_runs_the_pull_request():
         assert "checkout" not in step.get("uses", "")
         assert "head_branch" not in step.get("run", "") and "pip install" not in step.get("run", "")
     text = WORKFLOWS["preview.yml"].read_text(encoding="utf-8")
-    assert '"$head" == "$RUN_HEAD"' in text and "gh api \"repos/$REPOSITORY/pulls/$pr\"" in text
+    assert '"$head" == "$RUN_HEAD"' in text and 'gh api "repos/$REPOSITORY/pulls/$pr"' in text
 
 
 def test_the_cpu_workflows_install_torch_without_cuda():
@@ -120,3 +121,68 @@ def test_every_make_target_script_and_engine_command_a_workflow_calls_exists():
                     assert command in engine, f"{name}: the engine has no command {command}"
                     seen.add(f"mkdocs_examples {command}")
     assert {"make test", "make build", "tools/links.py", "tools/cpu_only.py", "mkdocs_examples diff"} <= seen
+
+
+def _run_step(workflow: str, name: str, env: dict[str, str], tmp_path: Path, gh: str) -> tuple[int, str, str]:
+    """Run a step's script as GitHub would (bash -eo pipefail), with a stand-in `gh` on PATH."""
+    (step,) = [s for _, _, s in steps(load(workflow)) if s.get("name") == name]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "gh").write_text(f'#!/bin/bash\necho "$*" >> {tmp_path}/gh.log\n{gh}\n')
+    (bin_dir / "gh").chmod(0o755)
+    output = tmp_path / "output"
+    output.write_text("")
+    full = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output), **env}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                          env=full, cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+    return done.returncode, done.stdout + done.stderr, output.read_text()
+
+
+HEAD = "a" * 40
+VALIDATE = "Which pull request (validated, and checked against GitHub's own record)"
+
+
+def _artifact(tmp_path: Path, pr: str, head: str) -> dict[str, str]:
+    preview = tmp_path / "preview"
+    (preview / "site" / "sub").mkdir(parents=True)
+    (preview / "site" / "index.html").write_text("<p>hi</p>")
+    (preview / "site" / "sub" / ".git").mkdir()
+    (preview / "site" / "escape").symlink_to("/etc")
+    (preview / "pr").write_text(pr + "\n")
+    (preview / "head").write_text(head + "\n")
+    return {"PREVIEW": str(preview), "RUN_HEAD": HEAD, "REPOSITORY": "o/r", "GH_TOKEN": "t"}
+
+
+def test_the_preview_accepts_the_artifact_of_its_own_run_and_strips_links_and_git(tmp_path):
+    env = _artifact(tmp_path, "42", HEAD)
+    code, log, output = _run_step("preview.yml", VALIDATE, env, tmp_path, gh=f"echo {HEAD}")
+    assert code == 0, log
+    assert output == "number=42\n"
+    assert (tmp_path / "gh.log").read_text() == "api repos/o/r/pulls/42 --jq .head.sha\n"
+    site = tmp_path / "preview" / "site"
+    assert (site / "index.html").exists() and not (site / "sub" / ".git").exists() and not (site / "escape").exists()
+
+
+@pytest.mark.parametrize(
+    ("pr", "head", "github_head"),
+    [
+        ("42; rm -rf /", HEAD, HEAD),  # not a number
+        ("42", "b" * 40, HEAD),  # the artifact names another commit than the run's
+        ("42", HEAD, "c" * 40),  # pull request 42 is not at this commit: another pull request's number
+        ("$(id)", HEAD, HEAD),
+    ],
+)
+def test_the_preview_refuses_an_artifact_that_does_not_describe_its_run(tmp_path, pr, head, github_head):
+    env = _artifact(tmp_path, pr, head)
+    code, log, output = _run_step("preview.yml", VALIDATE, env, tmp_path, gh=f"echo {github_head}")
+    assert code == 1 and output == "", log
+
+
+def test_the_preview_comment_is_updated_not_repeated(tmp_path):
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PR": "42", "HEAD": HEAD, "RUN": "https://x/run/1", "URL": ""}
+    code, log, _ = _run_step("preview.yml", "Comment the link (one comment per pull request, updated)", env, tmp_path,
+                             gh='[[ "$*" == *comments\\ --paginate* ]] && echo 77 || true')  # fmt: skip
+    assert code == 0, log
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    assert calls[1].startswith("api --method PATCH repos/o/r/issues/comments/77 -f body=<!-- pytorch-tips-preview -->")
+    assert "download the artifact `preview`" in (tmp_path / "gh.log").read_text()
