@@ -43,6 +43,11 @@ def on_startup(*, command: str, dirty: bool) -> None:
     _state["serving"] = command == "serve"
 
 
+def on_shutdown() -> None:
+    _state["serving"] = False  # the next build of this process (tests) starts from `mkdocs build`
+    _renders.clear()
+
+
 def preview(config) -> str | None:
     """The one language the fast preview builds, or None when the whole site is built."""
     return config.extra.get(KEY)
