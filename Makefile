@@ -10,8 +10,8 @@ READY  := $(VENV)/.installed
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
 
-serve: $(READY)  ## live preview at http://127.0.0.1:8000
-	$(PYTHON) -m mkdocs serve
+serve: $(READY)  ## live preview at http://127.0.0.1:8000 of the English pages; PREVIEW=zh: Chinese, PREVIEW=all: the whole site
+	PREVIEW=$(PREVIEW) $(PYTHON) -m mkdocs serve
 
 test: $(READY)  ## the whole test suite
 	$(PYTHON) -m ruff check src tests hooks tools
@@ -41,8 +41,9 @@ record: $(READY)  ## on a GPU machine: record CUDA outputs into recordings/cuda 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks
 
-bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example: bench/README.md (minutes; not in `test`)
+bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example, then the edit loop of `make serve`: bench/README.md (minutes; not in `test`)
 	$(PYTHON) bench/bench.py
+	$(PYTHON) bench/serve.py
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PYTHON) || python3 -m venv $(VENV)

@@ -59,7 +59,7 @@ _VIEWS: dict[str, tuple[str, str, str | None]] = {}  # src_uri of a view: its ti
 @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
 def on_files(files: Files, *, config) -> Files:
     plugin, jupyter = _examples(config), config.plugins.get("mkdocs-jupyter")
-    if plugin is None or jupyter is None:
+    if plugin is None or jupyter is None or config.extra.get("preview"):  # hooks/serve.py: no views
         return files
     lang = _language(config)
     text = TEXT.get(lang, TEXT["en"])

@@ -45,7 +45,8 @@ _state: dict = {}
 def _plugin(config, *names):
     for name in names:
         if name in config.plugins:
-            return config.plugins[name]
+            plugin = config.plugins[name]
+            return plugin if plugin.config.get("enabled", True) else None  # hooks/serve.py disables search
     return None
 
 
@@ -95,6 +96,8 @@ def _terms() -> dict:
 def on_config(config):
     i18n = _i18n(config)
     if i18n is not None and i18n.building:  # static-i18n building another language
+        return
+    if _plugin(config, "material/search", "search") is None:
         return
     _state["terms"] = terms = _terms()
     _state["worker"] = _patched_worker()
@@ -240,6 +243,8 @@ _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</s
 
 
 def on_post_page(output, page, config):
+    if _plugin(config, "material/search", "search") is None:
+        return output
     default, _ = _languages(config)
     lang = getattr(page.file, "locale", None) or default
     name, _ = _state["worker"]

@@ -1,0 +1,210 @@
+"""The fast preview of `mkdocs serve`: one language, no search index, no notebook views.
+
+MkDocs hook (registered under `hooks:` in mkdocs.yml). A rebuild of the whole site takes 5-7 s
+on a 2-core machine: both languages, the search index of each (jieba for Chinese) and the
+notebook view of every example in both languages (mkdocs-jupyter). A contributor who edits a
+page or an example waits for all of it before the browser shows the change. Under
+`mkdocs serve` only, this hook builds the pages of one language and nothing else:
+
+- `PREVIEW` unset or `en`: the English pages, at `/` as published;
+- `PREVIEW=zh`: the Chinese pages, at `/` (static-i18n builds its default language at the
+  root: the Chinese pages become the default for the preview);
+- `PREVIEW=all`: the whole site as it is published (both languages, search, notebook views).
+
+The language switcher still lists both languages; the one not built is not found, and the
+search box finds nothing. `mkdocs build` never goes through here: it builds everything.
+The file watcher of `mkdocs serve` looks for changes every 0.5 s; in the fast preview it
+looks every 0.1 s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+from jinja2.bccache import Bucket, BytecodeCache
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority, get_plugin_logger
+
+log = get_plugin_logger("serve")
+
+VARIABLE = "PREVIEW"
+ALL = "all"
+POLLING = 0.1  # seconds between two looks at the watched files (mkdocs: 0.5)
+KEY = "preview"  # config.extra[KEY]: the language of the fast preview; absent when building everything
+
+_state: dict = {"serving": False}
+
+
+def on_startup(*, command: str, dirty: bool) -> None:
+    _state["serving"] = command == "serve"
+
+
+def on_shutdown() -> None:
+    _state["serving"] = False  # the next build of this process (tests) starts from `mkdocs build`
+    _renders.clear()
+
+
+def preview(config) -> str | None:
+    """The one language the fast preview builds, or None when the whole site is built."""
+    return config.extra.get(KEY)
+
+
+@event_priority(100)  # before static-i18n reads its languages and before the search hook
+def on_config(config):
+    config.extra.pop(KEY, None)
+    wanted = os.environ.get(VARIABLE, "").strip()
+    if not _state["serving"] or wanted == ALL:
+        return config
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return config
+    languages = [lang.locale for lang in i18n.config.languages]
+    wanted = wanted or i18n.default_language
+    if wanted not in languages:
+        raise PluginError(f"{VARIABLE}={wanted}: expected one of {', '.join(languages)} or {ALL}")
+    if i18n.current_language is None:  # the first call of this config: say it once per build
+        log.info(f"fast preview: only the '{wanted}' pages, no search, no notebook views ({VARIABLE}=all: everything)")
+    for lang in i18n.config.languages:  # what static-i18n's build_only_locale does
+        lang.default = lang.build = lang.locale == wanted
+    config.extra[KEY] = wanted
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    if search is not None:
+        search.config.enabled = False
+        # static-i18n merges the search entries of every language into the index of the search
+        # plugin after its build, enabled or not (mkdocs_static_i18n.reconfigure.reconfigure_search_index)
+        search.search_index = SimpleNamespace(entries=[])
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        # no notebook to render (hooks/notebook_views.py adds none): no page read by jupytext to find
+        # out, and no eviction of the notebooks it rendered for the last full build from its cache
+        jupyter.config["ignore"] = ["*"]
+        jupyter.config["cache"] = False
+    return config
+
+
+# --- pages rendered again only when their Markdown changed ------------------------------------------
+#
+# Rendering the Markdown of every page (code highlighting above all) is most of a rebuild. The
+# HTML of a page depends only on its Markdown (after the plugins: the example outputs are in it),
+# its URL, the site's files and mkdocs.yml; a page whose inputs are those of the last build gets
+# that build's HTML. A build with warnings keeps nothing: the next one renders (and warns) again.
+
+
+def _signature(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+_renders: dict[str, tuple[str, dict]] = {}  # page src_uri: the signature of its inputs, what render() set
+_build: dict = {"pending": {}, "files": "", "warnings": 0}
+_warnings = _Warnings()
+
+
+@event_priority(-1000)  # after static-i18n and the other hooks have settled the files
+def on_files(files, *, config):
+    if preview(config) is None:
+        return files
+    if _warnings not in logging.getLogger("mkdocs").handlers:
+        logging.getLogger("mkdocs").addHandler(_warnings)
+    config_text = Path(config.config_file_path).read_text(encoding="utf-8")
+    listed = "\n".join(sorted(f"{f.src_uri} {f.url}" for f in files))
+    _build.update(pending={}, files=_signature(config_text, listed), warnings=_warnings.count)
+    return files
+
+
+@event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
+def on_page_markdown(markdown, *, page, config, files):
+    if preview(config) is None:
+        return markdown
+    uri = page.file.src_uri
+    signature = _signature(_build["files"], page.file.url, markdown)
+    known = _renders.get(uri)
+    if known is not None and known[0] == signature:
+        page.render = lambda config, files: _restore(page, files, known[1])
+        return markdown
+    render = page.render
+
+    def render_and_keep(config, files):
+        render(config, files)
+        _build["pending"][uri] = (signature, _rendered(page))
+
+    page.render = render_and_keep
+    return markdown
+
+
+def _rendered(page) -> dict:
+    links = page.links_to_anchors
+    return {
+        "content": page.content,
+        "toc": page.toc,
+        "_title_from_render": page._title_from_render,
+        "present_anchor_ids": page.present_anchor_ids,
+        "links_to_anchors": None if links is None else {f.src_uri: v for f, v in links.items()},
+    }
+
+
+def _restore(page, files, rendered: dict) -> None:
+    for name, value in rendered.items():
+        if name == "links_to_anchors" and value is not None:  # keyed by this build's files
+            value = {found: v for uri, v in value.items() if (found := files.get_file_from_path(uri))}
+        setattr(page, name, value)
+
+
+@event_priority(-1000)
+def on_post_build(*, config):
+    if preview(config) is not None and _warnings.count == _build["warnings"]:
+        _renders.update(_build["pending"])
+    _build["pending"] = {}
+
+
+# --- templates compiled once -----------------------------------------------------------------------
+
+
+class _Compiled(BytecodeCache):
+    """Jinja's compiled templates, kept in memory from one build to the next (checked against their source)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if (code := self.store.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_compiled = _Compiled()
+
+
+@event_priority(-1000)  # after static-i18n has added its Jinja extension
+def on_env(env, *, config, files):
+    if preview(config) is not None:
+        env.bytecode_cache = _compiled
+    return env
+
+
+def on_serve(server, *, config, builder):
+    if preview(config) is None:
+        return server
+    # watchdog's polling observer: the folders watched so far and those watched later
+    server.observer._timeout = POLLING
+    for emitter in server.observer.emitters:
+        emitter._timeout = POLLING
+    return server
