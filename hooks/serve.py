@@ -11,7 +11,7 @@ page or an example waits for all of it before the browser shows the change. Unde
   root: the Chinese pages become the default for the preview);
 - `PREVIEW=all`: the whole site as it is published (both languages, search, notebook views).
 
-The language switcher still lists both languages; the one not built is not found, and the
+The language switcher is gone (static-i18n lists only the languages it builds), and the
 search box finds nothing. `mkdocs build` never goes through here: it builds everything.
 The file watcher of `mkdocs serve` looks for changes every 0.5 s; in the fast preview it
 looks every 0.1 s.
