@@ -17,6 +17,7 @@ import importlib
 import inspect
 import re
 import subprocess
+from html import escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -71,6 +72,15 @@ def _first_paragraph(markdown: str) -> str | None:
             text = text[: cut + 1] if cut > 60 else text[:157].rsplit(" ", 1)[0] + "…"
         return text
     return None
+
+
+@event_priority(-100)  # after every hook that sets a description (the notebook views set theirs)
+def on_page_context(context, *, page, config, nav):
+    # Material writes the description into content="..." as it is: a quote in a page's first
+    # paragraph would end the attribute and spill the rest into the page's <head>
+    if isinstance(description := page.meta.get("description"), str):
+        page.meta["description"] = escape(description, quote=True)
+    return context
 
 
 def _dates(root: Path) -> dict[str, str]:

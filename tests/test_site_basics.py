@@ -95,3 +95,43 @@ def test_a_404_page_in_each_language_leads_home(real_site):
         assert title in text and f'href="{home}"' in text
         switch = set(re.findall(r'href="([^"]*)" hreflang="([a-z]+)"', text))
         assert switch == {(base, "en"), (base + "zh/", "zh")}
+
+
+
+def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_path):
+    import shutil
+    from html.parser import HTMLParser
+    from pathlib import Path
+
+    from mkdocs.commands.build import build
+
+    tests = Path(__file__).parent
+    site = shutil.copytree(tests / "site", tmp_path / "site")
+    with (site / "mkdocs.yml").open("a") as config:
+        config.write(f"hooks:\n  - {tests.parent / 'hooks' / 'pages.py'}\n")
+    intro = 'Call it "x" & <b>bold</b>, then <script>alert(1)</script> read on.'
+    for lang in ("en", "zh"):
+        (site / "docs" / lang / "index.md").write_text(f"# Home\n\n{intro}\n")
+
+    class Head(HTMLParser):
+        description, scripts = None, []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "meta" and ("name", "description") in attrs:
+                self.description = dict(attrs)["content"]
+
+        def handle_data(self, data):
+            if "alert" in data:
+                self.scripts.append(data)
+
+    config = load_config(str(site / "mkdocs.yml"))
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+    for page in (site / "site" / "index.html", site / "site" / "zh" / "index.html"):
+        head = Head()
+        head.feed(page.read_text().split("</head>")[0])
+        assert head.description == intro, page
+        assert head.scripts == [], page
