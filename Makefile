@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test run diff links record notebooks bench lint clean
+.PHONY: build serve test page run diff links record notebooks bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -19,6 +19,10 @@ test: $(READY)  ## the whole test suite
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) -m pytest
+
+# make's command-line variables reach the recipe's environment: titles may hold any character
+page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]
+	$(PYTHON) tools/new_page.py "$$PAGE" --title "$$TITLE" --title-zh "$$TITLE_ZH" --section "$$SECTION" --section-zh "$$SECTION_ZH"
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import yaml
@@ -11,15 +12,18 @@ from mkdocs_examples.blocks import find_blocks
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
+sys.path.insert(0, str(ROOT / "tools"))
+import twins  # noqa: E402  (tools/twins.py: the check CI's summary and pre-commit run)
 
 
 def pages(lang: str) -> set[str]:
     return {p.relative_to(DOCS / lang).as_posix() for p in (DOCS / lang).rglob("*.md")}
 
 
-def test_every_page_has_its_twin_in_the_other_language():
-    assert pages("en") == pages("zh")
-    assert len(pages("en")) >= 5
+def test_every_page_has_its_twin_embedding_the_same_cells_in_the_same_order():
+    report = twins.check(DOCS, twins.languages(ROOT / "mkdocs.yml"))
+    assert report.languages == ["en", "zh"] and report.pages >= 5
+    assert report.ok, twins.text(report)
 
 
 def test_every_page_is_in_the_nav():
@@ -31,13 +35,6 @@ def test_every_page_is_in_the_nav():
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
     listed = list(paths(config["nav"]))
     assert sorted(listed) == sorted(pages("en")), "mkdocs.yml's nav and docs/en/ list different pages"
-
-
-def test_twins_embed_the_same_examples_in_the_same_order():
-    for name in pages("en"):
-        en, zh = ((DOCS / lang / name).read_text(encoding="utf-8") for lang in ("en", "zh"))
-        targets = [[(b.path, b.cell) for b in find_blocks(text)] for text in (en, zh)]
-        assert targets[0] == targets[1], f"docs/en/{name} and docs/zh/{name} embed different examples"
 
 
 def test_every_example_is_embedded_somewhere():

@@ -1,0 +1,170 @@
+"""The contributor's tools: `make page` (tools/new_page.py) and the twin check (tools/twins.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import new_page  # noqa: E402
+import twins  # noqa: E402
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """The site's sources and the tools, as a clean clone has them (the .venv of this checkout)."""
+    for name in ("docs", "examples", "hooks", "overrides", "recordings", "tools"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)  # mtimes kept: make sees .venv as up to date
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    return tmp_path
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def nav(root: Path) -> list:
+    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)["nav"]
+
+
+def section(items: list, name: str) -> list[str]:
+    return next(next(iter(i.values())) for i in items if isinstance(i, dict) and next(iter(i)) == name)
+
+
+def make_page(root: Path, **variables: str) -> subprocess.CompletedProcess:
+    words = [f"{key}={value}" for key, value in variables.items()]
+    env = {k: v for k, v in os.environ.items() if k not in ("TITLE", "TITLE_ZH", "SECTION", "SECTION_ZH", "PAGE")}
+    return subprocess.run(["make", "-s", "page", *words], cwd=root, capture_output=True, text=True, env=env)
+
+
+def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
+    before = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    title = """What's a "view", and `x.view()`?"""  # quotes reach the page as written
+    done = make_page(repo, PAGE="tensors/views", TITLE=title, TITLE_ZH="视图与副本")
+    assert done.returncode == 0, done.stderr
+    assert "http://127.0.0.1:8000/pytorch-tips/tensors/views/" in done.stdout
+
+    en, zh = (repo / "docs" / lang / "tensors" / "views.md" for lang in ("en", "zh"))
+    assert en.read_text().startswith(f"# {title}\n\n")
+    assert zh.read_text().startswith("# 视图与副本\n\n")
+    for page in (en, zh):
+        assert "/// example | tensors/views.py#first\n///" in page.read_text()
+    example = (repo / "examples" / "tensors" / "views.py").read_text()
+    assert "# %% first\n" in example and '# %% first-checks tags=["remove-cell"]\n' in example
+
+    pages = section(nav(repo), "Tensors")
+    assert pages[-2:] == ["tensors/memory-size.md", "tensors/views.md"]
+    after = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    assert after.replace("      - tensors/views.md\n", "", 1) == before  # one line added, comments kept
+    index_en, index_zh = ((repo / "docs" / lang / "tensors" / "index.md").read_text() for lang in ("en", "zh"))
+    assert index_en.endswith(f"- [{title}](views.md): one line on what the page shows.\n")
+    assert index_zh.endswith("- [视图与副本](views.md)：用一句话说明本页讲什么。\n")
+    assert twins.check(repo / "docs", ["en", "zh"]).ok
+
+    again = tree(repo)
+    refused = make_page(repo, PAGE="tensors/views")
+    assert refused.returncode != 0 and "docs/en/tensors/views.md already exists" in refused.stderr
+    assert tree(repo) == again
+
+
+def test_a_new_section_gets_index_pages_a_nav_entry_and_its_chinese_name(repo):
+    done = make_page(repo, PAGE="sparse/coo-basics", SECTION="Sparse tensors", SECTION_ZH="稀疏张量")
+    assert done.returncode == 0, done.stderr
+    items = nav(repo)
+    names = [next(iter(i)) if isinstance(i, dict) else i for i in items]
+    assert names[-3:] == ["Errors", "Sparse tensors", "Glossary"]  # after the last section
+    assert section(items, "Sparse tensors") == ["sparse/index.md", "sparse/coo-basics.md"]
+    config = yaml.load((repo / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    zh = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)["languages"][1]
+    assert zh["nav_translations"]["Sparse tensors"] == "稀疏张量"
+    assert (repo / "docs/zh/sparse/index.md").read_text().startswith("# 稀疏张量\n")
+    assert (repo / "docs/en/sparse/index.md").read_text().startswith("# Sparse tensors\n")
+    assert "- [Coo basics](coo-basics.md)" in (repo / "docs/en/sparse/index.md").read_text()
+    assert (repo / "examples/sparse/coo_basics.py").is_file()
+    assert twins.check(repo / "docs", ["en", "zh"]).ok
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({}, "PAGE='' is not section/name"),
+        ({"PAGE": "Tensors/Views"}, "'Tensors/Views' is not section/name: write it as `make page PAGE=tensors/views`"),
+        ({"PAGE": "views"}, "is not section/name"),
+        ({"PAGE": "../../etc/passwd"}, "is not section/name"),
+        ({"PAGE": "tensors/deep/views"}, "is not section/name"),
+        ({"PAGE": "tensors/index"}, "index pages belong to their section"),
+        ({"PAGE": "tensors/cat-and-stack"}, "docs/en/tensors/cat-and-stack.md already exists"),
+        ({"PAGE": "sparse/basics"}, "sparse/ is a new section: name it in both languages"),
+    ],
+)
+def test_a_page_that_cannot_be_started_is_refused_and_nothing_is_written(repo, variables, message):
+    before = tree(repo)
+    done = make_page(repo, **variables)
+    assert done.returncode != 0
+    assert done.stderr.startswith("error: ") and message in done.stderr
+    assert tree(repo) == before
+
+
+def test_a_started_page_builds_strict_in_both_languages(repo, real_site):
+    """A clean clone, `make page`, then `make build`: the template is a page the strict build accepts."""
+    (repo / ".cache").mkdir()
+    (repo / ".cache" / "examples").symlink_to(ROOT / ".cache" / "examples")  # content-addressed: shared
+    assert make_page(repo, PAGE="tensors/views").returncode == 0
+    built = subprocess.run(["make", "-s", "build"], cwd=repo, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    for page in ("site/tensors/views/index.html", "site/zh/tensors/views/index.html"):
+        html = (repo / page).read_text()
+        assert "tensor([[0, 1, 2],\n        [3, 4, 5]])" in html.replace("&#39;", "'")
+        assert "assert x.shape" not in html  # the hidden cell stays hidden
+    assert twins.main(["-f", str(repo / "mkdocs.yml")]) == 0
+
+
+def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, capsys):
+    for lang in ("en", "zh"):
+        (tmp_path / "docs" / lang / "a").mkdir(parents=True)
+    write = lambda name, text: (tmp_path / "docs" / name).write_text(text)  # noqa: E731
+    write("en/a/same.md", "# A\n\n/// example | a/one.py#x\n///\n")
+    write("zh/a/same.md", "# 甲\n\n中文。\n\n/// example | a/one.py#x\n///\n")
+    write("en/a/only.md", "# Only in English\n")
+    write("en/a/order.md", "/// example | a/one.py#x\n///\n\n/// example | a/one.py#y\n///\n")
+    write("zh/a/order.md", "/// example | a/one.py#y\n///\n\n/// example | a/one.py#x\n///\n")
+    write("en/a/fewer.md", "/// example | a/one.py#x\n///\n")
+    write("zh/a/fewer.md", "/// example | a/one.py#x\n///\n\n/// example | a/two.py\n///\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "docs_dir: docs\nplugins:\n  - i18n:\n      languages:\n"
+        "        - {locale: zh}\n        - {locale: en, default: true}\n"
+    )
+    assert twins.main(["-f", str(tmp_path / "mkdocs.yml")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "docs/en/a/only.md: no twin in docs/zh/ (write it at the same path, embedding the same cells)",
+        "docs/en/a/fewer.md and docs/zh/a/fewer.md embed different cells: "
+        "docs/zh/a/fewer.md goes on with a/two.py, which docs/en/a/fewer.md does not embed",
+        "docs/en/a/order.md and docs/zh/a/order.md embed different cells: "
+        "embedded cell 1 is a/one.py#x in docs/en/a/order.md but a/one.py#y in docs/zh/a/order.md",
+    ]
+    assert twins.main(["-f", str(tmp_path / "mkdocs.yml"), "--markdown"]) == 1
+    summary = capsys.readouterr().out
+    assert summary.startswith("### Pages in both languages\n")
+    assert "- `docs/en/a/only.md`: no `docs/zh/` twin" in summary
+    assert "- `docs/en/a/order.md` and `docs/zh/a/order.md`: embedded cell 1 is" in summary
+
+    (tmp_path / "docs/en/a/only.md").unlink()
+    write("en/a/order.md", (tmp_path / "docs/zh/a/order.md").read_text())
+    write("en/a/fewer.md", (tmp_path / "docs/zh/a/fewer.md").read_text())
+    assert twins.main(["-f", str(tmp_path / "mkdocs.yml"), "--markdown"]) == 0
+    assert "All 3 pages have their twin in en and zh" in capsys.readouterr().out
+
+
+def test_yaml_written_into_mkdocs_yml_reads_back_as_given():
+    for text in ("Sparse tensors", "稀疏张量", "Yes", "a: b", "1.5", "null", "x #y", "- x", 'C++ "tips"', "it's"):
+        assert yaml.safe_load(f"k: {new_page._scalar(text)}") == {"k": text}

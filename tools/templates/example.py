@@ -1,0 +1,14 @@
+# %% [markdown]
+# $title: what this example shows, in one line
+
+# %% first
+import torch
+
+x = torch.arange(6).reshape(2, 3)
+print(x)
+print(x.shape)
+
+# %% first-checks tags=["remove-cell"]
+# What the page says about the cell above, checked on every build
+assert x.shape == (2, 3)
+assert x.dtype == torch.int64
