@@ -23,6 +23,7 @@ test: $(READY)  ## the whole test suite
 # make's command-line variables reach the recipe's environment: titles may hold any character
 page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]
 	$(PYTHON) tools/new_page.py "$$PAGE" --title "$$TITLE" --title-zh "$$TITLE_ZH" --section "$$SECTION" --section-zh "$$SECTION_ZH"
+	$(PYTHON) -m mkdocs_examples notebooks notebooks  # the new example's notebook, for Colab
 
 run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tensors
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)

@@ -16,14 +16,16 @@ sys.path.insert(0, str(ROOT / "tools"))
 import new_page  # noqa: E402
 import twins  # noqa: E402
 
+from mkdocs_examples.cli import main as cli  # noqa: E402
+
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
     """The site's sources and the tools, as a clean clone has them (the .venv of this checkout)."""
-    for name in ("docs", "examples", "hooks", "overrides", "recordings", "tools"):
+    for name in ("docs", "examples", "hooks", "notebooks", "overrides", "recordings", "tools"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "Makefile", "requirements.txt", "pyproject.toml"):
-        shutil.copy2(ROOT / name, tmp_path / name)  # mtimes kept: make sees .venv as up to date
+    for name in ("mkdocs.yml", "Makefile", "requirements.txt", "pyproject.toml", ".pre-commit-config.yaml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     return tmp_path
 
@@ -43,7 +45,8 @@ def section(items: list, name: str) -> list[str]:
 def make_page(root: Path, **variables: str) -> subprocess.CompletedProcess:
     words = [f"{key}={value}" for key, value in variables.items()]
     env = {k: v for k, v in os.environ.items() if k not in ("TITLE", "TITLE_ZH", "SECTION", "SECTION_ZH", "PAGE")}
-    return subprocess.run(["make", "-s", "page", *words], cwd=root, capture_output=True, text=True, env=env)
+    command = ["make", "-s", "-o", ".venv/.installed", "page", *words]  # -o: never reinstall the shared .venv
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
 
 
 def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
@@ -60,6 +63,8 @@ def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
         assert "/// example | tensors/views.py#first\n///" in page.read_text()
     example = (repo / "examples" / "tensors" / "views.py").read_text()
     assert "# %% first\n" in example and '# %% first-checks tags=["remove-cell"]\n' in example
+    assert (repo / "notebooks" / "tensors" / "views.ipynb").is_file()  # Colab's copy, as a test requires
+    assert cli(["notebooks", str(repo / "notebooks"), "-f", str(repo / "mkdocs.yml"), "--check"]) == 0
 
     pages = section(nav(repo), "Tensors")
     assert pages[-2:] == ["tensors/memory-size.md", "tensors/views.md"]
@@ -119,7 +124,7 @@ def test_a_started_page_builds_strict_in_both_languages(repo, real_site):
     (repo / ".cache").mkdir()
     (repo / ".cache" / "examples").symlink_to(ROOT / ".cache" / "examples")  # content-addressed: shared
     assert make_page(repo, PAGE="tensors/views").returncode == 0
-    built = subprocess.run(["make", "-s", "build"], cwd=repo, capture_output=True, text=True)
+    built = subprocess.run(["make", "-s", "-o", ".venv/.installed", "build"], cwd=repo, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-3000:]
     for page in ("site/tensors/views/index.html", "site/zh/tensors/views/index.html"):
         html = (repo / page).read_text()
@@ -168,3 +173,36 @@ def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, ca
 def test_yaml_written_into_mkdocs_yml_reads_back_as_given():
     for text in ("Sparse tensors", "稀疏张量", "Yes", "a: b", "1.5", "null", "x #y", "- x", 'C++ "tips"', "it's"):
         assert yaml.safe_load(f"k: {new_page._scalar(text)}") == {"k": text}
+
+
+def test_pre_commit_hooks_pass_a_clean_tree_and_stop_a_missing_twin_lint_and_stale_notebooks(repo, tmp_path):
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"), "GIT_CONFIG_GLOBAL": "/dev/null"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    shutil.copytree(ROOT / "src", repo / "src", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def git(*words: str) -> None:
+        subprocess.run(["git", *words], cwd=repo, env=env, check=True, capture_output=True)
+
+    def pre_commit(*words: str) -> subprocess.CompletedProcess:
+        command = [str(ROOT / ".venv" / "bin" / "pre-commit"), "run", *words]
+        return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+
+    git("init", "-q")
+    (repo / ".gitignore").write_text(".venv\n.cache\n")
+    git("add", "-A")
+    git("commit", "-qm", "start")
+    done = pre_commit("--all-files")
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.count("Passed") == 3
+
+    (repo / "docs" / "zh" / "glossary.md").unlink()
+    (repo / "tools" / "unused.py").write_text("import os\n")
+    with (repo / "examples" / "tensors" / "creating.py").open("a") as example:
+        example.write("\n# %% more\nprint(1)\n")
+    git("add", "-A")
+    done = pre_commit()
+    assert done.returncode == 1
+    assert "docs/en/glossary.md: no twin in docs/zh/" in done.stdout
+    assert "F401" in done.stdout and "tools/unused.py" in done.stdout
+    assert "files were modified by this hook" in done.stdout
+    assert "print(1)" in (repo / "notebooks" / "tensors" / "creating.ipynb").read_text()
