@@ -10,7 +10,7 @@ READY  := $(VENV)/.installed
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
 
-serve: $(READY)  ## live preview at http://127.0.0.1:8000 of the English pages; PREVIEW=zh: Chinese, PREVIEW=all: the whole site
+serve: $(READY)  ## live preview at http://127.0.0.1:8000/pytorch-tips/ of the English pages; PREVIEW=zh: Chinese, PREVIEW=all: the whole site
 	PREVIEW=$(PREVIEW) $(PYTHON) -m mkdocs serve
 
 test: $(READY)  ## the whole test suite
