@@ -103,7 +103,7 @@ def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_pat
     from html.parser import HTMLParser
     from pathlib import Path
 
-    from mkdocs.commands.build import build
+    from test_site import build_site
 
     tests = Path(__file__).parent
     site = shutil.copytree(tests / "site", tmp_path / "site")
@@ -124,12 +124,7 @@ def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_pat
             if "alert" in data:
                 self.scripts.append(data)
 
-    config = load_config(str(site / "mkdocs.yml"))
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
+    build_site(site)
     for page in (site / "site" / "index.html", site / "site" / "zh" / "index.html"):
         head = Head()
         head.feed(page.read_text().split("</head>")[0])
