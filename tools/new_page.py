@@ -53,10 +53,11 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
         raise Refused("a title is one line: give TITLE, TITLE_ZH, SECTION and SECTION_ZH without line breaks")
     example = f"{section_name}/{name.replace('-', '_')}.py"
     title = title or name.replace("-", " ").capitalize()
+    title_zh = title_zh or title
     values = {"title": title, "example": example}
     files = {
         docs / "en" / section_name / f"{name}.md": _fill("page.en.md", values),
-        docs / "zh" / section_name / f"{name}.md": _fill("page.zh.md", {**values, "title": title_zh or title}),
+        docs / "zh" / section_name / f"{name}.md": _fill("page.zh.md", {**values, "title": title_zh}),
         root / "examples" / example: _fill("example.py", values),
     }
     for path in files:
@@ -70,7 +71,7 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
         )
     section = section or section_name.replace("-", " ").capitalize()
     for lang, line in (("en", f"- [{title}]({name}.md): one line on what the page shows."),
-                       ("zh", f"- [{title_zh or title}]({name}.md)：用一句话说明本页讲什么。")):  # fmt: skip
+                       ("zh", f"- [{title_zh}]({name}.md)：用一句话说明本页讲什么。")):  # fmt: skip
         index = docs / lang / section_name / "index.md"
         if index.exists():
             files[index] = index.read_text(encoding="utf-8").rstrip("\n") + "\n" + line + "\n"
