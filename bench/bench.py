@@ -126,7 +126,7 @@ def _engine_once(config_file: Path) -> int:
     """In the child: what `python -m mkdocs_examples run --no-cache` does, reporting seconds as JSON."""
     from mkdocs.config import load_config
 
-    from mkdocs_examples.engine import Engine
+    from mkdocs_examples.execute.engine import Engine
 
     site = load_config(str(config_file))
     config = site.plugins["examples"].config

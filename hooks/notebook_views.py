@@ -25,7 +25,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from mkdocs_examples import notebooks
+from mkdocs_examples.publish import notebooks
 
 FOLDER = ".cache/notebook-views"
 CSS = "assets/notebook-views.css"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_examples.engine import Engine, Outcome
-from mkdocs_examples.runner import Options
+from mkdocs_examples.execute.engine import Engine, Outcome
+from mkdocs_examples.results import Options
 
 
 class Runner:

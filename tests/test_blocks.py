@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from mkdocs_examples.blocks import find_blocks, replace_blocks
+from mkdocs_examples.source.blocks import find_blocks, replace_blocks
 
 PAGE = """\
 # Title

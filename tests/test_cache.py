@@ -3,10 +3,10 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
-from mkdocs_examples.cells import Example, parse_cells
-from mkdocs_examples.results import CellResult, Result
-from mkdocs_examples.runner import Options
+from mkdocs_examples.environment import detect_device
+from mkdocs_examples.execute.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.results import CellResult, Options, Result
+from mkdocs_examples.source.cells import Example, parse_cells
 
 RESULT = Result((CellResult(0, "hi\n", seconds=0.01),), {"python": "3.11"}, None, 0.1, {"dist:numpy": "2.4.6"})
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mkdocs_examples.cells import ExampleError, parse_cells, read_example
+from mkdocs_examples.source.cells import ExampleError, parse_cells, read_example
 
 SCRIPT = '''\
 """Docstring above the first marker is a cell of its own."""

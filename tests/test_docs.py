@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from mkdocs_examples.blocks import find_blocks
+from mkdocs_examples.source.blocks import find_blocks
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"

@@ -6,10 +6,10 @@ import html
 import re
 from pathlib import Path
 
-from mkdocs_examples.blocks import find_blocks
-from mkdocs_examples.cells import Example, parse_cells
-from mkdocs_examples.error_index import collect, exception_line, fold, render
+from mkdocs_examples.publish.error_index import collect, exception_line, fold, render
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.blocks import find_blocks
+from mkdocs_examples.source.cells import Example, parse_cells
 
 TRACEBACK = """\
 Traceback (most recent call last):

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_examples import pool
-from mkdocs_examples.engine import Engine, describe
-from mkdocs_examples.runner import Options
+from mkdocs_examples.execute import pool
+from mkdocs_examples.execute.engine import Engine, describe
+from mkdocs_examples.results import Options
 
 
 @pytest.fixture(scope="module", params=["linux", "portable"])
@@ -292,7 +292,7 @@ def test_nothing_outlives_a_build_that_is_killed(tmp_path, how):
     while alive(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(marker), f"the example's process outlived the build ({how})"
-    workers = [p for p in alive("mkdocs_examples.worker") if _cwd(p) == str(tmp_path)]
+    workers = [p for p in alive("mkdocs_examples.execute.child.worker") if _cwd(p) == str(tmp_path)]
     assert not workers, "the worker outlived the build"
 
 
@@ -325,7 +325,7 @@ def test_examples_that_finished_before_the_worker_was_lost_are_not_run_again(pro
 
 
 def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
-    from mkdocs_examples.pool import Pool, PoolError
+    from mkdocs_examples.execute.pool import Pool, PoolError
 
     monkeypatch.delattr(os, "fork")  # as on Windows
     with pytest.raises(PoolError, match="Windows cannot fork: build the site in WSL"):

@@ -11,11 +11,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mkdocs_examples.cells import Example, parse_cells, read_example
 from mkdocs_examples.cli import main
-from mkdocs_examples.notebooks import dumps, notebook, runnable_script
-from mkdocs_examples.render import anchor
+from mkdocs_examples.publish.notebooks import dumps, notebook, runnable_script
+from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example, parse_cells, read_example
 
 ROOT = Path(__file__).parent.parent
 SOURCE = """\

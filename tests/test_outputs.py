@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mkdocs_examples import outputs
 from mkdocs_examples.cli import main
+from mkdocs_examples.publish import outputs
 
 FIXTURE = Path(__file__).parent / "site"
 

@@ -17,8 +17,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mkdocs_examples.cells import read_example
-from mkdocs_examples.notebooks import runnable_script
+from mkdocs_examples.publish.notebooks import runnable_script
+from mkdocs_examples.source.cells import read_example
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"

@@ -18,12 +18,12 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
-from mkdocs_examples import shards
-from mkdocs_examples.cells import Example, parse_cells
 from mkdocs_examples.cli import main
-from mkdocs_examples.recordings import Published, Recording, RecordingError, dumps, read, read_folder
-from mkdocs_examples.render import render_example
+from mkdocs_examples.recordings import shards
+from mkdocs_examples.recordings.store import Published, Recording, RecordingError, dumps, read, read_folder
+from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example, parse_cells
 
 FIXTURE = Path(__file__).parent / "site"
 FAKE_GPU = {"device": "cuda", "gpu": "FIXTURE GPU (test data)", "cuda": "13.0", "torch": "2.13.0+cu130",
@@ -316,8 +316,8 @@ def test_publishing_needs_the_tabbed_extension(site, caplog):
 def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
     import nbformat
 
-    from mkdocs_examples.notebooks import dumps as notebook_json
-    from mkdocs_examples.notebooks import notebook
+    from mkdocs_examples.publish.notebooks import dumps as notebook_json
+    from mkdocs_examples.publish.notebooks import notebook
 
     nb = nbformat.reads(notebook_json(notebook(EXAMPLE, BUILT, fixture_recording())), as_version=4)
     nbformat.validate(nb)

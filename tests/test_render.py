@@ -6,9 +6,9 @@ from pathlib import Path
 import markdown
 import pytest
 
-from mkdocs_examples.cells import Example, ExampleError, parse_cells
-from mkdocs_examples.render import render_error, render_example
+from mkdocs_examples.render.page import render_error, render_example
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
 
 SOURCE = """\
 import torch

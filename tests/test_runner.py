@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mkdocs_examples.engine import describe
+from mkdocs_examples.execute.engine import describe
 
 
 def cells(outcome):
@@ -185,8 +185,8 @@ def test_requires_cuda_cells_are_skipped_on_cpu(runner):
 
 
 def test_an_example_that_imports_torch_itself_is_seeded_and_named(tmp_path):
-    from mkdocs_examples.engine import Engine
-    from mkdocs_examples.runner import Options
+    from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.results import Options
 
     (tmp_path / "a.py").write_text(
         "import torch, numpy\nprint(torch.randn(2), numpy.random.rand(), torch.get_num_threads())\n"
@@ -204,8 +204,8 @@ def test_an_example_that_imports_torch_itself_is_seeded_and_named(tmp_path):
 
 
 def test_sockets_beneath_the_examples_temporary_folder_fit_even_when_tmpdir_is_long(tmp_path, monkeypatch):
-    from mkdocs_examples.engine import Engine
-    from mkdocs_examples.runner import Options
+    from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.results import Options
 
     long = tmp_path / ("d" * 60)  # like macOS's /var/folders/…/T/, and longer
     long.mkdir()

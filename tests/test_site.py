@@ -207,7 +207,7 @@ def test_changing_a_helper_module_or_a_package_version_runs_the_example_again(si
     assert build_site(site) == ["three.py"]
     assert "helper 2" in page(site)
 
-    from mkdocs_examples import cache
+    from mkdocs_examples.execute import cache
 
     real = cache.package_version
     monkeypatch.setattr(cache, "package_version", lambda name: "0.0" if name == "numpy" else real(name))

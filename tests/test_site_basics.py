@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from mkdocs.config import load_config
 
-from mkdocs_examples.cells import read_example  # noqa: F401  (the engine is importable beside the hooks)
+from mkdocs_examples.source.cells import read_example  # noqa: F401  (the engine is importable beside the hooks)
 
 SITE_URL = load_config("mkdocs.yml").site_url
 

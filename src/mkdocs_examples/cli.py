@@ -12,10 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-from mkdocs_examples import notebooks, outputs, record, recordings
-from mkdocs_examples.cells import Example, ExampleError, find_examples, read_example
 from mkdocs_examples.config import load_site
-from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.publish import notebooks, outputs
+from mkdocs_examples.recordings import record
+from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
 
 
 def main(argv: list[str] | None = None) -> int:

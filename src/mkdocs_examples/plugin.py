@@ -23,15 +23,16 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import error_index, notebooks, recordings
-from mkdocs_examples.blocks import Block, find_blocks, replace_blocks
-from mkdocs_examples.cells import Example, ExampleError, read_example
 from mkdocs_examples.config import ExamplesConfig
-from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.pool import PoolError
-from mkdocs_examples.recordings import Published, Recording, RecordingError
-from mkdocs_examples.render import TEXT, github, link_titles, render_downloads, render_error, render_example
+from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.execute.pool import PoolError
+from mkdocs_examples.publish import error_index, notebooks
+from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.recordings.store import Published, Recording, RecordingError
+from mkdocs_examples.render.page import TEXT, github, link_titles, render_downloads, render_error, render_example
 from mkdocs_examples.results import Result
+from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
+from mkdocs_examples.source.cells import Example, ExampleError, read_example
 
 log = get_plugin_logger(__name__)
 

@@ -22,6 +22,16 @@ FailureKind = Literal[
 ]
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the engine passes to every run; all of it is part of the cache key."""
+
+    device: str = "cpu"  # "cpu" or "cuda": which cells run, what provenance says
+    seed: int = 0  # seed for random, numpy and torch before each example
+    threads: int = 1  # torch intra-op threads per example: outputs independent of core count
+    max_output: int = 20_000  # characters kept of one cell's output
+
+
 class ShapeError(ValueError):
     """A JSON value does not have the shape of a result."""
 

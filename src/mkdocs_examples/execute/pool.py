@@ -1,4 +1,4 @@
-"""The build's handle on the worker process (:mod:`mkdocs_examples.worker`) that runs examples.
+"""The build's handle on the worker process (:mod:`mkdocs_examples.execute.child.worker`) that runs examples.
 
 The pool starts the worker, sends it batches, turns each example's record file and exit
 status into a :class:`Result`, and notices when the worker is lost: killed, stopped
@@ -24,10 +24,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.cells import Example
-from mkdocs_examples.results import CellResult, Failure, FailureKind, Result, parse_cell, parse_failure, parse_strings
-from mkdocs_examples.runner import Options
-from mkdocs_examples.sandbox import kill_group
+from mkdocs_examples.execute.child.sandbox import kill_group
+from mkdocs_examples.results import (
+    CellResult,
+    Failure,
+    FailureKind,
+    Options,
+    Result,
+    parse_cell,
+    parse_failure,
+    parse_strings,
+)
+from mkdocs_examples.source.cells import Example
 
 HUNG = 15.0  # seconds without a heartbeat (the worker sends one every 0.5 s) before it counts as stopped
 
@@ -76,7 +84,7 @@ class Pool:
         env = dict(os.environ, MPLBACKEND="Agg", PYTORCH_NVML_BASED_CUDA_CHECK="1")
         setup = json.dumps({"preload": self.preload, "protect": self.protect})
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs_examples.worker", setup],
+            [sys.executable, "-m", "mkdocs_examples.execute.child.worker", setup],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
         )  # fmt: skip
         self._buffer, self.info = b"", {}

@@ -1,6 +1,6 @@
 """The worker: imports the heavy modules once, then forks one child per example.
 
-``python -m mkdocs_examples.worker '<json>'`` runs in a session of its own, imports the
+``python -m mkdocs_examples.execute.child.worker '<json>'`` runs in a session of its own, imports the
 preloaded modules, touches neither CUDA nor any thread pool, then waits for batches on
 stdin. For each example of a batch it forks a child in a session of its own, at most
 ``parallel`` at a time, and answers one JSON line per event on a pipe of its own (what a
@@ -29,10 +29,11 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples import sandbox
-from mkdocs_examples.cells import Example
-from mkdocs_examples.runner import REAL_EXIT, Options, preload_metadata, run_example
-from mkdocs_examples.sandbox import kill_group
+from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.execute.child.runner import REAL_EXIT, preload_metadata, run_example
+from mkdocs_examples.execute.child.sandbox import kill_group
+from mkdocs_examples.results import Options
+from mkdocs_examples.source.cells import Example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 TICK = 0.5  # seconds between heartbeats while a batch runs

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mkdocs_examples import sandbox
-from mkdocs_examples.cache import Cache, cache_key, detect_device, fingerprint
-from mkdocs_examples.cells import Example, read_example
 from mkdocs_examples.config import ExamplesConfig
-from mkdocs_examples.pool import Pool, signal_name
-from mkdocs_examples.results import Failure, Result
-from mkdocs_examples.runner import Options
+from mkdocs_examples.environment import detect_device
+from mkdocs_examples.execute.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.execute.pool import Pool, signal_name
+from mkdocs_examples.results import Failure, Options, Result
+from mkdocs_examples.source.cells import Example, read_example
 
 # Examples that start processes or threads of their own get a core to themselves
 _PARALLEL = re.compile(

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.blocks import find_blocks
-from mkdocs_examples.engine import Outcome, describe
+from mkdocs_examples.execute.engine import Outcome, describe
+from mkdocs_examples.source.blocks import find_blocks
 
 SCHEMA = 1
 _FORMATS = {  # what may reach the report outside a code fence

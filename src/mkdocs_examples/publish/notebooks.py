@@ -22,9 +22,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.cells import Cell, Example, is_code, split_chunks
-from mkdocs_examples.recordings import Recording
+from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
+from mkdocs_examples.source.cells import Cell, Example, is_code, split_chunks
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
 CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"

@@ -1,6 +1,6 @@
 """Run one example, cell by cell, inside a freshly forked worker process.
 
-Everything here happens in the child that :mod:`mkdocs_examples.worker` forks for the
+Everything here happens in the child that :mod:`mkdocs_examples.execute.child.worker` forks for the
 example, so it may change global state freely: nothing reaches the next example.
 Progress is appended to a JSON-lines *record* file, one line per event, so that the
 parent can tell how far an example got even when it crashes or is killed.
@@ -20,36 +20,25 @@ import linecache
 import os
 import platform
 import random
-import re
 import sys
 import tempfile
 import time
 import traceback
 import types
 import warnings
-from dataclasses import asdict, dataclass
-from functools import cache
-from importlib import metadata
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mkdocs_examples.cells import Cell, Example
-from mkdocs_examples.results import CellResult, Failure, FailureKind
+from mkdocs_examples.environment import distributions, package_version
+from mkdocs_examples.execute.child.clean import Cleaner
+from mkdocs_examples.results import CellResult, Failure, FailureKind, Options
+from mkdocs_examples.source.cells import Cell, Example
 
 # Python's own warning filters, read when the worker imports this module and before it
 # preloads torch or numpy, so that an example warns exactly as `python example.py` would
 _PYTHON_FILTERS = list(warnings.filters)
 REAL_EXIT = os._exit  # the worker ends its children with this; examples get a patched os._exit
-
-
-@dataclass(frozen=True)
-class Options:
-    """What the engine passes to every run; all of it is part of the cache key."""
-
-    device: str = "cpu"  # "cpu" or "cuda": which cells run, what provenance says
-    seed: int = 0  # seed for random, numpy and torch before each example
-    threads: int = 1  # torch intra-op threads per example: outputs independent of core count
-    max_output: int = 20_000  # characters kept of one cell's output
 
 
 def run_example(example: Example, record: Path, faults: Path, options: Options, timeout: float) -> None:
@@ -68,7 +57,8 @@ def run_example(example: Example, record: Path, faults: Path, options: Options, 
             workdir = Path(scratch, "cwd")
             workdir.mkdir()
             os.chdir(workdir)  # files an example writes land in an empty folder of its own
-            clean = _Cleaner(example.file.parents[example.path.count("/")], workdir, Path(tempfile.gettempdir()))
+            root = example.file.parents[example.path.count("/")]
+            clean = Cleaner(root, workdir, Path(tempfile.gettempdir()), options.max_output)
             capture = _Capture(Path(scratch, "output"))
             for cell in example.cells:
                 emit("start", cell=cell.index)
@@ -79,7 +69,7 @@ def run_example(example: Example, record: Path, faults: Path, options: Options, 
                     break
             os.chdir("/")
         emit("env", env=_environment(options))  # again: the example may have imported torch itself
-        emit("depends", depends=_depends(clean.root))
+        emit("depends", depends=_depends(root))
         emit("end")
 
 
@@ -162,7 +152,7 @@ def _environment(options: Options) -> dict[str, str]:
 
 
 def _run_cell(
-    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options, clean: _Cleaner
+    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options, clean: Cleaner
 ) -> tuple[CellResult, Failure | None]:
     if cell.has("requires-cuda") and options.device != "cuda":
         return CellResult(cell.index, skipped="requires-cuda"), None
@@ -174,7 +164,9 @@ def _run_cell(
             exec(code, namespace)
         except BaseException as exc:
             text, line = _format_traceback(exc, example.display)
-            text = clean(text)
+            text, cut = clean(text)
+            if cut:
+                text += f"\n[… {cut} more characters]"
             if cell.has("raises-exception") and not isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 shown = text
             else:
@@ -184,9 +176,9 @@ def _run_cell(
             if cell.has("raises-exception"):
                 failure = Failure("no-exception", cell.index, cell.lineno)
     seconds = round(time.perf_counter() - start, 4)
-    output = clean(capture.text)
-    truncated = max(0, len(output) - options.max_output)
-    result = CellResult(cell.index, output[: options.max_output], truncated, tuple(_figures()), shown, None, seconds)
+    output, truncated = clean(capture.text)
+    truncated += capture.unread
+    result = CellResult(cell.index, output, truncated, tuple(_figures()), shown, None, seconds)
     return result, failure
 
 
@@ -210,52 +202,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     sys.stderr.write(f"{filename}:{lineno}: {category.__name__}: {message}\n")
 
 
-# Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links), and the rest
-_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-# Every other control character becomes a visible mark: C0 as its Control Pictures sign
-# (NUL as ␀, BEL as ␇), DEL as ␡, C1 and the bidirectional overrides as U+FFFD
-_MARKS = {code: chr(0x2400 + code) for code in range(32) if chr(code) not in "\n\t"}
-_MARKS |= {0x7F: "\u2421"} | {
-    code: "\ufffd" for code in [*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-}
-_SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s\"'(]*[/\\](?:site|dist)-packages[/\\]")
-_STDLIB = re.compile(re.escape(os.path.dirname(os.__file__)) + r"[/\\]")
-
-
-class _Cleaner:
-    """Make captured text safe and the same on every machine: what a page may show."""
-
-    def __init__(self, root: Path, workdir: Path, tmp: Path) -> None:
-        self.root, self.workdir, self.tmp = root, workdir, tmp
-
-    def __call__(self, text: str) -> str:
-        text = _ESCAPES.sub("", text)
-        text = "\n".join(line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n"))
-        text = text.translate(_MARKS)
-        # Paths of the building machine: a library's as …/site-packages/torch/…, the project's relative
-        text = _SITE_PACKAGES.sub("…/site-packages/", text)
-        text = _STDLIB.sub(f"…/python{sys.version_info[0]}.{sys.version_info[1]}/", text)
-        for folder, short in ((self.workdir, "."), (self.tmp, "/tmp"), (self.root.parent, ".")):
-            # the example's working folder; its temporary folder, new each build; the project
-            text = re.sub(re.escape(str(folder)) + r"(?![\w.-])", short, text)
-        return text
-
-
-@cache
-def _distributions() -> dict[str, list[str]]:
-    """Import name -> distributions; the worker calls this once, before it forks."""
-    return dict(metadata.packages_distributions())
-
-
-@cache
-def package_version(distribution: str) -> str:
-    """The installed version of ``distribution``, or "not installed"; read once per process."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def _depends(root: Path, names: object = None) -> dict[str, str]:
     """The distributions and example-folder modules this process imported, with versions and digests.
 
@@ -269,7 +215,7 @@ def _depends(root: Path, names: object = None) -> dict[str, str]:
         top = name.partition(".")[0]
         if top in sys.stdlib_module_names or top == "mkdocs_examples":  # the engine is in the cache key
             continue
-        for distribution in _distributions().get(top, ()):
+        for distribution in distributions().get(top, ()):
             depends[f"dist:{distribution}"] = package_version(distribution)
         file = getattr(sys.modules.get(name), "__file__", None)
         if name not in ("__main__", "__mp_main__") and file and os.path.abspath(file).startswith(folder):
@@ -284,7 +230,7 @@ _PRELOADED: tuple[frozenset[str], dict[str, str]] | None = None
 def preload_metadata() -> None:
     """In the worker, once: the package metadata, and the distributions the preloaded modules come from."""
     global _PRELOADED
-    _distributions()
+    distributions()
     _PRELOADED = (frozenset(), {})
     _PRELOADED = (frozenset(sys.modules), _depends(Path("/nonexistent")))
 
@@ -304,13 +250,17 @@ def _figures() -> list[str]:
 
 
 class _Capture:
-    """Send file descriptors 1 and 2 (Python, C and subprocess output alike) to one file."""
+    """Send file descriptors 1 and 2 (Python, C and subprocess output alike) to one file.
+
+    At most ``READ`` bytes of it are read back (a cell may print gigabytes); ``unread`` counts the rest.
+    """
 
     _libc = ctypes.CDLL(None)
+    READ = 16 << 20
 
     def __init__(self, path: Path) -> None:
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC)
-        self.text = ""
+        self.text, self.unread = "", 0
 
     def __enter__(self) -> None:
         os.ftruncate(self.fd, 0)
@@ -324,4 +274,5 @@ class _Capture:
         sys.stdout.flush()
         self._libc.fflush(None)
         size = os.fstat(self.fd).st_size
-        self.text = os.pread(self.fd, size, 0).decode("utf-8", errors="replace")
+        self.text = os.pread(self.fd, min(size, self.READ), 0).decode("utf-8", errors="replace")
+        self.unread = max(0, size - self.READ)

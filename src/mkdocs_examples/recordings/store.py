@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
-from mkdocs_examples.cells import Example
 from mkdocs_examples.results import CellResult, Result, ShapeError, parse_cell, parse_strings
+from mkdocs_examples.source.cells import Example
 
 SCHEMA = 1
 _FORMATS = {

@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mkdocs_examples.blocks import Block
-from mkdocs_examples.cells import Example
-from mkdocs_examples.render import anchor
+from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
+from mkdocs_examples.source.blocks import Block
+from mkdocs_examples.source.cells import Example
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 

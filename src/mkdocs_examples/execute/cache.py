@@ -18,39 +18,32 @@ import os
 import platform
 import tempfile
 from dataclasses import asdict
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
-from mkdocs_examples.cells import Example
-from mkdocs_examples.results import Result, ShapeError
-from mkdocs_examples.runner import Options, package_version
+from mkdocs_examples.environment import package_version
+from mkdocs_examples.results import Options, Result, ShapeError
+from mkdocs_examples.source.cells import Example
 
-# engine modules whose change can change outputs
-_EXECUTING = ("cells.py", "runner.py", "pool.py", "worker.py", "results.py", "sandbox.py")
+# What executes examples, as a whole: a module added to one of these folders is in the key too
+PACKAGE = Path(__file__).parent.parent
+_EXECUTING = ("environment.py", "results.py", "source", "execute")
 
 
-def detect_device(setting: str = "auto") -> str:
-    """``cuda`` where a CUDA build of torch can see a GPU, else ``cpu``; decided without importing torch."""
-    if setting != "auto":
-        return setting
-    try:
-        version = metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return "cpu"
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if "+cpu" in version or visible in ("", "-1") or not os.path.exists("/dev/nvidiactl"):
-        return "cpu"
-    return "cuda"
+def engine_digest() -> str:
+    """A digest of every module that reads, runs or stores an example (not of what renders it)."""
+    digest = hashlib.sha256()
+    for name in _EXECUTING:
+        for file in sorted((PACKAGE / name).rglob("*.py")) if (PACKAGE / name).is_dir() else [PACKAGE / name]:
+            digest.update(file.relative_to(PACKAGE).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def fingerprint(options: Options, preload: list[str]) -> dict[str, Any]:
     """Everything but the example itself that goes into a key."""
-    here = Path(__file__).parent
-    engine = hashlib.sha256(b"".join((here / name).read_bytes() for name in _EXECUTING)).hexdigest()[:16]
     return {
-        "engine": f"{__version__}+{engine}",
+        "engine": f"{__version__}+{engine_digest()}",
         "python": platform.python_version(),
         "packages": {name: package_version(name) for name in sorted({"torch", *(m.split(".")[0] for m in preload)})},
         "options": asdict(options),

@@ -9,9 +9,9 @@ from __future__ import annotations
 import html
 import re
 
-from mkdocs_examples.cells import Example
-from mkdocs_examples.recordings import Published
+from mkdocs_examples.recordings.store import Published
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example
 
 TEXT = {
     "en": {

@@ -17,11 +17,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mkdocs_examples import recordings, shards
-from mkdocs_examples.cells import Example, ExampleError, find_examples
 from mkdocs_examples.config import Site, load_site
-from mkdocs_examples.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.recordings import Recording, RecordingError
+from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.recordings import shards
+from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.recordings.store import Recording, RecordingError
+from mkdocs_examples.source.cells import Example, ExampleError, find_examples
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
