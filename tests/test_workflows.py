@@ -90,6 +90,61 @@ def test_deploy_runs_one_at_a_time_with_least_permissions():
     assert deploy["jobs"]["deploy"]["environment"]["name"] == "github-pages"
 
 
+def _cache_steps(workflow: dict):
+    """(job, step) of every step that restores or saves a cache: actions/cache and its
+    restore/ and save/ halves, and setup-python's `cache:` input (pip's downloads)."""
+    for job_name, job, step in steps(workflow):
+        uses = step.get("uses", "")
+        if re.match(r"actions/cache(/restore|/save)?@", uses) or (
+            uses.startswith("actions/setup-python@") and step.get("with", {}).get("cache")
+        ):
+            yield job_name, job, step
+
+
+def _runs_on_pull_requests(workflow: dict, job: dict, step: dict) -> bool:
+    """Whether a step can run in a pull request's run: the one condition that excludes it is
+    spelt `github.event_name != 'pull_request'`, on the step or its job."""
+    if "pull_request" not in workflow["on"]:
+        return False
+    return "github.event_name != 'pull_request'" not in (job.get("if"), step.get("if"))
+
+
+def test_the_base_job_restores_no_cache():
+    # The base's outputs are what the head's are compared with: nothing a pull request's
+    # earlier runs left behind may reach them (see "Caches" at the top of ci.yml)
+    base = load("ci.yml")["jobs"]["base"]
+    assert base["if"] == "github.event_name == 'pull_request'"
+    cached = [s.get("uses") for j, _, s in _cache_steps(load("ci.yml")) if j == "base"]
+    assert cached == [], f"the base job restores a cache: {cached}"
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_no_job_restores_or_saves_a_cache_on_a_pull_request(name):
+    # A pull request's runs search its own cache scope (refs/pull/N/merge) before the base
+    # branch's, and an earlier push of it, with a ci.yml of its own, can have saved any key
+    # there: no key or restore-keys prefix is safe to read, so none is read or written
+    workflow = load(name)
+    used = [f"{j}: {s['uses']}" for j, job, s in _cache_steps(workflow) if _runs_on_pull_requests(workflow, job, s)]
+    assert used == [], f"{name}: caches used on pull requests"
+
+
+def test_every_way_of_using_a_cache_is_seen():
+    uses = ["actions/cache@x", "actions/cache/restore@x", "actions/cache/save@x", "actions/setup-python@x"]
+    job = {"steps": [{"uses": u, "with": {"cache": "pip"}} for u in uses]}
+    workflow = {"on": {"pull_request": ""}, "jobs": {"j": job}}
+    assert [s["uses"] for _, j, s in _cache_steps(workflow) if _runs_on_pull_requests(workflow, j, s)] == uses
+    job["if"] = "github.event_name != 'pull_request'"
+    assert not any(_runs_on_pull_requests(workflow, j, s) for _, j, s in _cache_steps(workflow))
+
+
+def test_caches_are_kept_where_no_pull_request_runs():
+    # Pushes to main, the weekly run and deploy.yml still restore and save: they read main's scope only
+    ci, deploy = load("ci.yml"), load("deploy.yml")
+    assert [s["with"]["path"] for j, _, s in _cache_steps(ci) if j == "check"] == [".venv", ".cache/examples"]
+    assert [s["with"]["path"] for _, _, s in _cache_steps(deploy)] == [".venv", ".cache/examples"]
+    assert set(deploy["on"]) == {"push", "workflow_dispatch"} and deploy["on"]["push"] == {"branches": ["main"]}
+
+
 def _commands(script: str):
     for line in script.replace("\\\n", " ").splitlines():
         for part in re.split(r"&&|\|\||;|\|", line):
