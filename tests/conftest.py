@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
 import logging
 import textwrap
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from mkdocs_examples.execute.engine import Engine, Outcome
 from mkdocs_examples.results import Options
@@ -41,19 +44,46 @@ def runner(tmp_path_factory) -> Runner:
 class _Records(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
+        self.records: list[Logged] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+        self.records.append(Logged(record.levelno, record.getMessage()))
+
+
+@dataclass(frozen=True)
+class Logged:
+    """A log record of the real site's build, as it travels between pytest-xdist's workers."""
+
+    levelno: int
+    message: str
+
+    def getMessage(self) -> str:
+        return self.message
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory) -> tuple[Path, list[logging.LogRecord]]:
-    """The project's own site, built once per test run with `--strict`, and what it logged."""
+def real_site(tmp_path_factory, worker_id) -> tuple[Path, list[Logged]]:
+    """The project's own site, built once per test run with `--strict`, and what it logged.
+
+    Under pytest-xdist every worker asks for it: the first builds it, behind a lock, into the
+    folder that all workers share; the others wait for it and read what it logged.
+    """
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent
+    site, log = shared / "real" / "site", shared / "real" / "log.json"
+    with FileLock(shared / "real.lock"):
+        if not log.exists():
+            log.parent.mkdir(exist_ok=True)
+            records = _build_real_site(site)
+            log.write_text(json.dumps([asdict(r) for r in records]))
+    return site, [Logged(**r) for r in json.loads(log.read_text())]
+
+
+def _build_real_site(site: Path) -> list[Logged]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    site = tmp_path_factory.mktemp("real") / "site"
     root = Path(__file__).parent.parent
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site), strict=True)
     handler = _Records()
@@ -64,4 +94,4 @@ def real_site(tmp_path_factory) -> tuple[Path, list[logging.LogRecord]]:
     finally:
         config.plugins.on_shutdown()
         logging.getLogger("mkdocs").removeHandler(handler)
-    return site, handler.records
+    return handler.records

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 
 from mkdocs_examples.environment import detect_device
@@ -107,3 +108,29 @@ def test_a_cache_that_cannot_be_written_is_skipped(tmp_path):
     cache.put("cc" * 32, RESULT)  # no exception
     assert cache.unwritable == "Not a directory"
     assert cache.get("cc" * 32) is None
+
+
+def test_a_gpu_under_wsl2_is_found_by_its_device_node(monkeypatch):
+    from mkdocs_examples import environment
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(environment, "package_version", lambda name: "2.13.0+cu130")
+    monkeypatch.setattr(environment.os.path, "exists", lambda path: path == "/dev/dxg")  # WSL2: no /dev/nvidia*
+    assert detect_device() == "cuda"
+    monkeypatch.setattr(environment.os.path, "exists", lambda path: False)
+    assert detect_device() == "cpu"
+
+
+def test_a_module_added_to_the_execution_code_changes_the_key(tmp_path, monkeypatch):
+    from mkdocs_examples.execute import cache
+
+    package = tmp_path / "mkdocs_examples"
+    shutil.copytree(cache.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "PACKAGE", package)
+    before = cache.engine_digest()
+    (package / "execute" / "child" / "new_helper.py").write_text("LIMIT = 1\n")
+    assert cache.engine_digest() != before
+    (package / "execute" / "child" / "new_helper.py").unlink()
+    assert cache.engine_digest() == before
+    (package / "render" / "page.py").write_text("# rendering is not execution\n")
+    assert cache.engine_digest() == before

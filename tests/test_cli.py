@@ -52,3 +52,14 @@ def test_a_folder_with_a_link_out_of_the_examples_runs_nothing_outside(site, tmp
     assert "BROKEN" in captured.out and "examples/sub/link.py: is a symlink to" in captured.err
     assert main(["run", "examples/sub/link.py"]) == 1
     assert not marker.exists()
+
+
+def test_the_summary_counts_one_example_in_the_singular(site, capsys):
+    assert main(["run", "-f", str(site / "mkdocs.yml"), str(site / "examples" / "two.py")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("1 example in ")
+
+
+def test_recordings_are_merged_only_for_a_device_the_engine_knows(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["merge", "a", "--out", "recordings/mps", "--device", "mps"])
+    assert stop.value.code == 2 and "invalid choice: 'mps'" in capsys.readouterr().err

@@ -111,3 +111,10 @@ def test_each_errors_page_heading_names_the_error_its_section_raises(real_site):
             )
             checked += 1
     assert checked >= 2 * 25
+
+
+def test_the_marker_inside_fenced_code_is_shown_as_code_not_replaced():
+    from mkdocs_examples.publish.error_index import replace_marker
+
+    page = "/// error-index\n///\n\n```markdown\n/// error-index\n///\n```\n"
+    assert replace_marker(page, lambda: "INDEX") == "INDEX\n\n```markdown\n/// error-index\n///\n```\n"

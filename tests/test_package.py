@@ -118,4 +118,4 @@ def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(ven
     assert "engine on another site 4" in (downloads / "greet.ipynb").read_text(encoding="utf-8")
 
     runs = _run([str(venv / "bin" / "python"), "-m", "mkdocs_examples", "run", "--show"], tmp_path)
-    assert "engine on another site 4" in runs and "1 examples" in runs
+    assert "engine on another site 4" in runs and "1 example in" in runs

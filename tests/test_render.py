@@ -100,3 +100,15 @@ def test_error_box_escapes_its_message():
     page = html(render_error("docs/en/a.md:3: <img src=x onerror=alert(1)>", lang="en"))
     assert 'class="admonition failure"' in page
     assert "<img" not in page
+
+
+def test_repository_links_follow_the_branch_of_edit_uri():
+    from mkdocs_examples.publish.notebooks import colab_url
+    from mkdocs_examples.render.page import branch, link_titles
+
+    assert [branch(uri) for uri in ("edit/trunk/docs/", "blob/dev/docs", None, "")] == ["trunk", "dev", "main", "main"]
+    example = Example("a/b.py", Path("/x/a/b.py"), "print(1)\n", parse_cells("print(1)\n"))
+    url = colab_url("https://github.com/o/r", example, branch("edit/trunk/docs/"))
+    assert url == "https://colab.research.google.com/github/o/r/blob/trunk/notebooks/a/b.ipynb"
+    title = '<span class="filename">examples/a/b.py</span>'
+    assert "/blob/trunk/examples/a/b.py" in link_titles(title, "https://github.com/o/r", {"examples/a/b.py"}, "trunk")

@@ -44,6 +44,11 @@ def _copy_site(into: Path) -> Path:
     text = text[: entry.end()] + f"{indent}cache: false\n" + text[entry.end() :]
     config = into / "mkdocs.yml"
     config.write_text(text, encoding="utf-8")
+    # mkdocs-jupyter's renderings are keyed by the notebook's content: a notebook that differs
+    # between the builds is rendered afresh, one that does not is the same page either way
+    views = ROOT / ".cache" / "mkdocs-jupyter"
+    if views.is_dir():
+        shutil.copytree(views, into / ".cache" / "mkdocs-jupyter")
     return config
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import psutil
 import pytest
 
 from mkdocs_examples.execute.engine import describe
@@ -94,21 +97,32 @@ def test_exits_and_crashes_are_failures_with_a_line(runner, code, words):
 
 
 def test_timeout_kills_the_process_group_and_names_the_line(runner, tmp_path):
-    marker = tmp_path / "child-alive"
+    pidfile = tmp_path / "child-pid"
     outcome = runner.one(
         f"""\
         import subprocess, time
-        subprocess.Popen(["sh", "-c", "sleep 6; touch {marker}"])
+        subprocess.Popen(["sh", "-c", "echo $$ > {pidfile}; exec sleep 60"])
         while True:
             time.sleep(0.01)
         """
     )
     message = describe(outcome)
     assert message.startswith("examples/demo.py:4: timed out after 3 s")
-    import time
+    pid = int(pidfile.read_text())
+    assert _gone(pid, within=5), "the example's own subprocess outlived the timeout"
 
-    time.sleep(4)
-    assert not marker.exists(), "the example's own subprocess outlived the timeout"
+
+def _gone(pid: int, within: float) -> bool:
+    """Whether process ``pid`` has ended (a zombie counts as ended), polling up to ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def test_examples_do_not_leak_state_into_each_other(runner, tmp_path):
@@ -221,3 +235,34 @@ def test_sockets_beneath_the_examples_temporary_folder_fit_even_when_tmpdir_is_l
         engine.close()
     assert outcome.failure is None, outcome.failure
     assert outcome.result.cells[0].output == "[1, 2]\n"
+
+
+def test_warnings_show_as_under_python_once_per_line_and_deprecations_of_main(runner):
+    outcome = runner.one(
+        """\
+        import warnings
+        for _ in range(3):
+            warnings.warn("careful", UserWarning)
+        warnings.warn("old", DeprecationWarning)
+        """
+    )
+    output = cells(outcome)[0].output
+    assert output.count("UserWarning: careful") == 1 and "DeprecationWarning: old" in output, output
+
+
+def test_an_example_sees_no_secrets_of_the_environment_that_builds(tmp_path, monkeypatch):
+    from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.results import Options
+
+    monkeypatch.setenv("MY_SECRET_TOKEN", "hunter2")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hunter3")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    (tmp_path / "ex").mkdir()
+    source = "import os\nprint(sorted(k for k in os.environ if 'SECRET' in k), os.environ['LC_ALL'])\n"
+    (tmp_path / "ex" / "env.py").write_text(source)
+    engine = Engine(tmp_path / "ex", None, options=Options(), preload=[], jobs=1, timeout=30)
+    try:
+        outcome = engine.run([engine.load("env.py")])["env.py"]
+    finally:
+        engine.close()
+    assert cells(outcome)[0].output == "[] C.UTF-8\n"

@@ -20,6 +20,22 @@ def site(tmp_path) -> Path:
     return tmp_path / "site"
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The fixture site built once, with its cache: the starting point of the tests that break it."""
+    root = tmp_path_factory.mktemp("built") / "site"
+    shutil.copytree(FIXTURE, root)
+    assert sorted(build_site(root)) == ["one.py", "two.py"]
+    return root
+
+
+@pytest.fixture
+def built_site(built, tmp_path) -> Path:
+    """A copy of the built fixture site (pages, cache), for one test to change."""
+    shutil.copytree(built, tmp_path / "site", symlinks=True)
+    return tmp_path / "site"
+
+
 def build_site(root: Path, command: str = "build") -> list[str]:
     """Build like `mkdocs build` (or `serve`) does; return the examples that were executed."""
     config = load_config(str(root / "mkdocs.yml"))
@@ -66,8 +82,10 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("target", "source", "message", "detail"), BROKEN)
-def test_a_broken_example_stops_the_build_naming_page_file_and_line(site, caplog, target, source, message, detail):
-    build_site(site)
+def test_a_broken_example_stops_the_build_naming_page_file_and_line(
+    built_site, caplog, target, source, message, detail
+):
+    site = built_site
     (site / "site" / "kept.txt").write_text("built earlier")
     if source is not None:
         (site / "examples" / "bad.py").write_text(source)

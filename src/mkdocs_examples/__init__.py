@@ -1,3 +1,54 @@
-"""Execute Python examples at build time and put their real output into MkDocs pages."""
+"""Execute Python examples at build time and put their real output into MkDocs pages.
+
+The package, by where each part runs (README, "The engine"):
+
+- ``source``: reading pages' example blocks and example files into cells;
+- ``execute``: running examples, the build's side (``engine``, ``pool``, ``cache``) and, in
+  ``execute.child``, what runs in the worker and its forked children (never MkDocs);
+- ``render``: Markdown for a page; ``publish``: what a site offers beyond its pages
+  (downloads, notebooks, the error index, output snapshots); ``recordings``: outputs made
+  on other machines (the GPU job's commands);
+- ``plugin`` and ``cli``: the two ways in, MkDocs and the ``mkdocs-examples`` command.
+
+The names below are the public API; they are imported on first use, so that the worker
+(which imports this package) never imports MkDocs.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    "ExamplesPlugin": "mkdocs_examples.plugin",
+    "ExamplesConfig": "mkdocs_examples.config",
+    "Engine": "mkdocs_examples.execute.engine",
+    "Outcome": "mkdocs_examples.execute.engine",
+    "EngineError": "mkdocs_examples.execute.engine",
+    "Example": "mkdocs_examples.source.cells",
+    "ExampleError": "mkdocs_examples.source.cells",
+    "read_example": "mkdocs_examples.source.cells",
+    "Options": "mkdocs_examples.results",
+    "Result": "mkdocs_examples.results",
+    "CellResult": "mkdocs_examples.results",
+    "Failure": "mkdocs_examples.results",
+}
+__all__ = [  # noqa: RUF022 (grouped by module, as _PUBLIC)
+    "__version__", "ExamplesPlugin", "ExamplesConfig", "Engine", "Outcome", "EngineError",
+    "Example", "ExampleError", "read_example", "Options", "Result", "CellResult", "Failure",
+]  # fmt: skip
+
+if TYPE_CHECKING:
+    from mkdocs_examples.config import ExamplesConfig
+    from mkdocs_examples.execute.engine import Engine, EngineError, Outcome
+    from mkdocs_examples.plugin import ExamplesPlugin
+    from mkdocs_examples.results import CellResult, Failure, Options, Result
+    from mkdocs_examples.source.cells import Example, ExampleError, read_example
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'mkdocs_examples' has no attribute {name!r}")
+    return getattr(import_module(_PUBLIC[name]), name)

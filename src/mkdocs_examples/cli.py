@@ -1,4 +1,4 @@
-"""``python -m mkdocs_examples run [PATH ...]``: run examples without building the site.
+"""``mkdocs-examples run [PATH ...]`` (or ``python -m mkdocs_examples``): run examples without building the site.
 
 Options come from the `examples` plugin entry of mkdocs.yml, so a run here gives
 exactly what the site build gives, and shares its cache.
@@ -21,7 +21,7 @@ from mkdocs_examples.source.cells import Example, ExampleError, find_examples, r
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mkdocs_examples", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="mkdocs-examples", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run examples and report each one")
     run.add_argument("paths", nargs="*", type=Path, help="example files or folders (default: all examples)")

@@ -10,6 +10,8 @@ import yaml  # type: ignore[import-untyped]
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
 
+from mkdocs_examples.environment import DEVICES
+
 
 class RecordConfig(base.Config):
     """How `record` splits the examples between GPU jobs (the GPU workflow reads this too)."""
@@ -29,7 +31,7 @@ class ExamplesConfig(base.Config):
     threads = opt.Type(int, default=1)  # torch threads per example, so outputs do not depend on the machine
     timeout = opt.Type((int, float), default=120)  # seconds one example may take before it is killed
     max_output = opt.Type(int, default=20_000)  # characters of output shown per cell; the rest is cut
-    device = opt.Choice(("auto", "cpu", "cuda"), default="auto")  # auto: cuda where torch sees a GPU
+    device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
     recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json
     publish = opt.Type(list, default=["cuda"])  # devices whose recordings pages show beside the build's own

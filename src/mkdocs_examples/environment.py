@@ -13,6 +13,7 @@ from importlib import metadata
 # Device nodes of an NVIDIA driver: /dev/nvidiactl on Linux, /dev/dxg under WSL2 (whose GPUs
 # have no /dev/nvidia* nodes). Either means a CUDA build of torch may see a GPU.
 GPU_NODES = ("/dev/nvidiactl", "/dev/dxg")
+DEVICES = ("cpu", "cuda")  # what examples run on; recordings are kept in a folder per device
 
 
 @cache

@@ -29,7 +29,15 @@ from mkdocs_examples.execute.pool import PoolError
 from mkdocs_examples.publish import error_index, notebooks
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
-from mkdocs_examples.render.page import TEXT, github, link_titles, render_downloads, render_error, render_example
+from mkdocs_examples.render.page import (
+    TEXT,
+    branch,
+    github,
+    link_titles,
+    render_downloads,
+    render_error,
+    render_example,
+)
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
@@ -52,6 +60,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
         self._site_dir: Path | None = None
         self._repo_url: str | None = None
+        self._branch = "main"
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
@@ -72,6 +81,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 "pymdownx.tabbed (alternate_style: true) in mkdocs.yml, to show outputs that differ by device as tabs"
             )
         self._repo_url = config.repo_url
+        self._branch = branch(config.edit_uri)
         if self.config.enabled and self.engine is None:
             self.engine = Engine.from_config(
                 self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
@@ -113,8 +123,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         lang = _language(page, config)
-        if self.engine and error_index.MARKER.search(markdown):
-            markdown = error_index.MARKER.sub(lambda _: self._error_index(page, config, lang), markdown)
+        if self.engine:
+            markdown = error_index.replace_marker(markdown, lambda: self._error_index(page, config, lang))
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
@@ -137,7 +147,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not repository or not self.examples:
             return html
         known = {e.display for e in self.examples.values() if isinstance(e, Example)}
-        return link_titles(html, repository, known)
+        return link_titles(html, repository, known, self._branch)
 
     @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -285,7 +295,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _colab(self, example: Example) -> str | None:
         """Colab opens the notebook committed under notebooks/ (see `make notebooks`) on GitHub."""
         repository = github(self._repo_url)
-        return notebooks.colab_url(repository, example) if repository else None
+        return notebooks.colab_url(repository, example, self._branch) if repository else None
 
     def _end_build(self) -> None:
         self._depth = max(0, self._depth - 1)

@@ -19,6 +19,7 @@ FailureKind = Literal[
     "early-exit",  # its process ended before its last cell (os._exit)
     "worker",  # it killed, stopped or signalled the engine's worker process
     "sandbox",  # it changed files of the project
+    "record",  # its process ended normally, but what it recorded could not be read
 ]
 
 

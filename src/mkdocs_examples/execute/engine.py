@@ -207,6 +207,12 @@ def describe(outcome: Outcome) -> str:
         text = f"the example's process crashed ({signal_name(-(failure.returncode or 0))})"
     elif kind in ("worker", "sandbox"):
         text = failure.detail or kind
+    elif kind == "record":
+        text = (
+            "the example's process ended normally, but the engine could not read what it recorded "
+            f"({failure.detail}); if the example writes into files it did not create, stop it, "
+            "otherwise this is a bug of the engine: please report it"
+        )
     else:
         text = f"the example's process exited with code {failure.returncode} before its end (os._exit()?)"
     detail = failure.traceback
@@ -217,7 +223,8 @@ def summary(outcomes: list[Outcome], seconds: float) -> str:
     ran = [o for o in outcomes if o.origin == "run"]
     failed = sum(1 for o in outcomes if o.failure)
     cached = len(outcomes) - len(ran)
-    line = f"{len(outcomes)} examples in {seconds:.1f} s: {len(ran)} run, {cached} cached, {failed} failed"
+    examples = f"{len(outcomes)} example" + ("" if len(outcomes) == 1 else "s")
+    line = f"{examples} in {seconds:.1f} s: {len(ran)} run, {cached} cached, {failed} failed"
     slowest = sorted(ran, key=lambda o: o.result.seconds, reverse=True)[:3]
     if slowest:
         line += "; slowest: " + ", ".join(f"{o.example.path} {o.result.seconds:.2f} s" for o in slowest)

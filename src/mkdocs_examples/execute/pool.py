@@ -235,8 +235,10 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
     failure: Failure | None = None
     running, finished = None, False
     text = record.read_text(encoding="utf-8", errors="replace") if record.exists() else ""
+    unreadable = None  # the first line that is not an event of the runner's, and why
     try:
-        for text_line in text.splitlines():
+        for number, text_line in enumerate(text.splitlines(), 1):
+            unreadable = f"line {number} of its record: {text_line[:200]!r}"
             event = json.loads(text_line)
             name = event.pop("event")
             if name == "env":
@@ -252,9 +254,13 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
                 depends = parse_strings(event["depends"])
             elif name == "end":
                 finished = True
-    except (ValueError, KeyError, TypeError, AttributeError):
+        unreadable = None
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
         finished = False  # a line cut short by a crash, or written by the example itself
+        unreadable = f"{unreadable}: {type(error).__name__}: {error}"
     timed_out = done["timed_out"] or done["seconds"] >= timeout
+    if unreadable and done["returncode"] == 0 and not timed_out:  # not a crash: say what could not be read
+        return Result(tuple(cells), env, Failure("record", detail=unreadable), done["seconds"], depends)
     if finished and not timed_out:
         return Result(tuple(cells), env, failure, done["seconds"], depends)
     stack = faults.read_text(errors="replace") if faults.exists() else ""

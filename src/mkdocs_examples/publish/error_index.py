@@ -15,15 +15,27 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
-from mkdocs_examples.source.blocks import Block
+from mkdocs_examples.source.blocks import Block, fenced_lines
 from mkdocs_examples.source.cells import Example
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
+
+
+def replace_marker(markdown: str, render: Callable[[], str]) -> str:
+    """``markdown`` with each marker block outside fenced code replaced by ``render()``."""
+    if not MARKER.search(markdown):
+        return markdown
+    fenced = fenced_lines(markdown)
+    starts = {markdown.count("\n", 0, m.start()) for m in MARKER.finditer(markdown)} - fenced
+    lines = markdown.splitlines()
+    for start in sorted(starts, reverse=True):
+        lines[start : start + 2] = [render()]
+    return "\n".join(lines) + "\n"
 
 TEXT = {
     "en": {"summary": "{errors} distinct errors, shown on {pages} pages.", "other": "Other"},

@@ -109,10 +109,11 @@ def write_downloads(folder: Path, built: Iterable[tuple[Example, Result, Recordi
         target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded)), encoding="utf-8")
 
 
-def colab_url(repository: str, example: Example) -> str:
+def colab_url(repository: str, example: Example, branch: str = "main") -> str:
     """Colab's page for the example's notebook committed under ``notebooks/`` (see `make notebooks`)."""
     path = example.path.removesuffix(".py")
-    return f"https://colab.research.google.com/github/{repository.removeprefix('https://github.com/')}/blob/main/notebooks/{path}.ipynb"
+    owner_repo = repository.removeprefix("https://github.com/")
+    return f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/notebooks/{path}.ipynb"
 
 
 def dumps(notebook: dict[str, Any]) -> str:

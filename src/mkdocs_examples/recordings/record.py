@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mkdocs_examples.config import Site, load_site
+from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.recordings import shards
 from mkdocs_examples.recordings import store as recordings
@@ -36,13 +37,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     merge = commands.add_parser("merge", help="combine shards' recordings; fail on a gap or a duplicate")
     merge.add_argument("shards", nargs="+", type=Path, help="the folders `record --out` wrote")
     merge.add_argument("--out", type=Path, required=True, help="the site's folder, e.g. recordings/cuda")
-    merge.add_argument("--device", default="cuda", help="the device every recording must come from (default: cuda)")
+    merge.add_argument("--device", default="cuda", choices=DEVICES,
+                       help="the device every recording must come from (default: cuda)")
     merge.add_argument("--allow-missing", action="store_true",
                        help="write even if examples have no recording (their pages say so); for a GPU machine "
                        "whose torch cannot run every example")  # fmt: skip
     merge.add_argument("-f", "--config-file", **config)
     plan = commands.add_parser("shards", help="print the GPU job matrix as JSON (shard and runner label per job)")
-    plan.add_argument("--device", default="cuda", help="whose recorded durations balance the shards")
+    plan.add_argument("--device", default="cuda", choices=DEVICES, help="whose recorded durations balance the shards")
     plan.add_argument("--list", action="store_true", help="also list each shard's examples and seconds")
     plan.add_argument("-f", "--config-file", **config)
 
@@ -80,7 +82,7 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
         chosen = shards.select(shard, chosen, durations(site, device), dict(site.config.record.pins))
     engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
     device = engine.options.device
-    if out.name in ("cuda", "cpu", "mps") and out.name != device:
+    if out.name in DEVICES and out.name != device:
         engine.close()
         raise ValueError(f"this machine records on {device}: its recordings cannot go into {out}")
     print(f"recording {len(chosen)} examples on {device}" + (f" (shard {shard})" if shard else ""))

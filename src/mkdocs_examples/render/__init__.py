@@ -1,0 +1,1 @@
+"""Markdown for a page: code, outputs, tracebacks, figures, provenance, repository links."""

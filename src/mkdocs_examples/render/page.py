@@ -127,13 +127,13 @@ _TITLE = re.compile(
 )
 
 
-def link_titles(html_text: str, repository: str, known: set[str]) -> str:
+def link_titles(html_text: str, repository: str, known: set[str], branch: str = "main") -> str:
     """``html_text`` with the title of each code block of a ``known`` example linking to its file and line."""
 
     def link(match: re.Match) -> str:
         if match[2] not in known:
             return match[0]
-        url = f"{repository}/blob/main/{match[2]}" + (f"#L{match[4]}" if match[4] else "")
+        url = f"{repository}/blob/{branch}/{match[2]}" + (f"#L{match[4]}" if match[4] else "")
         return f'{match[1]}<a href="{html.escape(url)}">{match[2]}</a>{match[3]}'
 
     return _TITLE.sub(link, html_text)
@@ -143,6 +143,12 @@ def github(url: str | None) -> str | None:
     """``https://github.com/owner/repo`` for a repository on GitHub; None otherwise."""
     found = re.match(r"https://github\.com/[\w.-]+/[\w.-]+", url or "")
     return found[0].removesuffix(".git") if found else None
+
+
+def branch(edit_uri: str | None) -> str:
+    """The branch pages are edited on, from MkDocs' ``edit_uri`` (``edit/<branch>/docs/``); main otherwise."""
+    found = re.match(r"/?(?:edit|blob|tree)/([^/]+)/", edit_uri or "")
+    return found[1] if found else "main"
 
 
 def anchor(example: Example, cell: int) -> str:

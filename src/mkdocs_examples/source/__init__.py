@@ -1,0 +1,1 @@
+"""Reading what a site holds: the ``/// example`` blocks of its pages, and its example files as cells."""

@@ -65,6 +65,22 @@ def find_blocks(markdown: str) -> list[Block]:
     return sorted(blocks, key=lambda block: block.start)
 
 
+def fenced_lines(markdown: str) -> set[int]:
+    """The 0-based indices of the lines inside fenced code, fence lines included."""
+    inside: set[int] = set()
+    fence: str | None = None
+    for index, line in enumerate(markdown.splitlines()):
+        match = _FENCE.match(line)
+        if fence is not None:
+            inside.add(index)
+            if match and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence):
+                fence = None
+        elif match:
+            fence = match["fence"]
+            inside.add(index)
+    return inside
+
+
 def replace_blocks(markdown: str, blocks: list[Block], render: Callable[[Block], str]) -> str:
     """``markdown`` with each block replaced by ``render(block)``, indented like the block."""
     lines = markdown.splitlines()

@@ -84,8 +84,10 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> t
     sys.modules["__main__"] = module
     source_lines = example.source.splitlines(keepends=True)
     linecache.cache[example.display] = (len(example.source), None, source_lines, example.display)
+    # resetwarnings() tells the warnings machinery that its filters changed (which forgets what the
+    # worker's imports already warned); then Python's own filters come back, as `python` starts with
+    warnings.resetwarnings()
     warnings.filters[:] = _PYTHON_FILTERS  # type: ignore[index]
-    warnings._filters_mutated()  # type: ignore[attr-defined]
     warnings.showwarning = _show_warning
     owner = os.getpid()
 

@@ -179,3 +179,22 @@ def changes(before: Snapshot, after: Snapshot) -> list[tuple[str, str, int]]:
             found.append((path, "changed", mtime))
     found += [(path, "removed", 0) for path in before if path not in after]
     return sorted(found)
+
+
+# The variables an example sees: what Python, locales, the numeric libraries and CUDA read. Tokens,
+# keys and credentials of whoever runs the build (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK...) are not here.
+_ENVIRONMENT = {
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "SHELL",
+    "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "LD_LIBRARY_PATH",
+    "MPLBACKEND", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_LAUNCH_BLOCKING",
+    "MKDOCS_EXAMPLES_PORTABLE",
+}  # fmt: skip
+_ENVIRONMENT_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "PYTORCH_", "TORCH_", "NCCL_", "GLOO_")
+
+
+def clean_environment() -> None:
+    """Keep only the allowed variables in this process's environment (the example's, after the fork)."""
+    for name in list(os.environ):
+        if name not in _ENVIRONMENT and not name.startswith(_ENVIRONMENT_PREFIXES):
+            del os.environ[name]

@@ -182,6 +182,7 @@ class Worker:
             devnull = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):  # never write into the worker's pipes
                 os.dup2(devnull, fd)
+            sandbox.clean_environment()  # no tokens or keys of whoever builds: an allow-list
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
             (folder / "tmp").mkdir()
             os.environ["TMPDIR"] = tempfile.tempdir = str(folder / "tmp")
