@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.execute.engine import Outcome, describe
+from mkdocs_examples.render.fences import fence
 from mkdocs_examples.source.blocks import find_blocks
 
 SCHEMA = 1
@@ -284,7 +285,4 @@ def _details(change: Change) -> list[str]:
 
 def _fence(lines: list[str], language: str = "") -> list[str]:
     """``lines`` in a code fence longer than any run of backticks inside them."""
-    text = "".join(lines).rstrip("\n")
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return [f"{ticks}{language}", text, ticks]
+    return fence("".join(lines), language).split("\n")

@@ -10,6 +10,7 @@ import html
 import re
 
 from mkdocs_examples.recordings.store import Published
+from mkdocs_examples.render.fences import fence
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 
@@ -79,7 +80,7 @@ def render_example(
         parts.append(f'<div class="mx-anchor" id="{anchor(example, item.index)}"></div>')  # the error index links here
         if not item.has("remove-input"):
             title, titled = (None if titled else example.display), True  # the first code shown has the file name
-            parts.append(_fence(item.source, "python", title=title, linenums=item.lineno))
+            parts.append(fence(item.source, "python", title=title, linenums=item.lineno))
         if item.has("remove-output") or item.index not in cell_results:
             continue
         mine = cell_results[item.index]
@@ -160,7 +161,7 @@ def anchor(example: Example, cell: int) -> str:
 def render_error(message: str, *, lang: str) -> str:
     """A visible box with a build error, for pages rendered by `mkdocs serve`."""
     title = TEXT.get(lang, TEXT["en"])["failed"]
-    body = _fence(message, "text")
+    body = fence(message, "text")
     return (
         f'!!! failure "{title}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()) + "\n"
     )
@@ -214,9 +215,9 @@ def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
     if cell.truncated:
         output = output.rstrip("\n") + "\n" + text["cut"].format(n=cell.truncated, limit=limit)
     if output.strip():
-        parts.append(_fence(output.rstrip("\n"), "text", title=text["output"]))
+        parts.append(fence(output.rstrip("\n"), "text", title=text["output"]))
     if cell.traceback:
-        parts.append(_fence(cell.traceback.rstrip("\n"), "pytb", title=text["exception"]))
+        parts.append(fence(cell.traceback.rstrip("\n"), "pytb", title=text["exception"]))
     for number, image in enumerate(cell.images, start=1):
         parts.append(f"![{text['figure']} {number}](data:image/png;base64,{image})")
     return parts
@@ -228,11 +229,3 @@ def _provenance(env: dict[str, str], lang: str = "en") -> str:
     line = TEXT.get(lang, TEXT["en"])["provenance"].format(what=" · ".join(what))
     return f'<small class="mx-provenance">{html.escape(line)}</small>'
 
-
-def _fence(body: str, lang: str, *, title: str | None = None, linenums: int | None = None) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    options = "".join(
-        [f' title="{html.escape(title)}"' if title else "", f' linenums="{linenums}"' if linenums else ""]
-    )
-    return f"{ticks}{lang}{options}\n{body.rstrip(chr(10))}\n{ticks}"
