@@ -330,3 +330,15 @@ def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
     assert cpu.outputs[0]["text"] == "cpu\n"  # this build's output where it has one
     stale = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE + "\n# edited\n")
     assert "cuda:0" not in notebook_json(notebook(stale, BUILT, fixture_recording()))
+
+
+def test_a_machine_that_cannot_be_probed_records_nothing(monkeypatch):
+    from mkdocs_examples.recordings import store
+
+    monkeypatch.setattr(store, "_PROBE", "import sys; sys.exit('ModuleNotFoundError: no torch here')")
+    with pytest.raises(RecordingError, match="no torch here"):
+        store.environment("cpu")
+    monkeypatch.setattr(store, "_PROBE", "print('{\"torch\": \"2.13.0+cpu\"}')")
+    assert store.environment("cpu")["torch"] == "2.13.0+cpu"
+    with pytest.raises(RecordingError, match="sees no CUDA GPU"):
+        store.environment("cuda")

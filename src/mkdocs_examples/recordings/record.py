@@ -93,7 +93,11 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
             examples.append(engine.load(path))
         except ExampleError as error:
             problems.append(str(error))
-    env = recordings.environment()
+    try:
+        env = recordings.environment(device)
+    except RecordingError:
+        engine.close()
+        raise
 
     def report(outcome: Outcome, progress: Progress) -> None:
         status = "FAILED" if outcome.failure else "ok"

@@ -273,12 +273,23 @@ print(json.dumps(info))
 """
 
 
-def environment() -> dict[str, str]:
-    """What a recording says about the machine: torch, CUDA, cuDNN, GPU, driver, Python, OS, engine."""
+def environment(device: str = "cpu") -> dict[str, str]:
+    """What a recording says about the machine: torch, CUDA, cuDNN, GPU, driver, Python, OS, engine.
+
+    A recording that cannot say which torch (and, on ``cuda``, which GPU) made it is worthless:
+    if the probe fails, this raises :class:`RecordingError` instead of writing it without them.
+    """
     env = {"python": platform.python_version(), "os": platform.platform(), "engine": __version__}
-    with contextlib.suppress(OSError, subprocess.SubprocessError, ValueError):
+    why = ""
+    try:
         probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+        why = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
         env.update(parse_strings(json.loads(probe.stdout)))
+    except (OSError, subprocess.SubprocessError, ValueError, ShapeError) as error:
+        why = why or str(error)
+        raise RecordingError(f"cannot tell which torch this machine runs ({why}); nothing was recorded") from error
+    if device == "cuda" and "gpu" not in env:
+        raise RecordingError("recording for cuda, but torch sees no CUDA GPU here; nothing was recorded")
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         smi = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
