@@ -230,3 +230,14 @@ def test_changing_a_helper_module_or_a_package_version_runs_the_example_again(si
     real = cache.package_version
     monkeypatch.setattr(cache, "package_version", lambda name: "0.0" if name == "numpy" else real(name))
     assert sorted(build_site(site)) == ["one.py", "three.py", "two.py"]  # torch imports numpy
+
+
+@pytest.mark.parametrize("option", ["exclude_docs", "draft_docs"])
+def test_pages_mkdocs_leaves_out_are_not_read_for_examples(built_site, option):
+    """A page left out by `exclude_docs` (or a draft, in a build) embeds nothing: its broken block is no error."""
+    config = built_site / "mkdocs.yml"
+    config.write_text(config.read_text() + f"{option}: |\n  wip.md\n")
+    for lang in ("en", "zh"):
+        (built_site / "docs" / lang / "wip.md").write_text("# WIP\n\n/// example | missing.py\n///\n")
+    assert build_site(built_site) == []
+    assert not (built_site / "site" / "wip" / "index.html").exists()

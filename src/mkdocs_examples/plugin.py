@@ -20,7 +20,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel, get_files
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples.config import ExamplesConfig
@@ -97,7 +97,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._depth += 1
         if not self.engine or self._depth > 1:  # another language of the same build: results are known
             return
-        self.pages = self._pages(Path(config.docs_dir))
+        self.pages = self._pages(config)
         self.examples = self._load({block.path for _, blocks in self.pages.values() for block in blocks})
         self.outcomes = self._run([e for e in self.examples.values() if isinstance(e, Example)])
         self.recorded = self._read_recordings()
@@ -165,15 +165,15 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     # --- steps -------------------------------------------------------------------
 
-    def _pages(self, docs: Path) -> dict[str, tuple[str, list[Block]]]:
-        pages = {}
-        for file in sorted(docs.rglob("*.md")):
-            markdown = file.read_text(encoding="utf-8")
+    def _pages(self, config: MkDocsConfig) -> dict[str, tuple[str, list[Block]]]:
+        """The pages that embed examples, as MkDocs finds them: `exclude_docs` left out, and
+        `draft_docs` too except under `mkdocs serve` (which shows drafts)."""
+        docs, pages = Path(config.docs_dir), {}
+        wanted = InclusionLevel.is_in_serve if self.serving else InclusionLevel.is_included
+        for file in sorted(get_files(config).documentation_pages(inclusion=wanted), key=lambda f: f.src_uri):
+            markdown = Path(file.abs_src_path or "").read_text(encoding="utf-8")
             if blocks := find_blocks(markdown):
-                pages[f"{docs.name}/{file.relative_to(docs).as_posix()}"] = (
-                    error_index.title_of(markdown, file.stem),
-                    blocks,
-                )
+                pages[f"{docs.name}/{file.src_uri}"] = (error_index.title_of(markdown, Path(file.src_uri).stem), blocks)
         return pages
 
     def _error_index(self, page: Page, config: MkDocsConfig, lang: str) -> str:
