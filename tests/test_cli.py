@@ -54,9 +54,14 @@ def test_a_folder_with_a_link_out_of_the_examples_runs_nothing_outside(site, tmp
     assert not marker.exists()
 
 
-def test_the_summary_counts_one_example_in_the_singular(site, capsys):
-    assert main(["run", "-f", str(site / "mkdocs.yml"), str(site / "examples" / "two.py")]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("1 example in ")
+def test_the_summary_counts_one_example_in_the_singular():
+    from mkdocs_examples.execute.engine import Outcome, summary
+    from mkdocs_examples.results import Result
+    from mkdocs_examples.source.cells import Example, parse_cells
+
+    example = Example("a.py", Path("/x/a.py"), "x = 1\n", parse_cells("x = 1\n"))
+    assert summary([Outcome(example, Result(), "cache")], 0.1).startswith("1 example in 0.1 s: 0 run, 1 cached")
+    assert summary([Outcome(example, Result(), "cache")] * 2, 0.1).startswith("2 examples in ")
 
 
 def test_recordings_are_merged_only_for_a_device_the_engine_knows(capsys):

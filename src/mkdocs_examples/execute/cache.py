@@ -33,10 +33,10 @@ _EXECUTING = ("environment.py", "results.py", "source", "execute")
 
 def engine_digest() -> str:
     """A digest of every module that reads, runs or stores an example (not of what renders it)."""
+    files = sorted(file for name in _EXECUTING for file in [PACKAGE / name, *(PACKAGE / name).rglob("*.py")])
     digest = hashlib.sha256()
-    for name in _EXECUTING:
-        for file in sorted((PACKAGE / name).rglob("*.py")) if (PACKAGE / name).is_dir() else [PACKAGE / name]:
-            digest.update(file.relative_to(PACKAGE).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    for file in filter(Path.is_file, files):
+        digest.update(file.relative_to(PACKAGE).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 

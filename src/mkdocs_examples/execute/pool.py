@@ -236,9 +236,9 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
     running, finished = None, False
     text = record.read_text(encoding="utf-8", errors="replace") if record.exists() else ""
     unreadable = None  # the first line that is not an event of the runner's, and why
+    number, text_line = 0, ""
     try:
-        for number, text_line in enumerate(text.splitlines(), 1):
-            unreadable = f"line {number} of its record: {text_line[:200]!r}"
+        for number, text_line in enumerate(text.splitlines(), 1):  # noqa: B007 (named in the error below)
             event = json.loads(text_line)
             name = event.pop("event")
             if name == "env":
@@ -254,10 +254,9 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
                 depends = parse_strings(event["depends"])
             elif name == "end":
                 finished = True
-        unreadable = None
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         finished = False  # a line cut short by a crash, or written by the example itself
-        unreadable = f"{unreadable}: {type(error).__name__}: {error}"
+        unreadable = f"line {number} of its record: {text_line[:200]!r}: {type(error).__name__}: {error}"
     timed_out = done["timed_out"] or done["seconds"] >= timeout
     if unreadable and done["returncode"] == 0 and not timed_out:  # not a crash: say what could not be read
         return Result(tuple(cells), env, Failure("record", detail=unreadable), done["seconds"], depends)
