@@ -34,7 +34,7 @@ def project(request, tmp_path_factory):
         root / "examples", None, options=Options(), preload=[], jobs=2, timeout=2, watch=[root / "docs"], project=root
     )
     try:
-        engine.start()  # the worker reads the variable when it starts
+        engine.pool.start()  # the worker reads the variable when it starts
         yield root, engine, request.param
     finally:
         engine.close()

@@ -83,14 +83,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._repo_url = config.repo_url
         self._branch = branch(config.edit_uri)
         if self.config.enabled and self.engine is None:
+            # The worker starts only when an example must run: a build served from the cache imports no torch
             self.engine = Engine.from_config(
                 self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
             )
-        if self.engine:
-            try:
-                self.engine.start()  # the worker imports its modules while MkDocs reads the pages
-            except PoolError as error:
-                raise PluginError(str(error)) from None
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:

@@ -105,10 +105,6 @@ class Engine:
     def load(self, path: str) -> Example:
         return read_example(self.examples_dir, path, self.folder)
 
-    def start(self) -> None:
-        """Start the worker early: it imports the preloaded modules while the build reads its pages."""
-        self.pool.start()
-
     def run(
         self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None
     ) -> dict[str, Outcome]:
@@ -135,6 +131,7 @@ class Engine:
                 pending.append(example)
         if not pending:
             return outcomes
+        self.pool.start()  # the worker imports its modules while the folders are read below
         self._check_device()
         before = sandbox.snapshot(self.watch)
         alone = {e.path for e in pending if _PARALLEL.search(e.source)}
