@@ -1,3 +1,3 @@
-import torch
+numbers = list(range(3))
 
-print(torch.arange(3) * 2)
+print([n * 2 for n in numbers])
