@@ -3,11 +3,12 @@
 The runnable form (what the site offers for download) lets a cell that raises on purpose
 print its traceback and go on, so the whole example runs; nothing else may fail, whatever
 the seeds or the hash seed. Each pass forks every example from an interpreter that has
-imported torch once (seconds instead of the minutes that a fresh interpreter per example
-costs), in a folder of its own, and runs it with `runpy` as `__main__`, as `python script`
-would. Each pass seeds random, numpy and torch with one of SEEDS and has its own hash seed:
-fixed, so that the test gives the same answer on every run, and as large as the 64-bit
-seeds an unseeded torch picks for itself (one of those once overflowed a DataLoader's collate).
+imported the site's `preload` modules once, as the engine's worker does (seconds instead of
+the minutes that a fresh interpreter per example costs), in a folder of its own, and runs it
+with `runpy` as `__main__`, as `python script` would. Each pass seeds random, numpy and
+torch with one of SEEDS and has its own hash seed: fixed, so that the test gives the same
+answer on every run, and as large as the 64-bit seeds an unseeded torch picks for itself
+(one of those once overflowed a DataLoader's collate).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from mkdocs_examples.config import load_site
 from mkdocs_examples.publish.notebooks import runnable_script
 from mkdocs_examples.source.cells import read_example
 
@@ -29,8 +31,10 @@ SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(se
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
 # own and seeded; prints "FAIL path" for each failure
 DRIVER = r"""
-import os, random, runpy, sys, tempfile, traceback
+import importlib, os, random, runpy, sys, tempfile, traceback
 import numpy, torch
+for name in os.environ["PRELOAD"].split():
+    importlib.import_module(name)
 seed = int(os.environ["SEED"])
 for script in sys.argv[1:]:
     pid = os.fork()
@@ -66,7 +70,8 @@ def scripts(folder: Path) -> list[Path]:
 
 
 def env(seed: int) -> dict[str, str]:
-    return dict(os.environ, PYTHONHASHSEED=str(seed % 2**32), SEED=str(seed), MPLBACKEND="Agg")
+    preload = " ".join(load_site(ROOT / "mkdocs.yml").config.preload)
+    return dict(os.environ, PYTHONHASHSEED=str(seed % 2**32), SEED=str(seed), MPLBACKEND="Agg", PRELOAD=preload)
 
 
 def forked(batch: tuple[int, list[Path]]) -> list[str]:
