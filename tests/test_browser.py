@@ -58,14 +58,13 @@ def page(browser):
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"])
-def test_page_shows_code_output_and_provenance(page, base_url, lang, tmp_path):
+def test_page_shows_code_output_and_provenance(page, base_url, lang):
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
     output = page.locator(".language-text").first
     assert output.is_visible()
     assert "torch.Size([4, 3])" in output.inner_text()
     assert page.locator(".mx-provenance").first.is_visible()
     assert page.locator(".language-python .md-code__button").count() > 0, "code blocks have copy buttons"
-    page.screenshot(path=tmp_path / "page.png")
 
 
 def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
