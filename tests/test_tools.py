@@ -119,6 +119,29 @@ def test_a_page_that_cannot_be_started_is_refused_and_nothing_is_written(repo, v
     assert tree(repo) == before
 
 
+@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_make_page_writes_every_file_or_none(repo, monkeypatch, capsys, failure):
+    """A failure while the files are moved in (a full disk, Ctrl-C) puts back what was already moved."""
+    before = tree(repo)
+    real, calls = os.replace, []
+
+    def replace(source, target):
+        calls.append(target)
+        if len(calls) == 4:  # the pages and the example are in; the index pages and mkdocs.yml are not
+            raise failure
+        real(source, target)
+
+    monkeypatch.setattr(new_page.os, "replace", replace)
+    if isinstance(failure, OSError):
+        assert new_page.main(["tensors/views", "--root", str(repo)]) == 1
+        assert "No space left on device; nothing was written" in capsys.readouterr().err
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            new_page.main(["tensors/views", "--root", str(repo)])
+    assert len(calls) == 4
+    assert tree(repo) == before  # no page without its nav entry, no temporary file, no new folder
+
+
 def test_a_started_page_builds_strict_in_both_languages(repo, real_site):
     """A clean clone, `make page`, then `make build`: the template is a page the strict build accepts."""
     (repo / ".cache").mkdir()

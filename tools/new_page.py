@@ -10,14 +10,18 @@ and the hidden cell that checks it, as CONTRIBUTING.md asks), adds the page to `
 mkdocs.yml after the last page of its section and a line for it to the section's index
 pages. A new section gets index pages in both languages, a nav entry after the last
 section and its Chinese name in ``nav_translations``. mkdocs.yml is edited as text, so its
-comments stay. Nothing is written when anything is wrong.
+comments stay. Nothing is written when anything is wrong, and the files are written all
+together or not at all (``write_all``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shutil
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +188,49 @@ def _scalar(text: str) -> str:
     return text if plain else json.dumps(text, ensure_ascii=False)
 
 
+def write_all(files: dict[Path, str]) -> list[tuple[Path, str]]:
+    """Write every file or none: each is written beside its target first, then all are moved in.
+
+    The moves run with SIGINT and SIGTERM held back, and a move that fails puts back what the
+    earlier ones replaced, so an error or a Ctrl-C never leaves a page without its nav entry.
+    Returns each path with "created" or "edited".
+    """
+    staged: list[tuple[Path, Path, str | None]] = []  # target, its temporary file, its old content
+    made: list[Path] = []  # folders created for new files, deepest last
+    try:
+        for path, content in files.items():
+            for folder in reversed([path.parent, *path.parent.parents]):
+                if not folder.exists():
+                    folder.mkdir()
+                    made.append(folder)
+            old = path.read_text(encoding="utf-8") if path.exists() else None
+            temporary = path.with_name(f".{path.name}.new-page")
+            temporary.write_text(content, encoding="utf-8")
+            staged.append((path, temporary, old))
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        moved: list[tuple[Path, str | None]] = []
+        try:
+            for path, temporary, old in staged:
+                os.replace(temporary, path)
+                moved.append((path, old))
+        except BaseException:
+            for path, old in reversed(moved):
+                if old is None:
+                    path.unlink()
+                else:
+                    path.write_text(old, encoding="utf-8")
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    except BaseException:
+        for _, temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        for folder in reversed(made):
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return [(path, "created" if old is None else "edited ") for path, _, old in staged]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("page", help="section/name, e.g. tensors/views")
@@ -199,10 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     except Refused as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for path, content in new.files.items():
-        verb = "edited " if path.exists() else "created"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+    try:
+        written = write_all(new.files)
+    except OSError as error:
+        print(f"error: {error}; nothing was written", file=sys.stderr)
+        return 1
+    for path, verb in written:
         print(f"{verb} {path.relative_to(root)}")
     example = new.example.relative_to(root)
     print(
