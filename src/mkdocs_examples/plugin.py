@@ -83,9 +83,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._repo_url = config.repo_url
         self._branch = branch(config.edit_uri)
         if self.config.enabled and self.engine is None:
-            self.engine = Engine.from_config(
-                self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
-            )
+            watch = [Path(config.docs_dir), Path(config.site_dir)]
+            self.engine = Engine.from_config(self.config, self.root, watch=watch, execute=self.config.execute)
         if self.engine:
             try:
                 self.engine.start()  # the worker imports its modules while MkDocs reads the pages
