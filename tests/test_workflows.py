@@ -561,6 +561,17 @@ exec /usr/bin/git "$@"
     assert files == {".nojekyll", "index.html", "pr-3/index.html", "pr-7/index.html", "pr-42/index.html"}
 
 
+def test_the_daily_prune_removes_the_previews_of_closed_pull_requests_only(tmp_path):
+    pages = {"index.html": "p", "pr-3/index.html": "3", "pr-5/index.html": "5"}
+    remote, git_env = _remote(tmp_path, "https://x-access-token:t@github.com/o/previews.git", pages, "gh-pages")
+    env = {"GH_TOKEN": "t", "TOKEN": "t", "TARGET": "o/previews", "REPOSITORY": "o/r", **git_env}
+    code, log, _ = _run_step("preview.yml", "Remove the previews of pull requests no longer open", env, tmp_path,
+                             gh="printf '5\\n12\\n'")  # fmt: skip
+    assert code == 0, log
+    left = set(_git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
+    assert left == {"index.html", "pr-5/index.html"}  # pull request 3 is closed, 5 is open
+
+
 # --- GPU runners: ephemeral, hash-locked installs, a container without network -----------------
 
 
