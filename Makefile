@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links record notebooks bench lint clean
+.PHONY: build serve test page run diff links record lock-gpu notebooks bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -42,6 +42,9 @@ links: $(READY)  ## check every link and anchor of the built site (after `make b
 
 record: $(READY)  ## on a GPU machine: record CUDA outputs into recordings/cuda (README: "CUDA outputs")
 	$(PYTHON) -m mkdocs_examples record --out recordings/cuda
+
+lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)
+	$(PYTHON) tools/lock_gpu.py
 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks

@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 import yaml
+from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
 from mkdocs_examples.source.blocks import find_blocks
 
@@ -34,7 +35,7 @@ def test_every_page_is_in_the_nav():
             value = next(iter(item.values())) if isinstance(item, dict) else item
             yield from paths(value) if isinstance(value, list) else [value]
 
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())
     listed = list(paths(config["nav"]))
     assert sorted(listed) == sorted(pages("en")), "mkdocs.yml's nav and docs/en/ list different pages"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,50 @@ def test_a_broken_example_stops_the_build_naming_page_file_and_line(
     assert "docs/en/index.md:11" in text
     assert (site / "site" / "kept.txt").exists(), "the build cleaned the site before failing"
     assert build_site_after_fix(site, page_file) == []  # the good examples' cache survived
+
+
+def _execute_from_the_environment(site: Path, monkeypatch, value: str) -> None:
+    """Set the option `execute` as this project's mkdocs.yml does, and the variable it reads; and make
+    sure no process can start: a build that does not execute needs no worker."""
+    config = site / "mkdocs.yml"
+    option = "      execute: !ENV [MKDOCS_EXAMPLES_EXECUTE, true]\n"
+    config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n" + option))
+    monkeypatch.setenv("MKDOCS_EXAMPLES_EXECUTE", value)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a build with execute: false started a process: {args[0]}")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+
+
+def test_a_build_that_does_not_execute_takes_every_result_from_the_cache(built_site, monkeypatch):
+    shutil.rmtree(built_site / "site")  # so that the pages below are this build's
+    _execute_from_the_environment(built_site, monkeypatch, "false")
+    assert load_config(str(built_site / "mkdocs.yml")).plugins["examples"].config.execute is False
+    assert build_site(built_site) == []
+    for lang in ("en", "zh"):
+        assert "[0, 2, 4]" in page(built_site, lang) and "answer: 42" in page(built_site, lang)
+
+
+def test_a_build_that_does_not_execute_fails_on_an_uncached_example_naming_it(built_site, monkeypatch, caplog):
+    _execute_from_the_environment(built_site, monkeypatch, "false")
+    (built_site / "examples" / "two.py").write_text('# %% first\nx = 7 * 7\n\n# %% answer\nprint(f"answer: {x}")\n')
+    with pytest.raises(Abort):
+        build_site(built_site)
+    text = build_error(caplog)
+    assert "2 example block(s) failed" in text, text  # two.py, on the page of each language
+    assert (
+        "examples/two.py: no cached result for this example, and this build does not execute examples "
+        "(execute: false): run them in the job that does" in text
+    )
+    assert "(embedded at docs/en/index.md:8)" in text and "(embedded at docs/zh/index.md:8)" in text
+    assert "one.py" not in text  # cached: built as usual
+
+
+def test_execute_defaults_to_true_where_the_variable_is_not_set(site, monkeypatch):
+    _execute_from_the_environment(site, monkeypatch, "")
+    monkeypatch.delenv("MKDOCS_EXAMPLES_EXECUTE")
+    assert load_config(str(site / "mkdocs.yml")).plugins["examples"].config.execute is True
 
 
 def build_site_after_fix(site: Path, page_file: Path) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -35,7 +36,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def nav(root: Path) -> list:
-    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)["nav"]
+    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())["nav"]
 
 
 def section(items: list, name: str) -> list[str]:
@@ -88,7 +89,7 @@ def test_a_new_section_gets_index_pages_a_nav_entry_and_its_chinese_name(repo):
     names = [next(iter(i)) if isinstance(i, dict) else i for i in items]
     assert names[-3:] == ["Errors", "Sparse tensors", "Glossary"]  # after the last section
     assert section(items, "Sparse tensors") == ["sparse/index.md", "sparse/coo-basics.md"]
-    config = yaml.load((repo / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    config = yaml.load((repo / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())
     zh = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)["languages"][1]
     assert zh["nav_translations"]["Sparse tensors"] == "稀疏张量"
     assert (repo / "docs/zh/sparse/index.md").read_text().startswith("# 稀疏张量\n")

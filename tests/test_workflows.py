@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -56,7 +58,7 @@ def test_jobs_that_run_pull_request_code_have_no_secrets_and_read_only_tokens():
     text = WORKFLOWS["ci.yml"].read_text(encoding="utf-8")
     assert "secrets." not in text
     for job in ci["jobs"].values():
-        assert job["permissions"] == {"contents": "read"}
+        assert set(job["permissions"].values()) == {"read"}
         for step in job["steps"]:
             if "actions/checkout" in step.get("uses", ""):
                 assert step["with"]["persist-credentials"] == "false"
@@ -168,28 +170,40 @@ def test_every_make_target_script_and_engine_command_a_workflow_calls_exists():
                     assert words[1] in targets, f"{name}: no make target {words[1]}"
                     seen.add(f"make {words[1]}")
                 for word in words:
-                    if word.startswith("tools/"):
+                    if re.fullmatch(r"tools/[\w/.-]+\.\w+", word):  # a script, not a pattern naming the folder
                         assert (ROOT / word).is_file(), f"{name}: {word} does not exist"
                         seen.add(word)
-                if words[1:3] == ["-m", "mkdocs_examples"]:  # python, or .venv/bin/python
-                    command = words[3]
-                    assert command in engine, f"{name}: the engine has no command {command}"
-                    seen.add(f"mkdocs_examples {command}")
-    assert {"make test", "make build", "tools/links.py", "tools/cpu_only.py", "mkdocs_examples diff"} <= seen
+                for i in range(len(words) - 2):  # python -m mkdocs_examples X, also inside `docker run`
+                    if words[i : i + 2] == ["-m", "mkdocs_examples"]:
+                        command = words[i + 2]
+                        assert command in engine, f"{name}: the engine has no command {command}"
+                        seen.add(f"mkdocs_examples {command}")
+    expected = {"make test", "make build", "tools/links.py", "tools/cpu_only.py", "mkdocs_examples diff",
+                "mkdocs_examples run", "mkdocs_examples record", "mkdocs_examples merge"}  # fmt: skip
+    assert expected <= seen, expected - seen
 
 
-def _run_step(workflow: str, name: str, env: dict[str, str], tmp_path: Path, gh: str) -> tuple[int, str, str]:
+def _step(workflow: str, name: str) -> dict:
+    found = [s for _, _, s in steps(load(workflow)) if s.get("name") == name]
+    assert len(found) == 1, f"{workflow} has {len(found)} steps named {name!r}"
+    return found[0]
+
+
+def _run_step(workflow: str, name: str, env: dict[str, str], tmp_path: Path, gh: str = "",
+              cwd: Path | None = None) -> tuple[int, str, str]:  # fmt: skip
     """Run a step's script as GitHub would (bash -eo pipefail), with a stand-in `gh` on PATH."""
-    (step,) = [s for _, _, s in steps(load(workflow)) if s.get("name") == name]
+    step = _step(workflow, name)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     (bin_dir / "gh").write_text(f'#!/bin/bash\necho "$*" >> {tmp_path}/gh.log\n{gh}\n')
     (bin_dir / "gh").chmod(0o755)
-    output = tmp_path / "output"
+    output, summary = tmp_path / "output", tmp_path / "summary"
     output.write_text("")
-    full = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output), **env}
+    summary.write_text("")
+    full = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
+            "RUNNER_TEMP": str(tmp_path), "HOME": str(tmp_path), **env}  # fmt: skip
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                          env=full, cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+                          env=full, cwd=cwd or tmp_path, capture_output=True, text=True)  # fmt: skip
     return done.returncode, done.stdout + done.stderr, output.read_text()
 
 
@@ -208,14 +222,12 @@ def _artifact(tmp_path: Path, pr: str, head: str) -> dict[str, str]:
     return {"PREVIEW": str(preview), "RUN_HEAD": HEAD, "REPOSITORY": "o/r", "GH_TOKEN": "t"}
 
 
-def test_the_preview_accepts_the_artifact_of_its_own_run_and_strips_links_and_git(tmp_path):
+def test_the_preview_accepts_the_artifact_of_its_own_run(tmp_path):
     env = _artifact(tmp_path, "42", HEAD)
     code, log, output = _run_step("preview.yml", VALIDATE, env, tmp_path, gh=f"echo {HEAD}")
     assert code == 0, log
     assert output == "number=42\n"
     assert (tmp_path / "gh.log").read_text() == "api repos/o/r/pulls/42 --jq .head.sha\n"
-    site = tmp_path / "preview" / "site"
-    assert (site / "index.html").exists() and not (site / "sub" / ".git").exists() and not (site / "escape").exists()
 
 
 @pytest.mark.parametrize(
@@ -241,3 +253,438 @@ def test_the_preview_comment_is_updated_not_repeated(tmp_path):
     calls = (tmp_path / "gh.log").read_text().splitlines()
     assert calls[1].startswith("api --method PATCH repos/o/r/issues/comments/77 -f body=<!-- pytorch-tips-preview -->")
     assert "download the artifact `preview`" in (tmp_path / "gh.log").read_text()
+
+
+# --- Example code meets no write permission, no secret ------------------------------------------
+
+# What runs example code: the engine's `run` and `record`, a build or a serve (unless the job or
+# step sets MKDOCS_EXAMPLES_EXECUTE=false), and the tests, which build sites
+_EXECUTING = re.compile(
+    r"\bmake (?P<build>build|serve)\b|\bmake (test|run|diff|record)\b|-m mkdocs_examples (run|record)\b"
+    r"|\bmkdocs (?P<mkdocs>build|serve)\b|\bpytest\b"
+)
+
+
+def _runs_examples(job: dict) -> bool:
+    for step in job.get("steps", []):
+        env = {**job.get("env", {}), **step.get("env", {})}
+        for found in _EXECUTING.finditer(step.get("run", "").replace("\\\n", " ")):
+            builds = found.group("build") or found.group("mkdocs")
+            if not (builds and env.get("MKDOCS_EXAMPLES_EXECUTE") == "false"):
+                return True
+    return False
+
+
+def _executing_jobs():
+    for name in WORKFLOWS:
+        for job_name, job in load(name)["jobs"].items():
+            if _runs_examples(job):
+                yield name, job_name, job
+
+
+def test_what_counts_as_running_examples():
+    def job(run: str, env: dict | None = None) -> dict:
+        return {"steps": [{"run": run}], **({"env": env} if env else {})}
+
+    for run in ("make build", "make test", ".venv/bin/python -m mkdocs_examples run --snapshot x",
+                "docker run img \\\n  .venv/bin/python -m mkdocs_examples record --out s", "python -m mkdocs build",
+                "python -m pytest tests"):  # fmt: skip
+        assert _runs_examples(job(run)), run
+        assert _runs_examples(job(run, {"MKDOCS_EXAMPLES_EXECUTE": "false"})) == ("build" not in run), run
+    for run in ("make .venv/.installed", "python -m mkdocs_examples diff a b", "python -m mkdocs_examples merge s"):
+        assert not _runs_examples(job(run)), run
+
+
+def test_the_jobs_that_run_example_code_are_these():
+    found = {(name, job_name) for name, job_name, _ in _executing_jobs()}
+    assert found == {("ci.yml", "check"), ("ci.yml", "base"), ("deploy.yml", "examples"), ("gpu.yml", "record")}
+
+
+def test_no_job_that_runs_example_code_has_a_write_permission_a_secret_or_an_environment():
+    # Not even `pages: read`: a job that runs examples may read the repository, and nothing else
+    for name, job_name, job in _executing_jobs():
+        assert job["permissions"] == {"contents": "read"}, f"{name}: {job_name} runs examples with {job['permissions']}"
+        text = yaml.safe_dump(job)
+        assert "secrets." not in text and "github.token" not in text, f"{name}: {job_name} runs examples with a token"
+        assert "environment" not in job, f"{name}: {job_name} runs examples in an environment"
+        for step in job["steps"]:
+            if "actions/checkout" in step.get("uses", ""):
+                assert step["with"]["persist-credentials"] == "false", f"{name}: {job_name} keeps the checkout's token"
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_a_secret_is_read_only_in_a_job_with_an_environment(name):
+    # An environment's protection rules (branches, reviewers) then decide who may use it
+    for job_name, job in load(name)["jobs"].items():
+        if "secrets." in yaml.safe_dump(job):
+            assert job.get("environment"), f"{name}: job {job_name} reads a secret outside an environment"
+
+
+def _pages_jobs():
+    for job_name, job in load("deploy.yml")["jobs"].items():
+        for step in job.get("steps", []):
+            uses = step.get("uses", "")
+            if "upload-pages-artifact" in uses or (
+                "actions/upload-artifact@" in uses and step["with"].get("name") == "github-pages"
+            ):
+                yield job_name, job
+
+
+def test_the_job_that_uploads_pages_runs_no_example_and_builds_from_the_results_of_one_that_did():
+    deploy = load("deploy.yml")
+    ((name, job),) = list(_pages_jobs())
+    assert job["env"]["MKDOCS_EXAMPLES_EXECUTE"] == "false", f"{name} may run examples"
+    assert not _runs_examples(job), f"{name} runs examples"
+    assert [s for j, _, s in _cache_steps(deploy) if j == name] == [], f"{name} restores a cache"
+    (download,) = [s for s in job["steps"] if "download-artifact" in s.get("uses", "")]
+    assert download["with"] == {"name": "example-results", "path": ".cache/examples"}
+    source = deploy["jobs"][job["needs"]]
+    assert _runs_examples(source) and source["permissions"] == {"contents": "read"}
+    (upload,) = [s for s in source["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert upload["with"]["name"] == "example-results" and upload["with"]["path"] == ".cache/examples/"
+
+
+def test_mkdocs_yml_takes_execute_from_the_environment(monkeypatch):
+    from mkdocs.config import load_config
+
+    monkeypatch.setenv("MKDOCS_EXAMPLES_EXECUTE", "false")
+    assert load_config(str(ROOT / "mkdocs.yml")).plugins["examples"].config.execute is False
+    monkeypatch.delenv("MKDOCS_EXAMPLES_EXECUTE")
+    assert load_config(str(ROOT / "mkdocs.yml")).plugins["examples"].config.execute is True
+
+
+# --- Every action pinned, all the way down; every job bounded ----------------------------------
+
+# Actions that call other actions by tag inside: our pin of them does not reach those
+UNPINNED_INSIDE = {
+    "actions/upload-pages-artifact": "its action.yml (v3.0.1) runs actions/upload-artifact@v4",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_no_action_that_calls_unpinned_actions_inside(name):
+    for _, _, step in steps(load(name)):
+        action = step.get("uses", "").split("@")[0]
+        assert action not in UNPINNED_INSIDE, f"{name}: {action}: {UNPINNED_INSIDE.get(action)}"
+
+
+def test_the_pages_archive_is_what_upload_pages_artifact_makes(tmp_path):
+    site = tmp_path / "site"
+    (site / "sub" / ".git").mkdir(parents=True)
+    (site / "index.html").write_text("<p>hi</p>")
+    (site / "sub" / ".git" / "config").write_text("secret")
+    (site / "linked.html").symlink_to(site / "index.html")
+    code, log, _ = _run_step("deploy.yml", "Archive the site for Pages", {}, tmp_path)
+    assert code == 0, log
+    with tarfile.open(tmp_path / "artifact.tar") as archive:
+        members = {m.name: m for m in archive.getmembers()}
+        assert {"./index.html", "./linked.html", "./sub"} <= set(members) and not any(".git" in m for m in members)
+        assert members["./linked.html"].isfile(), "links are stored as the files they point to"
+    (step,) = [s for _, job in _pages_jobs() for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
+    assert step["with"]["path"] == "${{ runner.temp }}/artifact.tar" and step["with"]["name"] == "github-pages"
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_every_job_has_a_timeout(name):
+    for job_name, job in load(name)["jobs"].items():
+        assert int(job.get("timeout-minutes", 0)) > 0, f"{name}: job {job_name} has no timeout-minutes"
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_no_runner_image_is_latest(name):
+    for job_name, job in load(name)["jobs"].items():
+        labels = job["runs-on"] if isinstance(job["runs-on"], list) else [job["runs-on"]]
+        assert not any(label.endswith("-latest") for label in labels), f"{name}: {job_name} runs on {labels}"
+        assert "self-hosted" in labels or re.fullmatch(r"ubuntu-\d\d\.\d\d", labels[0]), f"{name}: {job_name}"
+
+
+# --- The summary reviewers read first is written by the base's code --------------------------------
+
+
+def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
+    summary = load("ci.yml")["jobs"]["summary"]
+    uses = [s["uses"].split("@")[0] for s in summary["steps"] if "uses" in s]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/download-artifact"]
+    (checkout,) = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    scripts = " ".join(s.get("run", "") for s in summary["steps"])
+    assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
+    assert "-m mkdocs_examples diff outputs/base.json outputs/head.json" in scripts
+
+
+FLAG = "Files a reviewer must look at first"
+
+
+def _flag(tmp_path: Path, files: list[str], head_repository: str = "o/r", branch: str = "topic") -> str:
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PR": "42", "HEAD_REPOSITORY": head_repository, "HEAD_BRANCH": branch}
+    listing = "\\n".join(files)
+    code, log, _ = _run_step("ci.yml", FLAG, env, tmp_path, gh=f"printf '{listing}\\n'")
+    assert code == 0, log
+    assert (tmp_path / "gh.log").read_text().startswith("api repos/o/r/pulls/42/files --paginate")
+    return (tmp_path / "summary").read_text() + log
+
+
+def test_the_summary_flags_recordings_changed_by_hand(tmp_path):
+    text = _flag(tmp_path, ["docs/en/x.md", "recordings/cuda/tensors/x.json"])
+    assert "CUDA recordings changed by hand" in text and "- `recordings/cuda/tensors/x.json`" in text
+    assert "::warning::" in text and "docs/en/x.md" not in text
+
+
+def test_a_fork_branch_named_like_the_gpu_workflows_is_still_by_hand(tmp_path):
+    text = _flag(tmp_path, ["recordings/cuda/x.json"], head_repository="someone/fork", branch="refresh-cuda-recordings")
+    assert "CUDA recordings changed by hand" in text
+
+
+def test_the_gpu_workflows_own_pull_request_is_not_flagged(tmp_path):
+    assert _flag(tmp_path, ["recordings/cuda/x.json"], branch="refresh-cuda-recordings") == ""
+
+
+def test_the_summary_names_changes_to_the_code_that_made_its_outputs(tmp_path):
+    text = _flag(tmp_path, ["src/mkdocs_examples/plugin.py", "docs/en/x.md", ".github/workflows/ci.yml"])
+    assert "- `src/mkdocs_examples/plugin.py`" in text and "- `.github/workflows/ci.yml`" in text
+    assert "recordings" not in text
+
+
+def test_the_weekly_and_manual_runs_have_their_own_concurrency_group():
+    # A push to main must not cancel the run that checks the external links
+    group = load("ci.yml")["concurrency"]["group"]
+    assert "${{ github.event_name }}" in group and "github.event.pull_request.number" in group
+
+
+# --- Previews: one queue per pull request, capped, without service workers -------------------------
+
+
+def test_each_pull_request_has_its_own_preview_queue():
+    preview = load("preview.yml")
+    publish = preview["jobs"]["publish"]
+    assert publish["concurrency"]["group"] == "preview-${{ needs.identify.outputs.number }}"
+    assert preview["jobs"]["identify"]["outputs"]["number"] == "${{ steps.pr.outputs.number }}"
+    for job_name, job in preview["jobs"].items():  # no group shared by pull requests, which would drop runs
+        if "concurrency" in job and job_name != "prune":
+            assert "number" in job["concurrency"]["group"], f"preview.yml: {job_name} shares a queue"
+
+
+CHECK_SITE = "Still the pull request's head, and a site fit to preview (no links, size, no service worker)"
+
+
+def _preview_site(tmp_path: Path, files: dict[str, str | bytes]) -> dict[str, str]:
+    site = tmp_path / "preview" / "site"
+    for name, content in files.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    return {"GH_TOKEN": "t", "REPOSITORY": "o/r", "RUN_HEAD": HEAD, "PR": "42", "PREVIEW": str(site.parent),
+            "MAX_PREVIEW_MB": "1"}  # fmt: skip
+
+
+def test_a_preview_loses_links_and_git_folders_and_keeps_its_pages(tmp_path):
+    env = _preview_site(tmp_path, {"index.html": "<p>hi</p>", "sub/.git/config": "x"})
+    (tmp_path / "preview" / "site" / "escape").symlink_to("/etc")
+    code, log, _ = _run_step("preview.yml", CHECK_SITE, env, tmp_path, gh=f"echo {HEAD}")
+    assert code == 0, log
+    site = tmp_path / "preview" / "site"
+    assert (site / "index.html").exists() and not (site / "sub" / ".git").exists() and not (site / "escape").exists()
+
+
+def test_a_preview_of_a_head_that_moved_on_while_queued_is_not_published(tmp_path):
+    env = _preview_site(tmp_path, {"index.html": "<p>hi</p>"})
+    code, log, _ = _run_step("preview.yml", CHECK_SITE, env, tmp_path, gh=f"echo {'c' * 40}")
+    assert code == 1 and "has moved on" in log, log
+
+
+def test_a_preview_over_the_size_limit_is_refused_with_the_reason(tmp_path):
+    env = _preview_site(tmp_path, {"index.html": "<p>hi</p>", "big.bin": b"\0" * (2 * 1024 * 1024)})
+    code, log, _ = _run_step("preview.yml", CHECK_SITE, env, tmp_path, gh=f"echo {HEAD}")
+    assert code == 1, log
+    assert "::error::the built site is 2 MB, over the 1 MB a preview may take" in log and "MAX_PREVIEW_MB" in log
+
+
+def test_a_preview_that_registers_a_service_worker_is_refused_naming_the_file(tmp_path):
+    script = "if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js')"
+    env = _preview_site(tmp_path, {"index.html": "<p>hi</p>", "assets/app.js": script})
+    code, log, _ = _run_step("preview.yml", CHECK_SITE, env, tmp_path, gh=f"echo {HEAD}")
+    assert code == 1, log
+    assert "::error::the built site mentions navigator.serviceWorker (in assets/app.js)" in log
+
+
+def test_the_theme_registers_no_service_worker():
+    # Every preview carries Material's scripts: one that mentioned service workers would refuse them all
+    import material
+
+    scripts = Path(material.__file__).parent / "templates" / "assets" / "javascripts"
+    bundles = list(scripts.rglob("*.js"))
+    assert bundles and not [p for p in bundles if b"serviceWorker" in p.read_bytes()]
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def _remote(tmp_path: Path, url: str, files: dict[str, str], branch: str) -> tuple[Path, dict[str, str]]:
+    """A bare repository with one commit, that ``url`` reaches (git's url.insteadOf)."""
+    remote, work = tmp_path / "remote.git", tmp_path / "seed"
+    _git("init", "--quiet", "--bare", str(remote), cwd=tmp_path)
+    _git("init", "--quiet", "-b", branch, str(work), cwd=tmp_path)
+    for name, content in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(content)
+    _git("add", "--all", cwd=work)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "seed", cwd=work)
+    _git("push", "--quiet", str(remote), f"HEAD:{branch}", cwd=work)
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{remote}.insteadOf", "GIT_CONFIG_VALUE_0": url}
+    return remote, env
+
+
+def test_previews_that_land_meanwhile_are_kept_and_this_one_lands_on_top(tmp_path):
+    remote, git_env = _remote(tmp_path, "https://x-access-token:t@github.com/o/previews.git",
+                              {"index.html": "previews", "pr-3/index.html": "three"}, "gh-pages")  # fmt: skip
+    # Another pull request's preview lands between this run's clone and its first push
+    other = tmp_path / "other"
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "git").write_text(f"""#!/bin/bash
+if [[ " $* " == *" push "* && ! -e {tmp_path}/raced ]]; then
+  touch {tmp_path}/raced
+  /usr/bin/git clone --quiet --branch gh-pages {remote} {other}
+  mkdir {other}/pr-7 && echo seven > {other}/pr-7/index.html
+  /usr/bin/git -C {other} add --all && /usr/bin/git -C {other} -c user.name=t -c user.email=t@t commit --quiet -m 7
+  /usr/bin/git -C {other} push --quiet origin gh-pages
+fi
+exec /usr/bin/git "$@"
+""")
+    (tmp_path / "bin" / "git").chmod(0o755)
+    env = _preview_site(tmp_path, {"index.html": "forty-two"})
+    env.update(git_env, TOKEN="t", TARGET="o/previews", URL="https://o.github.io/previews")
+    code, log, output = _run_step("preview.yml", "Publish to the previews repository", env, tmp_path)
+    assert code == 0, log
+    assert (tmp_path / "raced").exists()
+    assert output == "url=https://o.github.io/previews/pr-42/\n"
+    files = set(_git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
+    assert files == {".nojekyll", "index.html", "pr-3/index.html", "pr-7/index.html", "pr-42/index.html"}
+
+
+def test_the_daily_prune_removes_the_previews_of_closed_pull_requests_only(tmp_path):
+    pages = {"index.html": "p", "pr-3/index.html": "3", "pr-5/index.html": "5"}
+    remote, git_env = _remote(tmp_path, "https://x-access-token:t@github.com/o/previews.git", pages, "gh-pages")
+    env = {"GH_TOKEN": "t", "TOKEN": "t", "TARGET": "o/previews", "REPOSITORY": "o/r", **git_env}
+    code, log, _ = _run_step("preview.yml", "Remove the previews of pull requests no longer open", env, tmp_path,
+                             gh="printf '5\\n12\\n'")  # fmt: skip
+    assert code == 0, log
+    left = set(_git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
+    assert left == {"index.html", "pr-5/index.html"}  # pull request 3 is closed, 5 is open
+
+
+# --- GPU runners: ephemeral, hash-locked installs, a container without network -----------------
+
+
+def test_the_record_job_checks_its_runner_then_installs_locked_and_records_offline():
+    record = load("gpu.yml")["jobs"]["record"]
+    names = [s.get("name", s.get("uses", "")) for s in record["steps"]]
+    assert names[:2] == ["This runner is ephemeral", "The image is pinned by digest"], names
+    scripts = [s.get("run", "").replace("\\\n", " ") for s in record["steps"]]
+    pips = [s for s in scripts if "pip install" in s]
+    assert len(pips) == 1, pips
+    assert "--require-hashes --only-binary :all: -r requirements-gpu.txt" in pips[0] and "--no-cache-dir" in pips[0]
+    (recording,) = [s for s in scripts if "-m mkdocs_examples record" in s]
+    words = shlex.split(recording.split("docker run", 1)[1])
+    assert recording.lstrip().startswith("mkdir -p shard") and "docker run" in recording
+    assert {"--network", "none"} <= set(words) and words[words.index("--network") + 1] == "none"
+    mounts = [words[i + 1] for i, w in enumerate(words) if w == "-v"]
+    assert mounts == ["$PWD:/work:ro", "$PWD/shard:/work/shard"], mounts
+    assert "--privileged" not in words and not any("docker.sock" in w or "HOME" in w.split("=")[0] for w in mounts)
+    assert record["env"]["IMAGE"] == "${{ vars.RECORDING_IMAGE }}"
+
+
+def _fake_runner(tmp_path: Path, settings: str | None) -> Path:
+    """A runner's folder whose bin/Runner.Worker (a copy of bash) starts the steps, as GitHub's does."""
+    root = tmp_path / "actions-runner"
+    (root / "bin").mkdir(parents=True)
+    worker = root / "bin" / "Runner.Worker"
+    shutil.copy("/bin/bash", worker)
+    if settings is not None:
+        (root / ".runner").write_text(settings, encoding="utf-8-sig")  # the runner writes a BOM
+    return worker
+
+
+@pytest.mark.parametrize(
+    ("settings", "ok"),
+    [
+        ('{\n  "agentId": 7,\n  "ephemeral": true,\n  "poolId": 1\n}', True),
+        ('{"AgentId": 7, "Ephemeral": true}', True),
+        ('{\n  "agentId": 7,\n  "poolId": 1\n}', False),  # a runner that stays: no "ephemeral" key
+        ('{"agentId": 7, "ephemeral": false}', False),
+        (None, False),
+    ],
+)
+def test_the_record_job_refuses_a_runner_that_is_not_ephemeral(tmp_path, settings, ok):
+    worker = _fake_runner(tmp_path, settings)
+    script = _step("gpu.yml", "This runner is ephemeral")["run"]
+    steps_shell = 'bash --noprofile --norc -eo pipefail -c "$STEP"; exit $?'  # the worker stays the parent
+    done = subprocess.run([str(worker), "--noprofile", "--norc", "-c", steps_shell],
+                          env={"PATH": "/usr/bin:/bin", "STEP": script}, capture_output=True, text=True)  # fmt: skip
+    assert (done.returncode == 0) == ok, done.stdout + done.stderr
+    if not ok:
+        assert "::error::" in done.stdout and ("is not ephemeral" in done.stdout or settings is None)
+
+
+def test_outside_a_runner_the_check_refuses(tmp_path):
+    code, log, _ = _run_step("gpu.yml", "This runner is ephemeral", {}, tmp_path)
+    assert code == 1 and "no Runner.Worker process above this step" in log, log
+
+
+@pytest.mark.parametrize(
+    ("image", "ok"),
+    [
+        ("python:3.11-slim-bookworm@sha256:" + "a" * 64, True),
+        ("ghcr.io/o/gpu:1@sha256:" + "0" * 64, True),
+        ("python:3.11-slim-bookworm", False),
+        ("", False),
+        ("python@sha256:abc", False),
+    ],
+)
+def test_the_recording_image_must_be_pinned_by_digest(tmp_path, image, ok):
+    code, log, _ = _run_step("gpu.yml", "The image is pinned by digest", {"IMAGE": image}, tmp_path)
+    assert (code == 0) == ok, log
+
+
+def test_only_the_propose_job_holds_a_token_and_it_is_the_environments():
+    gpu = load("gpu.yml")
+    assert gpu["jobs"]["merge"]["permissions"] == {"contents": "read"}
+    propose = gpu["jobs"]["propose"]
+    assert propose["environment"] == "recordings" and propose["permissions"] == {"contents": "read"}
+    assert "github.token" not in WORKFLOWS["gpu.yml"].read_text(encoding="utf-8")
+    assert [s.get("uses", "").split("@")[0] for s in propose["steps"] if "uses" in s] == [
+        "actions/checkout", "actions/download-artifact"]  # fmt: skip  (no pip, no engine, where the token is)
+    assert not any("pip" in s.get("run", "") or "python" in s.get("run", "") for s in propose["steps"])
+
+
+PROPOSE = 'Open or update the pull request "Refresh CUDA recordings"'
+
+
+def test_the_proposal_refuses_anything_but_json_files(tmp_path):
+    merged = tmp_path / "merged"
+    (merged / "tensors").mkdir(parents=True)
+    (merged / "tensors" / "x.json").write_text("{}")
+    (merged / "tensors" / "run.sh").write_text("echo hi")
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
+    code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path)
+    assert code == 1 and "something other than .json files" in log, log
+
+
+def test_the_proposal_pushes_the_recordings_to_their_branch_and_opens_the_pull_request(tmp_path):
+    url = "https://x-access-token:t@github.com/o/r.git"
+    remote, git_env = _remote(tmp_path, url, {"README.md": "r", "recordings/cuda/old.json": "{}"}, "main")
+    checkout = tmp_path / "checkout"
+    _git("clone", "--quiet", "--branch", "main", str(remote), str(checkout), cwd=tmp_path)
+    merged = tmp_path / "merged"
+    (merged / "tensors").mkdir(parents=True)
+    (merged / "tensors" / "new.json").write_text('{"a": 1}')
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged), "GITHUB_RUN_ID": "9", **git_env}
+    no_pull_request_yet = '[ "$2" != edit ]'  # `gh pr edit` fails, `gh pr create` works
+    code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path, gh=no_pull_request_yet, cwd=checkout)
+    assert code == 0, log
+    files = set(_git("ls-tree", "-r", "--name-only", "refresh-cuda-recordings", cwd=remote).split())
+    assert files == {"README.md", "recordings/cuda/tensors/new.json"}
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    assert calls[0].startswith("pr edit refresh-cuda-recordings") and calls[1].startswith("pr create --base main")
+    env.pop("GH_TOKEN")
+    code, log, _ = _run_step("gpu.yml", PROPOSE, {**env, "GH_TOKEN": ""}, tmp_path, cwd=checkout)
+    assert code == 1 and "set the secret RECORDINGS_TOKEN in the environment recordings" in log

@@ -29,6 +29,7 @@ from string import Template
 from urllib.parse import urlsplit
 
 import yaml
+from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -50,7 +51,7 @@ class Plan:
 
 def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: str = "", section_zh: str = "") -> Plan:
     config_file = root / "mkdocs.yml"
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=yaml.Loader)  # !!python tags
+    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=get_yaml_loader())  # !!python and !ENV tags
     docs = root / config.get("docs_dir", "docs")
     section_name, name = _parse(page)
     if any("\n" in text for text in (title, title_zh, section, section_zh)):
@@ -92,7 +93,7 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
             text = _add_translation(text, section, section_zh)
         else:
             text = _add_page(text, section_name, entry)
-        after = yaml.load(text, Loader=yaml.Loader)
+        after = yaml.load(text, Loader=get_yaml_loader())
         if entry not in _nav_pages(after.get("nav", [])):  # the text edit went wrong: say so, write nothing
             raise Refused(f"could not add {entry} to the nav of {config_file}: add it by hand")
         files[config_file] = text

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
 from mkdocs_examples.source.blocks import find_blocks
 
@@ -36,7 +37,7 @@ class Report:
 
 
 def languages(config_file: Path) -> list[str]:
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=yaml.Loader)  # !!python tags
+    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=get_yaml_loader())  # !!python and !ENV tags
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "i18n" in plugin:
             found = plugin["i18n"].get("languages", [])
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=ROOT / "mkdocs.yml")
     args = parser.parse_args(argv)
     config = args.config_file.resolve()
-    docs_dir = yaml.load(config.read_text(encoding="utf-8"), Loader=yaml.Loader).get("docs_dir", "docs")
+    docs_dir = yaml.load(config.read_text(encoding="utf-8"), Loader=get_yaml_loader()).get("docs_dir", "docs")
     report = check(config.parent / docs_dir, languages(config))
     print(markdown(report) if args.markdown else text(report))
     return 0 if report.ok else 1

@@ -23,6 +23,7 @@ class RecordConfig(base.Config):
 
 class ExamplesConfig(base.Config):
     enabled = opt.Type(bool, default=True)  # false: blocks render without running anything
+    execute = opt.Type(bool, default=True)  # false: never run an example; every result must come from the cache
     examples_dir = opt.Type(str, default="examples")  # relative to mkdocs.yml
     cache_dir = opt.Type(str, default=".cache/examples")  # relative to mkdocs.yml
     cache = opt.Type(bool, default=True)  # false: run every example on every build

@@ -84,9 +84,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._branch = branch(config.edit_uri)
         if self.config.enabled and self.engine is None:
             # The worker starts only when an example must run: a build served from the cache imports no torch
-            self.engine = Engine.from_config(
-                self.config, self.root, watch=[Path(config.docs_dir), Path(config.site_dir)]
-            )
+            watch = [Path(config.docs_dir), Path(config.site_dir)]
+            self.engine = Engine.from_config(self.config, self.root, watch=watch, execute=self.config.execute)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:

@@ -20,6 +20,7 @@ FailureKind = Literal[
     "worker",  # it killed, stopped or signalled the engine's worker process
     "sandbox",  # it changed files of the project
     "record",  # its process ended normally, but what it recorded could not be read
+    "not-executed",  # no cached result, and the build does not execute examples (option `execute: false`)
 ]
 
 
@@ -56,7 +57,7 @@ class Failure:
     traceback: str | None = None  # the Python traceback, or the stack at a crash or timeout
     returncode: int | None = None  # of the example's process; negative: killed by that signal
     timeout: float | None = None  # the limit that applied, for kind "timeout"
-    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox")
+    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox", "not-executed")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,12 @@ _PARALLEL = re.compile(
 )
 
 
+NOT_EXECUTED = (
+    "no cached result for this example, and this build does not execute examples (execute: false): "
+    "run them in the job that does, with the same versions, and pass its .cache/examples on to this one"
+)
+
+
 class EngineError(Exception):
     """The engine cannot run examples as configured."""
 
@@ -30,7 +36,7 @@ class EngineError(Exception):
 class Outcome:
     example: Example
     result: Result
-    origin: str  # "run", "cache" or "memory"
+    origin: str  # "run", "cache", "memory", or "none" (not cached, and the engine does not execute)
 
     @property
     def failure(self) -> Failure | None:
@@ -46,7 +52,7 @@ class Progress:
 
     def count(self, outcome: Outcome) -> None:
         self.done += 1
-        self.cached += outcome.origin != "run"
+        self.cached += outcome.origin in ("cache", "memory")
         self.failed += outcome.failure is not None
 
     def __str__(self) -> str:
@@ -66,8 +72,10 @@ class Engine:
         folder: str = "examples",
         watch: Iterable[Path] = (),
         project: Path | None = None,
+        execute: bool = True,
     ) -> None:
         self.examples_dir, self.folder = examples_dir, folder
+        self.execute = execute  # false: results come from memory or the cache only; no worker is started
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = Cache(cache_dir, examples_dir.resolve()) if cache_dir else None
@@ -81,11 +89,19 @@ class Engine:
 
     @classmethod
     def from_config(
-        cls, config: ExamplesConfig, root: Path, *, cache: bool = True, jobs: int = 0, watch: Iterable[Path] = ()
+        cls,
+        config: ExamplesConfig,
+        root: Path,
+        *,
+        cache: bool = True,
+        jobs: int = 0,
+        watch: Iterable[Path] = (),
+        execute: bool = True,
     ) -> Engine:
         """The engine the plugin options describe; paths are relative to ``root``, the folder of mkdocs.yml.
 
-        The one place where options become an engine: the plugin and the CLI both come here.
+        The one place where options become an engine: the plugin and the CLI both come here. The
+        plugin passes its option ``execute``; the CLI's commands exist to run examples, and always do.
         """
         options = Options(
             device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
@@ -100,6 +116,7 @@ class Engine:
             folder=config.folder,
             watch=watch,
             project=root,
+            execute=execute,
         )
 
     def load(self, path: str) -> Example:
@@ -130,6 +147,10 @@ class Engine:
             else:
                 pending.append(example)
         if not pending:
+            return outcomes
+        if not self.execute:
+            for example in pending:  # a failure, not remembered: a later build may find it cached
+                done(Outcome(example, Result(failure=Failure("not-executed", detail=NOT_EXECUTED)), "none"))
             return outcomes
         self.pool.start()  # the worker imports its modules while the folders are read below
         self._check_device()
@@ -202,7 +223,7 @@ def describe(outcome: Outcome) -> str:
         text = f"timed out after {failure.timeout:g} s (plugin option `timeout`); its stack at that moment"
     elif kind == "crash":
         text = f"the example's process crashed ({signal_name(-(failure.returncode or 0))})"
-    elif kind in ("worker", "sandbox"):
+    elif kind in ("worker", "sandbox", "not-executed"):
         text = failure.detail or kind
     elif kind == "record":
         text = (
@@ -219,7 +240,7 @@ def describe(outcome: Outcome) -> str:
 def summary(outcomes: list[Outcome], seconds: float) -> str:
     ran = [o for o in outcomes if o.origin == "run"]
     failed = sum(1 for o in outcomes if o.failure)
-    cached = len(outcomes) - len(ran)
+    cached = sum(1 for o in outcomes if o.origin in ("cache", "memory"))
     examples = f"{len(outcomes)} example" + ("" if len(outcomes) == 1 else "s")
     line = f"{examples} in {seconds:.1f} s: {len(ran)} run, {cached} cached, {failed} failed"
     slowest = sorted(ran, key=lambda o: o.result.seconds, reverse=True)[:3]
