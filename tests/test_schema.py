@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import json
 import math
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from mkdocs_examples.execute.cache import Cache
 from mkdocs_examples.execute.engine import Outcome
 from mkdocs_examples.publish import outputs
 from mkdocs_examples.recordings.store import Recording, RecordingError, read_folder
-from mkdocs_examples.results import MAX_IMAGE_BYTES, CellResult, Failure, Result
+from mkdocs_examples.results import MAX_IMAGE_BYTES, CellResult, Failure, FailureKind, Result
 from mkdocs_examples.schema import BASE, SCHEMAS, JSONError, SchemaError, Validator, loads, validate
 from mkdocs_examples.source.cells import Example
 
@@ -95,6 +97,14 @@ def test_the_image_limit_is_the_named_constant():
     image = DOCUMENTS["result.schema.json"]["$defs"]["image"]
     assert image["maxLength"] == 4 * math.ceil(MAX_IMAGE_BYTES / 3)  # base64 of MAX_IMAGE_BYTES bytes
     assert base64.b64decode("iVBORw0KGgo=")[:8] == b"\x89PNG\r\n\x1a\n"  # the pattern's prefix is PNG's signature
+
+
+def test_the_result_schema_has_the_fields_of_the_dataclasses_and_every_failure_kind():
+    result = DOCUMENTS["result.schema.json"]
+    for cls, schema in ((Result, result), (CellResult, result["$defs"]["cell"]), (Failure, result["$defs"]["failure"])):
+        names = [f.name for f in dataclasses.fields(cls)]
+        assert list(schema["properties"]) == names and schema["required"] == names, cls.__name__
+    assert result["$defs"]["failure"]["properties"]["kind"]["enum"] == list(typing.get_args(FailureKind))
 
 
 def _schemas(schema: Any, where: str = "#") -> list[tuple[str, dict]]:

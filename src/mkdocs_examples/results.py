@@ -79,8 +79,8 @@ class Failure:
     @classmethod
     def from_json(cls, data: Any) -> Failure:
         """The failure ``data`` describes; :class:`JSONError` unless it is an object matching ``$defs/failure``."""
-        if not isinstance(data, dict):  # the schema's failure may also be null: no failure
-            raise JSONError(f"expected a failure, found {data!r:.40}")
+        if not isinstance(data, dict):  # the schema's failure may also be null (no failure): this one may not
+            raise JSONError("expected an object: a failure")
         return cls.from_valid(validate(data, f"{RESULT}#/$defs/failure"))
 
     @classmethod
