@@ -42,3 +42,20 @@ def test_a_record_cut_short_by_a_crash_is_a_crash(tmp_path):
 def test_a_whole_record_is_a_result(tmp_path):
     result = collect(tmp_path, ['{"event": "start", "cell": 0}', *events("cell", "end")], returncode=0)
     assert result.failure is None and result.cells[0].output == "1\n"
+
+
+def test_a_recorded_image_that_is_not_a_png_is_refused_with_its_path(tmp_path):
+    gif = {**CELL, "images": ["R0lGODlhAQABAAAAADs="]}  # base64 of a GIF, as an example could write into its record
+    lines = ['{"event": "start", "cell": 0}', json.dumps({"event": "cell", **gif}), *events("end")]
+    result = collect(tmp_path, lines, returncode=0)
+    assert result.failure and result.failure.kind == "record" and not result.cells
+    assert "line 2 of its record" in result.failure.detail and "images[0]: " in result.failure.detail
+    assert "expected a PNG image in base64" in result.failure.detail
+
+
+def test_nan_in_a_record_is_refused_with_its_path(tmp_path):
+    cell = json.dumps({"event": "cell", **CELL}).replace('"seconds": 0.0', '"seconds": NaN')
+    lines = ['{"event": "start", "cell": 0}', cell, *events("end")]
+    result = collect(tmp_path, lines, returncode=0)
+    assert result.failure and result.failure.kind == "record"
+    assert "seconds: NaN is not a number JSON allows" in result.failure.detail

@@ -192,6 +192,27 @@ def test_figures_are_captured_as_png(runner):
     assert base64.b64decode(image).startswith(b"\x89PNG")
 
 
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [('b"GIF89a" + bytes(100)', "does not match"),  # not a PNG
+     ('b"\\x89PNG\\r\\n\\x1a\\n" + bytes(5 << 20)', "characters, more than 6990508")],  # over 5 MiB
+)  # fmt: skip
+def test_a_figure_a_page_cannot_show_fails_its_cell_by_the_same_check(runner, written, why):
+    outcome = runner.one(
+        f"""\
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+        plt.plot([1, 2, 3])
+        Figure.savefig = lambda self, buffer, **options: buffer.write({written})
+        """
+    )
+    failure = outcome.failure
+    assert failure and failure.kind == "figure" and failure.cell == 0 and failure.line == 1
+    assert failure.detail.startswith("figure 1 of this cell cannot be shown: ") and why in failure.detail
+    assert "at most 5 MiB: draw it smaller" in describe(outcome)
+    assert cells(outcome)[0].images == ()  # what the page cannot show is not kept
+
+
 def test_requires_cuda_cells_are_skipped_on_cpu(runner):
     outcome = runner.one('x = 1\n# %% tags=["requires-cuda"]\nimport torch\ntorch.ones(1, device="cuda")\n')
     assert outcome.failure is None

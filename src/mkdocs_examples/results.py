@@ -1,14 +1,24 @@
 """What running an example produces: one typed model shared by runner, pool, cache, render and CLI.
 
 Results travel as JSON twice: from the forked child to the parent (a record file), and
-into the cache. :func:`Result.from_json` validates every field, so an entry of the wrong
-shape (an older engine's, a hand-edited or truncated file) is rejected, never half-used.
+into the cache. Both are read back through ``schemas/result.schema.json``
+(:meth:`Result.from_json`, :meth:`CellResult.from_json`, :meth:`Failure.from_json`), so an
+entry of the wrong shape (an older engine's, a hand-edited or truncated file) is refused
+with the path of what is wrong, never half-used.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, get_args
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from mkdocs_examples.schema import JSONError, validate
+
+RESULT = "result.schema.json"  # the schema of a Result; its $defs, of the parts
+IMAGE = f"{RESULT}#/$defs/image"
+# A figure is embedded in its page: at most this many bytes of PNG. The schema's
+# $defs/image bounds its base64 text to 4 * ceil(MAX_IMAGE_BYTES / 3) characters
+MAX_IMAGE_BYTES = 5 << 20
 
 FailureKind = Literal[
     "exception",  # an unexpected exception in a cell
@@ -20,6 +30,7 @@ FailureKind = Literal[
     "worker",  # it killed, stopped or signalled the engine's worker process
     "sandbox",  # it changed files of the project
     "record",  # its process ended normally, but what it recorded could not be read
+    "figure",  # a figure it left open is not one a page can show (not a PNG, or too big)
     "not-executed",  # no cached result, and the build does not execute examples (option `execute: false`)
 ]
 
@@ -34,10 +45,6 @@ class Options:
     max_output: int = 20_000  # characters kept of one cell's output
 
 
-class ShapeError(ValueError):
-    """A JSON value does not have the shape of a result."""
-
-
 @dataclass(frozen=True)
 class CellResult:
     cell: int  # index into Example.cells
@@ -48,6 +55,17 @@ class CellResult:
     skipped: str | None = None  # "requires-cuda" when the cell was not run on this device
     seconds: float = 0.0
 
+    @classmethod
+    def from_json(cls, data: Any) -> CellResult:
+        """The cell ``data`` describes; :class:`JSONError` unless it matches ``$defs/cell``."""
+        return cls.from_valid(validate(data, f"{RESULT}#/$defs/cell"))
+
+    @classmethod
+    def from_valid(cls, data: dict[str, Any]) -> CellResult:
+        """The cell ``data`` describes, once it has been validated."""
+        return cls(int(data["cell"]), data["output"], int(data["truncated"]), tuple(data["images"]),
+                   data["traceback"], data["skipped"], float(data["seconds"]))  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -57,7 +75,24 @@ class Failure:
     traceback: str | None = None  # the Python traceback, or the stack at a crash or timeout
     returncode: int | None = None  # of the example's process; negative: killed by that signal
     timeout: float | None = None  # the limit that applied, for kind "timeout"
-    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox", "not-executed")
+    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox", "figure", ...)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Failure:
+        """The failure ``data`` describes; :class:`JSONError` unless it is an object matching ``$defs/failure``."""
+        if not isinstance(data, dict):  # the schema's failure may also be null (no failure): this one may not
+            raise JSONError("expected an object: a failure")
+        return cls.from_valid(validate(data, f"{RESULT}#/$defs/failure"))
+
+    @classmethod
+    def from_valid(cls, data: dict[str, Any]) -> Failure:
+        """The failure ``data`` describes, once it has been validated."""
+
+        def number(key: str, kind: type) -> Any:
+            return None if data[key] is None else kind(data[key])
+
+        return cls(data["kind"], number("cell", int), number("line", int), data["traceback"],
+                   number("returncode", int), number("timeout", float), data["detail"])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,73 +110,17 @@ class Result:
 
     @classmethod
     def from_json(cls, data: Any) -> Result:
-        """The result ``data`` describes; :class:`ShapeError` when any part has the wrong shape."""
-        obj = _fields(data, cls)
-        failure = obj["failure"]
+        """The result ``data`` describes; :class:`JSONError` naming the path of a part that does not match."""
+        return cls.from_valid(validate(data, RESULT))
+
+    @classmethod
+    def from_valid(cls, data: dict[str, Any]) -> Result:
+        """The result ``data`` describes, once it has been validated against ``result.schema.json``."""
+        failure = data["failure"]
         return cls(
-            cells=tuple(parse_cell(c) for c in _typed(obj["cells"], list)),
-            env=parse_strings(obj["env"]),
-            failure=None if failure is None else parse_failure(failure),
-            seconds=_number(obj["seconds"]),
-            depends=parse_strings(obj["depends"]),
+            cells=tuple(CellResult.from_valid(c) for c in data["cells"]),
+            env=dict(data["env"]),
+            failure=None if failure is None else Failure.from_valid(failure),
+            seconds=float(data["seconds"]),
+            depends=dict(data["depends"]),
         )
-
-
-def parse_cell(data: Any) -> CellResult:
-    obj = _fields(data, CellResult)
-    images = _typed(obj["images"], list)
-    return CellResult(
-        cell=_typed(obj["cell"], int),
-        output=_typed(obj["output"], str),
-        truncated=_typed(obj["truncated"], int),
-        images=tuple(_typed(i, str) for i in images),
-        traceback=_optional(obj["traceback"], str),
-        skipped=_optional(obj["skipped"], str),
-        seconds=_number(obj["seconds"]),
-    )
-
-
-def parse_failure(data: Any) -> Failure:
-    obj = _fields(data, Failure)
-    if obj["kind"] not in get_args(FailureKind):
-        raise ShapeError(f"unknown failure kind {obj['kind']!r}")
-    timeout = obj["timeout"]
-    return Failure(
-        kind=obj["kind"],
-        cell=_optional(obj["cell"], int),
-        line=_optional(obj["line"], int),
-        traceback=_optional(obj["traceback"], str),
-        returncode=_optional(obj["returncode"], int),
-        timeout=None if timeout is None else _number(timeout),
-        detail=_optional(obj["detail"], str),
-    )
-
-
-def _fields(data: Any, cls: type) -> dict[str, Any]:
-    """``data`` as a dict with exactly the fields of dataclass ``cls``."""
-    names = {f.name for f in fields(cls)}
-    if not isinstance(data, dict) or set(data) != names:
-        raise ShapeError(f"expected an object with the fields of {cls.__name__}")
-    return data
-
-
-def _typed(value: Any, kind: type) -> Any:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ShapeError(f"expected {kind.__name__}, got {type(value).__name__}")
-    return value
-
-
-def _optional(value: Any, kind: type) -> Any:
-    return None if value is None else _typed(value, kind)
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ShapeError(f"expected a number, got {type(value).__name__}")
-    return float(value)
-
-
-def parse_strings(value: Any) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ShapeError("expected an object of strings")
-    return dict(value)

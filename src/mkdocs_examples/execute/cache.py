@@ -5,8 +5,9 @@ its bytes and path, the engine (version and the source of the modules that execu
 Python, the versions of torch and the preloaded packages, the device and the run options.
 What the example turns out to import (other packages, helper modules beside it) is
 recorded in its result and checked when the entry is reused. Entries are written
-atomically; an entry that cannot be read, or has the wrong shape, is a miss, never an
-error; a cache folder that cannot be written is reported once and otherwise ignored.
+atomically; an entry that cannot be read, or does not match ``$defs/entry`` of
+``schemas/result.schema.json``, is a miss, never an error; a cache folder that cannot be
+written is reported once and otherwise ignored.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 
 from mkdocs_examples import __version__
 from mkdocs_examples.environment import package_version
-from mkdocs_examples.results import Options, Result, ShapeError
+from mkdocs_examples.results import RESULT, Options, Result
+from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example
 
 # What executes examples, as a whole: a module added to one of these folders is in the key too
@@ -65,12 +67,12 @@ class Cache:
 
     def get(self, key: str) -> Result | None:
         try:
-            entry = json.loads(self._file(key).read_text(encoding="utf-8"))
-            if not isinstance(entry, dict) or set(entry) != {"key", "result"} or entry["key"] != key:
-                return None
-            result = Result.from_json(entry["result"])
-        except (OSError, ValueError, ShapeError, RecursionError):
+            entry = validate(loads(self._file(key).read_text(encoding="utf-8")), f"{RESULT}#/$defs/entry")
+        except (OSError, UnicodeDecodeError, JSONError):
             return None
+        if entry["key"] != key:
+            return None
+        result = Result.from_valid(entry["result"])
         return result if self._current(result.depends) else None
 
     def put(self, key: str, result: Result) -> None:

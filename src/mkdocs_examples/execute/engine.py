@@ -223,7 +223,7 @@ def describe(outcome: Outcome) -> str:
         text = f"timed out after {failure.timeout:g} s (plugin option `timeout`); its stack at that moment"
     elif kind == "crash":
         text = f"the example's process crashed ({signal_name(-(failure.returncode or 0))})"
-    elif kind in ("worker", "sandbox", "not-executed"):
+    elif kind in ("worker", "sandbox", "figure", "not-executed"):
         text = failure.detail or kind
     elif kind == "record":
         text = (

@@ -25,16 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.execute.child.sandbox import kill_group
-from mkdocs_examples.results import (
-    CellResult,
-    Failure,
-    FailureKind,
-    Options,
-    Result,
-    parse_cell,
-    parse_failure,
-    parse_strings,
-)
+from mkdocs_examples.results import RESULT, CellResult, Failure, FailureKind, Options, Result
+from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example
 
 HUNG = 15.0  # seconds without a heartbeat (the worker sends one every 0.5 s) before it counts as stopped
@@ -239,24 +231,26 @@ def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: 
     number, text_line = 0, ""
     try:
         for number, text_line in enumerate(text.splitlines(), 1):  # noqa: B007 (named in the error below)
-            event = json.loads(text_line)
-            name = event.pop("event")
+            event = loads(text_line)
+            name = event.pop("event", None) if isinstance(event, dict) else None
             if name == "env":
-                env = parse_strings(event["env"])
+                env = dict(validate(event.get("env"), f"{RESULT}#/$defs/env"))
             elif name == "start":
-                running = int(event["cell"])
+                running = int(validate(event.get("cell"), f"{RESULT}#/$defs/index"))
             elif name == "cell":
-                cells.append(parse_cell(event))
+                cells.append(CellResult.from_json(event))
                 running = None
             elif name == "failure":
-                failure = parse_failure(event)
+                failure = Failure.from_json(event)
             elif name == "depends":
-                depends = parse_strings(event["depends"])
+                depends = dict(validate(event.get("depends"), f"{RESULT}#/$defs/depends"))
             elif name == "end":
                 finished = True
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+            else:
+                raise JSONError("not an event of the engine's runner")
+    except JSONError as error:
         finished = False  # a line cut short by a crash, or written by the example itself
-        unreadable = f"line {number} of its record: {text_line[:200]!r}: {type(error).__name__}: {error}"
+        unreadable = f"line {number} of its record ({text_line[:200]!r}): {error}"
     timed_out = done["timed_out"] or done["seconds"] >= timeout
     if unreadable and done["returncode"] == 0 and not timed_out:  # not a crash: say what could not be read
         return Result(tuple(cells), env, Failure("record", detail=unreadable), done["seconds"], depends)

@@ -5,17 +5,17 @@
 
 A pull request's check runs ``outputs`` on the pull request and on its base, then ``diff``
 tells reviewers which outputs the change moved, cell by cell, before anyone opens a page.
-A snapshot is one JSON file::
+A snapshot is one JSON file in the format of ``schemas/snapshot.schema.json``; in short::
 
     {"schema": 1, "env": {"torch": "2.13.0+cpu", ...},
      "examples": {"tensors/cat_and_stack.py": {
-        "digest": "<sha256 of the source>", "origin": "run" | "cached", "failure": null | "<message>",
-        "pages": ["en/tensors/cat-and-stack.md", ...],      # pages embedding the example
+        "digest": "<sha256 of the source>", "origin": "run", "failure": null, "pages": ["en/tensors/cat-and-stack.md"],
         "cells": [{"cell": 0, "name": "setup", "line": 5, "hidden": false, "output": ["line\\n"],
-                   "traceback": null | ["line\\n"], "images": ["<sha256 of the PNG>"], "skipped": null}]}}}
+                   "traceback": null, "images": ["<sha256 of the PNG>"], "skipped": null}]}}}
 
 Cells are matched by name, or by position when unnamed. A snapshot is read as untrusted
-input: what ``diff`` prints is built only from validated fields, and every text is fenced.
+input, through its schema: what ``diff`` prints outside a code fence (paths, page and cell
+names) matches the schema's patterns, and every text is fenced.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import html
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,15 +30,10 @@ from typing import Any
 
 from mkdocs_examples.execute.engine import Outcome, describe
 from mkdocs_examples.render.fences import fence
+from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.blocks import find_blocks
 
-SCHEMA = 1
-_FORMATS = {  # what may reach the report outside a code fence
-    "example": re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.py"),  # no segment starts with a dot
-    "page": re.compile(r"(?:[\w-][\w.-]*/)*[\w-][\w.-]*\.md"),
-    "name": re.compile(r"[A-Za-z0-9][\w-]*"),
-    "origin": re.compile(r"run|cached"),
-}
+SCHEMA = 1  # the version a snapshot names, and the schema's "const"
 _LIMIT = 60  # diff lines shown per cell; the rest is counted
 
 
@@ -110,61 +104,22 @@ class Snapshot:
 
 
 def read(file: Path) -> Snapshot:
+    """The snapshot in ``file``; :class:`SnapshotError` naming the file and what does not match its schema."""
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise ValueError(f"not a schema {SCHEMA} snapshot")
-        env = {str(k): str(v) for k, v in _dict(data.get("env", {})).items()}
-        examples = {_str(path, "example"): _read_example(value) for path, value in _dict(data["examples"]).items()}
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as error:
+        data = validate(loads(file.read_text(encoding="utf-8")), "snapshot.schema.json")
+    except (OSError, UnicodeDecodeError, JSONError) as error:
         raise SnapshotError(f"{file}: not a readable snapshot ({error})") from None
-    return Snapshot(env, examples)
+    return Snapshot(dict(data["env"]), {path: _read_example(value) for path, value in data["examples"].items()})
 
 
-def _read_example(data: Any) -> dict[str, Any]:
-    data = _dict(data)
+def _read_example(data: dict[str, Any]) -> dict[str, Any]:
     cells: dict[str, Cell] = {}
-    for position, raw in enumerate(_list(data["cells"])):
-        raw = _dict(raw)
-        name = raw.get("name")
-        key = _str(name, "name") if name is not None else f"#{position}"
-        traceback = raw.get("traceback")
-        cells[key] = Cell(
-            key=key,
-            line=int(raw["line"]),
-            hidden=bool(raw["hidden"]),
-            text=tuple(map(_str, _list(raw["output"]))) + tuple(map(_str, _list(traceback or []))),
-            images=tuple(map(_str, _list(raw["images"]))),
-            skipped=None if raw.get("skipped") is None else _str(raw["skipped"]),
-        )
-    failure = data.get("failure")
-    return {
-        "digest": _str(data["digest"]),
-        "origin": _str(data["origin"], "origin"),
-        "failure": None if failure is None else _str(failure),
-        "pages": [_str(p, "page") for p in _list(data.get("pages", []))],
-        "cells": cells,
-    }
-
-
-def _dict(value: Any) -> dict:
-    if not isinstance(value, dict):
-        raise TypeError(f"expected an object, found {type(value).__name__}")
-    return value
-
-
-def _list(value: Any) -> list:
-    if not isinstance(value, list):
-        raise TypeError(f"expected a list, found {type(value).__name__}")
-    return value
-
-
-def _str(value: Any, form: str | None = None) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, found {type(value).__name__}")
-    if form and not _FORMATS[form].fullmatch(value):
-        raise ValueError(f"not a valid {form}: {value[:80]!r}")
-    return value
+    for position, raw in enumerate(data["cells"]):
+        key = raw["name"] if raw["name"] is not None else f"#{position}"
+        text = tuple(raw["output"]) + tuple(raw["traceback"] or ())
+        cells[key] = Cell(key, int(raw["line"]), raw["hidden"], text, tuple(raw["images"]), raw["skipped"])
+    return {"digest": data["digest"], "origin": data["origin"], "failure": data["failure"], "pages": data["pages"],
+            "cells": cells}  # fmt: skip
 
 
 # The report

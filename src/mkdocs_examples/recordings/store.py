@@ -1,19 +1,13 @@
 """Recordings: what examples printed on another machine (a GPU), committed so that a build without one publishes it.
 
-One plain JSON file per example, ``<recordings>/<device>/<path without .py>.json``::
+One plain JSON file per example, ``<recordings>/<device>/<path without .py>.json``, in the
+format of ``schemas/recording.schema.json`` (README, "CUDA outputs"), which this module reads
+it through. In short::
 
-    {
-      "schema": 1,
-      "example": "devices/gpu_memory.py",       # path under the examples folder
-      "digest": "<sha256 of the example's source>",
-      "recorded": "2026-11-22T15:40:12Z",        # when, UTC
-      "seconds": 1.83,                           # the example's run; shards are balanced by it
-      "env": {"device": "cuda", "gpu": "NVIDIA H100 80GB HBM3", "gpu_count": "1", "capability": "9.0",
-              "driver": "580.159.04", "cuda": "13.0", "cudnn": "91300", "torch": "2.11.0+cu130",
-              "python": "3.12.3", "os": "Linux-6.18...", "engine": "0.1.0"},
-      "cells": [{"cell": 0, "name": "setup", "output": ["line 1\\n", "line 2\\n"], "traceback": null,
-                 "images": [], "truncated": 0, "skipped": null, "seconds": 0.1}, ...]
-    }
+    {"schema": 1, "example": "devices/gpu_memory.py", "digest": "<sha256 of its source>",
+     "recorded": "2026-11-22T15:40:12Z", "seconds": 1.83, "env": {"device": "cuda", "gpu": ..., "torch": ...},
+     "cells": [{"cell": 0, "name": "setup", "output": ["line 1\\n", "line 2\\n"], "traceback": null,
+                "images": [], "truncated": 0, "skipped": null, "seconds": 0.1}, ...]}
 
 Output and tracebacks are lists of lines, so a pull request that refreshes recordings shows
 reviewers which lines changed. A recording belongs to the exact source it ran
@@ -26,7 +20,6 @@ import contextlib
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -37,16 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
-from mkdocs_examples.results import CellResult, Result, ShapeError, parse_cell, parse_strings
+from mkdocs_examples.results import RESULT, CellResult, Result
+from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example
 
-SCHEMA = 1
-_FORMATS = {
-    "example": re.compile(r"(?:[\w.-]+/)*[\w.-]+\.py"),
-    "digest": re.compile(r"[0-9a-f]{64}"),
-    "recorded": re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"),
-}
-_BASE64 = re.compile(r"[A-Za-z0-9+/=\n]*")  # images go into the page as data: URLs
+SCHEMA = 1  # the version a recording names, and the schema's "const"
+RECORDING = "recording.schema.json"
 
 
 class RecordingError(Exception):
@@ -114,45 +103,16 @@ class Recording:
 
     @classmethod
     def from_json(cls, data: Any) -> Recording:
-        """The recording ``data`` describes; :class:`ShapeError` naming what is wrong otherwise."""
-        keys = {"schema", "example", "digest", "recorded", "seconds", "env", "cells"}
-        if not isinstance(data, dict) or set(data) != keys:
-            raise ShapeError(f"expected an object with exactly the keys {', '.join(sorted(keys))}")
-        if data["schema"] != SCHEMA:
-            raise ShapeError(f"schema {data['schema']!r}, this engine reads schema {SCHEMA}")
-        for key, pattern in _FORMATS.items():  # a recording can come from a stranger's pull request
-            if not isinstance(data[key], str) or not pattern.fullmatch(data[key]):
-                raise ShapeError(f"{key}: expected {pattern.pattern}")
-        if not isinstance(data["cells"], list):
-            raise ShapeError("cells: expected a list")
-        cells = tuple(_cell(c) for c in data["cells"])
-        seconds = data["seconds"]
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise ShapeError("seconds: expected a number")
-        names = tuple(c.get("name") if isinstance(c, dict) else None for c in data["cells"])
-        return cls(data["example"], data["digest"], data["recorded"], parse_strings(data["env"]),
-                   float(seconds), cells, names)  # fmt: skip
-
-
-def _cell(data: Any) -> CellResult:
-    keys = {"cell", "name", "output", "traceback", "images", "truncated", "skipped", "seconds"}
-    if not isinstance(data, dict) or set(data) != keys:
-        raise ShapeError(f"a cell: expected an object with exactly the keys {', '.join(sorted(keys))}")
-    if data["name"] is not None and not isinstance(data["name"], str):
-        raise ShapeError("a cell's name: expected a string or null")
-    traceback = None if data["traceback"] is None else _lines(data["traceback"], "traceback")
-    images = data["images"]
-    if not isinstance(images, list) or not all(isinstance(i, str) and _BASE64.fullmatch(i) for i in images):
-        raise ShapeError("a cell's images: expected a list of base64 PNGs")
-    # the remaining fields have the shape of a CellResult: its own validation checks them
-    fields = {k: data[k] for k in ("cell", "images", "truncated", "skipped", "seconds")}
-    return parse_cell({**fields, "output": _lines(data["output"], "output"), "traceback": traceback})
-
-
-def _lines(value: Any, what: str) -> str:
-    if not isinstance(value, list) or not all(isinstance(line, str) for line in value):
-        raise ShapeError(f"a cell's {what}: expected a list of lines")
-    return "".join(value)
+        """The recording ``data`` describes; :class:`JSONError` naming the path of what does not match its schema."""
+        data = validate(data, RECORDING)  # a recording can come from a stranger's pull request
+        cells = tuple(
+            CellResult(int(c["cell"]), "".join(c["output"]), int(c["truncated"]), tuple(c["images"]),
+                       None if c["traceback"] is None else "".join(c["traceback"]), c["skipped"], float(c["seconds"]))
+            for c in data["cells"]
+        )  # fmt: skip
+        names = tuple(c["name"] for c in data["cells"])
+        return cls(data["example"], data["digest"], data["recorded"], dict(data["env"]), float(data["seconds"]),
+                   cells, names)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -184,8 +144,8 @@ def dumps(recording: Recording) -> str:
 def read(file: Path, folder: Path) -> Recording:
     """The recording in ``file``, checked to be where its example's path puts it under ``folder``."""
     try:
-        recording = Recording.from_json(json.loads(file.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        recording = Recording.from_json(loads(file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, JSONError) as error:
         raise RecordingError(f"{file}: not a readable recording ({error})") from None
     if file_of(folder, recording.example).resolve() != file.resolve():
         where = file_of(folder, recording.example)
@@ -284,8 +244,8 @@ def environment(device: str = "cpu") -> dict[str, str]:
     try:
         probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
         why = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
-        env.update(parse_strings(json.loads(probe.stdout)))
-    except (OSError, subprocess.SubprocessError, ValueError, ShapeError) as error:
+        env.update(validate(loads(probe.stdout), f"{RESULT}#/$defs/env"))
+    except (OSError, subprocess.SubprocessError, JSONError) as error:
         why = why or str(error)
         raise RecordingError(f"cannot tell which torch this machine runs ({why}); nothing was recorded") from error
     if device == "cuda" and "gpu" not in env:

@@ -32,7 +32,8 @@ from typing import Any, NoReturn
 
 from mkdocs_examples.environment import distributions, package_version
 from mkdocs_examples.execute.child.clean import Cleaner
-from mkdocs_examples.results import CellResult, Failure, FailureKind, Options
+from mkdocs_examples.results import IMAGE, MAX_IMAGE_BYTES, CellResult, Failure, FailureKind, Options
+from mkdocs_examples.schema import JSONError, validate
 from mkdocs_examples.source.cells import Cell, Example
 
 # Python's own warning filters, read when the worker imports this module and before it
@@ -180,8 +181,24 @@ def _run_cell(
     seconds = round(time.perf_counter() - start, 4)
     output, truncated = clean(capture.text)
     truncated += capture.unread
-    result = CellResult(cell.index, output, truncated, tuple(_figures()), shown, None, seconds)
-    return result, failure
+    images, refused = _showable(_figures())
+    if refused and failure is None:
+        failure = Failure("figure", cell.index, cell.lineno, detail=refused)
+    return CellResult(cell.index, output, truncated, images, shown, None, seconds), failure
+
+
+def _showable(images: list[str]) -> tuple[tuple[str, ...], str | None]:
+    """The figures a page can embed (the one check of every image, ``$defs/image``); why the first other one cannot."""
+    kept, refused = [], None
+    for number, image in enumerate(images, 1):
+        try:
+            kept.append(validate(image, IMAGE))
+        except JSONError as error:
+            refused = refused or (
+                f"figure {number} of this cell cannot be shown: {error.message}. A page embeds PNG figures of at most "
+                f"{MAX_IMAGE_BYTES >> 20} MiB: draw it smaller (figsize, dpi), or close it with plt.close()"
+            )
+    return tuple(kept), refused
 
 
 def _format_traceback(exc: BaseException, display: str) -> tuple[str, int | None]:
