@@ -30,7 +30,6 @@ from mkdocs_examples.publish import error_index, notebooks
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
 from mkdocs_examples.render.page import (
-    TEXT,
     branch,
     github,
     link_titles,
@@ -41,6 +40,7 @@ from mkdocs_examples.render.page import (
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
+from mkdocs_examples.texts import TEXT
 
 log = get_plugin_logger(__name__)
 
