@@ -77,10 +77,13 @@ def on_config(config):
         # static-i18n merges the search entries of every language into the index of the search
         # plugin after its build, enabled or not (mkdocs_static_i18n.reconfigure.reconfigure_search_index)
         search.search_index = SimpleNamespace(entries=[])
+    examples = config.plugins.get("examples")
+    if examples is not None:
+        examples.config.notebook_views = False  # read by the plugin's on_config, which runs after this one
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
-        # no notebook to render (hooks/notebook_views.py adds none): no page read by jupytext to find
-        # out, and no eviction of the notebooks it rendered for the last full build from its cache
+        # no notebook to render (the examples plugin adds none): no page read by jupytext to find out,
+        # and no eviction of the notebooks it rendered for the last full build from its cache
         jupyter.config["ignore"] = ["*"]
         jupyter.config["cache"] = False
     return config

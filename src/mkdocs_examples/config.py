@@ -36,6 +36,9 @@ class ExamplesConfig(base.Config):
     recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json
     publish = opt.Type(list, default=["cuda"])  # devices whose recordings pages show beside the build's own
     record = opt.SubConfig(RecordConfig)
+    # true (the default): where mkdocs-jupyter is configured, each example that built gets a page of its
+    # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
+    notebook_views = opt.Type(bool, default=True)
 
     @property
     def folder(self) -> str:
