@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from mkdocs.exceptions import Abort
 from test_site import build_site
 
 ROOT = Path(__file__).parent.parent
@@ -87,19 +88,36 @@ def test_views_are_left_out_of_the_fixtures_search_index(fixture_site):
     assert {d["location"].split("#")[0] for d in docs} == {"", "zh/"}
 
 
-def test_views_of_a_site_without_static_i18n(tmp_path):
+@pytest.mark.parametrize(("directories", "view", "urls", "back"), [
+    (True, "notebooks/one/index.html", ["../notebooks/one/", "../notebooks/two/"], "../../tips/"),
+    (False, "notebooks/one.html", ["../notebooks/one.html", "../notebooks/two.html"], "../tips/index.html"),
+])  # fmt: skip
+def test_views_of_a_site_without_static_i18n(tmp_path, directories, view, urls, back):
     root = with_jupyter(tmp_path / "site")
     config = root / "mkdocs.yml"
-    config.write_text(re.sub(r"  - i18n:\n(?:      .*\n)+", "", config.read_text()))
+    text = re.sub(r"  - i18n:\n(?:      .*\n)+", "", config.read_text())
+    config.write_text(text + f"use_directory_urls: {str(directories).lower()}\n")
     shutil.rmtree(root / "docs" / "zh")
     (root / "docs" / "en").rename(root / "docs" / "tips")  # a folder that is no language
     build_site(root)
-    page = (root / "site" / "tips" / "index.html").read_text()
-    assert links(page, "notebook view") == ["../notebooks/one/", "../notebooks/two/"]
-    shown = (root / "site" / "notebooks" / "one" / "index.html").read_text()
-    assert "<title>Fixture: the notebook" in shown and links(shown, "Back to the page") == ["../../tips/"]
+    site = root / "site"
+    assert links((site / "tips" / "index.html").read_text(), "notebook view") == urls
+    shown = (site / view).read_text()
+    assert "<title>Fixture: the notebook" in shown and links(shown, "Back to the page") == [back]
+    css = re.search(r'<link rel="stylesheet" href="([^"]*assets/notebook-views\.css)">', shown)
+    assert css and (site / view).parent.joinpath(css[1]).resolve().is_file()
     assert "/edit/trunk/examples/one.py" in shown
-    assert not (root / "site" / "zh").exists()
+    assert not (site / "zh").exists()
+
+
+def test_a_mkdocs_jupyter_that_would_not_render_the_views_stops_the_build_saying_what_to_do(tmp_path, caplog):
+    root = with_jupyter(tmp_path / "site")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace('include: ["*.ipynb"]', 'include: ["*.py"]'))
+    with pytest.raises(Abort):
+        build_site(root)
+    assert "mkdocs-jupyter does not render the notebook views (notebooks/one.ipynb)" in caplog.text
+    assert "notebook_views: false" in caplog.text
 
 
 def test_no_views_with_the_option_off_or_without_mkdocs_jupyter(tmp_path):
@@ -131,7 +149,8 @@ def test_every_example_has_a_light_view_in_each_language(real_site, lang):
         source = (view.parent / button[1]).resolve()
         nbformat.validate(nbformat.reads(source.read_text(), as_version=4))
         edit = re.search(r'<a href="([^"]+)" title="[^"]+" class="md-content__button md-icon" rel="edit">', page)
-        assert edit and edit[1] == f"https://github.com/pytorch-tips/pytorch-tips/edit/main/examples/{stem.as_posix()}.py"
+        repository = "https://github.com/pytorch-tips/pytorch-tips"
+        assert edit and edit[1] == f"{repository}/edit/main/examples/{stem.as_posix()}.py"  # the example
     assert max(sizes) < 250_000, max(sizes)
 
 

@@ -65,6 +65,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._recorded: dict[str, dict[str, Recording]] = {}  # device: example path: its recording
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
+        self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
         self._repo_url: str | None = None
         self._branch = "main"
 
@@ -171,6 +172,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             self._views = notebook_views.add(
                 files, config, root=self._root, built=self._built(), pages=pages, examples_folder=self.config.folder
             )
+        self._view_urls = {view.example: view.url for view in self._views.values()}
         return files
 
     on_files = CombinedEvent(_add_stylesheet, _add_views)
@@ -189,8 +191,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             text = self._render(page.file.src_uri, block, lang)
             example = self._examples.get(block.path)
             if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
-                view = root + notebook_views.url(example.path, config) if self._with_views else None
-                text += "\n" + render_downloads(root, example, self._colab(example), lang=lang, view=view)
+                view = self._view_urls.get(example.path)
+                text += "\n" + render_downloads(
+                    root, example, self._colab(example), lang=lang, view=root + view if view else None
+                )
             return text
 
         return replace_blocks(markdown, blocks, render)
@@ -374,6 +378,6 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _end_build(self) -> None:
         """The end of a build, or of a failed one: nothing of it reaches the next (`mkdocs serve` rebuilds)."""
-        self._views = {}
+        self._views, self._view_urls = {}, {}
         if self._engine:
             self._engine.forget_failures()  # a failed example runs again on the next `serve` rebuild

@@ -16,7 +16,7 @@ that language's files, :func:`add` writes one notebook per example that built in
   drops them and links one small stylesheet of ours (the package asset ``notebook_views.css``).
 - Views are kept out of search (``search: exclude``, which Material's search honours): the
   page that embeds the example is the one to find.
-- The page's take-away line links the view (render/page.py, :func:`url`).
+- The page's take-away line links the view (render/page.py): its ``url``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 from mkdocs_examples import i18n
 from mkdocs_examples.publish import notebooks
@@ -52,6 +54,8 @@ _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
 class View:
     """What a view's page gets beside the notebook mkdocs-jupyter renders."""
 
+    example: str  # the example's path under the examples folder
+    url: str  # the view's URL, relative to the site's root
     title: str
     description: str
     back: str | None  # the page that embeds the example, relative to the view
@@ -71,11 +75,6 @@ def configure(config: MkDocsConfig, root: Path) -> None:
     plugin.config["cache_dir"] = str(root / plugin.config["cache_dir"])
     for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):  # its plugin, its converter
         logging.getLogger(name).setLevel(logging.WARNING)
-
-
-def url(example: str, config: MkDocsConfig) -> str:
-    """The URL of the view of ``example`` in this build's language, relative to the site's root."""
-    return f"{i18n.prefix(config)}{URL}/{example.removesuffix('.py')}/"
 
 
 def add(
@@ -98,40 +97,45 @@ def add(
     lang = i18n.build_language(config)
     words = text(lang)
     prefix = i18n.prefix(config)
-    embedding = _embedding(files, pages, prefix)
-    views: dict[str, View] = {}
-    added = []
+    embedding = _embedding(files, pages)
+    added: dict[str, Example] = {}  # src_uri of a view's notebook: its example
     for example, result, recorded in built:
-        stem = example.path.removesuffix(".py")
-        name = f"{prefix}{URL}/{stem}.ipynb"
+        name = f"{prefix}{URL}/{example.path.removesuffix('.py')}.ipynb"
         _write(root / FOLDER / name, notebooks.dumps(notebooks.notebook(example, result, recorded)))
-        file = File(name, str(root / FOLDER), config.site_dir, config.use_directory_urls)
-        added.append(file)
+        added[name] = example
+    notebook_files = [File(name, str(root / FOLDER), config.site_dir, config.use_directory_urls) for name in added]
+    views: dict[str, View] = {}
+    for file in plugin.on_files(Files(notebook_files), config):  # pages now, with their URLs
+        if not file.is_documentation_page():
+            raise PluginError(
+                f"mkdocs-jupyter does not render the notebook views ({file.src_uri}): give it "
+                '`include: ["*.ipynb"]` in mkdocs.yml (and no `ignore` that matches them), or set the '
+                "examples plugin's option `notebook_views: false`"
+            )
+        files.append(file)
+        example = added[file.src_uri]
         page, title = embedding.get(example.path, (None, example.display))
-        back = "../" * (stem.count("/") + 2) + page if page is not None else None  # both under [<lang>/]
         views[file.src_uri] = View(
+            example=example.path,
+            url=file.url,
             title=words["view.title"].format(title=title),
             description=words["view.description"].format(title=title),
-            back=back,
+            back=get_relative_url(page, file.url) if page is not None else None,
             back_label=words["view.back"],
             edit_url=edit_url(config, root, f"{examples_folder}/{example.path}"),
         )
-    for file in plugin.on_files(Files(added), config):
-        files.append(file)
     files.append(File.generated(config, CSS, abs_src_path=str(ASSET)))
     return views
 
 
-def _embedding(files: Files, pages: Mapping[str, tuple[str, list[str]]], prefix: str) -> dict[str, tuple[str, str]]:
-    """Each example's first page (by path) in this build: its URL (relative to the language's root) and title."""
+def _embedding(files: Files, pages: Mapping[str, tuple[str, list[str]]]) -> dict[str, tuple[str, str]]:
+    """Each example's first page (by path) in this language build: its URL and title."""
     found: dict[str, tuple[str, str]] = {}
     for file in sorted(files.documentation_pages(), key=lambda f: f.src_uri):
-        if file.src_uri not in pages:
-            continue
-        title, examples = pages[file.src_uri]
-        url = file.url.removeprefix(prefix).removeprefix("./")  # the root's index page: "./"
-        for example in examples:
-            found.setdefault(example, (url, title))
+        if file.src_uri in pages:
+            title, examples = pages[file.src_uri]
+            for example in examples:
+                found.setdefault(example, (file.url, title))
     return found
 
 
