@@ -363,8 +363,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return next((p.recording for p in self._published(example.path) if p.fresh(example)), None)
 
     def _built(self) -> list[tuple[Example, Result, Recording | None]]:
-        """Every example that built, with its result and recording: what downloads and views show."""
-        return [(o.example, o.result, self._recording_of(o.example)) for o in self._outcomes.values()
+        """Every example that built, by path, with its result and recording: what downloads and views show."""
+        return [(o.example, o.result, self._recording_of(o.example)) for _, o in sorted(self._outcomes.items())
                 if o.failure is None]  # fmt: skip
 
     def _downloadable(self, path: str) -> bool:
