@@ -84,8 +84,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def examples_of(self, src_uri: str) -> tuple[str, ...]:
         """The examples a page embeds, by the page's ``src_uri``: paths relative to :attr:`examples_dir`.
 
-        Each once, in the order the page first embeds them, whether or not they built; known from
-        ``on_pre_build`` of a build on (the pages MkDocs builds: ``exclude_docs`` left out).
+        Each once, in the order the page first embeds them, whether or not they built; known once the
+        build's ``on_pre_build`` has run, for the pages MkDocs builds (``exclude_docs`` left out).
         """
         _, blocks = self._pages.get(src_uri, ("", []))
         return tuple(dict.fromkeys(block.path for block in blocks if block.path))
