@@ -15,7 +15,7 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000/pytorch-tips/ of the E
 
 test: $(READY)  ## the whole test suite
 	$(PYTHON) -m ruff check src tests hooks tools
-	$(PYTHON) -m mypy src
+	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) -m pytest -n 2 --dist loadfile  # test modules in parallel, each with its own fixtures (tests/conftest.py)

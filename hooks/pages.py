@@ -17,11 +17,20 @@ import importlib
 import inspect
 import re
 import subprocess
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 from urllib.parse import urlsplit
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+
+from mkdocs_examples import i18n
 
 log = get_plugin_logger("pages")
 
@@ -33,21 +42,43 @@ SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torc
 ONE_PAGE = {"torch.utils.data": "data.html", "torch.nn.init": "nn.init.html"}
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
-_EXAMPLE = re.compile(r"^\s*/// example \| *([^#\s]+)", re.MULTILINE)
 
-_state: dict = {"dates": None, "404": {}, "depth": 0}
+
+class _Build:
+    """What one build gathers across its languages: a new one when a build starts (`mkdocs serve` rebuilds)."""
+
+    def __init__(self) -> None:
+        self.dates: dict[str, str] | None = None  # path relative to mkdocs.yml: date of its last commit
+        self.not_found: dict[str, str] = {}  # language: its 404 page
+
+
+_build = _Build()
+
+
+def on_pre_build(*, config: MkDocsConfig) -> None:
+    global _build
+    if not i18n.is_nested_build(config):  # static-i18n builds the other languages inside the first build
+        _build = _Build()
+
+
+def on_build_error(*, error: Exception) -> None:
+    global _build
+    _build = _Build()  # a failed build never reaches on_post_build: nothing of it reaches the next one
 
 
 # --- descriptions and dates -----------------------------------------------------------
 
 
-def on_page_markdown(markdown, *, page, config, files):
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if "description" not in page.meta and (text := _first_paragraph(markdown)):
         page.meta["description"] = text
     root = Path(config.config_file_path).parent
     sources = [Path(config.docs_dir) / page.file.src_uri]
-    sources += [root / "examples" / path for path in _EXAMPLE.findall(markdown)]
-    dates = [d for source in sources if (d := _dates(root).get(_relative(source, root)))]
+    examples = config.plugins.get("examples")
+    if examples is not None:  # the engine's API (README: "Using the engine on another site")
+        sources += [examples.examples_dir / path for path in examples.examples_of(page.file.src_uri)]
+    known = _dates(root, config)
+    dates = [d for source in sources if (d := known.get(_relative(source, root)))]
     if dates:
         page.meta["revision_date"] = max(dates)
     return markdown
@@ -74,8 +105,8 @@ def _first_paragraph(markdown: str) -> str | None:
     return None
 
 
-@event_priority(-100)  # after every hook that sets a description (the notebook views set theirs)
-def on_page_context(context, *, page, config, nav):
+@event_priority(-100)  # after every hook and plugin that sets a description (the notebook views set theirs)
+def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
     # Material writes the description into content="..." as it is: a quote in a page's first
     # paragraph would end the attribute and spill the rest into the page's <head>
     if isinstance(description := page.meta.get("description"), str):
@@ -83,13 +114,21 @@ def on_page_context(context, *, page, config, nav):
     return context
 
 
-def _dates(root: Path) -> dict[str, str]:
-    """Path (relative to the repository) -> date of the last commit that changed it."""
-    if _state["dates"] is None:
-        _state["dates"] = {}
+def _dates(root: Path, config: MkDocsConfig) -> dict[str, str]:
+    """Path (relative to ``root``, the folder of mkdocs.yml) -> date of the last commit that changed it.
+
+    Read from git once per build, so that `mkdocs serve` shows a commit made while it runs.
+    """
+    if _build.dates is None:
+        _build.dates = {}
+        folders = [Path(config.docs_dir)]
+        examples = config.plugins.get("examples")
+        if examples is not None:
+            folders.append(examples.examples_dir)
+        wanted = [rel for folder in folders if (rel := _relative(folder, root))]
         try:
             out = subprocess.run(
-                ["git", "log", "--format=%x00%cs", "--name-only", "--", "docs", "examples"],
+                ["git", "log", "--relative", "--format=%x00%cs", "--name-only", "--", *wanted],
                 cwd=root, capture_output=True, text=True, check=True, timeout=60,
             ).stdout  # fmt: skip
         except (OSError, subprocess.SubprocessError):
@@ -98,9 +137,9 @@ def _dates(root: Path) -> dict[str, str]:
         for line in out.splitlines():
             if line.startswith("\0"):
                 date = line[1:]
-            elif line and line not in _state["dates"]:
-                _state["dates"][line] = date  # newest first: the first date seen is the last change
-    return _state["dates"]
+            elif line and line not in _build.dates:
+                _build.dates[line] = date  # newest first: the first date seen is the last change
+    return _build.dates
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -113,24 +152,41 @@ def _relative(path: Path, root: Path) -> str:
 # --- links to PyTorch's reference -------------------------------------------------------
 
 
-def on_page_content(html, *, page, config, files):
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     parts, depth, last = [], 0, 0
+    where = _where(page, config)
     for tag in _SKIP.finditer(html):  # no links inside links, code blocks or headings
-        parts.append(_link_names(html[last : tag.start()], page) if depth == 0 else html[last : tag.start()])
+        parts.append(_link_names(html[last : tag.start()], where) if depth == 0 else html[last : tag.start()])
         parts.append(tag[0])
         depth = max(0, depth + (-1 if tag[1] else 1))
         last = tag.end()
-    parts.append(_link_names(html[last:], page) if depth == 0 else html[last:])
+    parts.append(_link_names(html[last:], where) if depth == 0 else html[last:])
     return "".join(parts)
 
 
-def _link_names(html: str, page) -> str:
+def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
+    """Where a page names an API: ``docs/en/x.md:12`` (the first line of its source that holds the name)."""
+    shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+
+    def where(name: str) -> str:
+        source = page.markdown if page.file.abs_src_path is None else Path(page.file.abs_src_path).read_text("utf-8")
+        lines = (source or "").splitlines()
+        number = next((i for i, line in enumerate(lines, start=1) if f"`{name}" in line), None)
+        return f"{shown}:{number}" if number else shown
+
+    return where
+
+
+def _link_names(html: str, where: Callable[[str], str]) -> str:
     def link(match: re.Match) -> str:
         url = reference(match[1])
         if url is None:
             return match[0]
         if url == "":
-            log.warning(f"{page.file.src_uri}: `{match[1]}` is not in torch {_torch().__version__}: was it removed?")
+            log.warning(
+                f"{where(match[1])}: `{match[1]}` is not in torch {_torch().__version__}: was it removed? Fix "
+                "the name, or add it to ABSENT in hooks/pages.py if the page shows on purpose that it does not exist"
+            )
             return match[0]
         return f'<a href="{url}" class="mx-api" title="PyTorch reference">{match[0]}</a>'
 
@@ -154,7 +210,7 @@ def reference(name: str) -> str | None:
     return f"{REFERENCE}generated/{full}.html"
 
 
-def _resolve(full: str):
+def _resolve(full: str) -> Any:
     parts = full.split(".")
     value = _torch()
     for i, part in enumerate(parts[1:], start=1):
@@ -168,56 +224,43 @@ def _resolve(full: str):
     return value
 
 
-def _torch():
+def _torch() -> ModuleType:
     return importlib.import_module("torch")
 
 
 # --- 404 pages and sitemaps per language ------------------------------------------------
 
 
-def on_post_template(output, *, template_name, config):
+def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
     """Each language build writes the root 404.html: keep the default language's, set the others aside."""
     if template_name != "404.html":
         return output
-    lang = config.theme.get("language", "en")
+    lang, default = i18n.build_language(config), i18n.default_language(config)
     base = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
-    i18n = config.plugins.get("i18n")
-    default = i18n.default_language if i18n else lang
-    homes = {code: base + ("" if code == default else f"{code}/") for code in _languages(config)}
+    homes = {code: base + i18n.prefix(config, code) for code in i18n.languages(config)}
     for code, home in homes.items():  # the language switch of a 404 leads home, not to the last page built
         output = re.sub(rf'href="[^"]*"(?= hreflang="{code}")', f'href="{home}"', output)
-    _state["404"][lang] = output
-    return _state["404"].get(default, output)
-
-
-def on_pre_build(*, config):
-    _state["depth"] += 1  # static-i18n builds the other languages inside the first build
-
-
-def on_build_error(*, error):
-    _state["depth"] = 0  # a failed build never reaches on_post_build: the next one starts afresh
+    _build.not_found[lang] = output
+    return _build.not_found.get(default, output)
 
 
 @event_priority(-200)  # after static-i18n has built every language
-def on_post_build(*, config):
-    _state["depth"] -= 1
-    i18n = config.plugins.get("i18n")
-    if i18n is None or _state["depth"] > 0:
+def on_post_build(*, config: MkDocsConfig) -> None:
+    global _build
+    if i18n.is_nested_build(config):
+        return
+    done, _build = _build, _Build()
+    if i18n.static_i18n(config) is None:
         return
     site = Path(config.site_dir)
-    for lang, output in _state["404"].items():
-        if lang != i18n.default_language:
+    for lang, output in done.not_found.items():
+        if lang != i18n.default_language(config):
             (site / lang).mkdir(exist_ok=True)
             (site / lang / "404.html").write_text(output, encoding="utf-8")
     _split_sitemap(site, config)
 
 
-def _languages(config) -> list[str]:
-    i18n = config.plugins.get("i18n")
-    return list(i18n.build_languages) if i18n else [config.theme.get("language", "en")]
-
-
-def _split_sitemap(site: Path, config) -> None:
+def _split_sitemap(site: Path, config: MkDocsConfig) -> None:
     """Next to the sitemap of every language, one per language at its root (Material's language switch reads it)."""
     sitemap = site / "sitemap.xml"
     if not sitemap.exists():
@@ -227,9 +270,6 @@ def _split_sitemap(site: Path, config) -> None:
     urls = ["<url>" + u for u in rest.split("<url>")]
     urls[-1] = urls[-1].replace("</urlset>", "")
     base = config.site_url or ""
-    i18n = config.plugins.get("i18n")
-    for lang in _languages(config):
-        if lang == i18n.default_language:
-            continue
+    for lang in i18n.languages(config)[1:]:  # every language but the default one
         mine = [u for u in urls if f"<loc>{base}{lang}/" in u]
         (site / lang / "sitemap.xml").write_text(head + "".join(mine).rstrip() + "\n</urlset>\n", encoding="utf-8")

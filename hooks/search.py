@@ -26,10 +26,16 @@ import html
 import json
 import keyword
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-import yaml
-from mkdocs.plugins import event_priority
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+
+from mkdocs_examples import i18n, yaml_files
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
@@ -39,31 +45,31 @@ INPUT = "assets/javascripts/"
 # zero-width space next to it
 CJK_PUNCTUATION = "，。、；：？！“”‘’（）《》【】…—"
 
-_state: dict = {}
+
+@dataclass
+class _Build:
+    """What one build with search gathers across its languages; a new one when a build starts."""
+
+    terms: dict[str, Any]  # hooks/search_assets/terms.yml
+    worker: tuple[str, str]  # our search worker: file name, text
+    input: tuple[str, str]  # search_assets/input.js: file name, text
+    entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # language: its index entries
 
 
-def _plugin(config, *names):
-    for name in names:
+_build: _Build | None = None  # None: no build with search under way
+
+
+def _search(config: MkDocsConfig) -> BasePlugin | None:
+    """Material's search plugin, unless it is disabled (hooks/serve.py disables it)."""
+    for name in ("material/search", "search"):
         if name in config.plugins:
             plugin = config.plugins[name]
-            return plugin if plugin.config.get("enabled", True) else None  # hooks/serve.py disables search
+            return plugin if plugin.config.get("enabled", True) else None
     return None
 
 
-def _i18n(config):
-    return _plugin(config, "i18n")
-
-
-def _languages(config) -> tuple[str, list[str]]:
-    """The default language and all the built ones."""
-    i18n = _i18n(config)
-    if i18n is None:
-        return "en", ["en"]
-    return i18n.default_language, list(i18n.build_languages)
-
-
 def _material_worker() -> Path:
-    import material
+    import material  # type: ignore[import-untyped]
 
     found = sorted((Path(material.__file__).parent / "templates" / WORKERS).glob("search.*.min.js"))
     if len(found) != 1:
@@ -89,21 +95,24 @@ def _hashed(pattern: str, text: str) -> tuple[str, str]:
     return pattern.format(hashlib.sha256(text.encode()).hexdigest()[:8]), text
 
 
-def _terms() -> dict:
-    return yaml.safe_load((ASSETS / "terms.yml").read_text(encoding="utf-8")) or {}
+def _terms() -> dict[str, Any]:
+    return yaml_files.load(ASSETS / "terms.yml") or {}
 
 
-def on_config(config):
-    i18n = _i18n(config)
-    if i18n is not None and i18n.building:  # static-i18n building another language
+def on_config(config: MkDocsConfig) -> None:
+    global _build
+    if i18n.is_nested_build(config):  # static-i18n building another language: the outer build's state holds
         return
-    if _plugin(config, "material/search", "search") is None:
+    _build = None
+    if _search(config) is None:
         return
-    _state["terms"] = terms = _terms()
-    _state["worker"] = _patched_worker()
-    _state["input"] = _hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8"))
-    _state["entries"] = {}
-    import jieba  # Material's search plugin segments Chinese text with it
+    terms = _terms()
+    _build = _Build(
+        terms=terms,
+        worker=_patched_worker(),
+        input=_hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8")),
+    )
+    import jieba  # type: ignore[import-untyped]  # Material's search plugin segments Chinese text with it
 
     for lang in terms.values():
         for word in lang.get("words") or []:
@@ -111,6 +120,11 @@ def on_config(config):
         for page_terms in (lang.get("pages") or {}).values():
             for word in page_terms:
                 jieba.add_word(word)
+
+
+def on_build_error(*, error: Exception) -> None:
+    global _build
+    _build = None  # nothing of a failed build reaches the next one
 
 
 # -- what the index holds --------------------------------------------------------------------------
@@ -146,15 +160,15 @@ def _for_index(content: str) -> str:
 
 
 @event_priority(100)  # before Material's search plugin, which then finds the page indexed
-def on_page_context(context, page, config, nav):
-    search = _plugin(config, "material/search", "search")
+def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
+    search = _search(config)
     meta = page.meta.get("search") or {}
-    if search is None or meta.get("exclude"):
-        return context
     content = page.content
+    if search is None or meta.get("exclude") or content is None:
+        return context
     page.content = _for_index(content)
     try:
-        search.search_index.add_entry_from_context(page)
+        search.search_index.add_entry_from_context(page)  # type: ignore[attr-defined]
     finally:
         page.content = content
     page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
@@ -174,60 +188,64 @@ def _slim(text: str) -> str:
 
 
 @event_priority(-200)  # after Material's search plugin and static-i18n
-def on_post_build(config):
-    search = _plugin(config, "material/search", "search")
-    if search is None:
+def on_post_build(*, config: MkDocsConfig) -> None:
+    global _build
+    search, build = _search(config), _build
+    if search is None or build is None:
         return
-    default, languages = _languages(config)
-    i18n = _i18n(config)
-    if i18n is not None and i18n.building:
+    entries = list(search.search_index.entries)  # type: ignore[attr-defined]
+    if i18n.is_nested_build(config):
         # static-i18n builds the other languages inside the default one's post_build: keep each
         # one's entries, before it merges them all into one index
-        _state["entries"][i18n.current_language] = list(search.search_index.entries)
+        build.entries[i18n.build_language(config)] = entries
         return
+    _build = None  # the end of the build: nothing of it reaches the next one
     # the end of the default language's build: its entries, merged with the others' by static-i18n
-    others = tuple(f"{lang}/" for lang in languages if lang != default)
-    _state["entries"][default] = [e for e in search.search_index.entries if not e["location"].startswith(others)]
+    default, languages = i18n.default_language(config), i18n.languages(config)
+    others = tuple(i18n.prefix(config, lang) for lang in languages if lang != default)
+    build.entries[default] = [e for e in entries if not e["location"].startswith(others)]
     site = Path(config.site_dir)
-    separator = search.config.separator
-    separator = separator.replace(r"[\s\u200b", rf"[\s\u200b{CJK_PUNCTUATION}", 1)
+    separator = search.config.separator.replace(r"[\s\u200b", rf"[\s\u200b{CJK_PUNCTUATION}", 1)
     for lang in languages:
-        entries = _state["entries"].get(lang)
-        if entries is None:
-            continue
-        prefix = "" if lang == default else f"{lang}/"
-        pages = (_state["terms"].get(lang) or {}).get("pages") or {}
-        tags = {_url(path): terms for path, terms in pages.items()}
-        docs = []
-        for entry in entries:
-            # code in the text of results as plain text: about 37 KB less per index (titles keep it)
-            entry = dict(entry, text=_slim(_CODE_TAGS.sub("", entry["text"])), title=_slim(entry["title"]))
-            location = entry["location"]
-            if prefix and location.startswith(prefix):
-                location = location[len(prefix) :]
-            entry["location"] = location
-            if location in tags:
-                entry["tags"] = list(tags.pop(location))
-            docs.append(entry)
-        if tags:
-            raise RuntimeError(f"search terms name pages that are not in the {lang} index: {sorted(tags)}")
-        index = {
-            "config": {
-                "lang": ["en"] if lang == "en" else ["en", lang],
-                "separator": separator,
-                "pipeline": search.config.pipeline,
-                "fields": search.config.fields,
-            },
-            "docs": docs,
-        }
-        path = site / prefix / "search" / "search_index.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    name, text = _state["worker"]
+        if (found := build.entries.get(lang)) is not None:
+            _write_index(site, config, search, lang, found, build.terms, separator)
+    name, text = build.worker
     (site / WORKERS / name).write_text(text, encoding="utf-8")
-    name, text = _state["input"]
+    name, text = build.input
     (site / INPUT / name).write_text(text, encoding="utf-8")
-    _state["entries"] = {}
+
+
+def _write_index(
+    site: Path, config: MkDocsConfig, search: BasePlugin, lang: str, entries: list[dict[str, Any]],
+    terms: dict[str, Any], separator: str,
+) -> None:  # fmt: skip
+    """The search index of language ``lang``, in its folder, with its pages' terms as tags."""
+    prefix = i18n.prefix(config, lang)
+    pages = (terms.get(lang) or {}).get("pages") or {}
+    tags = {_url(path): page_terms for path, page_terms in pages.items()}
+    docs = []
+    for entry in entries:
+        # code in the text of results as plain text: about 37 KB less per index (titles keep it)
+        entry = dict(entry, text=_slim(_CODE_TAGS.sub("", entry["text"])), title=_slim(entry["title"]))
+        location = entry["location"].removeprefix(prefix) if prefix else entry["location"]
+        entry["location"] = location
+        if location in tags:
+            entry["tags"] = list(tags.pop(location))
+        docs.append(entry)
+    if tags:
+        raise RuntimeError(f"search terms name pages that are not in the {lang} index: {sorted(tags)}")
+    index = {
+        "config": {
+            "lang": ["en"] if lang == "en" else ["en", lang],
+            "separator": separator,
+            "pipeline": search.config.pipeline,
+            "fields": search.config.fields,
+        },
+        "docs": docs,
+    }
+    path = site / prefix / "search" / "search_index.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def _url(path: str) -> str:
@@ -242,14 +260,13 @@ def _url(path: str) -> str:
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 
 
-def on_post_page(output, page, config):
-    if _plugin(config, "material/search", "search") is None:
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    if _search(config) is None or _build is None:
         return output
-    default, _ = _languages(config)
-    lang = getattr(page.file, "locale", None) or default
-    name, _ = _state["worker"]
+    default, lang = i18n.default_language(config), i18n.page_language(page, config)
+    name, _ = _build.worker
 
-    def config_json(match):
+    def config_json(match: re.Match) -> str:
         data = json.loads(match.group(2))
         if lang != default:
             data["base"] = f"{data['base']}/{lang}/"  # the folder of this language's index
@@ -262,5 +279,5 @@ def on_post_page(output, page, config):
     bundle = re.search(r'<script src="([^"]*)assets/javascripts/bundle\.', output)
     if bundle is None:
         raise RuntimeError(f"{page.file.src_uri}: Material's script is not found")
-    script = f'<script src="{bundle.group(1)}{INPUT}{_state["input"][0]}"></script>\n'
+    script = f'<script src="{bundle.group(1)}{INPUT}{_build.input[0]}"></script>\n'
     return f"{output[: bundle.start()]}{script}{output[bundle.start() :]}"

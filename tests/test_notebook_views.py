@@ -1,22 +1,134 @@
-"""Notebook views (hooks/notebook_views.py): each example's executed notebook, a page in each language."""
+"""Notebook views (publish/notebook_views.py): each example's executed notebook, a page in each language.
+
+On copies of the fixture site (tests/site) with mkdocs-jupyter, with and without
+mkdocs-static-i18n, and on the real site.
+"""
 
 from __future__ import annotations
 
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from mkdocs.exceptions import Abort
+from test_site import build_site
 
 ROOT = Path(__file__).parent.parent
+FIXTURE = Path(__file__).parent / "site"
+JUPYTER = """  - search
+  - mkdocs-jupyter:
+      include: ["*.ipynb"]
+      include_source: true
+"""
+REPOSITORY = "repo_url: https://github.com/owner/repo\nedit_uri: edit/trunk/docs/\n"
 OTHER_DEVICE = re.compile(r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?mx-recorded', re.S)
 EXAMPLES = sorted(p.relative_to(ROOT / "examples").with_suffix("") for p in (ROOT / "examples").rglob("[!_]*.py"))
 
 
 def text_of(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def with_jupyter(root: Path, options: str = "") -> Path:
+    """The fixture site at ``root`` with search, mkdocs-jupyter and a repository; ``options`` for `examples`."""
+    shutil.copytree(FIXTURE, root)
+    config = root / "mkdocs.yml"
+    text = config.read_text().replace("plugins:\n", "plugins:\n" + JUPYTER, 1)
+    text = text.replace("  name: material\n", "  name: material\n  features: [content.action.edit]\n", 1)
+    config.write_text(text.replace("  - examples:\n", "  - examples:\n" + options, 1) + REPOSITORY)
+    return root
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory) -> Path:
+    """The fixture site with notebook views, built once: its site folder."""
+    root = with_jupyter(tmp_path_factory.mktemp("views") / "site")
+    build_site(root)
+    return root / "site"
+
+
+def links(page: str, label: str) -> list[str]:
+    return re.findall(rf'<a href="([^"]+)">{re.escape(label)}</a>', page)
+
+
+@pytest.mark.parametrize(("lang", "title", "description", "back", "view"), [
+    ("", "Fixture: the notebook", "Fixture: the example as a notebook, with the outputs the page shows.",
+     "Back to the page", "notebook view"),
+    ("zh/", "测试站点：笔记本", "测试站点：示例的笔记本版本，带有页面上展示的输出。", "返回页面", "笔记本视图"),
+])  # fmt: skip
+def test_the_fixture_gets_a_view_of_each_example_in_each_language(fixture_site, lang, title, description, back, view):
+    home = fixture_site / lang / "index.html"
+    page = home.read_text()
+    root = "../" if lang else ""  # the site's root, seen from the page
+    assert links(page, view) == [f"{root}{lang}notebooks/one/", f"{root}{lang}notebooks/two/"]
+    for stem in ("one", "two"):
+        file = fixture_site / lang / "notebooks" / stem / "index.html"
+        shown = file.read_text()
+        assert f"<title>{title}" in shown and f'<html lang="{lang.strip("/") or "en"}"' in shown
+        (href,) = links(shown, back)
+        assert (file.parent / href / "index.html").resolve() == home.resolve()  # back to the page that embeds it
+        assert "<style" not in shown.split('class="md-content"')[1]  # JupyterLab's inline CSS: gone
+        css = re.search(r'<link rel="stylesheet" href="([^"]*assets/notebook-views\.css)">', shown)
+        assert css and (file.parent / css[1]).resolve().is_file()
+        edit = re.search(r'<a href="([^"]+)" title="[^"]+" class="md-content__button md-icon" rel="edit">', shown)
+        assert edit and edit[1] == f"https://github.com/owner/repo/edit/trunk/examples/{stem}.py"
+        assert f'<meta name="description" content="{description}">' in shown
+        assert (file.parent / f"{stem}.ipynb").is_file()  # mkdocs-jupyter's include_source: the download
+    for href in links(page, view):  # the take-away line of the page, in its language, links each view
+        assert (home.parent / href / "index.html").is_file(), href
+    assert "answer: 42" in text_of((fixture_site / lang / "notebooks" / "two" / "index.html").read_text())
+
+
+def test_views_are_left_out_of_the_fixtures_search_index(fixture_site):
+    docs = json.loads((fixture_site / "search" / "search_index.json").read_text())["docs"]
+    assert {d["location"].split("#")[0] for d in docs} == {"", "zh/"}
+
+
+@pytest.mark.parametrize(("directories", "view", "urls", "back"), [
+    (True, "notebooks/one/index.html", ["../notebooks/one/", "../notebooks/two/"], "../../tips/"),
+    (False, "notebooks/one.html", ["../notebooks/one.html", "../notebooks/two.html"], "../tips/index.html"),
+])  # fmt: skip
+def test_views_of_a_site_without_static_i18n(tmp_path, directories, view, urls, back):
+    root = with_jupyter(tmp_path / "site")
+    config = root / "mkdocs.yml"
+    text = re.sub(r"  - i18n:\n(?:      .*\n)+", "", config.read_text())
+    config.write_text(text + f"use_directory_urls: {str(directories).lower()}\n")
+    shutil.rmtree(root / "docs" / "zh")
+    (root / "docs" / "en").rename(root / "docs" / "tips")  # a folder that is no language
+    build_site(root)
+    site = root / "site"
+    assert links((site / "tips" / "index.html").read_text(), "notebook view") == urls
+    shown = (site / view).read_text()
+    assert "<title>Fixture: the notebook" in shown and links(shown, "Back to the page") == [back]
+    css = re.search(r'<link rel="stylesheet" href="([^"]*assets/notebook-views\.css)">', shown)
+    assert css and (site / view).parent.joinpath(css[1]).resolve().is_file()
+    assert "/edit/trunk/examples/one.py" in shown
+    assert not (site / "zh").exists()
+
+
+def test_a_mkdocs_jupyter_that_would_not_render_the_views_stops_the_build_saying_what_to_do(tmp_path, caplog):
+    root = with_jupyter(tmp_path / "site")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace('include: ["*.ipynb"]', 'include: ["*.py"]'))
+    with pytest.raises(Abort):
+        build_site(root)
+    assert "mkdocs-jupyter does not render the notebook views (notebooks/one.ipynb)" in caplog.text
+    assert "notebook_views: false" in caplog.text
+
+
+def test_no_views_with_the_option_off_or_without_mkdocs_jupyter(tmp_path):
+    off = with_jupyter(tmp_path / "off", options="      notebook_views: false\n")
+    plain = shutil.copytree(FIXTURE, tmp_path / "plain")
+    for root in (off, plain):
+        build_site(root)
+        assert not (root / "site" / "notebooks").exists() and not (root / "site" / "zh" / "notebooks").exists()
+        page = (root / "site" / "index.html").read_text()
+        assert "downloads/one.ipynb" in page  # the take-away line, without a link to a view
+        assert not links(page, "notebook view") and 'href="notebooks/' not in page
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"])
@@ -37,7 +149,8 @@ def test_every_example_has_a_light_view_in_each_language(real_site, lang):
         source = (view.parent / button[1]).resolve()
         nbformat.validate(nbformat.reads(source.read_text(), as_version=4))
         edit = re.search(r'<a href="([^"]+)" title="[^"]+" class="md-content__button md-icon" rel="edit">', page)
-        assert edit and edit[1].endswith(f"/examples/{stem.as_posix()}.py")  # edit the example, not the view
+        repository = "https://github.com/pytorch-tips/pytorch-tips"
+        assert edit and edit[1] == f"{repository}/edit/main/examples/{stem.as_posix()}.py"  # the example
     assert max(sizes) < 250_000, max(sizes)
 
 

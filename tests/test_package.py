@@ -96,6 +96,9 @@ def test_only_the_wheel_and_its_dependencies_are_installed(venv):
     assert not installed & {"torch", "numpy", "mkdocs-material", "mkdocs-static-i18n", "jupytext"}
     where = _run([python, "-c", "import mkdocs_examples; print(mkdocs_examples.__file__)"], venv)
     assert where.strip().startswith(str(venv))  # the installed wheel, not this project's src/
+    check = "from mkdocs_examples.publish import notebook_views as v; print(v.ASSET.is_file(), v.ASSET)"
+    shipped = _run([python, "-c", check], venv).split()
+    assert shipped[0] == "True" and shipped[1].startswith(str(venv))  # the views' stylesheet, a package asset
 
 
 def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(venv, tmp_path):

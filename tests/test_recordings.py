@@ -342,3 +342,18 @@ def test_a_machine_that_cannot_be_probed_records_nothing(monkeypatch):
     assert store.environment("cpu")["torch"] == "2.13.0+cpu"
     with pytest.raises(RecordingError, match="sees no CUDA GPU"):
         store.environment("cuda")
+
+
+def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words():
+    import html
+    import re
+
+    from mkdocs_examples.publish.notebooks import notebook
+
+    recording = fixture_recording()
+    line = re.search(r"Recorded on (.*?)\.</small>", page(recording=recording))
+    assert line
+    machine = html.unescape(line[1])
+    assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
+    notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
+    assert f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*" in notes

@@ -39,6 +39,17 @@ def test_the_pages_of_a_language_load_its_index(real_site):
     assert "ptSegment" in (site / "zh/tensors/cat-and-stack" / zh["search"]).resolve().read_text()
 
 
+def test_every_page_loads_the_index_of_its_language_notebook_views_too(real_site):
+    site, _ = real_site
+    config = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+    pages = [p for p in site.rglob("index.html") if "assets" not in p.parts]
+    assert len([p for p in pages if "notebooks" in p.parts]) > 80  # the views of both languages
+    for page in pages:
+        base = json.loads(config.search(page.read_text()).group(1))["base"]
+        folder = site / "zh" if page.relative_to(site).parts[0] == "zh" else site
+        assert (page.parent / base).resolve() == folder.resolve(), page
+
+
 def test_chinese_terms_stay_whole_and_tag_their_page(indexes):
     zh = indexes["zh"]
     learning_rate = entry(zh, "optimization/learning-rate/")

@@ -43,7 +43,7 @@ def build_site(root: Path, command: str = "build") -> list[str]:
     config.plugins.on_startup(command=command, dirty=False)
     try:
         build(config)
-        return list(config.plugins["examples"].engine.executed)
+        return list(config.plugins["examples"].executed)
     finally:
         config.plugins.on_shutdown()
 

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import links  # noqa: E402
 import new_page  # noqa: E402
 import twins  # noqa: E402
 
+from mkdocs_examples import yaml_files  # noqa: E402
 from mkdocs_examples.cli import main as cli  # noqa: E402
 
 
@@ -36,7 +37,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def nav(root: Path) -> list:
-    return yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())["nav"]
+    return yaml_files.load(root / "mkdocs.yml")["nav"]
 
 
 def section(items: list, name: str) -> list[str]:
@@ -89,7 +90,7 @@ def test_a_new_section_gets_index_pages_a_nav_entry_and_its_chinese_name(repo):
     names = [next(iter(i)) if isinstance(i, dict) else i for i in items]
     assert names[-3:] == ["Errors", "Sparse tensors", "Glossary"]  # after the last section
     assert section(items, "Sparse tensors") == ["sparse/index.md", "sparse/coo-basics.md"]
-    config = yaml.load((repo / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())
+    config = yaml_files.load(repo / "mkdocs.yml")
     zh = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)["languages"][1]
     assert zh["nav_translations"]["Sparse tensors"] == "稀疏张量"
     assert (repo / "docs/zh/sparse/index.md").read_text().startswith("# 稀疏张量\n")
@@ -118,29 +119,6 @@ def test_a_page_that_cannot_be_started_is_refused_and_nothing_is_written(repo, v
     assert done.returncode != 0
     assert done.stderr.startswith("error: ") and message in done.stderr
     assert tree(repo) == before
-
-
-@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
-def test_make_page_writes_every_file_or_none(repo, monkeypatch, capsys, failure):
-    """A failure while the files are moved in (a full disk, Ctrl-C) puts back what was already moved."""
-    before = tree(repo)
-    real, calls = os.replace, []
-
-    def replace(source, target):
-        calls.append(target)
-        if len(calls) == 4:  # the pages and the example are in; the index pages and mkdocs.yml are not
-            raise failure
-        real(source, target)
-
-    monkeypatch.setattr(new_page.os, "replace", replace)
-    if isinstance(failure, OSError):
-        assert new_page.main(["tensors/views", "--root", str(repo)]) == 1
-        assert "No space left on device; nothing was written" in capsys.readouterr().err
-    else:
-        with pytest.raises(KeyboardInterrupt):
-            new_page.main(["tensors/views", "--root", str(repo)])
-    assert len(calls) == 4
-    assert tree(repo) == before  # no page without its nav entry, no temporary file, no new folder
 
 
 def test_a_started_page_builds_strict_in_both_languages(repo, real_site):
@@ -193,6 +171,29 @@ def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, ca
     write("en/a/fewer.md", (tmp_path / "docs/zh/a/fewer.md").read_text())
     assert twins.main(["-f", str(tmp_path / "mkdocs.yml"), "--markdown"]) == 0
     assert "All 3 pages have their twin in en and zh" in capsys.readouterr().out
+
+
+def test_the_tools_read_mkdocs_yml_without_running_what_its_tags_name(tmp_path, capsys):
+    marker = tmp_path / "ran"
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        f'site_url: https://example.org/docs/\nevil: !!python/object/apply:os.system ["touch {marker}"]\n'
+        "token: !ENV [HOME, none]\nplugins:\n  - i18n:\n      languages:\n"
+        "        - {locale: zh}\n        - {locale: en, default: true}\n"
+    )
+    assert twins.languages(config) == ["en", "zh"]
+    assert links.site_base(config) == "/docs/"
+    with pytest.raises(new_page.Refused, match="new section"):  # read, then refused: no docs/en/tensors/
+        new_page.plan(tmp_path, "tensors/views")
+    assert not marker.exists()  # yaml.Loader, the full loader, would have run `touch`
+
+    config.write_text("site_url: https://example.org/\nnav:\n  - a.md\n  b: c\n")  # a mapping inside a list
+    assert twins.main(["-f", str(config)]) == 2
+    assert links.main([str(tmp_path), "-f", str(config)]) == 2  # no built site there: refused first
+    (tmp_path / "index.html").write_text("<p>site</p>")
+    assert links.main([str(tmp_path), "-f", str(config)]) == 2
+    errors = capsys.readouterr().err
+    assert errors.count(f"{config}:4: not valid YAML") == 2, errors
 
 
 def test_yaml_written_into_mkdocs_yml_reads_back_as_given():

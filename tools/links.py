@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-import yaml
+from mkdocs_examples import yaml_files
 
 _ATTRIBUTES = {"href", "src"}
 _IGNORED = ("mailto:", "javascript:", "data:", "tel:")
@@ -119,12 +119,7 @@ def fetch(urls: list[str], timeout: float = 20) -> dict[str, str]:
 
 def site_base(config: Path) -> str:
     """The path of ``site_url`` in mkdocs.yml, with slashes around it: ``/pytorch-tips/``."""
-
-    class Lenient(yaml.SafeLoader):
-        pass
-
-    Lenient.add_multi_constructor("", lambda loader, suffix, node: None)
-    data = yaml.load(config.read_text(encoding="utf-8"), Loader=Lenient)
+    data = yaml_files.load(config)  # safe: its !!python tags are read as None
     path = urlsplit(str(data.get("site_url") or "/")).path.strip("/")
     return f"/{path}/" if path else "/"
 
@@ -139,7 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.site / "index.html").is_file():
         print(f"error: {args.site} is not a built site (no index.html): run `make build` first", file=sys.stderr)
         return 2
-    broken, external, internal = check(args.site, site_base(args.config_file))
+    try:
+        base = site_base(args.config_file)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    broken, external, internal = check(args.site, base)
     failed = fetch(sorted(external)) if args.external else {}
     lines = [f"{link} (linked from {_pages(broken[link])})" for link in sorted(broken)]
     lines += [f"{url}: {why} (linked from {_pages(external[url])})" for url, why in sorted(failed.items())]

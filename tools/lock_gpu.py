@@ -114,7 +114,7 @@ class Resolver:
             marker = requirement.marker
             if marker and not any(marker.evaluate({**MARKERS, "extra": extra}) for extra in by_extras):
                 continue
-            name = canonicalize_name(requirement.name)
+            name: str = canonicalize_name(requirement.name)
             self.wanted_by.setdefault(name, []).append((requirement.specifier, by))
             new = set(requirement.extras) - extras.get(name, set())
             if name in self.chosen and not new:
@@ -226,7 +226,7 @@ def _wheel_metadata(wheel: dict, fetch: Fetch) -> bytes:
 
 def read_pins(requirements: Path) -> dict[str, str]:
     """``name==version`` lines of a requirements file, by canonical name (``-e`` lines and comments skipped)."""
-    pins = {}
+    pins: dict[str, str] = {}
     for number, raw in enumerate(requirements.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line or line.startswith("-"):

@@ -26,10 +26,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
+from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
+from mkdocs_examples import yaml_files
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -51,7 +51,10 @@ class Plan:
 
 def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: str = "", section_zh: str = "") -> Plan:
     config_file = root / "mkdocs.yml"
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=get_yaml_loader())  # !!python and !ENV tags
+    try:
+        config = yaml_files.load(config_file)  # safe: its !!python tags are read as None
+    except ValueError as error:
+        raise Refused(str(error)) from None
     docs = root / config.get("docs_dir", "docs")
     section_name, name = _parse(page)
     if any("\n" in text for text in (title, title_zh, section, section_zh)):
@@ -93,7 +96,7 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
             text = _add_translation(text, section, section_zh)
         else:
             text = _add_page(text, section_name, entry)
-        after = yaml.load(text, Loader=get_yaml_loader())
+        after = yaml_files.loads(text, str(config_file))
         if entry not in _nav_pages(after.get("nav", [])):  # the text edit went wrong: say so, write nothing
             raise Refused(f"could not add {entry} to the nav of {config_file}: add it by hand")
         files[config_file] = text
@@ -118,8 +121,8 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return Template((TEMPLATES / template).read_text(encoding="utf-8")).substitute(values)
 
 
-def _nav_pages(items) -> list[str]:
-    pages = []
+def _nav_pages(items: Any) -> list[str]:
+    pages: list[str] = []
     for item in items if isinstance(items, list) else [items]:
         value = next(iter(item.values())) if isinstance(item, dict) else item
         pages += _nav_pages(value) if isinstance(value, list) else [value]
@@ -183,8 +186,8 @@ def _add_translation(text: str, title: str, translation: str) -> str:
 def _scalar(text: str) -> str:
     """``text`` as a YAML mapping key or value: plain where YAML reads it back unchanged, else quoted."""
     try:
-        plain = text.strip() == text and "#" not in text and yaml.safe_load(f"k: {text}") == {"k": text}
-    except yaml.YAMLError:
+        plain = text.strip() == text and "#" not in text and yaml_files.loads(f"k: {text}") == {"k": text}
+    except ValueError:
         plain = False
     return text if plain else json.dumps(text, ensure_ascii=False)
 

@@ -16,9 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
-
+from mkdocs_examples import yaml_files
 from mkdocs_examples.source.blocks import find_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +35,7 @@ class Report:
 
 
 def languages(config_file: Path) -> list[str]:
-    config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=get_yaml_loader())  # !!python and !ENV tags
+    config = yaml_files.load(config_file)  # safe: its !!python tags are read as None
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "i18n" in plugin:
             found = plugin["i18n"].get("languages", [])
@@ -113,8 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", type=Path, default=ROOT / "mkdocs.yml")
     args = parser.parse_args(argv)
     config = args.config_file.resolve()
-    docs_dir = yaml.load(config.read_text(encoding="utf-8"), Loader=get_yaml_loader()).get("docs_dir", "docs")
-    report = check(config.parent / docs_dir, languages(config))
+    try:
+        docs_dir = yaml_files.load(config).get("docs_dir", "docs")
+        langs = languages(config)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    report = check(config.parent / docs_dir, langs)
     print(markdown(report) if args.markdown else text(report))
     return 0 if report.ok else 1
 

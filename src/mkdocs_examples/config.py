@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
 
+from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
 
 
@@ -37,6 +37,9 @@ class ExamplesConfig(base.Config):
     recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json
     publish = opt.Type(list, default=["cuda"])  # devices whose recordings pages show beside the build's own
     record = opt.SubConfig(RecordConfig)
+    # true (the default): where mkdocs-jupyter is configured, each example that built gets a page of its
+    # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
+    notebook_views = opt.Type(bool, default=True)
 
     @property
     def folder(self) -> str:
@@ -61,23 +64,13 @@ class Site:
         return self.root / self.config.recordings / device
 
 
-class _Lenient(yaml.SafeLoader):
-    """Reads mkdocs.yml without importing what its ``!!python/...`` and ``!ENV`` tags name."""
-
-
-_Lenient.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def load_site(config_file: Path) -> Site:
     """The `examples` options of the site ``config_file`` describes, validated as MkDocs would.
 
     Only this plugin's entry is read: a GPU machine that records examples needs neither the
     theme nor the other plugins installed. :class:`ValueError` says what is wrong.
     """
-    try:
-        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Lenient)  # a SafeLoader
-    except yaml.YAMLError as error:
-        raise ValueError(f"{config_file}: not valid YAML ({error})") from None
+    data = yaml_files.load(config_file)  # safe: tags are read as None, nothing they name is imported
     if not isinstance(data, dict):
         raise ValueError(f"{config_file}: not a MkDocs configuration")
     if "INHERIT" in data:

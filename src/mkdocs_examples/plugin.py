@@ -5,9 +5,14 @@ Order of work in one build:
 1. ``on_pre_build`` reads every page of every language, runs each embedded example
    once (memory, then cache, then the worker pool) and, outside `mkdocs serve`,
    stops the build on any failure *before* MkDocs cleans the site directory.
-2. ``on_page_markdown`` replaces each block by its rendered code and output.
-3. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages,
-   whose ``on_pre_build`` keeps the results of the first.
+2. ``on_files`` adds the plugin's stylesheet and, once mkdocs-static-i18n has sorted a
+   language's files, that language's notebook views (publish/notebook_views.py).
+3. ``on_page_markdown`` replaces each block by its rendered code and output.
+4. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages, whose
+   ``on_pre_build`` keeps the results of the first (i18n.py: the outer and nested builds).
+
+The read-only properties and methods under "API" are what a site's own hooks may use;
+everything else is internal.
 """
 
 from __future__ import annotations
@@ -19,18 +24,18 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files, InclusionLevel, get_files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples import i18n
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.execute.pool import PoolError
-from mkdocs_examples.publish import error_index, notebooks
+from mkdocs_examples.publish import error_index, notebook_views, notebooks
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
 from mkdocs_examples.render.page import (
-    TEXT,
     branch,
     github,
     link_titles,
@@ -50,21 +55,51 @@ CSS = "assets/mkdocs_examples.css"
 
 class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def __init__(self) -> None:
-        self.engine: Engine | None = None
-        self.root = Path()
-        self.serving = False
-        self.examples: dict[str, Example | ExampleError] = {}
-        self.outcomes: dict[str, Outcome] = {}
-        self.pages: dict[str, tuple[str, list[Block]]] = {}  # "docs/en/x.md": its title and blocks
-        self.recorded: dict[str, dict[str, Recording]] = {}  # device: example path: its recording
-        self._depth = 0  # nesting of builds: static-i18n builds other languages inside ours
-        self._site_dir: Path | None = None
+        self._engine: Engine | None = None
+        self._root = Path()
+        self._serving = False
+        self._docs = "docs"  # the docs folder's name, as messages name a page: docs/en/x.md
+        self._pages: dict[str, tuple[str, list[Block]]] = {}  # src_uri of a page: its title and blocks
+        self._examples: dict[str, Example | ExampleError] = {}
+        self._outcomes: dict[str, Outcome] = {}
+        self._recorded: dict[str, dict[str, Recording]] = {}  # device: example path: its recording
+        self._with_views = False  # notebook views in this build (publish/notebook_views.py)
+        self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
+        self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
         self._repo_url: str | None = None
         self._branch = "main"
 
+    # --- API: what a site's own hooks may read -------------------------------------
+
+    @property
+    def examples_dir(self) -> Path:
+        """The folder of the example scripts (the option ``examples_dir``, relative to mkdocs.yml), absolute."""
+        return (self._root / self.config.examples_dir).resolve()
+
+    @property
+    def running(self) -> bool:
+        """Whether examples run in this build (false with ``enabled: false``: pages show the code only)."""
+        return self._engine is not None
+
+    def examples_of(self, src_uri: str) -> tuple[str, ...]:
+        """The examples a page embeds, by the page's ``src_uri``: paths relative to :attr:`examples_dir`.
+
+        Each once, in the order the page first embeds them, whether or not they built; known once the
+        build's ``on_pre_build`` has run, for the pages MkDocs builds (``exclude_docs`` left out).
+        """
+        _, blocks = self._pages.get(src_uri, ("", []))
+        return tuple(dict.fromkeys(block.path for block in blocks if block.path))
+
+    @property
+    def executed(self) -> tuple[str, ...]:
+        """The examples this plugin has run (not taken from memory or the cache) since MkDocs started it, in order."""
+        return tuple(self._engine.executed) if self._engine else ()
+
+    # --- MkDocs events ---------------------------------------------------------------
+
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
-        self.serving = command == "serve"
+        self._serving = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         missing = [name for name in REQUIRED_EXTENSIONS if name not in config.markdown_extensions]
@@ -74,7 +109,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             )
         if CSS not in config.extra_css:
             config.extra_css.append(CSS)
-        self.root = Path(config.config_file_path).parent
+        self._root = Path(config.config_file_path).parent
+        self._docs = Path(config.docs_dir).name
         if self._recordings_dirs() and "pymdownx.tabbed" not in config.markdown_extensions:
             raise PluginError(
                 "the examples plugin publishes recordings (option `recordings`) and needs the markdown extension "
@@ -82,24 +118,31 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             )
         self._repo_url = config.repo_url
         self._branch = branch(config.edit_uri)
-        if self.config.enabled and self.engine is None:
+        self._with_views = bool(
+            self.config.enabled and self.config.notebook_views and notebook_views.jupyter(config) is not None
+        )
+        if self._with_views:
+            notebook_views.configure(config, self._root)
+        if self.config.enabled and self._engine is None:
             # The worker starts only when an example must run: a build served from the cache imports no torch
             watch = [Path(config.docs_dir), Path(config.site_dir)]
-            self.engine = Engine.from_config(self.config, self.root, watch=watch, execute=self.config.execute)
+            self._engine = Engine.from_config(self.config, self._root, watch=watch, execute=self.config.execute)
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
-        self._depth += 1
-        if not self.engine or self._depth > 1:  # another language of the same build: results are known
+        if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
-        self.pages = self._pages(config)
-        self.examples = self._load({block.path for _, blocks in self.pages.values() for block in blocks})
-        self.outcomes = self._run([e for e in self.examples.values() if isinstance(e, Example)])
-        self.recorded = self._read_recordings()
+        self._pages = self._read_pages(config)
+        self._examples, self._outcomes, self._recorded = {}, {}, {}  # nothing of an earlier build
+        if not self._engine:
+            return
+        self._examples = self._load({block.path for _, blocks in self._pages.values() for block in blocks})
+        self._outcomes = self._run([e for e in self._examples.values() if isinstance(e, Example)])
+        self._recorded = self._read_recordings()
         problems = [
-            p for page, (_, blocks) in self.pages.items() for block in blocks if (p := self._problem(page, block))
+            p for uri, (_, blocks) in self._pages.items() for block in blocks if (p := self._problem(uri, block))
         ]
-        if problems and not self.serving:
+        if problems and not self._serving:
             raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
         for problem in problems:
             # Not a warning: under `strict: true` a warning aborts the rebuild, and `serve` would keep
@@ -107,92 +150,122 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             log.info(f"FAILED (shown on its page; `mkdocs build` stops here): {problem}")
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
-        server.watch(str(self.root / self.config.examples_dir))  # an edited example rebuilds the pages
+        server.watch(str(self.examples_dir))  # an edited example rebuilds the pages
         for folder in self._recordings_dirs():
             server.watch(str(folder))
         return server
 
-    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+    def _add_stylesheet(self, files: Files, *, config: MkDocsConfig) -> Files:
         files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / CSS)))
         return files
 
+    @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
+    def _add_views(self, files: Files, *, config: MkDocsConfig) -> Files:
+        self._views = {}
+        if self._with_views and self._engine:
+            pages = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._pages.items()}
+            self._views = notebook_views.add(
+                files, config, root=self._root, built=self._built(), pages=pages, examples_folder=self.config.folder
+            )
+        self._view_urls = {view.example: view.url for view in self._views.values()}
+        return files
+
+    on_files = CombinedEvent(_add_stylesheet, _add_views)
+
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        lang = _language(page, config)
-        if self.engine:
-            markdown = error_index.replace_marker(markdown, lambda: self._error_index(page, config, lang))
+        lang = i18n.page_language(page, config)
+        if self._engine:
+            markdown = error_index.replace_marker(markdown, lambda: self._error_index(page, lang))
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
-        source = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         root = "../" * page.url.count("/")  # the site's root, relative to this page
         firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
 
         def render(block: Block) -> str:
-            shown = self._render(source, block, lang)
-            example = self.examples.get(block.path)
+            text = self._render(page.file.src_uri, block, lang)
+            example = self._examples.get(block.path)
             if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
-                shown += "\n" + render_downloads(root, example, self._colab(example), lang=lang)
-            return shown
+                view = self._view_urls.get(example.path)
+                text += "\n" + render_downloads(
+                    root, example, self._colab(example), lang=lang, view=root + view if view else None
+                )
+            return text
 
         return replace_blocks(markdown, blocks, render)
 
-    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Each code block's title, the example's file, links to that file in the repository."""
         repository = github(config.repo_url)
-        if not repository or not self.examples:
+        if not repository or not self._examples:
             return html
-        known = {e.display for e in self.examples.values() if isinstance(e, Example)}
+        known = {e.display for e in self._examples.values() if isinstance(e, Example)}
         return link_titles(html, repository, known, self._branch)
+
+    def _view_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        view = self._views.get(page.file.src_uri)
+        return notebook_views.content(html, page, view) if view else html
+
+    on_page_content = CombinedEvent(_link_titles, _view_content)
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        return notebook_views.slim(output, page) if page.file.src_uri in self._views else output
 
     @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        self._site_dir = Path(config.site_dir)
+        if i18n.is_nested_build(config):
+            return
+        if self._engine:  # every example that built, as a script and as a notebook with its outputs
+            notebooks.write_downloads(Path(config.site_dir) / "downloads", self._built())
         self._end_build()
 
     def on_build_error(self, *, error: Exception) -> None:
-        self._site_dir = None
         self._end_build()
 
     def on_shutdown(self) -> None:
-        if self.engine:
-            self.engine.close()
-            self.engine = None
+        if self._engine:
+            self._engine.close()
+            self._engine = None
 
     # --- steps -------------------------------------------------------------------
 
-    def _pages(self, config: MkDocsConfig) -> dict[str, tuple[str, list[Block]]]:
+    def _read_pages(self, config: MkDocsConfig) -> dict[str, tuple[str, list[Block]]]:
         """The pages that embed examples, as MkDocs finds them: `exclude_docs` left out, and
         `draft_docs` too except under `mkdocs serve` (which shows drafts)."""
-        docs, pages = Path(config.docs_dir), {}
-        wanted = InclusionLevel.is_in_serve if self.serving else InclusionLevel.is_included
+        pages = {}
+        wanted = InclusionLevel.is_in_serve if self._serving else InclusionLevel.is_included
         for file in sorted(get_files(config).documentation_pages(inclusion=wanted), key=lambda f: f.src_uri):
             markdown = Path(file.abs_src_path or "").read_text(encoding="utf-8")
             if blocks := find_blocks(markdown):
-                pages[f"{docs.name}/{file.src_uri}"] = (error_index.title_of(markdown, Path(file.src_uri).stem), blocks)
+                pages[file.src_uri] = (error_index.title_of(markdown, Path(file.src_uri).stem), blocks)
         return pages
 
-    def _error_index(self, page: Page, config: MkDocsConfig, lang: str) -> str:
+    def _shown(self, src_uri: str) -> str:
+        """A page as messages name it: ``docs/en/x.md``."""
+        return f"{self._docs}/{src_uri}"
+
+    def _error_index(self, page: Page, lang: str) -> str:
         """The index of the errors shown on the pages of ``page``'s language tree."""
         first = page.file.src_uri.split("/", 1)[0]
-        scope = f"{Path(config.docs_dir).name}/" + (f"{first}/" if first == lang else "")
-        pages = {key.removeprefix(scope): value for key, value in self.pages.items() if key.startswith(scope)}
-        examples = {path: e for path, e in self.examples.items() if isinstance(e, Example)}
-        results = {path: [o.result, *self._recorded_results(path)] for path, o in self.outcomes.items()}
-        here = page.file.src_uri.removeprefix(f"{first}/") if first == lang else page.file.src_uri
+        scope = f"{first}/" if first == lang else ""
+        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
+        results = {path: [o.result, *self._recorded_results(path)] for path, o in self._outcomes.items()}
+        here = page.file.src_uri.removeprefix(scope)
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
 
     def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
-        assert self.engine
+        assert self._engine
         examples: dict[str, Example | ExampleError] = {}
         for path in sorted(paths):
             try:
-                examples[path] = self.engine.load(path)
+                examples[path] = self._engine.load(path)
             except ExampleError as error:
                 examples[path] = error
         return examples
 
     def _run(self, examples: list[Example]) -> dict[str, Outcome]:
-        assert self.engine
+        assert self._engine
         start = time.perf_counter()
 
         def report(outcome: Outcome, progress: Progress) -> None:
@@ -201,21 +274,21 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 log.info(f"{progress} · {status} {outcome.example.path} in {outcome.result.seconds:.2f} s")
 
         try:
-            outcomes = self.engine.run(examples, report)
+            outcomes = self._engine.run(examples, report)
         except (EngineError, PoolError) as error:
             raise PluginError(str(error)) from None
         if examples:
             log.info(summary(list(outcomes.values()), time.perf_counter() - start))
-        if problem := self.engine.cache_problem():
+        if problem := self._engine.cache_problem():
             log.info(problem)  # not a warning: a cache that cannot be written must not fail a strict build
         return outcomes
 
-    def _problem(self, page: str, block: Block) -> str | None:
+    def _problem(self, src_uri: str, block: Block) -> str | None:
         """What is wrong with one block, as a message naming the page, file and line; or None."""
-        where = f"{page}:{block.line}"
+        where = f"{self._shown(src_uri)}:{block.line}"
         if block.error:
             return f"{where}: {block.error}"
-        example = self.examples.get(block.path)
+        example = self._examples.get(block.path)
         if isinstance(example, ExampleError):
             return f"{where}: {example}"
         if example and block.cell:
@@ -223,27 +296,28 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 example.cell(block.cell)
             except ExampleError as error:
                 return f"{where}: {error}"
-        outcome = self.outcomes.get(block.path)
+        outcome = self._outcomes.get(block.path)
         if outcome and outcome.failure:
             return f"{describe(outcome)}\n(embedded at {where})"
         return None
 
-    def _render(self, page: str, block: Block, lang: str) -> str:
-        if not self.engine:  # disabled: show the code, run nothing
+    def _render(self, src_uri: str, block: Block, lang: str) -> str:
+        page = self._shown(src_uri)
+        if not self._engine:  # disabled: show the code, run nothing
             try:
                 if block.error:
                     raise ExampleError(page, block.line, block.error)
-                example = read_example(self.root / self.config.examples_dir, block.path, self.config.folder)
+                example = read_example(self.examples_dir, block.path, self.config.folder)
                 return render_example(example, None, block.cell, lang=lang, limit=self.config.max_output)
             except ExampleError as error:
                 message = str(error) if error.path == page else f"{page}:{block.line}: {error}"
                 log.warning(message)  # fails a strict build, as with the plugin enabled
                 return render_error(message, lang=lang)
-        problem = self._problem(page, block)
+        problem = self._problem(src_uri, block)
         if problem:
             return render_error(problem, lang=lang)
-        loaded = self.examples.get(block.path)
-        outcome = self.outcomes.get(block.path)
+        loaded = self._examples.get(block.path)
+        outcome = self._outcomes.get(block.path)
         if not isinstance(loaded, Example) or outcome is None:  # disabled, or added to the page since pre-build
             return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
         return render_example(
@@ -253,14 +327,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _recordings_dirs(self) -> list[Path]:
         """The folders of recordings this site publishes, ``<recordings>/<device>/``, that exist."""
-        folders = [self.root / self.config.recordings / device for device in self.config.publish]
+        folders = [self._root / self.config.recordings / device for device in self.config.publish]
         return [folder for folder in folders if folder.is_dir()]
 
     def _read_recordings(self) -> dict[str, dict[str, Recording]]:
         """Every published recording, checked; those of examples that changed since are listed (not an error)."""
-        examples = {path: e for path, e in self.examples.items() if isinstance(e, Example)}
+        examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
         try:
-            found = recordings.load_published(self.root / self.config.recordings, self.config.publish, examples)
+            found = recordings.load_published(self._root / self.config.recordings, self.config.publish, examples)
         except RecordingError as error:
             raise PluginError(f"{error}: fix or delete the file; the GPU job writes it again") from None
         if old := recordings.stale(found, examples):  # not a warning: contributors have no GPU, and strict
@@ -269,23 +343,28 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return found
 
     def _published(self, path: str) -> tuple[Published, ...]:
-        env = next((o.result.env for o in self.outcomes.values() if "torch" in o.result.env), {})
+        env = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
         site = {"torch": env["torch"], "python": env.get("python", "?")} if env else {}
-        return tuple(Published(device, found.get(path), site) for device, found in self.recorded.items())
+        return tuple(Published(device, found.get(path), site) for device, found in self._recorded.items())
 
     def _recorded_results(self, path: str) -> list[Result]:
         """The fresh recordings of example ``path``, as results: what its pages show beside the build's."""
-        example = self.examples.get(path)
+        example = self._examples.get(path)
         fresh = [p.recording for p in self._published(path) if isinstance(example, Example) and p.fresh(example)]
         return [Result(cells=r.cells, env=r.env) for r in fresh if r]
 
-    def recording_of(self, example: Example) -> Recording | None:
+    def _recording_of(self, example: Example) -> Recording | None:
         """The first published recording of exactly this source, if any: downloads and views carry its outputs."""
         return next((p.recording for p in self._published(example.path) if p.fresh(example)), None)
 
+    def _built(self) -> list[tuple[Example, Result, Recording | None]]:
+        """Every example that built, by path, with its result and recording: what downloads and views show."""
+        return [(o.example, o.result, self._recording_of(o.example)) for _, o in sorted(self._outcomes.items())
+                if o.failure is None]  # fmt: skip
+
     def _downloadable(self, path: str) -> bool:
-        outcome = self.outcomes.get(path)
-        return bool(self.engine) and outcome is not None and outcome.failure is None
+        outcome = self._outcomes.get(path)
+        return bool(self._engine) and outcome is not None and outcome.failure is None
 
     def _colab(self, example: Example) -> str | None:
         """Colab opens the notebook committed under notebooks/ (see `make notebooks`) on GitHub."""
@@ -293,15 +372,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return notebooks.colab_url(repository, example, self._branch) if repository else None
 
     def _end_build(self) -> None:
-        self._depth = max(0, self._depth - 1)
-        if self._depth == 0 and self.engine:
-            if self._site_dir:  # every example that built, as a script and as a notebook with its outputs
-                built = [(o.example, o.result, self.recording_of(o.example)) for o in self.outcomes.values()
-                         if o.failure is None]  # fmt: skip
-                notebooks.write_downloads(self._site_dir / "downloads", built)
-            self.engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
-
-
-def _language(page: Page, config: MkDocsConfig) -> str:
-    first = page.file.src_uri.split("/", 1)[0]
-    return first if first in TEXT else config.theme.get("language", "en")
+        """The end of a build, or of a failed one: nothing of it reaches the next (`mkdocs serve` rebuilds)."""
+        self._views, self._view_urls = {}, {}
+        if self._engine:
+            self._engine.forget_failures()  # a failed example runs again on the next `serve` rebuild

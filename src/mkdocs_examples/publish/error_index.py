@@ -22,6 +22,7 @@ from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 
@@ -37,10 +38,6 @@ def replace_marker(markdown: str, render: Callable[[], str]) -> str:
         lines[start : start + 2] = [render()]
     return "\n".join(lines) + "\n"
 
-TEXT = {
-    "en": {"summary": "{errors} distinct errors, shown on {pages} pages.", "other": "Other"},
-    "zh": {"summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。", "other": "其他"},
-}
 
 _FRAME = re.compile(r'^  File "')
 _SHAPE = re.compile(r"(?<![\w.])\d+(?:x\d+)+(?![\w.])")
@@ -114,14 +111,15 @@ def collect(
 def render(entries: Iterable[Entry], here: str, lang: str) -> str:
     """Markdown for the index on page ``here``: a section per exception type, links relative to it."""
     entries = list(entries)
-    text = TEXT.get(lang, TEXT["en"])
+    text = texts(lang)
     pages = {shown.page for entry in entries for shown in entry.shown}
-    parts = [text["summary"].format(errors=len(entries), pages=len(pages))]
+    parts = [text["index.summary"].format(errors=len(entries), pages=len(pages))]
     kind = None
     for entry in entries:
         if entry.kind != kind:
             kind = entry.kind
-            parts.append(f"## `{kind}`" if all(p.isidentifier() for p in kind.split(".")) else f"## {text['other']}")
+            named = all(p.isidentifier() for p in kind.split("."))
+            parts.append(f"## `{kind}`" if named else f"## {text['index.other']}")
         by_page: dict[str, list[Shown]] = {}
         for shown in entry.shown:
             by_page.setdefault(shown.page, []).append(shown)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.recordings.store import Recording
+from mkdocs_examples.render.provenance import machine
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Cell, Example, is_code, split_chunks
 
@@ -67,19 +68,8 @@ def notebook(example: Example, result: Result | None = None, recorded: Recording
         )
         if cell.index in from_gpu and recorded:
             notes += 1
-            env = recorded.env
-            machine = ", ".join(
-                v
-                for v in (
-                    env.get("gpu"),
-                    env.get("cuda") and f"CUDA {env['cuda']}",
-                    env.get("torch") and f"torch {env['torch']}",
-                    recorded.date,
-                )
-                if v
-            )
-            cells.append(_markdown(f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*",
-                                   notes))  # fmt: skip
+            note = f"*Output recorded on a GPU ({machine(recorded)}); the machine that built the site has none.*"
+            cells.append(_markdown(note, notes))
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown("*This cell needs a CUDA GPU; the machine that built the site has none.*", notes))

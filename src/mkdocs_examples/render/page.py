@@ -11,46 +11,10 @@ import re
 
 from mkdocs_examples.recordings.store import Published
 from mkdocs_examples.render.fences import fence
+from mkdocs_examples.render.provenance import built_line, device_label, recorded_line
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
-
-TEXT = {
-    "en": {
-        "output": "Output",
-        "exception": "Raised (as intended)",
-        "figure": "Figure",
-        "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
-        "cuda": "This cell needs a CUDA GPU. It has not been recorded on a GPU yet, and the machine that built "
-        "this page has none.",
-        "stale": "The GPU output of this cell is not shown: the example has changed since it was recorded on "
-        "{gpu} ({date}). The GPU job records it again once the change is merged.",
-        "provenance": "Output produced by {what}.",
-        "recorded": "Recorded on {what}.",
-        "other-torch": "The other outputs of this site come from {versions}.",
-        "failed": "This example failed to build",
-        "download": "Take it away:",
-        "script": "script (.py)",
-        "notebook": "notebook with these outputs (.ipynb)",
-        "colab": "open in Colab",
-    },
-    "zh": {
-        "output": "输出",
-        "exception": "抛出的异常（预期之中）",
-        "figure": "图",
-        "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
-        "cuda": "此单元需要 CUDA GPU。它还没有在 GPU 上录制过，构建本页的机器也没有 GPU。",
-        "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
-        "改动合并后，GPU 任务会重新录制。",
-        "provenance": "以上输出由 {what} 实际运行得到。",
-        "recorded": "以上输出录制于 {what}。",
-        "other-torch": "本站其他输出来自 {versions}。",
-        "failed": "示例构建失败",
-        "download": "带走这个示例：",
-        "script": "脚本（.py）",
-        "notebook": "带输出的笔记本（.ipynb）",
-        "colab": "在 Colab 中打开",
-    },
-}
+from mkdocs_examples.texts import text as texts
 
 
 def render_example(
@@ -68,10 +32,10 @@ def render_example(
     output differs from this build's shows both as tabs ("CPU | CUDA"), each with its
     provenance; the same output shows once; a stale recording is never shown.
     """
-    text = TEXT.get(lang, TEXT["en"])
+    text = texts(lang)
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
-    here = _provenance(result.env, lang) if result else ""
+    here = built_line(result.env, lang) if result else ""
     parts: list[str] = []
     shown_output = titled = False
     for item in chosen:
@@ -87,12 +51,12 @@ def render_example(
         # (tab label, output, its provenance line: None for this build's, shown once below the example)
         views: list[tuple[str, CellResult, str | None]] = []
         if not mine.skipped:
-            views.append((_label(result.env if result else {}), mine, None))
+            views.append((device_label(result.env if result else {}), mine, None))
         for other in published:
             recording = other.recording if other.fresh(example) else None
             recorded = recording.cell(item.index) if recording else None
             if recording and recorded and not recorded.skipped and all(_key(recorded) != _key(v[1]) for v in views):
-                views.append((_label(recording.env), recorded, _recorded(other, text)))
+                views.append((device_label(recording.env), recorded, recorded_line(other, lang)))
         if len(views) > 1:  # outputs that differ between devices: one tab each
             parts.append(_tabs([(label, _outputs(shown, text, limit), note or here) for label, shown, note in views]))
         elif views:
@@ -107,14 +71,19 @@ def render_example(
     return "\n\n".join(parts) + "\n"
 
 
-def render_downloads(root: str, example: Example, colab: str | None, *, lang: str) -> str:
-    """A line of links to the example's downloads (under ``root``, the site's root as seen from the page)."""
-    text = TEXT.get(lang, TEXT["en"])
+def render_downloads(root: str, example: Example, colab: str | None, *, lang: str, view: str | None = None) -> str:
+    """A line of links to the example's downloads (under ``root``, the site's root as seen from the page).
+
+    ``view``: the URL of the example's notebook view, if the site has one (publish/notebook_views.py).
+    """
+    text = texts(lang)
     base = html.escape(f"{root}downloads/{example.path.removesuffix('.py')}")
     links = [
         f'<a href="{base}.py" download>{text["script"]}</a>',
         f'<a href="{base}.ipynb" download>{text["notebook"]}</a>',
     ]
+    if view:
+        links.append(f'<a href="{html.escape(view)}">{text["view"]}</a>')
     if colab:
         links.append(f'<a href="{html.escape(colab)}">{text["colab"]}</a>')
     return f'<p class="mx-downloads">{text["download"]} ' + " · ".join(links) + "</p>\n"
@@ -160,7 +129,7 @@ def anchor(example: Example, cell: int) -> str:
 
 def render_error(message: str, *, lang: str) -> str:
     """A visible box with a build error, for pages rendered by `mkdocs serve`."""
-    title = TEXT.get(lang, TEXT["en"])["failed"]
+    title = texts(lang)["failed"]
     body = fence(message, "text")
     return (
         f'!!! failure "{title}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()) + "\n"
@@ -180,11 +149,6 @@ def _key(cell: CellResult) -> tuple:
     return cell.output, cell.truncated, cell.traceback, cell.images
 
 
-def _label(env: dict[str, str]) -> str:
-    device = env.get("device", "?")
-    return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device, device)
-
-
 def _tabs(views: list[tuple[str, list[str], str]]) -> str:
     """Material content tabs: one per device, each with its output and provenance."""
     tabs = []
@@ -192,21 +156,6 @@ def _tabs(views: list[tuple[str, list[str], str]]) -> str:
         body = "\n\n".join([*outputs, note])
         tabs.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()))
     return "\n\n".join(tabs)
-
-
-def _recorded(published: Published, text: dict[str, str]) -> str:
-    """The provenance line of a recorded output: machine, versions, date; a torch unlike the site's, said so."""
-    recording = published.recording
-    assert recording
-    env = recording.env
-    what = [env.get("gpu", _label(env))]
-    what += [f"CUDA {env['cuda']}"] if env.get("cuda") else []
-    what += [f"torch {env.get('torch', '?')}", f"Python {env.get('python', '?')}", recording.date]
-    line = text["recorded"].format(what=" · ".join(what))
-    if published.site and any(env.get(k, "").split("+")[0] != v.split("+")[0] for k, v in published.site.items()):
-        versions = " · ".join(f"{name.replace('python', 'Python')} {v}" for name, v in published.site.items())
-        line += ("" if line.endswith("。") else " ") + text["other-torch"].format(versions=versions)
-    return f'<small class="mx-provenance mx-recorded">{html.escape(line)}</small>'
 
 
 def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
@@ -221,11 +170,3 @@ def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
     for number, image in enumerate(cell.images, start=1):
         parts.append(f"![{text['figure']} {number}](data:image/png;base64,{image})")
     return parts
-
-
-def _provenance(env: dict[str, str], lang: str = "en") -> str:
-    what = [f"torch {env['torch']}"] if "torch" in env else []
-    what += [_label(env), f"Python {env.get('python', '?')}"]
-    line = TEXT.get(lang, TEXT["en"])["provenance"].format(what=" · ".join(what))
-    return f'<small class="mx-provenance">{html.escape(line)}</small>'
-

@@ -1,0 +1,94 @@
+"""Languages of a MkDocs build, with or without mkdocs-static-i18n: one place that answers.
+
+mkdocs-static-i18n (the plugin named ``i18n``) builds its default language first, then each
+other language inside the default one's ``on_post_build``, by calling MkDocs' ``build()``
+again: every hook runs once per language, and only the outer build's ``on_post_build``
+sees every language done (:func:`is_nested_build`). Without that plugin there is one
+language, the theme's (Material's ``language``, or the MkDocs themes' ``locale``).
+
+MkDocs is imported for type hints only: nothing here needs it at run time (the worker's
+side, ``execute/child``, never imports this module anyway).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mkdocs_examples.texts import DEFAULT, LANGUAGES
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.pages import Page
+
+PLUGIN = "i18n"  # mkdocs-static-i18n's name under `plugins:`
+
+
+def static_i18n(config: MkDocsConfig) -> Any | None:
+    """mkdocs-static-i18n's plugin instance, where the site uses it (and has not disabled it)."""
+    plugin = config.plugins.get(PLUGIN)
+    if plugin is None or not plugin.config.get("enabled", True):
+        return None
+    return plugin
+
+
+def build_language(config: MkDocsConfig) -> str:
+    """The language this build (of several, with static-i18n) writes."""
+    plugin = static_i18n(config)
+    if plugin is not None and plugin.current_language:
+        return str(plugin.current_language)
+    return theme_language(config)
+
+
+def theme_language(config: MkDocsConfig) -> str:
+    """The language the theme is configured with (static-i18n sets it for each language it builds)."""
+    language = config.theme.get("language") or config.theme.get("locale")  # Material; MkDocs' themes
+    return str(language) if language else DEFAULT
+
+
+def default_language(config: MkDocsConfig) -> str:
+    """The language built at the site's root: static-i18n's default, or the only one."""
+    plugin = static_i18n(config)
+    if plugin is not None and plugin.default_language:
+        return str(plugin.default_language)
+    return theme_language(config)
+
+
+def languages(config: MkDocsConfig) -> list[str]:
+    """Every language the site builds, the default one first."""
+    plugin = static_i18n(config)
+    if plugin is None:
+        return [theme_language(config)]
+    default = default_language(config)
+    return [default, *(lang for lang in plugin.build_languages if lang != default)]
+
+
+def prefix(config: MkDocsConfig, lang: str | None = None) -> str:
+    """The folder of language ``lang`` (default: this build's) under the site's root: ``""`` or ``"zh/"``."""
+    lang = lang or build_language(config)
+    return "" if lang == default_language(config) else f"{lang}/"
+
+
+def page_language(page: Page, config: MkDocsConfig) -> str:
+    """The language a page is written in.
+
+    static-i18n's locale of the page's file; else the page's first folder when it names a
+    language the site builds or the engine speaks (``zh/x.md``: static-i18n's folder
+    structure, and the files a build adds under a language's folder); else this build's.
+    """
+    locale = getattr(page.file, "locale", None)
+    if isinstance(locale, str) and locale:
+        return locale
+    first = page.file.src_uri.split("/", 1)[0]
+    if first in languages(config) or first in LANGUAGES:
+        return first
+    return build_language(config)
+
+
+def is_nested_build(config: MkDocsConfig) -> bool:
+    """Whether this is a language build static-i18n runs inside the outer one (False without it).
+
+    The outer build's ``on_pre_build`` runs before every language, its ``on_post_build``
+    (below static-i18n's priority, -100) after all of them: where a build starts and ends.
+    """
+    plugin = static_i18n(config)
+    return bool(plugin is not None and plugin.building)

@@ -1,0 +1,71 @@
+"""Every text the engine writes into a site, in each language it speaks: one table.
+
+A key names where the text appears (``index.summary``: the error index; ``view.title``: a
+notebook view). :func:`text` gives a language's table, English for a language it does not
+know. Imports nothing of ours: the render and publish modules and the plugin read it.
+"""
+
+from __future__ import annotations
+
+DEFAULT = "en"
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        # render: under and around an example's code
+        "output": "Output",
+        "exception": "Raised (as intended)",
+        "figure": "Figure",
+        "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
+        "cuda": "This cell needs a CUDA GPU. It has not been recorded on a GPU yet, and the machine that built "
+        "this page has none.",
+        "stale": "The GPU output of this cell is not shown: the example has changed since it was recorded on "
+        "{gpu} ({date}). The GPU job records it again once the change is merged.",
+        "provenance": "Output produced by {what}.",
+        "recorded": "Recorded on {what}.",
+        "other-torch": "The other outputs of this site come from {versions}.",
+        "failed": "This example failed to build",
+        # render: the take-away line under an example's first block
+        "download": "Take it away:",
+        "script": "script (.py)",
+        "notebook": "notebook with these outputs (.ipynb)",
+        "view": "notebook view",
+        "colab": "open in Colab",
+        # publish: the error index
+        "index.summary": "{errors} distinct errors, shown on {pages} pages.",
+        "index.other": "Other",
+        # publish: a notebook view
+        "view.title": "{title}: the notebook",
+        "view.description": "{title}: the example as a notebook, with the outputs the page shows.",
+        "view.back": "Back to the page",
+    },
+    "zh": {
+        "output": "输出",
+        "exception": "抛出的异常（预期之中）",
+        "figure": "图",
+        "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
+        "cuda": "此单元需要 CUDA GPU。它还没有在 GPU 上录制过，构建本页的机器也没有 GPU。",
+        "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
+        "改动合并后，GPU 任务会重新录制。",
+        "provenance": "以上输出由 {what} 实际运行得到。",
+        "recorded": "以上输出录制于 {what}。",
+        "other-torch": "本站其他输出来自 {versions}。",
+        "failed": "示例构建失败",
+        "download": "带走这个示例：",
+        "script": "脚本（.py）",
+        "notebook": "带输出的笔记本（.ipynb）",
+        "view": "笔记本视图",
+        "colab": "在 Colab 中打开",
+        "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
+        "index.other": "其他",
+        "view.title": "{title}：笔记本",
+        "view.description": "{title}：示例的笔记本版本，带有页面上展示的输出。",
+        "view.back": "返回页面",
+    },
+}
+
+LANGUAGES = tuple(TEXT)
+
+
+def text(lang: str) -> dict[str, str]:
+    """The texts of language ``lang``; English where the engine does not speak it."""
+    return TEXT.get(lang, TEXT[DEFAULT])

@@ -1,0 +1,39 @@
+"""The one way this project reads YAML files (mkdocs.yml and the like): safely, whatever tags they hold.
+
+mkdocs.yml may hold ``!!python/name:...`` or ``!!python/object/apply:...`` (a slugify
+function for the table of contents) and ``!ENV`` tags. Only MkDocs should act on them:
+the full loader (``yaml.Loader``) would import and call what a tag names. This loader is
+PyYAML's safe one, reading every tagged value as ``None`` without importing anything, so a
+tool or the command line can read the site's plain settings (``docs_dir``, ``nav``, the
+plugins' options) even where the packages the tags name are not installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]
+
+
+class _Lenient(yaml.SafeLoader):
+    """PyYAML's safe loader; a value with a tag it does not know (``!!python/...``, ``!ENV``) reads as None."""
+
+
+_Lenient.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def loads(text: str, name: str = "<text>") -> Any:
+    """The data of YAML ``text``; :class:`ValueError` naming ``name`` and the line when it is not valid YAML."""
+    try:
+        return yaml.load(text, Loader=_Lenient)  # a SafeLoader
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{where}: not valid YAML ({problem}); fix the file") from None
+
+
+def load(path: Path) -> Any:
+    """The data of the YAML file ``path`` (see :func:`loads`)."""
+    return loads(path.read_text(encoding="utf-8"), str(path))

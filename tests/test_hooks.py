@@ -1,0 +1,167 @@
+"""The site's hooks on copies of the fixture site (tests/site): the engine's API, and builds that start clean.
+
+MkDocs loads a hook file once per process, so its module state outlives a build: a second
+build in the same process (each rebuild of `mkdocs serve`, or the next test) must start
+from nothing of the first. The examples do not run here (``enabled: false``) unless a test
+needs their outputs: the hooks read only the pages and the engine's API.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+ROOT = Path(__file__).parent.parent
+FIXTURE = Path(__file__).parent / "site"
+
+
+def fixture(tmp_path: Path, *hooks: str | Path, plugins: str = "", run: bool = False) -> Path:
+    """A copy of the fixture site with ``hooks`` (names in hooks/, or paths) and ``plugins`` (YAML list items)."""
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    config = root / "mkdocs.yml"
+    text = config.read_text().replace("plugins:\n", f"plugins:\n{plugins}", 1)
+    if not run:
+        text = text.replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
+    if hooks:
+        text += "hooks:\n" + "".join(f"  - {ROOT / 'hooks' / name}\n" for name in hooks)
+    config.write_text(text)
+    return root
+
+
+def only_english(config: Path) -> None:
+    """The fixture's Chinese pages no longer built."""
+    text = config.read_text()
+    config.write_text(text.replace("{locale: zh, name: 中文, build: true}", "{locale: zh, name: 中文, build: false}"))
+
+
+def build_twice(root: Path, between=None, command: str = "serve") -> None:
+    """Two builds in one process, as `mkdocs serve` does them (the config read again for the second)."""
+    first = load_config(str(root / "mkdocs.yml"))
+    first.plugins.on_startup(command=command, dirty=False)
+    try:
+        build(first)
+        if between is not None:
+            between()
+        build(load_config(str(root / "mkdocs.yml")))
+    finally:
+        first.plugins.on_shutdown()
+
+
+def git(root: Path, *args: str, date: str = "2020-01-02T12:00:00") -> None:
+    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    command = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "init.defaultBranch=main", *args]
+    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)
+
+
+def commit_all(root: Path, date: str) -> None:
+    git(root, "add", "-A", date=date)
+    git(root, "commit", "-q", "-m", f"at {date}", date=date)
+
+
+def date_of(page: Path) -> str:
+    text = page.read_text()
+    at = text.index('class="md-source-file__fact"')
+    return text[at:].split("</span>", 2)[1].split("<")[0].strip()
+
+
+# --- pages.py ---------------------------------------------------------------------------------------
+
+
+def test_a_page_shows_the_date_of_a_commit_made_between_two_builds(tmp_path):
+    root = fixture(tmp_path, "pages.py")
+    git(root, "init", "-q")
+    commit_all(root, "2020-01-02T12:00:00")
+    page = root / "docs" / "en" / "index.md"
+
+    def edit_and_commit() -> None:
+        assert date_of(root / "site" / "index.html") == "2020-01-02"
+        page.write_text(page.read_text() + "\nOne more line.\n")
+        commit_all(root, "2021-03-04T12:00:00")
+
+    build_twice(root, edit_and_commit)
+    assert date_of(root / "site" / "index.html") == "2021-03-04"  # git read again, not once per process
+
+
+def test_a_page_dates_from_the_last_change_of_an_example_it_embeds(tmp_path):
+    root = fixture(tmp_path, "pages.py")
+    git(root, "init", "-q")
+    commit_all(root, "2020-01-02T12:00:00")
+    (root / "examples" / "two.py").write_text((root / "examples" / "two.py").read_text() + "\n# a comment\n")
+    commit_all(root, "2022-05-06T12:00:00")  # the example alone: both pages embed it
+    build_twice(root)
+    assert date_of(root / "site" / "index.html") == "2022-05-06"
+    assert date_of(root / "site" / "zh" / "index.html") == "2022-05-06"
+
+
+def test_a_404_page_of_a_language_no_longer_built_is_not_written(tmp_path):
+    root = fixture(tmp_path, "pages.py")
+    config = root / "mkdocs.yml"
+
+    def stop_building_chinese() -> None:
+        assert (root / "site" / "zh" / "404.html").exists()
+        shutil.rmtree(root / "site")  # what is there after the second build, the second build wrote
+        only_english(config)
+
+    build_twice(root, stop_building_chinese, command="build")
+    assert (root / "site" / "404.html").exists()
+    assert not (root / "site" / "zh").exists()  # nothing of the first build's Chinese 404 page
+
+
+# --- search.py -----------------------------------------------------------------------------------
+
+
+def test_a_search_index_of_a_language_no_longer_built_is_not_written(tmp_path):
+    hook = tmp_path / "hooks" / "search.py"  # with no search terms: those of hooks/ name the real site's pages
+    shutil.copytree(ROOT / "hooks" / "search_assets", hook.parent / "search_assets")
+    shutil.copy(ROOT / "hooks" / "search.py", hook)
+    (hook.parent / "search_assets" / "terms.yml").write_text("{}\n")
+    root = fixture(tmp_path, hook, plugins="  - search\n")
+    config = root / "mkdocs.yml"
+
+    def stop_building_chinese() -> None:
+        assert (root / "site" / "zh" / "search" / "search_index.json").exists()
+        shutil.rmtree(root / "site")
+        only_english(config)
+
+    build_twice(root, stop_building_chinese, command="build")
+    assert (root / "site" / "search" / "search_index.json").exists()
+    assert not (root / "site" / "zh").exists()
+
+
+# --- serve.py ------------------------------------------------------------------------------------
+
+
+def test_the_fast_preview_leaves_no_log_handler_behind(tmp_path, monkeypatch):
+    monkeypatch.delenv("PREVIEW", raising=False)
+    root = fixture(tmp_path, "serve.py")
+    before = list(logging.getLogger("mkdocs").handlers)
+    build_twice(root)  # `serve`: the preview counts warnings with a handler of its own
+    assert logging.getLogger("mkdocs").handlers == before
+
+
+# --- the engine's API ------------------------------------------------------------------------------
+
+
+def test_the_plugin_says_which_examples_a_page_embeds_and_where_they_are(tmp_path):
+    root = fixture(tmp_path)
+    page = root / "docs" / "en" / "index.md"
+    page.write_text(page.read_text() + "\n/// example | two.py\n///\n\n/// example | missing.py\n///\n")
+    config = load_config(str(root / "mkdocs.yml"))
+    config.plugins.on_startup(command="serve", dirty=False)  # serve: a missing file shows on the page
+    try:
+        build(config)
+        plugin = config.plugins["examples"]
+        assert plugin.examples_of("en/index.md") == ("one.py", "two.py", "missing.py")  # each once, in order
+        assert plugin.examples_of("zh/index.md") == ("one.py", "two.py")
+        assert plugin.examples_of("nowhere.md") == ()
+        assert plugin.examples_dir == (root / "examples").resolve()
+        assert plugin.running is False and plugin.executed == ()  # enabled: false
+    finally:
+        config.plugins.on_shutdown()
