@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from mkdocs_examples.execute.engine import Outcome, describe
-from mkdocs_examples.execute.pool import _collect
+from mkdocs_examples.execute.verdict import collect as _collect
+from mkdocs_examples.results import Options
 from mkdocs_examples.source.cells import Example, parse_cells
 
 SOURCE = "print(1)\n"
@@ -16,8 +17,8 @@ EXAMPLE = Example("a.py", Path("/x/a.py"), SOURCE, parse_cells(SOURCE))
 def collect(tmp_path: Path, lines: list[str], returncode: int):
     record = tmp_path / "record.jsonl"
     record.write_text("".join(line + "\n" for line in lines))
-    done = {"returncode": returncode, "timed_out": False, "seconds": 0.1}
-    return _collect(EXAMPLE, record, tmp_path / "faults", done, timeout=10)
+    done = {"returncode": returncode, "timed_out": False, "seconds": 0.1, "leftover": []}
+    return _collect(EXAMPLE, record, tmp_path / "faults", done, 10, Options())
 
 
 CELL = {"cell": 0, "output": "1\n", "truncated": 0, "images": [], "traceback": None, "skipped": None, "seconds": 0.0}

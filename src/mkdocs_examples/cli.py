@@ -87,8 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
     print(summary(outcomes, time.perf_counter() - start) + (f", {len(broken)} unreadable" if broken else ""))
-    if note := engine.cache_problem():
-        print(note)
+    for note in (engine.sandbox_note(), engine.cache_problem()):
+        if note:
+            print(note)
     return 1 if problems else 0
 
 
