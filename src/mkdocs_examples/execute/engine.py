@@ -199,11 +199,10 @@ class Engine:
 
     def sandbox_note(self) -> str | None:
         """What confines the examples on this system, in one line, once per engine; None before any ran."""
-        info = self.pool.info
-        if self._noted or not info:
+        if self._noted or not self.pool.sandbox:
             return None
         self._noted = True
-        return sandbox_line(info)
+        return sandbox_line(self.pool.sandbox)
 
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
@@ -251,14 +250,13 @@ def describe(outcome: Outcome) -> str:
 def sandbox_line(info: dict) -> str:
     """One line saying what confines examples here, from the worker's first answer (README: "Where it runs")."""
     abi = info.get("landlock") or 0
-    files = (
-        f"Landlock ABI {abi}: reads and writes confined to the project, Python and the system, writes to "
-        "their own folders" + ("; signals scoped" if abi >= 6 else "; signals not scoped (Linux < 6.12)")
-        if abi
-        else "files not confined (no Landlock): writes into the project detected afterwards"
-    )
+    if abi:
+        scoped = "signals scoped" if abi >= 6 else "signals not scoped (Linux < 6.12)"
+        files = f"files by Landlock ABI {abi} (read: project, Python, system; write: own folder; {scoped})"
+    else:
+        files = "files NOT confined (no Landlock: writes into the project are detected afterwards)"
     network = info.get("network")
-    net = "a network of their own (loopback only)" if network is None else f"network is not isolated: {network}"
+    net = "network: own loopback only" if network is None else f"network NOT isolated ({network})"
     return f"examples run sandboxed: {files}; {net}; processes found by {info.get('processes')}"
 
 

@@ -75,6 +75,7 @@ class Pool:
         self.preload = preload
         self.project = [str(p) for p in project or []]  # folders examples may read
         self.info: dict[str, Any] = {}
+        self.sandbox: dict[str, Any] = {}  # what confines examples, as the last worker found it (kept after close)
         self.spans: dict[str, tuple[float, float]] = {}  # path: when its process ran (wall clock)
         self._proc: subprocess.Popen | None = None
         self._buffer = b""
@@ -115,6 +116,7 @@ class Pool:
                 self._discard([])
                 raise PoolError(f"the example worker did not start: its first line was {info!r}")
             self.info = info
+            self.sandbox = {key: info.get(key) for key in ("landlock", "network", "processes")}
         return self.info
 
     def run(self, examples: list[Example], options: Options, *, timeout: float, parallel: int,

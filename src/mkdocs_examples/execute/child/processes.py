@@ -95,10 +95,10 @@ def name(pid: int) -> str:
     """``pid`` and its command line, for a message: ``4242 (python3 -c import time...)``."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as file:
-            words = file.read().split(b"\0")
+            raw = file.read().split(b"\0")
     except OSError:
         return str(pid)
-    words = [w.decode(errors="replace") for w in words if w]
+    words = [w.decode(errors="replace") for w in raw if w]
     command = " ".join([os.path.basename(words[0]), *words[1:]]) if words else ""
     return f"{pid} ({command[:120] + '…' if len(command) > 120 else command})" if command else str(pid)
 
