@@ -348,3 +348,188 @@ def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
     monkeypatch.delattr(os, "fork")  # as on Windows
     with pytest.raises(PoolError, match="Windows cannot fork: build the site in WSL"):
         Pool([]).start()
+
+
+# --- what the review's probes did, as a stranger's pull request ---------------------------------
+
+
+FORGED = {  # lines a worker would send, for ids around any the pool may have given
+    "done": 'json.dumps({"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []})',
+    "pid": 'json.dumps({"id": n, "pid": os.getppid()})',
+    "tick": 'json.dumps({"tick": True})',
+    "garbage": '"this is not an answer"',
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED))
+def test_an_example_cannot_write_to_the_pool(project, forged):
+    _, engine, _ = project
+    engine.pool.ready()
+    worker = engine.pool.info["pid"]
+    source = f"""\
+        import json, os
+        written = 0
+        for fd in range(3, 1024):
+            for n in range(0, 2000):
+                try:
+                    os.write(fd, ({FORGED[forged]} + "\\n").encode())
+                    written += 1
+                except OSError:
+                    break
+        print("written", written)
+        """
+    outcomes = run(project, source, "hostile.py", other(project))
+    fine = outcomes["fine.py"]
+    assert fine.failure is None and fine.result.cells[0].output == "fine\n", describe(fine)
+    assert engine.pool.info["pid"] == worker, "the worker was lost"
+    hostile = outcomes["hostile.py"]  # it may spoil its own record, nothing else
+    assert hostile.failure is None or hostile.failure.kind == "record", describe(hostile)
+
+
+def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
+    mode = project[2]
+    marker, daemon = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}"
+    outcomes = run(
+        project,
+        f"""\
+        import os, signal, subprocess, sys, time
+        if not os.path.exists("{marker}"):  # the first run: start a daemon, stop the worker
+            open("{marker}", "w").close()
+            subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(300)", "{daemon}"])
+            os.kill(os.getppid(), signal.SIGSTOP)
+            time.sleep(30)
+        print("behaved")
+        """,
+        "hostile.py",
+        other(project),
+    )
+    message = describe(outcomes["hostile.py"])
+    assert outcomes["hostile.py"].failure is not None, message
+    if mode == "linux":  # Landlock: it cannot write the marker, nor signal the worker
+        assert "PermissionError" in message
+        assert not _poll(lambda: alive(daemon)), "the daemon outlived its example"
+    else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
+        assert "ran beside fine.py; run again one at a time, none of them did it again" in message, message
+        assert "ran beside hostile.py" in describe(outcomes["fine.py"])
+        for pid in alive(daemon):  # without a cgroup or subreaper it escapes (README: "Where it runs")
+            os.kill(pid, 9)
+
+
+def test_each_example_has_its_own_home_temporary_and_configuration_folders(project):
+    variables = ["HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR", "TORCH_HOME"]
+    name = f"written-{time.time_ns()}"
+    source = f"""\
+        import os, tempfile
+        for variable in {variables}:
+            folder = os.environ.get(variable, os.path.expanduser("~"))
+            mine = os.path.dirname(os.getcwd())  # the runner's: its working folder is in its TMPDIR
+            found = [n for n in os.listdir(folder) if os.path.join(folder, n) != mine]
+            print(variable, folder.startswith(tempfile.gettempdir().rsplit("/", 1)[0]), found)
+            open(os.path.join(folder, "{name}"), "w").write("x")
+        """
+    try:
+        first, second = (one(project, source) for _ in range(2))
+    finally:
+        (Path.home() / name).unlink(missing_ok=True)  # what the code before this change wrote
+    for outcome in (first, second):
+        assert outcome.failure is None, describe(outcome)
+        lines = outcome.result.cells[0].output.splitlines()
+        assert lines == [f"{variable} True []" for variable in variables]  # its own, and empty
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "import builtins\nbuiltins.exec = lambda *args, **kwargs: None",
+        "from mkdocs_examples.execute.child import runner\nfrom mkdocs_examples.results import CellResult\n"
+        "runner._run_cell = lambda cell, *args, **kwargs: (CellResult(cell.index), None)",
+    ],
+    ids=["builtins.exec", "runner._run_cell"],
+)
+def test_patching_the_engine_in_its_process_does_not_pass_a_hidden_check(project, patch):
+    outcome = one(project, f'{patch}\n# %% checks tags=["remove-cell"]\nassert 1 + 1 == 3, "the claim is false"\n')
+    assert outcome.failure is not None and outcome.failure.kind == "exception", describe(outcome)
+    assert "AssertionError: the claim is false" in describe(outcome)
+
+
+def test_an_example_cannot_rewrite_the_engine_on_disk(project):
+    from mkdocs_examples.execute.child import runner
+
+    # Opened for appending, and nothing written: where it is not refused, nothing changes either
+    outcome = one(project, f'open("{runner.__file__}", "a").close()\nprint("opened")\n')
+    if project[2] == "linux":
+        assert "PermissionError" in describe(outcome)
+    else:  # macOS: not refused; a change would be detected (the engine is compared before and after)
+        assert outcome.failure is None, describe(outcome)
+
+
+def test_an_example_reads_only_the_project_python_and_the_system(project, tmp_path):
+    root, _, mode = project
+    secret = tmp_path / "token"
+    secret.write_text("hunter2")
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git" / "config").write_text("[remote] url = https://user:token@example.com/x\n")
+    targets = [str(secret), f"/proc/{os.getpid()}/environ", str(root / ".git" / "config"), "/etc/passwd",
+               str(root / "docs" / "index.md"), os.__file__]  # fmt: skip
+    outcome = one(
+        project,
+        f"""\
+        import os
+        for target in {targets}:
+            try:
+                open(target).read()
+                print("read")
+            except OSError as error:
+                print(type(error).__name__)
+        try:
+            os.listdir("{Path.home()}")
+            print("listed")
+        except OSError as error:
+            print(type(error).__name__)
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    seen = outcome.result.cells[0].output.split()
+    if mode == "linux":  # the secret, the build's environment, .git, the home: refused; the rest is read
+        assert seen == ["PermissionError"] * 3 + ["read"] * 3 + ["PermissionError"]
+    else:
+        assert seen == ["read"] * 6 + ["listed"]
+
+
+def test_an_example_has_no_network_but_a_loopback_of_its_own(project):
+    import socket
+
+    with socket.socket() as listener:  # a service of the building machine, on its loopback
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        outcome = one(
+            project,
+            f"""\
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=5).close()
+                print("reached the machine's service")
+            except OSError as error:
+                print(type(error).__name__)
+            with socket.socket() as server:  # its own loopback works
+                server.bind(("127.0.0.1", 0))
+                server.listen()
+                socket.create_connection(server.getsockname()).close()
+            print([name for _, name in socket.if_nameindex()] == ["lo"])
+            """,
+        )
+    assert outcome.failure is None, describe(outcome)
+    reached, interfaces = outcome.result.cells[0].output.splitlines()
+    if project[2] == "linux":
+        assert (reached, interfaces) == ("ConnectionRefusedError", "True")
+    else:  # macOS: not isolated, and the build says so
+        assert reached == "reached the machine's service"
+
+
+def test_an_example_past_the_memory_limit_fails_naming_the_option(project):
+    # 8 GiB of zeros, over the default 4096 MiB: calloc'd, so without a limit it would cost no memory
+    outcome = one(project, "x = bytes(8 << 30)\nprint(len(x))\n")
+    message = describe(outcome)
+    assert outcome.failure is not None and outcome.failure.kind == "limit", message
+    assert message.startswith("examples/hostile.py:1: it ran out of memory") and "`max_memory`" in message
