@@ -356,7 +356,6 @@ def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
 FORGED = {  # lines a worker would send, for ids around any the pool may have given
     "done": 'json.dumps({"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []})',
     "pid": 'json.dumps({"id": n, "pid": os.getppid()})',
-    "tick": 'json.dumps({"tick": True})',
     "garbage": '"this is not an answer"',
 }
 
@@ -384,6 +383,34 @@ def test_an_example_cannot_write_to_the_pool(project, forged):
     assert engine.pool.info["pid"] == worker, "the worker was lost"
     hostile = outcomes["hostile.py"]  # it may spoil its own record, nothing else
     assert hostile.failure is None or hostile.failure.kind == "record", describe(hostile)
+
+
+def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(project):
+    start = time.monotonic()
+    outcome = one(
+        project,
+        """\
+        import json, os, signal, time
+        try:
+            os.kill(os.getppid(), signal.SIGSTOP)  # where signals are not scoped (macOS, Linux < 6.12)
+        except PermissionError:
+            raise SystemExit("refused")
+        tick = (json.dumps({"tick": True}) + "\\n").encode()
+        while time.monotonic() < start + 40:  # the pool gives up on a silent worker after 3 s
+            for fd in range(3, 1024):
+                try:
+                    os.write(fd, tick)
+                except OSError:
+                    pass
+            time.sleep(0.2)
+        """.replace("start + 40", f"{time.monotonic()} + 40"),
+    )
+    message = describe(outcome)
+    if project[2] == "linux":
+        assert "the example called sys.exit()" in message
+    else:  # it stopped the worker, and its heartbeats never reached the pool: found, and named
+        assert "the worker stopped answering" in message and "must not kill, stop or signal" in message
+        assert time.monotonic() - start < 30, "forged heartbeats kept a stopped worker alive"
 
 
 def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
