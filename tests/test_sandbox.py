@@ -199,8 +199,8 @@ def test_the_sandbox_line_is_said_once_per_engine(tmp_path, monkeypatch):
 def test_an_example_runs_without_capabilities(tmp_path, monkeypatch):
     outcome = run(engine_for(tmp_path, monkeypatch), caps="print(open('/proc/self/status').read())\n")["caps"]
     status = dict(line.split(":", 1) for line in outcome.result.cells[0].output.splitlines() if ":" in line)
-    assert {name: status[name].strip() for name in ("CapEff", "CapPrm", "CapBnd")} == {
-        "CapEff": "0000000000000000", "CapPrm": "0000000000000000", "CapBnd": "0000000000000000",
+    assert {name: status[name].strip() for name in ("CapEff", "CapPrm", "CapBnd", "NoNewPrivs")} == {
+        "CapEff": "0000000000000000", "CapPrm": "0000000000000000", "CapBnd": "0000000000000000", "NoNewPrivs": "1",
     }  # fmt: skip
 
 

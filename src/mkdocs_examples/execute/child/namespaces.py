@@ -22,7 +22,7 @@ import struct
 
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
-_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -94,8 +94,10 @@ def prepare() -> str | None:
 
 
 def drop_capabilities() -> None:
-    """Drop every capability, for this process and whatever it runs (root's included)."""
+    """Drop every capability, for this process and whatever it runs (root's included): no program it
+    runs gains one back (``no_new_privs``: not by set-user-ID either)."""
     libc = _libc()
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     for number in range(64):  # the bounding set: no program it runs regains one
         if libc.prctl(_PR_CAPBSET_DROP, number, 0, 0, 0) != 0 and ctypes.get_errno() == 22:  # EINVAL: no more
             break
