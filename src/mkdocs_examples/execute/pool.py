@@ -223,7 +223,8 @@ class Pool:
 
     def _job(self, jobs: dict[int, _Job], answer: dict[str, Any]) -> _Job:
         """The job ``answer`` is about, if it is one the worker may answer about now; else the worker is lost."""
-        job = jobs.get(answer.get("id"))  # type: ignore[arg-type]
+        number = answer.get("id")
+        job = jobs.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
         started = set(answer) == {"id", "pid"}
         ended = set(answer) == {"id", "returncode", "timed_out", "seconds", "leftover"}
         why = None

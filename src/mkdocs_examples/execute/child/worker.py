@@ -220,18 +220,12 @@ class Worker:
         elif self.linux and run.orphans:
             for _ in range(50):  # what they started is orphaned in turn as they die: until nothing is left
                 processes.kill_all(run.orphans)
-                time.sleep(0.005)
-                self.reap_orphans()
+                time.sleep(0.005)  # (the dead are reaped with the examples' processes, or at the batch's end)
                 claimed = {pid for other in self.draining if other is not run for pid in other.orphans}
                 new = [p for p in processes.orphans(os.getpid(), set(self.running)) if p not in claimed]
                 if not new:
                     break
                 run.orphans = new
-
-    def reap_orphans(self) -> None:
-        with contextlib.suppress(ChildProcessError):
-            for pid in [p for p in processes.children(os.getpid()) if p not in self.running]:
-                os.waitpid(pid, os.WNOHANG)
 
     def end_orphans(self) -> None:
         """Kill every process left that an example started (Linux: we are their subreaper)."""
