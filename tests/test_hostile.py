@@ -416,19 +416,21 @@ def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(pr
 def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
     mode = project[2]
     marker, daemon = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}"
+    slow = "slow.py"  # still running when the worker stops, however slow this machine is
+    (project[0] / "examples" / slow).write_text("import time\ntime.sleep(2)\nprint('slow')\n")
     outcomes = run(
         project,
         f"""\
         import os, signal, subprocess, sys, time
         if not os.path.exists("{marker}"):  # the first run: start a daemon, stop the worker
-            open("{marker}", "w").close()
             subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(300)", "{daemon}"])
+            open("{marker}", "w").close()
             os.kill(os.getppid(), signal.SIGSTOP)
             time.sleep(30)
         print("behaved")
         """,
         "hostile.py",
-        other(project),
+        slow,
     )
     message = describe(outcomes["hostile.py"])
     assert outcomes["hostile.py"].failure is not None, message
@@ -436,8 +438,8 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
         assert "PermissionError" in message
         assert not _poll(lambda: alive(daemon)), "the daemon outlived its example"
     else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
-        assert "ran beside fine.py; run again one at a time, none of them did it again" in message, message
-        assert "ran beside hostile.py" in describe(outcomes["fine.py"])
+        assert "ran beside slow.py; run again one at a time, none of them did it again" in message, message
+        assert "ran beside hostile.py" in describe(outcomes["slow.py"])
         for pid in alive(daemon):  # without a cgroup or subreaper it escapes (README: "Where it runs")
             os.kill(pid, 9)
 
