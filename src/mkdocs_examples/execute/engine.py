@@ -237,9 +237,9 @@ def describe(outcome: Outcome) -> str:
         text = failure.detail or kind
     elif kind == "record":
         text = (
-            "the example's process ended normally, but the engine could not read what it recorded "
-            f"({failure.detail}); if the example writes into files it did not create, stop it, "
-            "otherwise this is a bug of the engine: please report it"
+            "the example's process ended normally, but the engine could not read what it recorded, or not "
+            f"believe it ({failure.detail}); if the example writes into files or descriptors it did not create, "
+            "or changes the engine's modules, stop it; otherwise this is a bug of the engine: please report it"
         )
     else:
         text = f"the example's process exited with code {failure.returncode} before its end (os._exit()?)"
