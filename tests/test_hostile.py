@@ -30,7 +30,6 @@ def project(request, tmp_path_factory):
     old = os.environ.get("MKDOCS_EXAMPLES_PORTABLE")
     os.environ["MKDOCS_EXAMPLES_PORTABLE"] = "1" if request.param == "portable" else "0"
     hung, pool.HUNG = pool.HUNG, 3.0  # a stopped worker is given up on sooner than in a real build
-    slack, pool.SLACK = pool.SLACK, 3.0
     engine = Engine(
         root / "examples", None, options=Options(), preload=[], jobs=2, timeout=2, watch=[root / "docs"], project=root
     )
@@ -39,7 +38,7 @@ def project(request, tmp_path_factory):
         yield root, engine, request.param
     finally:
         engine.close()
-        pool.HUNG, pool.SLACK = hung, slack
+        pool.HUNG = hung
         if old is None:
             del os.environ["MKDOCS_EXAMPLES_PORTABLE"]
         else:
