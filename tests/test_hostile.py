@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mkdocs_examples.execute import pool
-from mkdocs_examples.execute.engine import Engine, describe
+from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
 from mkdocs_examples.results import Options
 
 
@@ -58,6 +58,24 @@ def one(project, source: str):
     return run(project, source)["hostile.py"]
 
 
+def landlock(project) -> int:
+    """The Landlock ABI the worker applies to each example: 0 without Landlock (macOS, portable mode).
+
+    What Linux enforces depends on the kernel and the user (README: "Where it runs"); these tests
+    check what the worker says it enforces, and on a machine without it, that it says so.
+    """
+    _, engine, _ = project
+    engine.pool.ready()
+    return engine.pool.sandbox["landlock"]
+
+
+def isolated(project) -> bool:
+    """Whether each example gets a network namespace of its own here."""
+    _, engine, _ = project
+    engine.pool.ready()
+    return engine.pool.sandbox["network"] is None
+
+
 def alive(marker: str) -> list[int]:
     """Processes whose command line contains ``marker``."""
     found = []
@@ -92,7 +110,7 @@ def test_an_example_that_signals_the_worker_is_named_and_the_others_still_run(pr
     assert fine.failure is None and fine.result.cells[0].output == "fine\n"
     message = describe(hostile)
     assert message.startswith("examples/hostile.py"), message
-    if project[2] == "linux":  # Landlock's signal scope refuses the signal itself
+    if landlock(project) >= 6:  # Landlock's signal scope refuses the signal itself
         assert "PermissionError" in message and "hostile.py:2" in message
     else:
         assert "must not kill, stop or signal the process that runs it" in message
@@ -135,12 +153,12 @@ def _poll(check, within: float = 10.0):
 
 
 def test_an_example_cannot_write_into_the_project(project):
-    root, _, mode = project
+    root = project[0]
     target = root / "docs" / "injected.md"
     outcome = one(project, f'open("{target}", "w").write("# injected")\n')
     message = describe(outcome)
     assert outcome.failure is not None
-    if mode == "linux":  # Landlock refuses the write
+    if landlock(project):  # Landlock refuses the write
         assert "PermissionError" in message and "hostile.py:1" in message
         assert not target.exists()
     else:  # detected afterwards, and named
@@ -405,7 +423,7 @@ def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(pr
         """.replace("start + 40", f"{time.monotonic()} + 40"),
     )
     message = describe(outcome)
-    if project[2] == "linux":
+    if landlock(project) >= 6:
         assert "the example called sys.exit()" in message
     else:  # it stopped the worker, and its heartbeats never reached the pool: found, and named
         assert "the worker stopped answering" in message and "must not kill, stop or signal" in message
@@ -433,7 +451,7 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
     )
     message = describe(outcomes["hostile.py"])
     assert outcomes["hostile.py"].failure is not None, message
-    if mode == "linux":  # Landlock: it cannot write the marker, nor signal the worker
+    if landlock(project):  # Landlock: it cannot write the marker (the daemon is found: a cgroup or subreaper)
         assert "PermissionError" in message
         assert not _poll(lambda: alive(daemon)), "the daemon outlived its example"
     else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
@@ -485,14 +503,14 @@ def test_an_example_cannot_rewrite_the_engine_on_disk(project):
 
     # Opened for appending, and nothing written: where it is not refused, nothing changes either
     outcome = one(project, f'open("{runner.__file__}", "a").close()\nprint("opened")\n')
-    if project[2] == "linux":
+    if landlock(project):
         assert "PermissionError" in describe(outcome)
     else:  # macOS: not refused; a change would be detected (the engine is compared before and after)
         assert outcome.failure is None, describe(outcome)
 
 
 def test_an_example_reads_only_the_project_python_and_the_system(project, tmp_path):
-    root, _, mode = project
+    root = project[0]
     secret = tmp_path / "token"
     secret.write_text("hunter2")
     (root / ".git").mkdir(exist_ok=True)
@@ -518,7 +536,7 @@ def test_an_example_reads_only_the_project_python_and_the_system(project, tmp_pa
     )
     assert outcome.failure is None, describe(outcome)
     seen = outcome.result.cells[0].output.split()
-    if mode == "linux":  # the secret, the build's environment, .git, the home: refused; the rest is read
+    if landlock(project):  # the secret, the build's environment, .git, the home: refused; the rest is read
         assert seen == ["PermissionError"] * 3 + ["read"] * 3 + ["PermissionError"]
     else:
         assert seen == ["read"] * 6 + ["listed"]
@@ -549,10 +567,11 @@ def test_an_example_has_no_network_but_a_loopback_of_its_own(project):
         )
     assert outcome.failure is None, describe(outcome)
     reached, interfaces = outcome.result.cells[0].output.splitlines()
-    if project[2] == "linux":
+    if isolated(project):
         assert (reached, interfaces) == ("ConnectionRefusedError", "True")
-    else:  # macOS: not isolated, and the build says so
+    else:  # macOS, or no user namespaces: not isolated, and the build says so
         assert reached == "reached the machine's service"
+        assert "network NOT isolated" in sandbox_line(project[1].pool.sandbox)
 
 
 def test_an_example_past_the_memory_limit_fails_naming_the_option(project):
