@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mkdocs_examples.execute import pool
-from mkdocs_examples.execute.engine import Engine, describe
+from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
 from mkdocs_examples.results import Options
 
 
@@ -58,6 +58,24 @@ def one(project, source: str):
     return run(project, source)["hostile.py"]
 
 
+def landlock(project) -> int:
+    """The Landlock ABI the worker applies to each example: 0 without Landlock (macOS, portable mode).
+
+    What Linux enforces depends on the kernel and the user (README: "Where it runs"); these tests
+    check what the worker says it enforces, and on a machine without it, that it says so.
+    """
+    _, engine, _ = project
+    engine.pool.ready()
+    return engine.pool.sandbox["landlock"]
+
+
+def isolated(project) -> bool:
+    """Whether each example gets a network namespace of its own here."""
+    _, engine, _ = project
+    engine.pool.ready()
+    return engine.pool.sandbox["network"] is None
+
+
 def alive(marker: str) -> list[int]:
     """Processes whose command line contains ``marker``."""
     found = []
@@ -92,13 +110,13 @@ def test_an_example_that_signals_the_worker_is_named_and_the_others_still_run(pr
     assert fine.failure is None and fine.result.cells[0].output == "fine\n"
     message = describe(hostile)
     assert message.startswith("examples/hostile.py"), message
-    if project[2] == "linux":  # Landlock's signal scope refuses the signal itself
+    if landlock(project) >= 6:  # Landlock's signal scope refuses the signal itself
         assert "PermissionError" in message and "hostile.py:2" in message
     else:
         assert "must not kill, stop or signal the process that runs it" in message
 
 
-def test_no_process_an_example_started_outlives_its_run(project):
+def test_a_process_an_example_leaves_running_fails_it_by_name_and_is_killed(project):
     marker = f"orphan-{project[2]}-{time.time_ns()}"
     outcome = one(
         project,
@@ -112,25 +130,35 @@ def test_no_process_an_example_started_outlives_its_run(project):
         print("started")
         """,
     )
-    assert outcome.failure is None
-    time.sleep(0.3)
-    left = alive(f"{marker}-group")
-    assert not left, "a process in the example's group outlived it"
-    if project[2] == "linux":  # only Linux can find a process that left the group by setsid
-        assert not alive(f"{marker}-session")
+    message = describe(outcome)
+    assert outcome.failure is not None and outcome.failure.kind == "leftover", message
+    assert message.startswith("examples/hostile.py: processes it started were still running after it ended")
+    assert not _poll(lambda: alive(f"{marker}-group")), "a process in the example's group outlived it"
+    if project[2] == "linux":  # a cgroup, or the worker as subreaper, finds what left the group by setsid
+        assert f"{marker}-group" in message and f"{marker}-session" in message
+        assert not _poll(lambda: alive(f"{marker}-session"))
     else:  # on macOS it escapes: shown here, so that the Linux check above is known to be real
+        assert "processes in its process group" in message
         assert alive(f"{marker}-session")
         for pid in alive(f"{marker}-session"):
             os.kill(pid, 9)
 
 
+def _poll(check, within: float = 10.0):
+    """``check()`` once it is falsy, or its last value after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while (value := check()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value
+
+
 def test_an_example_cannot_write_into_the_project(project):
-    root, _, mode = project
+    root = project[0]
     target = root / "docs" / "injected.md"
     outcome = one(project, f'open("{target}", "w").write("# injected")\n')
     message = describe(outcome)
     assert outcome.failure is not None
-    if mode == "linux":  # Landlock refuses the write
+    if landlock(project):  # Landlock refuses the write
         assert "PermissionError" in message and "hostile.py:1" in message
         assert not target.exists()
     else:  # detected afterwards, and named
@@ -337,3 +365,218 @@ def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
     monkeypatch.delattr(os, "fork")  # as on Windows
     with pytest.raises(PoolError, match="Windows cannot fork: build the site in WSL"):
         Pool([]).start()
+
+
+# --- what the review's probes did, as a stranger's pull request ---------------------------------
+
+
+FORGED = {  # lines a worker would send, for ids around any the pool may have given
+    "done": 'json.dumps({"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []})',
+    "pid": 'json.dumps({"id": n, "pid": os.getppid()})',
+    "garbage": '"this is not an answer"',
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED))
+def test_an_example_cannot_write_to_the_pool(project, forged):
+    _, engine, _ = project
+    engine.pool.ready()
+    worker = engine.pool.info["pid"]
+    source = f"""\
+        import json, os
+        written = 0
+        for fd in range(3, 1024):
+            for n in range(0, 2000):
+                try:
+                    os.write(fd, ({FORGED[forged]} + "\\n").encode())
+                    written += 1
+                except OSError:
+                    break
+        print("written", written)
+        """
+    outcomes = run(project, source, "hostile.py", other(project))
+    fine = outcomes["fine.py"]
+    assert fine.failure is None and fine.result.cells[0].output == "fine\n", describe(fine)
+    assert engine.pool.info["pid"] == worker, "the worker was lost"
+    hostile = outcomes["hostile.py"]  # it may spoil its own record, nothing else
+    assert hostile.failure is None or hostile.failure.kind == "record", describe(hostile)
+
+
+def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(project):
+    start = time.monotonic()
+    outcome = one(
+        project,
+        """\
+        import json, os, signal, time
+        try:
+            os.kill(os.getppid(), signal.SIGSTOP)  # where signals are not scoped (macOS, Linux < 6.12)
+        except PermissionError:
+            raise SystemExit("refused")
+        tick = (json.dumps({"tick": True}) + "\\n").encode()
+        while time.monotonic() < start + 40:  # the pool gives up on a silent worker after 3 s
+            for fd in range(3, 1024):
+                try:
+                    os.write(fd, tick)
+                except OSError:
+                    pass
+            time.sleep(0.2)
+        """.replace("start + 40", f"{time.monotonic()} + 40"),
+    )
+    message = describe(outcome)
+    if landlock(project) >= 6:
+        assert "the example called sys.exit()" in message
+    else:  # it stopped the worker, and its heartbeats never reached the pool: found, and named
+        assert "the worker stopped answering" in message and "must not kill, stop or signal" in message
+        assert time.monotonic() - start < 30, "forged heartbeats kept a stopped worker alive"
+
+
+def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
+    mode = project[2]
+    marker, daemon = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}"
+    slow = "slow.py"  # still running when the worker stops, however slow this machine is
+    (project[0] / "examples" / slow).write_text("import time\ntime.sleep(2)\nprint('slow')\n")
+    outcomes = run(
+        project,
+        f"""\
+        import os, signal, subprocess, sys, time
+        if not os.path.exists("{marker}"):  # the first run: start a daemon, stop the worker
+            subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(300)", "{daemon}"])
+            open("{marker}", "w").close()
+            os.kill(os.getppid(), signal.SIGSTOP)
+            time.sleep(30)
+        print("behaved")
+        """,
+        "hostile.py",
+        slow,
+    )
+    message = describe(outcomes["hostile.py"])
+    assert outcomes["hostile.py"].failure is not None, message
+    if landlock(project):  # Landlock: it cannot write the marker (the daemon is found: a cgroup or subreaper)
+        assert "PermissionError" in message
+        assert not _poll(lambda: alive(daemon)), "the daemon outlived its example"
+    else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
+        assert "ran beside slow.py; run again one at a time, none of them did it again" in message, message
+        assert "ran beside hostile.py" in describe(outcomes["slow.py"])
+        for pid in alive(daemon):  # without a cgroup or subreaper it escapes (README: "Where it runs")
+            os.kill(pid, 9)
+
+
+def test_each_example_has_its_own_home_temporary_and_configuration_folders(project):
+    variables = ["HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR", "TORCH_HOME"]
+    name = f"written-{time.time_ns()}"
+    source = f"""\
+        import os, tempfile
+        for variable in {variables}:
+            folder = os.environ.get(variable, os.path.expanduser("~"))
+            mine = os.path.dirname(os.getcwd())  # the runner's: its working folder is in its TMPDIR
+            found = [n for n in os.listdir(folder) if os.path.join(folder, n) != mine]
+            print(variable, folder.startswith(tempfile.gettempdir().rsplit("/", 1)[0]), found)
+            open(os.path.join(folder, "{name}"), "w").write("x")
+        """
+    try:
+        first, second = (one(project, source) for _ in range(2))
+    finally:
+        (Path.home() / name).unlink(missing_ok=True)  # what the code before this change wrote
+    for outcome in (first, second):
+        assert outcome.failure is None, describe(outcome)
+        lines = outcome.result.cells[0].output.splitlines()
+        assert lines == [f"{variable} True []" for variable in variables]  # its own, and empty
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "import builtins\nbuiltins.exec = lambda *args, **kwargs: None",
+        "from mkdocs_examples.execute.child import runner\nfrom mkdocs_examples.results import CellResult\n"
+        "runner._run_cell = lambda cell, *args, **kwargs: (CellResult(cell.index), None)",
+    ],
+    ids=["builtins.exec", "runner._run_cell"],
+)
+def test_patching_the_engine_in_its_process_does_not_pass_a_hidden_check(project, patch):
+    outcome = one(project, f'{patch}\n# %% checks tags=["remove-cell"]\nassert 1 + 1 == 3, "the claim is false"\n')
+    assert outcome.failure is not None and outcome.failure.kind == "exception", describe(outcome)
+    assert "AssertionError: the claim is false" in describe(outcome)
+
+
+def test_an_example_cannot_rewrite_the_engine_on_disk(project):
+    from mkdocs_examples.execute.child import runner
+
+    # Opened for appending, and nothing written: where it is not refused, nothing changes either
+    outcome = one(project, f'open("{runner.__file__}", "a").close()\nprint("opened")\n')
+    if landlock(project):
+        assert "PermissionError" in describe(outcome)
+    else:  # macOS: not refused; a change would be detected (the engine is compared before and after)
+        assert outcome.failure is None, describe(outcome)
+
+
+def test_an_example_reads_only_the_project_python_and_the_system(project, tmp_path):
+    root = project[0]
+    secret = tmp_path / "token"
+    secret.write_text("hunter2")
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git" / "config").write_text("[remote] url = https://user:token@example.com/x\n")
+    targets = [str(secret), f"/proc/{os.getpid()}/environ", str(root / ".git" / "config"), "/etc/passwd",
+               str(root / "docs" / "index.md"), os.__file__]  # fmt: skip
+    outcome = one(
+        project,
+        f"""\
+        import os
+        for target in {targets}:
+            try:
+                open(target).read()
+                print("read")
+            except OSError as error:
+                print(type(error).__name__)
+        try:
+            os.listdir("{Path.home()}")
+            print("listed")
+        except OSError as error:
+            print(type(error).__name__)
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    seen = outcome.result.cells[0].output.split()
+    if landlock(project):  # the secret, the build's environment, .git, the home: refused; the rest is read
+        assert seen == ["PermissionError"] * 3 + ["read"] * 3 + ["PermissionError"]
+    else:
+        assert seen == ["read"] * 6 + ["listed"]
+
+
+def test_an_example_has_no_network_but_a_loopback_of_its_own(project):
+    import socket
+
+    with socket.socket() as listener:  # a service of the building machine, on its loopback
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        outcome = one(
+            project,
+            f"""\
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=5).close()
+                print("reached the machine's service")
+            except OSError as error:
+                print(type(error).__name__)
+            with socket.socket() as server:  # its own loopback works
+                server.bind(("127.0.0.1", 0))
+                server.listen()
+                socket.create_connection(server.getsockname()).close()
+            print([name for _, name in socket.if_nameindex()] == ["lo"])
+            """,
+        )
+    assert outcome.failure is None, describe(outcome)
+    reached, interfaces = outcome.result.cells[0].output.splitlines()
+    if isolated(project):
+        assert (reached, interfaces) == ("ConnectionRefusedError", "True")
+    else:  # macOS, or no user namespaces: not isolated, and the build says so
+        assert reached == "reached the machine's service"
+        assert "network NOT isolated" in sandbox_line(project[1].pool.sandbox)
+
+
+def test_an_example_past_the_memory_limit_fails_naming_the_option(project):
+    # 8 GiB of zeros, over the default 4096 MiB: calloc'd, so without a limit it would cost no memory
+    outcome = one(project, "x = bytes(8 << 30)\nprint(len(x))\n")
+    message = describe(outcome)
+    assert outcome.failure is not None and outcome.failure.kind == "limit", message
+    assert message.startswith("examples/hostile.py:1: it ran out of memory") and "`max_memory`" in message

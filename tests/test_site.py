@@ -257,6 +257,26 @@ def test_an_unwritable_cache_is_reported_once_and_the_build_goes_on(site, caplog
     assert "answer: 42" in page(site)
 
 
+def test_what_confines_the_examples_is_said_once_in_a_build_of_two_languages(site, caplog):
+    caplog.set_level(logging.INFO)
+    assert sorted(build_site(site)) == ["one.py", "two.py"]
+    notes = [r.getMessage() for r in caplog.records if "examples run sandboxed" in r.getMessage()]
+    assert len(notes) == 1, notes
+    assert "network" in notes[0] and "processes found by" in notes[0]
+
+
+def test_a_block_whose_example_has_no_result_stops_the_build(built_site, monkeypatch, caplog):
+    from mkdocs_examples.plugin import ExamplesPlugin
+
+    real = ExamplesPlugin._run  # as if the pool had lost one, or a forged answer had ended it early
+    monkeypatch.setattr(ExamplesPlugin, "_run", lambda self, examples: {
+        path: outcome for path, outcome in real(self, examples).items() if path != "two.py"
+    })  # fmt: skip
+    with pytest.raises(Abort):  # not strict: before, the page said "was not run" and the build passed
+        build_site(built_site)
+    assert "docs/en/index.md:" in caplog.text and "example two.py was not run in this build" in caplog.text
+
+
 def test_changing_a_helper_module_or_a_package_version_runs_the_example_again(site, monkeypatch):
     (site / "examples" / "helper.py").write_text("VALUE = 1\n")
     (site / "examples" / "three.py").write_text("import helper\nimport yaml\nprint('helper', helper.VALUE)\n")

@@ -86,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     problems = broken + [describe(o) for o in outcomes if o.failure]
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
+    if note := engine.sandbox_note():
+        print(note)
     print(summary(outcomes, time.perf_counter() - start) + (f", {len(broken)} unreadable" if broken else ""))
     if note := engine.cache_problem():
         print(note)

@@ -32,6 +32,10 @@ class ExamplesConfig(base.Config):
     threads = opt.Type(int, default=1)  # torch threads per example, so outputs do not depend on the machine
     timeout = opt.Type((int, float), default=120)  # seconds one example may take before it is killed
     max_output = opt.Type(int, default=20_000)  # characters of output shown per cell; the rest is cut
+    # Limits of one example (README: "Examples are untrusted code"); 0 turns one off
+    max_source = opt.Type(int, default=1 << 20)  # bytes of source; a larger example is refused, never run
+    max_memory = opt.Type(int, default=4096)  # MiB of memory per example process (RLIMIT_DATA); none on cuda
+    max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
     device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
     recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json

@@ -281,6 +281,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             log.info(summary(list(outcomes.values()), time.perf_counter() - start))
         if problem := self._engine.cache_problem():
             log.info(problem)  # not a warning: a cache that cannot be written must not fail a strict build
+        if note := self._engine.sandbox_note():
+            log.info(note)  # once: what confines examples here (network not isolated, no Landlock...)
         return outcomes
 
     def _problem(self, src_uri: str, block: Block) -> str | None:
@@ -318,8 +320,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return render_error(problem, lang=lang)
         loaded = self._examples.get(block.path)
         outcome = self._outcomes.get(block.path)
-        if not isinstance(loaded, Example) or outcome is None:  # disabled, or added to the page since pre-build
-            return render_error(f"{page}:{block.line}: example {block.path} was not run in this build", lang=lang)
+        if not isinstance(loaded, Example) or outcome is None:  # added to the page since pre-build, or lost
+            message = f"{page}:{block.line}: example {block.path} was not run in this build"
+            if not self._serving:  # a page must never be published without the output it claims
+                raise PluginError(f"{message}; build again, and report it if it happens twice")
+            return render_error(message, lang=lang)
         return render_example(
             loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output,
             published=self._published(loaded.path),

@@ -29,9 +29,11 @@ FailureKind = Literal[
     "early-exit",  # its process ended before its last cell (os._exit)
     "worker",  # it killed, stopped or signalled the engine's worker process
     "sandbox",  # it changed files of the project
-    "record",  # its process ended normally, but what it recorded could not be read
+    "record",  # its process ended normally, but what it recorded could not be read, or does not add up
     "figure",  # a figure it left open is not one a page can show (not a PNG, or too big)
     "not-executed",  # no cached result, and the build does not execute examples (option `execute: false`)
+    "leftover",  # processes it started were still running after it ended
+    "limit",  # it went past a limit of the plugin options (max_source, max_memory, max_file_size)
 ]
 
 
@@ -43,6 +45,9 @@ class Options:
     seed: int = 0  # seed for random, numpy and torch before each example
     threads: int = 1  # torch intra-op threads per example: outputs independent of core count
     max_output: int = 20_000  # characters kept of one cell's output
+    max_source: int = 1 << 20  # bytes of source an example may have; a larger one is refused unrun
+    max_memory: int = 4096  # MiB of data memory per example process (RLIMIT_DATA); not on cuda; 0: none
+    max_file_size: int = 256  # MiB a file the example writes may reach (RLIMIT_FSIZE), its output too; 0: none
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,7 @@ class Failure:
     traceback: str | None = None  # the Python traceback, or the stack at a crash or timeout
     returncode: int | None = None  # of the example's process; negative: killed by that signal
     timeout: float | None = None  # the limit that applied, for kind "timeout"
-    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox", "figure", ...)
+    detail: str | None = None  # a sentence for kinds the engine detects itself ("worker", "sandbox", "limit", ...)
 
     @classmethod
     def from_json(cls, data: Any) -> Failure:

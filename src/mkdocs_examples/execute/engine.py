@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.environment import detect_device
-from mkdocs_examples.execute.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.execute.cache import PACKAGE, Cache, cache_key, fingerprint
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import Failure, Options, Result
@@ -79,10 +79,11 @@ class Engine:
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
         self.cache = Cache(cache_dir, examples_dir.resolve()) if cache_dir else None
-        # What examples must not change: the folders a build reads or publishes are compared before
-        # and after they run; where the OS allows, writes beneath them and the project are refused
+        # What examples must not change: the folders a build reads or publishes, and the engine, are
+        # compared before and after they run (where the OS allows, examples write only in their own folder)
         self.watch = sorted({p.resolve() for p in [*watch, examples_dir, *([cache_dir] if cache_dir else [])]})
-        self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])
+        self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])  # what they may read
+        self._noted = False
         self._fingerprint = fingerprint(options, preload)
         self._memory: dict[str, Result] = {}  # key: result, for `serve` and language builds
         self.executed: list[str] = []  # paths of the examples this engine has executed, in order
@@ -104,8 +105,9 @@ class Engine:
         plugin passes its option ``execute``; the CLI's commands exist to run examples, and always do.
         """
         options = Options(
-            device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output
-        )
+            device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output,
+            max_source=config.max_source, max_memory=config.max_memory, max_file_size=config.max_file_size,
+        )  # fmt: skip
         return cls(
             root / config.examples_dir,
             root / config.cache_dir if cache and config.cache else None,
@@ -144,6 +146,8 @@ class Engine:
             elif self.cache and (result := self.cache.get(keys[path])) is not None:
                 self._memory[keys[path]] = result
                 done(Outcome(example, result, "cache"))
+            elif (refused := self._too_large(example)) is not None:
+                done(Outcome(example, refused, "run"))  # never run, never cached
             else:
                 pending.append(example)
         if not pending:
@@ -154,7 +158,7 @@ class Engine:
             return outcomes
         self.pool.start()  # the worker imports its modules while the folders are read below
         self._check_device()
-        before = sandbox.snapshot(self.watch)
+        before = sandbox.snapshot(self.watch), sandbox.snapshot([PACKAGE])
         alone = {e.path for e in pending if _PARALLEL.search(e.source)}
         ran = []
         for example, result in self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs,
@@ -164,7 +168,12 @@ class Engine:
             if result.failure is not None:  # shown now; successes wait for the check below
                 self._memory[keys[example.path]] = result
                 done(Outcome(example, result, "run"))
-        changed = sandbox.changes(before, sandbox.snapshot(self.watch))
+        for example in pending:  # the pool yields every example once; if not, say so rather than lose it
+            if example.path not in outcomes and all(e.path != example.path for e, _ in ran):
+                detail = "the worker never reported this example's end (a bug of the engine: please report it)"
+                done(Outcome(example, Result(failure=Failure("worker", detail=detail)), "run"))
+        changed = sandbox.changes(before[0], sandbox.snapshot(self.watch))
+        changed += [c for c in sandbox.changes(before[1], sandbox.snapshot([PACKAGE])) if c[0].endswith(".py")]
         for example, result in ran:
             if changed and (culprit := self._changed_by(example, changed)):
                 result = replace(result, failure=Failure("sandbox", detail=culprit))
@@ -176,6 +185,17 @@ class Engine:
             done(Outcome(example, result, "run"))
         return outcomes
 
+    def _too_large(self, example: Example) -> Result | None:
+        """A failure for an example larger than the option ``max_source`` allows; None if it is not."""
+        size, limit = len(example.source.encode()), self.options.max_source
+        if not limit or size <= limit:
+            return None
+        detail = (
+            f"the example is {_size(size)}, more than the plugin option `max_source` allows ({_size(limit)}): "
+            "it was not run. Make it smaller (data belongs in a file beside it, or generated), or raise the option"
+        )
+        return Result(failure=Failure("limit", detail=detail))
+
     def _changed_by(self, example: Example, changed: list[tuple[str, str, int]]) -> str | None:
         """What ``example`` changed in the project, judged by when it ran; None if nothing."""
         start, end = self.pool.spans.get(example.path, (0.0, 0.0))
@@ -185,7 +205,8 @@ class Engine:
         listed = ", ".join(f"{how} {os.path.relpath(path)}" for path, how in mine[:5])
         return (
             f"this example changed the project while it ran ({listed}): examples must not write into the "
-            "docs, examples, site or cache folders; write into the current folder, a scratch folder of its own"
+            "docs, examples, site or cache folders, nor the engine; write into the current folder, a scratch "
+            "folder of its own"
         )
 
     def cache_problem(self) -> str | None:
@@ -193,6 +214,13 @@ class Engine:
         if self.cache and self.cache.unwritable:
             return f"results are not cached: cannot write to {self.cache.root} ({self.cache.unwritable})"
         return None
+
+    def sandbox_note(self) -> str | None:
+        """What confines the examples on this system, in one line, once per engine; None before any ran."""
+        if self._noted or not self.pool.sandbox:
+            return None
+        self._noted = True
+        return sandbox_line(self.pool.sandbox)
 
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
@@ -223,18 +251,35 @@ def describe(outcome: Outcome) -> str:
         text = f"timed out after {failure.timeout:g} s (plugin option `timeout`); its stack at that moment"
     elif kind == "crash":
         text = f"the example's process crashed ({signal_name(-(failure.returncode or 0))})"
-    elif kind in ("worker", "sandbox", "figure", "not-executed"):
+    elif kind in ("worker", "sandbox", "figure", "not-executed", "leftover", "limit"):
         text = failure.detail or kind
     elif kind == "record":
         text = (
-            "the example's process ended normally, but the engine could not read what it recorded "
-            f"({failure.detail}); if the example writes into files it did not create, stop it, "
-            "otherwise this is a bug of the engine: please report it"
+            "the example's process ended normally, but the engine could not read what it recorded, or not "
+            f"believe it ({failure.detail}); if the example writes into files or descriptors it did not create, "
+            "or changes the engine's modules, stop it; otherwise this is a bug of the engine: please report it"
         )
     else:
         text = f"the example's process exited with code {failure.returncode} before its end (os._exit()?)"
     detail = failure.traceback
     return f"{where}: {text}" + (f"\n{detail.rstrip()}" if detail else "")
+
+
+def sandbox_line(info: dict) -> str:
+    """One line saying what confines examples here, from the worker's first answer (README: "Where it runs")."""
+    abi = info.get("landlock") or 0
+    if abi:
+        scoped = "signals scoped" if abi >= 6 else "signals not scoped (Linux < 6.12)"
+        files = f"files by Landlock ABI {abi} (read: project, Python, system; write: own folder; {scoped})"
+    else:
+        files = "files NOT confined (no Landlock: writes into the project are detected afterwards)"
+    network = info.get("network")
+    net = "network: own loopback only" if network is None else f"network NOT isolated ({network})"
+    return f"examples run sandboxed: {files}; {net}; processes found by {info.get('processes')}"
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size / 1024:.0f} KiB"
 
 
 def summary(outcomes: list[Outcome], seconds: float) -> str:

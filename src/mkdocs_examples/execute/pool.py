@@ -1,9 +1,13 @@
 """The build's handle on the worker process (:mod:`mkdocs_examples.execute.child.worker`) that runs examples.
 
 The pool starts the worker, sends it batches, turns each example's record file and exit
-status into a :class:`Result`, and notices when the worker is lost: killed, stopped
-(no heartbeat), or ended. An example that did that is found by running the examples that
-were in flight once more, one at a time, and is named in its failure.
+status into a :class:`Result` (:mod:`.verdict`), and notices when the worker is lost: killed,
+stopped (no heartbeat), ended, or saying what a worker would not say. It believes only answers
+that fit what it asked: ids of examples in flight, each started and ended once, the process of
+an example only if it is a child of the worker, and no batch outlives its examples' timeouts,
+heartbeats or not. An example that lost the worker is found by running the examples that were
+in flight once more, one at a time, and is named in its failure; if none does it again, all
+of them fail.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -20,16 +23,18 @@ import sys
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.execute.child.sandbox import kill_group
-from mkdocs_examples.results import RESULT, CellResult, Failure, FailureKind, Options, Result
-from mkdocs_examples.schema import JSONError, loads, validate
+from mkdocs_examples.execute.child import processes
+from mkdocs_examples.execute.child.processes import Cgroups, kill_group
+from mkdocs_examples.execute.verdict import collect
+from mkdocs_examples.results import Failure, Options, Result
 from mkdocs_examples.source.cells import Example
 
 HUNG = 15.0  # seconds without a heartbeat (the worker sends one every 0.5 s) before it counts as stopped
+SLACK = 8.0  # seconds past an example's timeout before the pool stops waiting for the worker to end it
 
 
 class PoolError(Exception):
@@ -48,16 +53,29 @@ class _Job:
     number: int
     pid: int | None = None  # while its process runs
     started: float = 0.0  # wall-clock time, for telling which example changed a file
+    deadline: float = 0.0  # monotonic: the worker must have ended it by then
     done: bool = False
+
+
+@dataclass
+class _Loss:
+    """The worker was lost with several examples in flight: they run again one at a time."""
+
+    reason: str
+    suspects: list[str]
+    left: int
+    found: bool = False  # one of them lost it again
+    held: list[tuple[Example, Result]] = field(default_factory=list)  # results of those that did not
 
 
 class Pool:
     """The parent's handle on one worker process, started on first use and kept until closed."""
 
-    def __init__(self, preload: list[str], protect: list[Path] | None = None) -> None:
+    def __init__(self, preload: list[str], project: list[Path] | None = None) -> None:
         self.preload = preload
-        self.protect = [str(p) for p in protect or []]
+        self.project = [str(p) for p in project or []]  # folders examples may read
         self.info: dict[str, Any] = {}
+        self.sandbox: dict[str, Any] = {}  # what confines examples, as the last worker found it (kept after close)
         self.spans: dict[str, tuple[float, float]] = {}  # path: when its process ran (wall clock)
         self._proc: subprocess.Popen | None = None
         self._buffer = b""
@@ -74,7 +92,7 @@ class Pool:
                 "to build it without running the examples"
             )
         env = dict(os.environ, MPLBACKEND="Agg", PYTORCH_NVML_BASED_CUDA_CHECK="1")
-        setup = json.dumps({"preload": self.preload, "protect": self.protect})
+        setup = json.dumps({"preload": self.preload, "project": self.project})
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "mkdocs_examples.execute.child.worker", setup],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
@@ -82,16 +100,23 @@ class Pool:
         self._buffer, self.info = b"", {}
 
     def ready(self) -> dict[str, Any]:
-        """Wait for the worker's first line: what it found (CUDA, its scratch folder)."""
+        """Wait for the worker's first line: what it found (CUDA, its scratch folder, the sandbox)."""
         self.start()
         if not self.info:
+            assert self._proc
             try:
-                self.info = self._answer(deadline=None)
-            except _WorkerLost:
-                assert self._proc
-                code = self._proc.wait()
-                self._proc = None
+                info = self._answer(None, "")
+            except _WorkerLost as lost:
+                code = self._proc.poll()
+                self._discard([])
+                if code is None:
+                    raise PoolError(f"the example worker did not start: {lost.reason}") from None
                 raise PoolError(f"the example worker exited with code {code}; its error is printed above") from None
+            if info.get("ready") is not True or not isinstance(info.get("scratch"), str):
+                self._discard([])
+                raise PoolError(f"the example worker did not start: its first line was {info!r}")
+            self.info = info
+            self.sandbox = {key: info.get(key) for key in ("landlock", "network", "processes")}
         return self.info
 
     def run(self, examples: list[Example], options: Options, *, timeout: float, parallel: int,
@@ -102,24 +127,47 @@ class Pool:
         those runs with a core to itself.
         """
         pending = deque(examples)
-        suspects: deque[Example] = deque()  # in flight when the worker died: rerun one at a time
+        suspects: deque[tuple[Example, _Loss]] = deque()  # in flight when the worker was lost
         losses = 0
         while pending or suspects:
-            batch = [suspects.popleft()] if suspects else [pending.popleft() for _ in range(len(pending))]
+            loss = None
+            if suspects:
+                example, loss = suspects.popleft()
+                batch = [example]
+            else:
+                batch = [pending.popleft() for _ in range(len(pending))]
             jobs = {n: _Job(e, n) for e, n in zip(batch, self._numbers, strict=False)}
             try:
-                yield from self._batch(jobs, options, timeout, 1 if len(batch) == 1 else parallel, alone)
+                for example, result in self._batch(jobs, options, timeout, 1 if len(batch) == 1 else parallel, alone):
+                    if loss is None or loss.found:
+                        yield example, result
+                    else:
+                        loss.held.append((example, result))
             except _WorkerLost as lost:
-                flying = [job for job in jobs.values() if job.pid is not None]
+                flying = [job for job in jobs.values() if job.pid is not None and not job.done]
                 losses = 0 if flying else losses + 1
                 if losses == 3:
                     raise PoolError(f"the example worker was lost three times before it ran anything: {lost}") from None
                 self._discard(flying)
-                if len(flying) == 1:
+                if loss is not None and not flying:  # lost before the suspect started: it runs again
+                    suspects.appendleft((batch[0], loss))
+                    continue
+                if loss is not None:  # a suspect, alone, lost it again: it did it
+                    loss.found = True
                     yield flying[0].example, _lost(lost.reason)
-                else:
-                    suspects.extend(job.example for job in flying)
+                    yield from loss.held
+                    loss.held.clear()
+                elif len(flying) == 1:
+                    yield flying[0].example, _lost(lost.reason)
+                elif flying:
+                    new = _Loss(lost.reason, sorted(j.example.path for j in flying), len(flying))
+                    suspects.extend((job.example, new) for job in flying)
                 pending.extendleft(reversed([j.example for j in jobs.values() if j.pid is None and not j.done]))
+            if loss is not None:
+                loss.left -= 1
+                if loss.left == 0 and not loss.found:  # none did it again: each of them may have
+                    for example, _ in loss.held:
+                        yield example, _unfound(loss, example.path)
 
     def _batch(self, jobs: dict[int, _Job], options: Options, timeout: float, parallel: int,
                alone: Collection[str]) -> Iterator[tuple[Example, Result]]:  # fmt: skip
@@ -142,20 +190,29 @@ class Pool:
             self._proc.stdin.flush()
         except OSError:
             raise _WorkerLost("the worker had ended before the batch was sent") from None
+        # However it answers, the worker has no longer than this: every example one after the other
+        end = time.monotonic() + HUNG + len(jobs) * (timeout + SLACK)
         try:
             left = len(jobs)
             while left:
-                answer = self._answer(deadline=time.monotonic() + HUNG)
-                job = jobs[answer["id"]] if "id" in answer else None
-                if job is None:
-                    continue  # a heartbeat
+                flying = [j for j in jobs.values() if j.pid is not None and not j.done]
+                deadline, why = min([
+                    (time.monotonic() + HUNG, "the worker stopped answering (was it stopped with SIGSTOP?)"),
+                    (end, f"the worker did not end its batch within {len(jobs)} times the timeout"),
+                    *((j.deadline, f"the worker did not end {j.example.path} within its timeout") for j in flying),
+                ])  # fmt: skip
+                answer = self._answer(deadline, why)
+                if answer == {"tick": True}:
+                    continue
+                job = self._job(jobs, answer)
                 if "pid" in answer:
                     job.pid, job.started = answer["pid"], time.time()
+                    job.deadline = time.monotonic() + timeout + SLACK
                     continue
                 left -= 1
                 self.spans[job.example.path] = (job.started, time.time())
                 folder = scratch / str(job.number)  # the child's own: record, faults, temporary files
-                result = _collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout)
+                result = collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout, options)
                 shutil.rmtree(folder, ignore_errors=True)
                 job.pid, job.done = None, True
                 yield job.example, result
@@ -164,14 +221,46 @@ class Pool:
             if not finished:  # the consumer stopped early, or the worker was lost: never reuse it
                 self._discard([job for job in jobs.values() if job.pid is not None])
 
-    def _answer(self, deadline: float | None) -> dict[str, Any]:
-        """The worker's next line; _WorkerLost when it ends, or says nothing until ``deadline``."""
+    def _job(self, jobs: dict[int, _Job], answer: dict[str, Any]) -> _Job:
+        """The job ``answer`` is about, if it is one the worker may answer about now; else the worker is lost."""
+        number = answer.get("id")
+        job = jobs.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
+        started = set(answer) == {"id", "pid"}
+        ended = set(answer) == {"id", "returncode", "timed_out", "seconds", "leftover"}
+        why = None
+        if job is None or job.done:
+            why = "an example that is not in flight"
+        elif started and (job.pid is not None or not self._plausible(answer["pid"])):
+            why = "a process that is not an example's (not a child of the worker), or a second one"
+        elif ended and (job.pid is None or not _ending(answer)):
+            why = "the end of an example that had not started, or an end of the wrong shape"
+        elif not (started or ended):
+            why = "nothing the pool asked"
+        if why:
+            worker = self._proc.pid if self._proc else None
+            raise _WorkerLost(f"the worker (pid {worker}) sent an answer about {why}: {json.dumps(answer)[:200]}")
+        assert job is not None
+        return job
+
+    def _plausible(self, pid: Any) -> bool:
+        """Whether ``pid`` can be the process of an example: a child of the worker (Linux), or at
+        least not the worker, the build or init (elsewhere). One that has ended already is harmless."""
+        worker = self._proc.pid if self._proc else None
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 1 or pid in (worker, os.getpid()):
+            return False
+        if sys.platform == "linux":
+            return processes.parent(pid) in (None, worker)
+        return True
+
+    def _answer(self, deadline: float | None, why: str) -> dict[str, Any]:
+        """The worker's next line, an object; _WorkerLost when it ends, says nothing until ``deadline``
+        (``why`` says what that means), or says something that is not an object."""
         assert self._proc and self._proc.stdout
         fd = self._proc.stdout.fileno()
         while b"\n" not in self._buffer:
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
-                raise _WorkerLost("the worker stopped answering (was it stopped with SIGSTOP?)")
+                raise _WorkerLost(why)
             readable, _, _ = select.select([fd], [], [], wait)
             if readable:
                 chunk = os.read(fd, 1 << 16)
@@ -181,13 +270,21 @@ class Pool:
                     raise _WorkerLost(f"the worker {how}")
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise _WorkerLost(f"the worker (pid {self._proc.pid}) sent a line that is not an answer: {line[:200]!r}")
+        return answer
 
     def _discard(self, flying: list[_Job]) -> None:
         """Kill the worker and the examples it was running; the next batch starts a new one."""
+        worker = self._proc.pid if self._proc else None
         for job in flying:
-            kill_group(job.pid)
-        scratch = self.info.get("scratch")
+            if job.pid and worker:
+                _end_example(job.pid, worker)
+        scratch, cgroup = self.info.get("scratch"), self.info.get("cgroup")
         if self._proc is not None:
             kill_group(self._proc.pid)
             self._proc.wait()
@@ -195,7 +292,9 @@ class Pool:
                 with contextlib.suppress(OSError):
                     stream and stream.close()
             self._proc = None
-        if scratch:
+        if isinstance(cgroup, str) and Path(cgroup).name == f"mkdocs-examples-{worker}" and Path(cgroup).is_dir():
+            Cgroups(Path(cgroup)).close()  # what its examples started, wherever it went
+        if isinstance(scratch, str) and Path(scratch).name.startswith("mkx-"):
             shutil.rmtree(scratch, ignore_errors=True)
         self.info = {}
 
@@ -211,59 +310,45 @@ class Pool:
         self._discard([])
 
 
+def _end_example(pid: int, worker: int) -> None:
+    """Kill the process group of an example's process ``pid``, if it still is one: a child of the
+    worker (Linux), or elsewhere the leader of a group that is neither the worker's nor the build's."""
+    if sys.platform == "linux":
+        if processes.parent(pid) == worker:
+            kill_group(pid)
+        return
+    with contextlib.suppress(OSError):
+        if os.getpgid(pid) == pid and pid not in (os.getpgid(worker), os.getpgrp()):
+            kill_group(pid)
+
+
+def _ending(answer: dict[str, Any]) -> bool:
+    """Whether ``answer`` has the shape of an example's end."""
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    leftover = answer["leftover"]
+    return (
+        isinstance(answer["returncode"], int) and not isinstance(answer["returncode"], bool)
+        and isinstance(answer["timed_out"], bool) and number(answer["seconds"])
+        and isinstance(leftover, list) and all(isinstance(item, str) for item in leftover)
+    )  # fmt: skip
+
+
 def _lost(reason: str) -> Result:
     detail = (
         f"{reason} while this example ran: an example must not kill, stop or signal the process that runs it "
-        "(its parent) or that process's group"
+        "(its parent) or that process's group, nor write to its pipes"
     )
     return Result(failure=Failure("worker", detail=detail))
 
 
-def _collect(example: Example, record: Path, faults: Path, done: dict, timeout: float) -> Result:
-    """Assemble a result from what the child recorded and how it ended."""
-    cells: list[CellResult] = []
-    env: dict[str, str] = {}
-    depends: dict[str, str] = {}
-    failure: Failure | None = None
-    running, finished = None, False
-    text = record.read_text(encoding="utf-8", errors="replace") if record.exists() else ""
-    unreadable = None  # the first line that is not an event of the runner's, and why
-    number, text_line = 0, ""
-    try:
-        for number, text_line in enumerate(text.splitlines(), 1):  # noqa: B007 (named in the error below)
-            event = loads(text_line)
-            name = event.pop("event", None) if isinstance(event, dict) else None
-            if name == "env":
-                env = dict(validate(event.get("env"), f"{RESULT}#/$defs/env"))
-            elif name == "start":
-                running = int(validate(event.get("cell"), f"{RESULT}#/$defs/index"))
-            elif name == "cell":
-                cells.append(CellResult.from_json(event))
-                running = None
-            elif name == "failure":
-                failure = Failure.from_json(event)
-            elif name == "depends":
-                depends = dict(validate(event.get("depends"), f"{RESULT}#/$defs/depends"))
-            elif name == "end":
-                finished = True
-            else:
-                raise JSONError("not an event of the engine's runner")
-    except JSONError as error:
-        finished = False  # a line cut short by a crash, or written by the example itself
-        unreadable = f"line {number} of its record ({text_line[:200]!r}): {error}"
-    timed_out = done["timed_out"] or done["seconds"] >= timeout
-    if unreadable and done["returncode"] == 0 and not timed_out:  # not a crash: say what could not be read
-        return Result(tuple(cells), env, Failure("record", detail=unreadable), done["seconds"], depends)
-    if finished and not timed_out:
-        return Result(tuple(cells), env, failure, done["seconds"], depends)
-    stack = faults.read_text(errors="replace") if faults.exists() else ""
-    cell = example.cells[running] if running is not None and running < len(example.cells) else None
-    found = re.findall(rf'File "{re.escape(example.display)}", line (\d+)', stack)
-    line = int(found[0]) if found else (cell.lineno if cell else None)  # faulthandler: innermost first
-    code = done["returncode"]
-    kind: FailureKind = "timeout" if timed_out else "crash" if code < 0 else "early-exit"
-    failure = Failure(kind, cell.index if cell else None, line, stack.strip() or None, code, timeout)
-    return Result(tuple(cells), env, failure, done["seconds"], depends)
+def _unfound(loss: _Loss, path: str) -> Result:
+    others = ", ".join(p for p in loss.suspects if p != path)
+    detail = (
+        f"{loss.reason} while this example ran beside {others}; run again one at a time, none of them did it "
+        "again. An example must not kill, stop or signal the process that runs it, nor write to its pipes: "
+        "one of these did, or something outside the build did (then build again)"
+    )
+    return Result(failure=Failure("worker", detail=detail))
 
 
 def signal_name(number: int) -> str:

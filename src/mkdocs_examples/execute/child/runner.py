@@ -9,6 +9,7 @@ parent can tell how far an example got even when it crashes or is killed.
 from __future__ import annotations
 
 import base64
+import contextlib
 import ctypes
 import faulthandler
 import hashlib
@@ -42,39 +43,60 @@ _PYTHON_FILTERS = list(warnings.filters)
 REAL_EXIT = os._exit  # the worker ends its children with this; examples get a patched os._exit
 
 
-def run_example(example: Example, record: Path, faults: Path, options: Options, timeout: float) -> None:
-    """Run every cell of ``example``; append events to ``record``."""
-    with open(record, "a", encoding="utf-8") as log, open(faults, "w") as fault_file:
-        faulthandler.enable(file=fault_file)  # a segfault or abort leaves the Python stack here
-        faulthandler.dump_traceback_later(timeout, file=fault_file)  # so does a timeout
+def run_example(example: Example, record: int, faults: int, options: Options, timeout: float) -> None:
+    """Run every cell of ``example``; append events to the file open at descriptor ``record``.
 
-        def emit(event: str, **data: Any) -> None:
-            log.write(json.dumps({"event": event, **data}) + "\n")
-            log.flush()
+    ``faults`` is the descriptor faulthandler writes a stack to at a crash or a timeout.
+    """
+    # What this function calls once the example's code has run is bound here, before: an example
+    # can patch any module (this one, json, builtins), but not the locals of a running frame.
+    # The parent checks the record against the example anyway (execute/verdict.py)
+    run_cell, dumps, as_dict, write, chdir = _run_cell, json.dumps, asdict, os.write, os.chdir
+    environment, depends, end_processes, gettempdir = _environment, _depends, _end_processes, tempfile.gettempdir
+    faulthandler.enable(file=faults)  # a segfault or abort leaves the Python stack here
+    faulthandler.dump_traceback_later(timeout, file=faults)  # so does a timeout
 
-        module = _prepare(example, options, fault_file)
-        emit("env", env=_environment(options))
-        with tempfile.TemporaryDirectory(prefix="example-") as scratch:
-            workdir = Path(scratch, "cwd")
-            workdir.mkdir()
-            os.chdir(workdir)  # files an example writes land in an empty folder of its own
-            root = example.file.parents[example.path.count("/")]
-            clean = Cleaner(root, workdir, Path(tempfile.gettempdir()), options.max_output)
-            capture = _Capture(Path(scratch, "output"))
-            for cell in example.cells:
-                emit("start", cell=cell.index)
-                result, failure = _run_cell(cell, example, module.__dict__, capture, options, clean)
-                emit("cell", **asdict(result))
-                if failure:
-                    emit("failure", **asdict(failure))
-                    break
-            os.chdir("/")
-        emit("env", env=_environment(options))  # again: the example may have imported torch itself
-        emit("depends", depends=_depends(root))
-        emit("end")
+    def emit(event: str, **data: Any) -> None:
+        line = memoryview((dumps({"event": event, **data}) + "\n").encode())
+        while line:
+            line = line[write(record, line) :]
+
+    module = _prepare(example, options, faults)
+    emit("env", env=environment(options))
+    with tempfile.TemporaryDirectory(prefix="example-") as scratch:
+        workdir = Path(scratch, "cwd")
+        workdir.mkdir()
+        chdir(workdir)  # files an example writes land in an empty folder of its own
+        root = example.file.parents[example.path.count("/")]
+        clean = Cleaner(root, workdir, Path(gettempdir()), options.max_output)
+        capture = _Capture(Path(scratch, "output"))
+        for cell in example.cells:
+            emit("start", cell=cell.index)
+            result, failure = run_cell(cell, example, module.__dict__, capture, options, clean)
+            emit("cell", **as_dict(result))
+            if failure:
+                emit("failure", **as_dict(failure))
+                break
+        chdir("/")
+    end_processes()
+    emit("env", env=environment(options))  # again: the example may have imported torch itself
+    emit("depends", depends=depends(root))
+    emit("end")
 
 
-def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> types.ModuleType:
+def _end_processes() -> None:
+    """End the processes multiprocessing started, as `python example.py` does when it exits.
+
+    The child leaves by os._exit (no interpreter shutdown: it would cost torch's teardown), which
+    skips this: a DataLoader's workers would otherwise outlive the example for seconds, and count
+    as processes it left behind.
+    """
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None:
+        util._exit_function()
+
+
+def _prepare(example: Example, options: Options, faults: int) -> types.ModuleType:
     """Give the example the process state ``python examples/<path>`` would give it; its module."""
     sys.argv = [str(example.file)]
     sys.path[0] = str(example.file.parent)
@@ -94,7 +116,7 @@ def _prepare(example: Example, options: Options, fault_file: io.TextIOBase) -> t
 
     def _exit(status: int) -> NoReturn:  # leave the stack behind, so the failure can name the line
         if os.getpid() == owner:  # not in processes the example forks (multiprocessing ends those so)
-            faulthandler.dump_traceback(file=fault_file)
+            faulthandler.dump_traceback(file=faults)
         REAL_EXIT(status)
 
     os._exit = _exit
@@ -155,7 +177,8 @@ def _environment(options: Options) -> dict[str, str]:
 
 
 def _run_cell(
-    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options, clean: Cleaner
+    cell: Cell, example: Example, namespace: dict, capture: _Capture, options: Options, clean: Cleaner,
+    *, _compile: Any = compile, _exec: Any = exec,  # bound when this module is imported, before any example
 ) -> tuple[CellResult, Failure | None]:
     if cell.has("requires-cuda") and options.device != "cuda":
         return CellResult(cell.index, skipped="requires-cuda"), None
@@ -163,8 +186,8 @@ def _run_cell(
     start = time.perf_counter()
     with capture:
         try:
-            code = compile("\n" * (cell.lineno - 1) + cell.source, example.display, "exec")
-            exec(code, namespace)
+            code = _compile("\n" * (cell.lineno - 1) + cell.source, example.display, "exec")
+            _exec(code, namespace)
         except BaseException as exc:
             text, line = _format_traceback(exc, example.display)
             text, cut = clean(text)
@@ -290,7 +313,8 @@ class _Capture:
         sys.stdout = sys.stderr = stream
 
     def __exit__(self, *exc_info: object) -> None:
-        sys.stdout.flush()
+        with contextlib.suppress(OSError):  # at the file size limit, nothing more can be written
+            sys.stdout.flush()
         self._libc.fflush(None)
         size = os.fstat(self.fd).st_size
         self.text = os.pread(self.fd, min(size, self.READ), 0).decode("utf-8", errors="replace")

@@ -1,37 +1,47 @@
-"""Keep examples from changing the project: prevented where the OS allows, detected everywhere.
+"""The sandbox of an example: prepared once by the worker, entered by each forked child.
 
-An example is code from a stranger's pull request. On Linux (5.13 and later) each example's
-process is put under Landlock before its first cell: it may write anywhere except beneath
-the protected folders (the project, the built site, the cache), and, where the kernel has
-signal scoping (6.12 and later), it may signal only its own processes, not the worker or
-the build. Everywhere, :func:`snapshot` before and after the examples run detects what
-changed in the folders a build reads or publishes.
+An example is code from a stranger's pull request. Before its first cell, its process gets:
 
-``MKDOCS_EXAMPLES_PORTABLE=1`` turns every Linux-only call off, to test the path macOS takes.
+- everywhere: an allow-listed environment (no tokens or keys of whoever builds), with a home,
+  a temporary folder and the configuration and cache folders that Python, matplotlib and
+  torch use, all fresh and empty and its own (:func:`own_folders`), removed after it; no
+  descriptor of the worker's but its standard streams (``/dev/null``) and its record; limits
+  on memory and on the size of a file it writes (:func:`apply_limits`);
+- on Linux: Landlock (:mod:`.landlock`: what it may read and write), a network namespace of
+  its own with only a loopback (:mod:`.namespaces`), no capabilities, and a cgroup or
+  subreapers that find every process it starts (:mod:`.processes`).
+
+Everywhere, :func:`snapshot` before and after the examples run detects what changed in the
+folders a build reads or publishes. ``MKDOCS_EXAMPLES_PORTABLE=1`` turns every Linux-only call
+off, to test the path macOS takes; ``MKDOCS_EXAMPLES_CGROUP=0`` the cgroup, to test the path of a
+Linux system that does not delegate one.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import signal
-import struct
+import resource
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-# prctl(2) options
-_PR_SET_PDEATHSIG = 1
-_PR_SET_NO_NEW_PRIVS = 38
-_PR_SET_CHILD_SUBREAPER = 36
+from mkdocs_examples.execute.child import landlock, namespaces, processes
+from mkdocs_examples.results import Options
 
-# landlock(7): system calls (the same number on every architecture) and rights
-_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
-_CREATE_RULESET_VERSION = 1
-_RULE_PATH_BENEATH = 1
-_WRITE_FILE, _TRUNCATE = 1 << 1, 1 << 14
-_FILE_RIGHTS = _WRITE_FILE | _TRUNCATE  # the rights that apply to a file rather than a folder
-_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+# The folders an example's environment points at, each a fresh empty folder of its own
+OWN_FOLDERS = {
+    "HOME": "home",
+    "TMPDIR": "tmp",
+    "XDG_CONFIG_HOME": "config",
+    "XDG_CACHE_HOME": "cache",
+    "XDG_DATA_HOME": "data",
+    "MPLCONFIGDIR": "matplotlib",
+    "TORCH_HOME": "torch",
+    "TORCHINDUCTOR_CACHE_DIR": "inductor",
+    "TRITON_CACHE_DIR": "triton",
+}
 
 
 def linux_features() -> bool:
@@ -39,116 +49,87 @@ def linux_features() -> bool:
     return sys.platform == "linux" and os.environ.get("MKDOCS_EXAMPLES_PORTABLE") != "1"
 
 
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+@dataclass
+class Prepared:
+    """What the worker worked out once, for every example it runs."""
+
+    rules: landlock.Rules | None = None  # None: no Landlock
+    network: str | None = "this system has no network namespaces"  # None: isolated; else why not
+    cgroups: processes.Cgroups | None = None
+    processes: str = "the example's process group (a process that leaves it with setsid is not found)"
+
+    def facts(self) -> dict[str, str | int | None]:
+        """What is enforced, for the worker's first answer (the build logs it once)."""
+        return {
+            "landlock": self.rules.abi if self.rules else 0,
+            "network": self.network,
+            "processes": self.processes,
+        }
 
 
-def become_subreaper() -> None:
-    """Processes orphaned below this one are re-parented to it, instead of to init."""
-    _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-def die_with_parent() -> None:
-    """This process gets SIGKILL when the process that forked it ends."""
-    _libc().prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
-
-
-def kill_group(pid: int | None) -> None:
-    """SIGKILL to the process group ``pid`` leads, if any is left."""
-    if pid:
-        with contextlib.suppress(OSError):
-            os.killpg(pid, signal.SIGKILL)
-
-
-def children(pid: int) -> list[int]:
-    """The living child processes of ``pid`` (Linux)."""
-    found = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as file:
-                found += [int(word) for word in file.read().split()]
-    return found
-
-
-def landlock_abi() -> int:
-    """The Landlock ABI version this kernel offers; 0 where there is none."""
+def prepare(project: list[Path]) -> Prepared:
+    """In the worker, before it imports anything heavy (a user namespace needs a single thread)."""
+    prepared = Prepared()
     if not linux_features():
-        return 0
-    libc = _libc()
-    libc.syscall.restype = ctypes.c_long
-    version = libc.syscall(ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint(1))
-    return max(0, version)
+        return prepared
+    processes.become_subreaper()  # orphans of examples come to us, so we can name and end them
+    prepared.network = namespaces.prepare()
+    if os.environ.get("MKDOCS_EXAMPLES_CGROUP") == "0":  # the tests take the path of a system without one
+        prepared.cgroups, how = None, "cgroups turned off by MKDOCS_EXAMPLES_CGROUP=0"
+    else:
+        prepared.cgroups, how = processes.Cgroups.create()
+    prepared.processes = how if prepared.cgroups else f"subreapers ({how})"
+    prepared.rules = landlock.prepare(project)
+    return prepared
 
 
-def restrict(protect: list[str], allow: list[str]) -> bool:
-    """Deny this process and its children writes beneath ``protect`` (but not beneath ``allow``).
-
-    Returns whether Landlock was applied; without it, only :func:`snapshot` detects writes.
-    """
-    abi = landlock_abi()
-    if abi < 1 or not protect:
-        return False
-    handled = (1 << 13) - 1 & ~0b1101  # every write right of ABI 1: not execute, read file, read dir
-    if abi >= 2:
-        handled |= 1 << 13  # REFER: without it, moving files between folders is always denied
-    if abi >= 3:
-        handled |= _TRUNCATE
-    scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX_SOCKET if abi >= 6 else 0
-    attr = struct.pack("QQQ", handled, 0, scoped)[: 24 if abi >= 6 else 16 if abi >= 4 else 8]
-    libc = _libc()
-    libc.syscall.restype = ctypes.c_long
-    buffer = ctypes.create_string_buffer(attr, len(attr))
-    ruleset = libc.syscall(ctypes.c_long(_CREATE_RULESET), buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint(0))
-    if ruleset < 0:
-        return False
-    try:
-        for path in [*_writable_around([Path(p) for p in protect]), *map(Path, allow)]:
-            _allow(libc, ruleset, path, handled)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint(0)) == 0
-    finally:
-        os.close(ruleset)
+def enter(prepared: Prepared, box: Path, cgroup: Path | None, options: Options) -> None:
+    """In the forked child, before the example runs: everything above, in the order it needs."""
+    linux = linux_features()
+    if linux:
+        processes.die_with_parent()
+        if cgroup is not None:
+            processes.Cgroups.join(cgroup)  # needs write access to /sys/fs/cgroup: before Landlock
+        if prepared.network is None:
+            namespaces.isolate_network()  # needs the capability: before it is dropped
+        processes.become_subreaper()  # what its processes orphan stays below it until it ends
+    clean_environment()
+    own_folders(box)
+    apply_limits(options)
+    if linux:
+        namespaces.drop_capabilities()
+        if prepared.rules is not None:
+            landlock.restrict(prepared.rules, writable=[box])
 
 
-def _writable_around(protect: list[Path]) -> list[Path]:
-    """Every file and folder whose tree contains none of ``protect``, together covering the rest of the disk.
-
-    Landlock only grants, so "everywhere but the project" is granted as the siblings of the
-    project and of each of its ancestors.
-    """
-    protect = [p.resolve() for p in protect]
-    granted: list[Path] = []
-
-    def walk(folder: Path) -> None:
-        try:
-            entries = list(folder.iterdir())
-        except OSError:
-            return
-        for entry in entries:
-            if entry.is_symlink() or any(entry == p for p in protect):
-                continue  # a link is covered where it points: granting it would grant its target
-            if any(p.is_relative_to(entry) for p in protect) and entry.is_dir():
-                walk(entry)
-            else:
-                granted.append(entry)
-
-    walk(Path("/"))
-    return granted
+def close_descriptors(keep: list[int]) -> None:
+    """Close every descriptor but 0, 1, 2 and ``keep``: the worker's pipes, Landlock's folders."""
+    last = 3
+    for fd in sorted(keep):
+        os.closerange(last, fd)
+        last = fd + 1
+    os.closerange(last, max(last, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536))
 
 
-def _allow(libc: ctypes.CDLL, ruleset: int, path: Path, rights: int) -> None:
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return  # a dangling link, or a file that went away: nothing to grant
-    try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):
-            rights &= _FILE_RIGHTS
-        attr = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
-        libc.syscall(ctypes.c_long(_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), attr, 0)
-    finally:
-        os.close(fd)
+def own_folders(box: Path) -> None:
+    """Point HOME, TMPDIR and the configuration and cache folders at fresh empty folders in ``box``."""
+    for variable, name in OWN_FOLDERS.items():
+        folder = box / name
+        folder.mkdir(parents=True, exist_ok=True)
+        os.environ[variable] = str(folder)
+    tempfile.tempdir = os.environ["TMPDIR"]
+
+
+def apply_limits(options: Options) -> None:
+    """Memory and file size limits of the options (0: none). Memory is not limited on CUDA, which
+    reserves far more address space than it uses; RLIMIT_DATA counts what is written, not reserved."""
+    limits = [(resource.RLIMIT_FSIZE, options.max_file_size)]
+    if options.device != "cuda":
+        limits.append((resource.RLIMIT_DATA, options.max_memory))
+    for which, mib in limits:
+        if mib > 0:
+            with contextlib.suppress(ValueError, OSError):  # a system that does not have it
+                resource.setrlimit(which, (mib << 20, mib << 20))
 
 
 # --- detection, on every system -------------------------------------------------------
@@ -184,7 +165,7 @@ def changes(before: Snapshot, after: Snapshot) -> list[tuple[str, str, int]]:
 # The variables an example sees: what Python, locales, the numeric libraries and CUDA read. Tokens,
 # keys and credentials of whoever runs the build (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK...) are not here.
 _ENVIRONMENT = {
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "SHELL",
+    "PATH", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL",
     "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "LD_LIBRARY_PATH",
     "MPLBACKEND", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
     "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_LAUNCH_BLOCKING",

@@ -1,23 +1,28 @@
 """The worker: imports the heavy modules once, then forks one child per example.
 
-``python -m mkdocs_examples.execute.child.worker '<json>'`` runs in a session of its own, imports the
-preloaded modules, touches neither CUDA nor any thread pool, then waits for batches on
-stdin. For each example of a batch it forks a child in a session of its own, at most
-``parallel`` at a time, and answers one JSON line per event on a pipe of its own (what a
-preloaded module prints goes to stderr, never into the answers).
+``python -m mkdocs_examples.execute.child.worker '<json>'`` runs in a session of its own,
+prepares the sandbox (:mod:`.sandbox`: on Linux a user namespace where it needs one, a cgroup
+where it can, Landlock's rules), imports the preloaded modules, touches neither CUDA nor any
+thread pool, then waits for batches on stdin. For each example of a batch it forks a child, at
+most ``parallel`` at a time, and answers one JSON line per event on a pipe of its own (what a
+preloaded module prints goes to stderr, never into the answers). The child enters the sandbox
+and closes every descriptor of the worker's before the example runs: an example cannot write
+to the pool.
 
-Nothing outlives the build: the worker ends when its stdin ends, which happens however the
-build ends (Ctrl-C, ``kill -9``), and takes every example's process group with it; on Linux
-it is also the subreaper of every process an example starts, so one that escapes its group
-by ``setsid`` is found and killed too.
+Nothing outlives its example: once an example's process has ended, what it left running is
+found (:mod:`.processes`: its cgroup, the worker's orphans, or its process group), named in the
+answer, and killed. The worker ends when its stdin ends, which happens however the build ends
+(Ctrl-C, ``kill -9``), and takes every example's processes with it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -26,33 +31,48 @@ import tempfile
 import time
 import traceback
 from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.execute.child import processes, sandbox
 from mkdocs_examples.execute.child.runner import REAL_EXIT, preload_metadata, run_example
-from mkdocs_examples.execute.child.sandbox import kill_group
 from mkdocs_examples.results import Options
 from mkdocs_examples.source.cells import Example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 TICK = 0.5  # seconds between heartbeats while a batch runs
+LEFTOVER = 2.0  # seconds a process an example started has to end by itself after the example ends
+
+
+@dataclass
+class _Run:
+    """One example's process, from its fork until its answer."""
+
+    job: dict
+    pid: int
+    start: float
+    cgroup: Path | None
+    killed: bool = False  # by its timeout
+    returncode: int = 0
+    seconds: float = 0.0
+    until: float = 0.0  # when what it left running is killed
+    orphans: list[int] = field(default_factory=list)  # subreaper: the worker's orphans when it ended
 
 
 class Worker:
     def __init__(self, setup: dict[str, Any]) -> None:
         self.answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
         os.dup2(2, 1)  # what preloaded modules or the worker print goes to stderr, not into the answers
-        self.protect: list[str] = setup["protect"]
         self.linux = sandbox.linux_features()
-        if self.linux:
-            sandbox.become_subreaper()  # orphans of examples become our children, so we can end them
         # A short path: an example's multiprocessing binds a Unix socket beneath its TMPDIR, and socket
         # paths end at 107 bytes (macOS's own TMPDIR, /var/folders/…/T/, leaves too little room)
         short = "/tmp" if os.access("/tmp", os.W_OK) else None
         self.scratch = tempfile.mkdtemp(prefix="mkx-", dir=short)
+        self.sandbox = sandbox.prepare([Path(p) for p in setup["project"]])  # while still one thread
         self.inbox = b""
-        self.running: dict[int, tuple[dict, float, bool]] = {}  # pid: (job, start, killed)
+        self.running: dict[int, _Run] = {}  # pid: its run
+        self.draining: list[_Run] = []  # ended; what they left running has until `until` to end
         self.wake_r, wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(wake_w, False)
@@ -66,7 +86,11 @@ class Worker:
         cuda = False
         if "torch" in sys.modules:
             cuda = sys.modules["torch"].cuda.is_available()  # NVML-based check: CUDA stays uninitialised
-        self.say({"ready": True, "cuda": cuda, "pid": os.getpid(), "scratch": self.scratch})
+        cgroups = self.sandbox.cgroups
+        self.say({
+            "ready": True, "cuda": cuda, "pid": os.getpid(), "scratch": self.scratch,
+            "cgroup": str(cgroups.base) if cgroups else None, **self.sandbox.facts(),
+        })  # fmt: skip
         while (line := self.read_line()) is not None:
             batch = json.loads(line)
             self.run_batch(deque(batch["jobs"]), Options(**batch["options"]), batch["timeout"], batch["parallel"])
@@ -94,37 +118,33 @@ class Worker:
         parallel = max(1, parallel)
         queue = deque(sorted(queue, key=lambda job: not job["alone"]))  # the heavy ones first
         last_tick = time.monotonic()
-        while queue or self.running:
+        while queue or self.running or self.draining:
             while queue and self._slots(parallel) >= self._weight(queue[0], parallel):
-                job = queue.popleft()
-                folder = Path(self.scratch, str(job["id"]))
-                folder.mkdir()
-                pid = os.fork()
-                if pid == 0:
-                    self.child(job, options, timeout, folder)
-                self.running[pid] = (job, time.monotonic(), False)
-                self.say({"id": job["id"], "pid": pid})
+                self.start(queue.popleft(), options, timeout)
             self.reap()
+            self.drain()
             now = time.monotonic()
-            for pid, (job, start, killed) in list(self.running.items()):
-                if not killed and now - start > timeout + GRACE:
-                    kill_group(pid)  # the example's own subprocesses too
-                    self.running[pid] = (job, start, True)
+            for run in self.running.values():
+                if not run.killed and now - run.start > timeout + GRACE:
+                    self.kill(run)  # the example's own subprocesses too
+                    run.killed = True
             if now - last_tick >= TICK:
                 self.say({"tick": True})
                 last_tick = now
             if self.stdin_ended():  # the build has gone: end everything it started
                 self.exit()
-            deadlines = [start + timeout + GRACE - now for _, start, killed in self.running.values() if not killed]
-            wait = max(0.0, min([TICK, *deadlines]))
-            if self.running and not (queue and self._slots(parallel) >= self._weight(queue[0], parallel)):
+            deadlines = [r.start + timeout + GRACE - now for r in self.running.values() if not r.killed]
+            wait = max(0.0, min([TICK, *deadlines, *([0.02] if self.draining else [])]))
+            if (self.running or self.draining) and not (
+                queue and self._slots(parallel) >= self._weight(queue[0], parallel)
+            ):
                 select.select([self.wake_r, 0], [], [], wait)
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.wake_r, 1024)
         self.end_orphans()
 
     def _slots(self, parallel: int) -> int:
-        return parallel - sum(self._weight(job, parallel) for job, _, _ in self.running.values())
+        return parallel - sum(self._weight(run.job, parallel) for run in self.running.values())
 
     @staticmethod
     def _weight(job: dict, parallel: int) -> int:
@@ -132,67 +152,126 @@ class Worker:
         that leaves one for the others (on 2 cores, making everything else wait measured slower)."""
         return 2 if job["alone"] and parallel > 2 else 1
 
+    def start(self, job: dict, options: Options, timeout: float) -> None:
+        folder = Path(self.scratch, str(job["id"]))
+        (folder / "box").mkdir(parents=True)
+        cgroups = self.sandbox.cgroups
+        cgroup = cgroups.make(f"example-{job['id']}") if cgroups else None
+        pid = os.fork()
+        if pid == 0:
+            self.child(job, options, timeout, folder, cgroup)
+        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup)
+        self.say({"id": job["id"], "pid": pid})
+
     def reap(self) -> None:
+        ended = []
         while self.running:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
-            if pid not in self.running:
+                break
+            run = self.running.pop(pid, None)
+            if run is None:
                 continue  # an orphan of an example, reaped as subreaper
-            job, start, killed = self.running.pop(pid)
-            kill_group(pid)  # what the example left running in its group
-            seconds = round(time.monotonic() - start, 4)
-            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-            self.say({"id": job["id"], "returncode": code, "timed_out": killed, "seconds": seconds})
+            run.seconds = round(time.monotonic() - run.start, 4)
+            run.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            run.until = time.monotonic() + LEFTOVER
+            ended.append(run)
+        if ended and self.linux and not self.sandbox.cgroups:
+            # Re-parented to us when the example's process ended: when several ended at once, each is
+            # named with all of them (a process cannot be told apart from its siblings then)
+            claimed = {pid for run in self.draining for pid in run.orphans}
+            found = [p for p in processes.orphans(os.getpid(), set(self.running)) if p not in claimed]
+            for run in ended:
+                run.orphans = found
+        self.draining += ended
+
+    def left_by(self, run: _Run) -> list[str]:
+        """What ``run``'s example left running, named; [] if nothing."""
+        if run.cgroup is not None:
+            return [processes.name(pid) for pid in processes.Cgroups.members(run.cgroup)]
+        if self.linux:
+            return [processes.name(pid) for pid in run.orphans if processes.alive(pid)]
+        return ["processes in its process group"] if processes.group_alive(run.pid) else []
+
+    def drain(self) -> None:
+        """Answer for each ended example once what it left running has ended, or was killed."""
+        now = time.monotonic()
+        for run in list(self.draining):
+            left = self.left_by(run)
+            if left and now < run.until and not run.killed:
+                continue
+            self.kill(run)
+            self.draining.remove(run)
+            if run.cgroup is not None and self.sandbox.cgroups:
+                self.sandbox.cgroups.remove(run.cgroup)
+            self.say({
+                "id": run.job["id"], "returncode": run.returncode, "timed_out": run.killed,
+                "seconds": run.seconds, "leftover": left,
+            })  # fmt: skip
+
+    def kill(self, run: _Run) -> None:
+        """Kill ``run``'s example and everything it started that can be found."""
+        processes.kill_group(run.pid)
+        if run.cgroup is not None:
+            processes.Cgroups.kill(run.cgroup)
+        elif self.linux and run.orphans:
+            for _ in range(50):  # what they started is orphaned in turn as they die: until nothing is left
+                processes.kill_all(run.orphans)
+                time.sleep(0.005)  # (the dead are reaped with the examples' processes, or at the batch's end)
+                claimed = {pid for other in self.draining if other is not run for pid in other.orphans}
+                new = [p for p in processes.orphans(os.getpid(), set(self.running)) if p not in claimed]
+                if not new:
+                    break
+                run.orphans = new
 
     def end_orphans(self) -> None:
         """Kill every process left that an example started (Linux: we are their subreaper)."""
         for _ in range(50):
-            children = sandbox.children(os.getpid()) if self.linux else []
-            if not children:
+            left = processes.orphans(os.getpid(), set(self.running)) if self.linux else []
+            if not left:
                 break
-            for pid in children:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+            processes.kill_all(left)
             time.sleep(0.01)
             with contextlib.suppress(ChildProcessError):
                 while os.waitpid(-1, os.WNOHANG)[0]:
                     pass
 
     def exit(self) -> None:
-        for pid in self.running:
-            kill_group(pid)
+        for run in [*self.running.values(), *self.draining]:
+            processes.kill_group(run.pid)
         self.running.clear()
+        if self.sandbox.cgroups:
+            self.sandbox.cgroups.close()
         self.end_orphans()
         shutil.rmtree(self.scratch, ignore_errors=True)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
-    def child(self, job: dict, options: Options, timeout: float, folder: Path) -> None:
-        """In the forked child: run one example, its record and temporary files in ``folder``."""
-        code = 70
+    def child(self, job: dict, options: Options, timeout: float, folder: Path, cgroup: Path | None) -> None:
+        """In the forked child: enter the sandbox, run one example, its record and stack in ``folder``."""
+        code, faults = 70, None
         try:
             os.setsid()  # a process group of its own, killed as one
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            if self.linux:
-                sandbox.die_with_parent()
             devnull = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):  # never write into the worker's pipes
                 os.dup2(devnull, fd)
-            sandbox.clean_environment()  # no tokens or keys of whoever builds: an allow-list
+            # Opened before Landlock, in a folder the example cannot write to; not inherited by
+            # what it runs (close-on-exec), and moved to a descriptor number it cannot guess
+            flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC
+            faults = _hidden(os.open(folder / "faults", flags | os.O_TRUNC, 0o600))
+            record = _hidden(os.open(folder / "record.jsonl", flags | os.O_APPEND, 0o600))
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
-            (folder / "tmp").mkdir()
-            os.environ["TMPDIR"] = tempfile.tempdir = str(folder / "tmp")
-            if self.linux:  # writes only in its own folder here: not into other examples' records
-                sandbox.restrict([*self.protect, self.scratch], allow=[str(folder)])
-            run_example(example, folder / "record.jsonl", folder / "faults", options, timeout)
+            sandbox.enter(self.sandbox, folder / "box", cgroup, options)
+            sandbox.close_descriptors(keep=[faults, record])  # the answers, stdin, Landlock's folders
+            run_example(example, record, faults, options, timeout)
             code = 0
         except BaseException:
-            with open(folder / "faults", "a") as file:
-                traceback.print_exc(file=file)
+            if faults is not None:
+                os.write(faults, traceback.format_exc().encode())
         finally:
             REAL_EXIT(code)  # no interpreter shutdown: it would cost torch's teardown, per example
 
@@ -202,6 +281,17 @@ class Worker:
             self.answers.flush()
         except OSError:  # the build has gone
             self.exit()
+
+
+def _hidden(fd: int) -> int:
+    """``fd`` moved to a random descriptor number among the high ones, close-on-exec."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    top = min(soft if soft > 0 else 1024, 4096)
+    if top <= 256:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 128 + int.from_bytes(os.urandom(2), "big") % (top - 192))
+    os.close(fd)
+    return moved
 
 
 if __name__ == "__main__":

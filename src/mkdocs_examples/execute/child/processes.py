@@ -1,0 +1,219 @@
+"""The processes an example starts: found, named and ended, so that none outlives its example.
+
+The worker uses the best of three ways the system allows, and says which (``info["processes"]``):
+
+- **cgroup** (Linux, where the worker can create a cgroup v2 of its own and move a process
+  into it: root, or a user whose systemd session delegates one). Each example runs in a
+  cgroup of its own (:class:`Cgroups`). Whatever is still in it once the example's process has
+  ended was started by that example, however it left (``setsid``, a double fork), and is
+  killed at once (``cgroup.kill``, Linux 5.14+).
+- **subreaper** (elsewhere on Linux). The worker and each example's process are subreapers: a
+  process whose parent ends is re-parented to the example's process, and when that ends, to
+  the worker, which finds it among its own children (:func:`orphans`).
+- **group** (macOS, and ``MKDOCS_EXAMPLES_PORTABLE=1``): the example's process group. A process
+  that leaves it (``setsid``) is not found there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import time
+from pathlib import Path
+
+# prctl(2) options
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def become_subreaper() -> None:
+    """Processes orphaned below this one are re-parented to it, instead of to init (Linux)."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent() -> None:
+    """This process gets SIGKILL when the process that forked it ends (Linux)."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def kill_group(pid: int | None) -> None:
+    """SIGKILL to the process group ``pid`` leads, if any is left."""
+    if pid:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process is left in process group ``pgid`` (every system)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # there, but not ours to signal
+    return True
+
+
+def children(pid: int) -> list[int]:
+    """The living (not zombie) child processes of ``pid`` (Linux)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as file:
+                found += [int(word) for word in file.read().split()]
+    return [child for child in found if alive(child)]
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a living process, not a zombie (Linux)."""
+    return stat_fields(pid)[:1] not in ([], ["Z"], ["X"])
+
+
+def stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name: state, ppid, pgrp, session, ...; [] if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            text = file.read().decode(errors="replace")
+    except OSError:
+        return []
+    return text.rpartition(")")[2].split()
+
+
+def parent(pid: int) -> int | None:
+    """The parent of ``pid`` (Linux); None when it is gone."""
+    fields = stat_fields(pid)
+    return int(fields[1]) if len(fields) > 1 else None
+
+
+def name(pid: int) -> str:
+    """``pid`` and its command line, for a message: ``4242 (python3 -c import time...)``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            raw = file.read().split(b"\0")
+    except OSError:
+        return str(pid)
+    words = [w.decode(errors="replace") for w in raw if w]
+    command = " ".join([os.path.basename(words[0]), *words[1:]]) if words else ""
+    return f"{pid} ({command[:120] + '…' if len(command) > 120 else command})" if command else str(pid)
+
+
+def kill_all(pids: list[int]) -> None:
+    """SIGKILL to each of ``pids`` and to the group each leads."""
+    for pid in pids:
+        kill_group(pid)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def orphans(worker: int, running: set[int]) -> list[int]:
+    """The worker's children that are not examples' own processes: processes they left behind."""
+    return [pid for pid in children(worker) if pid not in running]
+
+
+class Cgroups:
+    """A cgroup v2 of the worker's own, ``mkdocs-examples-<pid>``, with one cgroup per example beneath it."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+
+    @classmethod
+    def create(cls) -> tuple[Cgroups | None, str]:
+        """The worker's cgroup, or None and why there is none (in words, for the build's log)."""
+        found = _own_cgroup()
+        if found is None:
+            return None, "no cgroup v2 is mounted"
+        base = found / f"mkdocs-examples-{os.getpid()}"
+        try:
+            base.mkdir()
+        except OSError as error:
+            return None, f"cannot create a cgroup in {found} ({error.strerror}; it is not delegated to this user)"
+        groups = cls(base)
+        probe = groups.make("probe")
+        pid = os.fork()
+        if pid == 0:  # can a process be moved into it? (the common ancestor's cgroup.procs must be writable)
+            try:
+                cls.join(probe)
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        groups.remove(probe)
+        if status != 0:
+            groups.close()
+            return None, f"cannot move a process into a cgroup beneath {found} (not delegated to this user)"
+        return groups, f"a cgroup v2 per example, beneath {base}"
+
+    def make(self, name: str) -> Path:
+        folder = self.base / name
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    @staticmethod
+    def join(folder: Path) -> None:
+        """Move the calling process into ``folder`` (in the forked child, before the example runs)."""
+        (folder / "cgroup.procs").write_text("0")
+
+    @staticmethod
+    def members(folder: Path) -> list[int]:
+        try:
+            return [int(word) for word in (folder / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    @classmethod
+    def kill(cls, folder: Path) -> None:
+        """SIGKILL to every process in ``folder`` and beneath: at once with ``cgroup.kill`` (5.14+), else one by one."""
+        try:
+            (folder / "cgroup.kill").write_text("1")
+            return
+        except OSError:
+            pass
+        for _ in range(100):  # a process may fork while it is being killed
+            members = [pid for f in [folder, *[p for p in folder.rglob("*") if p.is_dir()]] for pid in cls.members(f)]
+            if not members:
+                return
+            kill_all(members)
+            time.sleep(0.01)
+
+    def remove(self, folder: Path) -> None:
+        """Remove an example's cgroup once it is empty (killed processes take a moment to leave it)."""
+        for _ in range(200):
+            try:
+                folder.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.005)
+
+    def close(self) -> None:
+        """Kill everything left beneath the worker's cgroup, and remove it."""
+        self.kill(self.base)
+        for folder in sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True):
+            self.remove(folder)
+        self.remove(self.base)
+
+
+def _own_cgroup() -> Path | None:
+    """The folder of this process's cgroup v2, where one is mounted."""
+    try:
+        with open("/proc/self/cgroup") as file:
+            path = next((line[3:].strip() for line in file if line.startswith("0::")), None)
+        with open("/proc/self/mountinfo") as file:
+            mounts = [line.split() for line in file]
+    except OSError:
+        return None
+    for fields in mounts:
+        separator = fields.index("-") if "-" in fields else -1
+        if path is not None and separator > 0 and fields[separator + 1] == "cgroup2":
+            root, point = fields[3], fields[4]
+            relative = os.path.relpath(path, root) if path.startswith(root) else None
+            if relative is not None and not relative.startswith(".."):
+                return Path(point, relative).resolve()
+    return None

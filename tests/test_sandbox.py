@@ -1,0 +1,241 @@
+"""The sandbox's parts one by one: limits, the subreaper path, namespaces, Landlock's rules, the line it logs.
+
+Tests marked Linux-only check what only Linux enforces (README: "Where it runs"); the others
+run the path of every system.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mkdocs_examples.execute import engine as engine_module
+from mkdocs_examples.execute.child import landlock, namespaces
+from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
+from mkdocs_examples.results import Options, Result
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="Linux-only protection")
+
+
+def engine_for(tmp_path: Path, monkeypatch, mode: str = "linux", **options) -> Engine:
+    """An engine without torch (it starts in a moment), in ``mode``: linux, subreaper (no cgroup) or portable."""
+    monkeypatch.setenv("MKDOCS_EXAMPLES_PORTABLE", "1" if mode == "portable" else "0")
+    monkeypatch.setenv("MKDOCS_EXAMPLES_CGROUP", "0" if mode == "subreaper" else "1")
+    (tmp_path / "examples").mkdir(exist_ok=True)
+    return Engine(tmp_path / "examples", None, options=Options(**options), preload=[], jobs=2, timeout=20)
+
+
+def run(engine: Engine, **sources: str) -> dict:
+    for name, source in sources.items():
+        (engine.examples_dir / f"{name}.py").write_text(source)
+    try:
+        return {o.example.path[:-3]: o for o in engine.run([engine.load(f"{n}.py") for n in sources]).values()}
+    finally:
+        engine.close()
+
+
+def alive(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+# --- limits, on every system --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["linux", "portable"])
+def test_a_file_or_output_past_max_file_size_fails_naming_the_option(tmp_path, monkeypatch, mode):
+    engine = engine_for(tmp_path, monkeypatch, mode, max_file_size=1)
+    outcomes = run(
+        engine,
+        writes='open("big", "wb").write(b"x" * (2 << 20))\n',
+        prints='print("x" * (2 << 20))\n',
+        fine='open("small", "wb").write(b"x" * (512 << 10))\nprint("fine")\n',
+    )
+    for name in ("writes", "prints"):
+        message = describe(outcomes[name])
+        assert outcomes[name].failure.kind == "limit", message
+        assert message.startswith(f"examples/{name}.py:1: it wrote a file, or printed, past 1 MiB"), message
+        assert "`max_file_size`" in message
+    assert outcomes["fine"].failure is None, describe(outcomes["fine"])
+
+
+def test_a_source_past_max_source_is_refused_without_running(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, max_source=1000)
+    outcomes = run(engine, large="x = 1\n" + "# padding\n" * 200, small="print('ok')\n")
+    message = describe(outcomes["large"])
+    assert outcomes["large"].failure.kind == "limit", message
+    assert message.startswith("examples/large.py: the example is 2 KiB, more than the plugin option `max_source`")
+    assert engine.executed == ["small.py"]  # never run
+
+
+def test_memory_is_not_limited_on_cuda_where_cuda_reserves_address_space(monkeypatch):
+    import resource
+
+    from mkdocs_examples.execute.child import sandbox
+
+    limits: dict[int, tuple[int, int]] = {}
+    monkeypatch.setattr(resource, "setrlimit", lambda which, value: limits.__setitem__(which, value))
+    sandbox.apply_limits(Options(device="cuda", max_memory=100, max_file_size=7))
+    assert limits == {resource.RLIMIT_FSIZE: (7 << 20, 7 << 20)}
+    sandbox.apply_limits(Options(device="cpu", max_memory=100, max_file_size=0))
+    assert limits[resource.RLIMIT_DATA] == (100 << 20, 100 << 20)
+
+
+# --- processes an example leaves running ----------------------------------------------------
+
+
+@linux_only
+def test_without_a_cgroup_the_worker_finds_what_each_example_left_and_names_that_example(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "subreaper")
+    marker = f"left-{time.time_ns()}"
+    daemon = (
+        "import os, subprocess, sys, time\n"
+        "if os.fork() == 0:  # a double fork: the daemon's parent ends at once\n"
+        "    os.setsid()\n"
+        "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{marker}'])\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.5)\n"
+    )
+    outcomes = run(
+        engine,
+        a=daemon.format(marker=f"{marker}-a"),
+        b=daemon.format(marker=f"{marker}-b"),
+        fine="import time\ntime.sleep(0.2)\n",
+    )
+    assert "subreapers" in engine.pool.sandbox["processes"]
+    for name in ("a", "b"):
+        message = describe(outcomes[name])
+        assert outcomes[name].failure.kind == "leftover", message
+        assert f"{marker}-{name}" in message, message
+    assert outcomes["fine"].failure is None
+    deadline = time.monotonic() + 10
+    while alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(marker)
+
+
+@pytest.mark.parametrize("mode", ["linux", "subreaper", "portable"])
+def test_dataloader_workers_and_multiprocessing_pools_are_not_counted_as_left_behind(tmp_path, monkeypatch, mode):
+    engine = engine_for(tmp_path, monkeypatch, mode)
+    outcomes = run(
+        engine,
+        pool=(
+            "import multiprocessing as mp\n"
+            "p = mp.get_context('fork').Pool(2)  # never closed: Python ends it at exit, and so does the runner\n"
+            "print(p.map(abs, [-1, -2]))\n"
+            "q = mp.get_context('spawn').Process(target=print, daemon=True)\nq.start()\n"
+        ),
+    )
+    assert outcomes["pool"].failure is None, describe(outcomes["pool"])
+
+
+# --- the network ----------------------------------------------------------------------------
+
+
+@linux_only
+def test_torch_distributed_on_gloo_works_over_the_examples_own_loopback(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch)
+    source = """\
+import os
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def work(rank):
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29512", rank=rank, world_size=2)
+    x = torch.tensor([rank + 1.0])
+    dist.all_reduce(x)
+    assert x.item() == 3.0
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    mp.spawn(work, nprocs=2)
+    print("all_reduce over 127.0.0.1 done")
+"""
+    outcome = run(engine, gloo=source)["gloo"]
+    assert outcome.failure is None, describe(outcome)
+    *warnings, last = outcome.result.cells[0].output.splitlines()
+    assert last == "all_reduce over 127.0.0.1 done"
+    # c10d looks up the peer's name, and with no DNS in the namespace it says so (README: "Where it runs")
+    assert all("The hostname of the client socket cannot be retrieved" in line for line in warnings), warnings
+
+
+def test_where_no_network_namespace_can_be_made_the_build_says_so_once(monkeypatch):
+    def refused(flags: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(namespaces, "_unshare", refused)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    why = namespaces.prepare()
+    assert why and why.startswith("no user namespace with a network of its own can be made here")
+    line = sandbox_line({"landlock": 7, "network": why, "processes": "subreapers"})
+    assert "network NOT isolated (no user namespace" in line
+    assert "network: own loopback only" in sandbox_line({"landlock": 5, "network": None, "processes": "x"})
+
+
+def test_the_sandbox_line_is_said_once_per_engine(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")
+    assert engine.sandbox_note() is None  # nothing ran: the worker has not said what it enforces
+    run(engine, one="print(1)\n")
+    note = engine.sandbox_note()
+    assert note and note.startswith("examples run sandboxed: files NOT confined (no Landlock")
+    assert "network NOT isolated" in note
+    assert engine.sandbox_note() is None
+
+
+@linux_only
+def test_an_example_runs_without_capabilities(tmp_path, monkeypatch):
+    outcome = run(engine_for(tmp_path, monkeypatch), caps="print(open('/proc/self/status').read())\n")["caps"]
+    status = dict(line.split(":", 1) for line in outcome.result.cells[0].output.splitlines() if ":" in line)
+    assert {name: status[name].strip() for name in ("CapEff", "CapPrm", "CapBnd", "NoNewPrivs")} == {
+        "CapEff": "0000000000000000", "CapPrm": "0000000000000000", "CapBnd": "0000000000000000", "NoNewPrivs": "1",
+    }  # fmt: skip
+
+
+# --- Landlock's rules ------------------------------------------------------------------------
+
+
+def test_around_grants_everything_but_the_excluded_paths_and_follows_no_link(tmp_path):
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep" / "file").write_text("x")
+    (tmp_path / "mixed" / "secret").mkdir(parents=True)
+    (tmp_path / "mixed" / "public").write_text("x")
+    (tmp_path / "link").symlink_to("/")
+    granted = landlock.around(tmp_path, [tmp_path / "mixed" / "secret"])
+    assert sorted(granted) == [tmp_path / "keep", tmp_path / "mixed" / "public"]
+    assert landlock.around(tmp_path / "keep", [tmp_path / "mixed"]) == [tmp_path / "keep"]
+
+
+def test_python_is_readable_but_not_the_current_folder_or_the_home(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(Path.home()), "/", *sys.path])
+    readable = landlock.readable_python()
+    assert Path(sys.prefix) in readable and Path(landlock.__file__).parents[2] in readable
+    assert not {tmp_path, Path.home(), Path("/")} & set(readable)
+
+
+# --- the engine -------------------------------------------------------------------------------
+
+
+def test_an_example_the_pool_never_reports_fails_instead_of_going_missing(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")
+
+    def loses_one(self, examples, options, **kwargs):
+        yield examples[0], Result()  # and nothing for the second
+
+    monkeypatch.setattr(engine_module.Pool, "run", loses_one)
+    outcomes = run(engine, first="x = 1\n", second="x = 2\n")
+    assert outcomes["first"].failure is None
+    assert "the worker never reported this example's end" in describe(outcomes["second"])
