@@ -7,7 +7,8 @@
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
   `Tensor.detach`) link to PyTorch's reference. Each name is resolved against the installed
   torch: one that does not exist is a warning (a strict build fails), unless the page
-  shows on purpose that it does not exist (``ABSENT`` below).
+  shows on purpose that it does not exist (``ABSENT`` below). The answers are kept in
+  ``.cache/api-names.json`` for that torch version, so a warm build imports no torch.
 - A 404 page in each language, with links home, and a sitemap for each language.
 """
 
@@ -15,10 +16,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
+import os
 import re
 import subprocess
 from collections.abc import Callable
 from html import escape
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -50,6 +54,7 @@ class _Build:
     def __init__(self) -> None:
         self.dates: dict[str, str] | None = None  # path relative to mkdocs.yml: date of its last commit
         self.not_found: dict[str, str] = {}  # language: its 404 page
+        self.names: _Names | None = None  # the API names resolved so far, read from the cache on first use
 
 
 _build = _Build()
@@ -155,12 +160,15 @@ def _relative(path: Path, root: Path) -> str:
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     parts, depth, last = [], 0, 0
     where = _where(page, config)
+    if _build.names is None:
+        _build.names = _Names(Path(config.config_file_path).parent / ".cache" / "api-names.json")
+    names = _build.names
     for tag in _SKIP.finditer(html):  # no links inside links, code blocks or headings
-        parts.append(_link_names(html[last : tag.start()], where) if depth == 0 else html[last : tag.start()])
+        parts.append(_link_names(html[last : tag.start()], where, names) if depth == 0 else html[last : tag.start()])
         parts.append(tag[0])
         depth = max(0, depth + (-1 if tag[1] else 1))
         last = tag.end()
-    parts.append(_link_names(html[last:], where) if depth == 0 else html[last:])
+    parts.append(_link_names(html[last:], where, names) if depth == 0 else html[last:])
     return "".join(parts)
 
 
@@ -177,20 +185,57 @@ def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
     return where
 
 
-def _link_names(html: str, where: Callable[[str], str]) -> str:
+def _link_names(html: str, where: Callable[[str], str], names: _Names) -> str:
     def link(match: re.Match) -> str:
-        url = reference(match[1])
+        url = names.reference(match[1])
         if url is None:
             return match[0]
         if url == "":
             log.warning(
-                f"{where(match[1])}: `{match[1]}` is not in torch {_torch().__version__}: was it removed? Fix "
-                "the name, or add it to ABSENT in hooks/pages.py if the page shows on purpose that it does not exist"
+                f"{where(match[1])}: `{match[1]}` is not in torch {names.torch}: was it removed? Fix the name, "
+                "or add it to ABSENT in hooks/pages.py if the page shows on purpose that it does not exist"
             )
             return match[0]
         return f'<a href="{url}" class="mx-api" title="PyTorch reference">{match[0]}</a>'
 
     return _CODE.sub(link, html)
+
+
+class _Names:
+    """What :func:`reference` answered for each name, kept in ``.cache/api-names.json`` per torch version.
+
+    Resolving a name imports torch (more than a second); a build whose pages name nothing new
+    (every warm build) reads the answers of an earlier one instead. They are only kept for the
+    exact torch that gave them, so a new torch resolves every name afresh.
+    """
+
+    def __init__(self, file: Path) -> None:
+        self.file, self.torch = file, metadata.version("torch")
+        self.known: dict[str, str | None] = {}
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            if data.get("torch") == self.torch and isinstance(data.get("names"), dict):
+                self.known = {k: v for k, v in data["names"].items() if isinstance(v, str) or v is None}
+        except (OSError, ValueError, AttributeError):
+            pass  # no file yet, or not one of ours: resolve again
+        self.new = False
+
+    def reference(self, name: str) -> str | None:
+        if name not in self.known:
+            self.known[name], self.new = reference(name), True
+        return self.known[name]
+
+    def save(self) -> None:
+        if not self.new:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            data = json.dumps({"torch": self.torch, "names": self.known}, indent=1, sort_keys=True)
+            temporary = self.file.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(data, encoding="utf-8")
+            os.replace(temporary, self.file)
+        except OSError as error:  # a cache that cannot be written costs time, nothing else
+            log.info(f"API names are not cached: cannot write {self.file} ({error.strerror or error})")
 
 
 def reference(name: str) -> str | None:
@@ -250,6 +295,8 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     if i18n.is_nested_build(config):
         return
     done, _build = _build, _Build()
+    if done.names is not None:
+        done.names.save()
     if i18n.static_i18n(config) is None:
         return
     site = Path(config.site_dir)

@@ -8,10 +8,13 @@ needs their outputs: the hooks read only the pages and the engine's API.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import subprocess
+import sys
+from importlib import metadata
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -165,3 +168,27 @@ def test_the_plugin_says_which_examples_a_page_embeds_and_where_they_are(tmp_pat
         assert plugin.running is False and plugin.executed == ()  # enabled: false
     finally:
         config.plugins.on_shutdown()
+
+
+def test_a_build_whose_pages_name_nothing_new_imports_no_torch(tmp_path):
+    """API names are resolved once per torch version (`.cache/api-names.json`): a warm build never imports torch."""
+    root = fixture(tmp_path, "pages.py")
+    for lang in ("en", "zh"):
+        page = root / "docs" / lang / "index.md"
+        page.write_text(page.read_text() + "\n`torch.cat` and `nn.Linear`, but not `torch.no_such_name`.\n")
+    build = (
+        "import sys; from mkdocs.commands.build import build; from mkdocs.config import load_config\n"
+        "config = load_config('mkdocs.yml'); config.plugins.on_startup(command='build', dirty=False)\n"
+        "build(config); config.plugins.on_shutdown(); print('torch' in sys.modules)\n"
+    )
+    imported = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", build], cwd=root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "`torch.no_such_name` is not in torch" in done.stderr  # warned both times: answers are kept as given
+        imported.append(done.stdout.split()[-1])
+    assert imported == ["True", "False"]
+    html = (root / "site" / "index.html").read_text()
+    assert 'href="https://docs.pytorch.org/docs/stable/generated/torch.cat.html"' in html
+    saved = json.loads((root / ".cache" / "api-names.json").read_text())
+    assert saved["torch"] == metadata.version("torch") and saved["names"]["torch.no_such_name"] == ""
