@@ -19,22 +19,15 @@ looks every 0.1 s.
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 from collections.abc import Callable
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from jinja2 import Environment
-from jinja2.bccache import Bucket, BytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
-from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
 
 from mkdocs_examples import i18n
 
@@ -58,12 +51,8 @@ def on_shutdown() -> None:
 
 
 def _forget() -> None:
-    """Drop what this hook keeps from one build to the next, and its log handler."""
+    """Drop what this hook keeps from one build to the next."""
     _state["serving"] = False
-    _renders.clear()
-    _build.update(pending={}, files="", warnings=0)
-    _compiled.store.clear()
-    logging.getLogger("mkdocs").removeHandler(_warnings)
 
 
 def preview(config: MkDocsConfig) -> str | None:
@@ -105,120 +94,6 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         jupyter.config["ignore"] = ["*"]
         jupyter.config["cache"] = False
     return config
-
-
-# --- pages rendered again only when their Markdown changed ------------------------------------------
-#
-# Rendering the Markdown of every page (code highlighting above all) is most of a rebuild. The
-# HTML of a page depends only on its Markdown (after the plugins: the example outputs are in it),
-# its URL, the site's files and mkdocs.yml; a page whose inputs are those of the last build gets
-# that build's HTML. A build with warnings keeps nothing: the next one renders (and warns) again.
-
-
-def _signature(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
-class _Warnings(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
-_renders: dict[str, tuple[str, dict[str, Any]]] = {}  # page src_uri: the signature of its inputs, what render() set
-_build: dict[str, Any] = {"pending": {}, "files": "", "warnings": 0}  # this build's renders, before it ends well
-_warnings = _Warnings()
-
-
-@event_priority(-1000)  # after static-i18n and the other hooks have settled the files
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    if preview(config) is None:
-        return files
-    if _warnings not in logging.getLogger("mkdocs").handlers:
-        logging.getLogger("mkdocs").addHandler(_warnings)
-    config_text = Path(config.config_file_path).read_text(encoding="utf-8")
-    listed = "\n".join(sorted(f"{f.src_uri} {f.url}" for f in files))
-    _build.update(pending={}, files=_signature(config_text, listed), warnings=_warnings.count)
-    return files
-
-
-@event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if preview(config) is None:
-        return markdown
-    uri = page.file.src_uri
-    signature = _signature(_build["files"], page.file.url, markdown)
-    known = _renders.get(uri)
-    if known is not None and known[0] == signature:
-        page.render = lambda config, files: _restore(page, files, known[1])  # type: ignore[method-assign]
-        return markdown
-    render = page.render
-
-    def render_and_keep(config: MkDocsConfig, files: Files) -> None:
-        render(config, files)
-        _build["pending"][uri] = (signature, _rendered(page))
-
-    page.render = render_and_keep  # type: ignore[method-assign]  # this page's render, not the class's
-    return markdown
-
-
-def _rendered(page: Page) -> dict[str, Any]:
-    links = page.links_to_anchors
-    return {
-        "content": page.content,
-        "toc": page.toc,
-        "_title_from_render": page._title_from_render,
-        "present_anchor_ids": page.present_anchor_ids,
-        "links_to_anchors": None if links is None else {f.src_uri: v for f, v in links.items()},
-    }
-
-
-def _restore(page: Page, files: Files, rendered: dict[str, Any]) -> None:
-    for name, value in rendered.items():
-        if name == "links_to_anchors" and value is not None:  # keyed by this build's files
-            value = {found: v for uri, v in value.items() if (found := files.get_file_from_path(uri))}
-        setattr(page, name, value)
-
-
-@event_priority(-1000)
-def on_post_build(*, config: MkDocsConfig) -> None:
-    if preview(config) is not None and _warnings.count == _build["warnings"]:
-        _renders.update(_build["pending"])
-    _build["pending"] = {}
-
-
-# --- templates compiled once -----------------------------------------------------------------------
-
-
-class _Compiled(BytecodeCache):
-    """Jinja's compiled templates, kept in memory from one build to the next (checked against their source)."""
-
-    def __init__(self) -> None:
-        self.store: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        if (code := self.store.get(bucket.key)) is not None:
-            bucket.bytecode_from_string(code)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self.store[bucket.key] = bucket.bytecode_to_string()
-
-
-_compiled = _Compiled()
-
-
-@event_priority(-1000)  # after static-i18n has added its Jinja extension
-def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-    if preview(config) is not None:
-        env.bytecode_cache = _compiled
-    return env
 
 
 def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:

@@ -1,0 +1,245 @@
+"""Pages rendered again only when what they are made of changed (a MkDocs hook), in every build.
+
+Turning the Markdown of every page into HTML, code highlighting above all, is the largest
+part of a build that runs no example (about 2 s of 7 here, both languages). The HTML of a
+page depends only on:
+
+- its Markdown, after the plugins (the examples' outputs are in it),
+- its URL and the site's files (relative links, and the warnings for broken ones),
+- mkdocs.yml and the Markdown extensions it configures, hooks' extensions included,
+- the versions of MkDocs, Python-Markdown, pymdown-extensions, Pygments and the theme.
+
+A page whose inputs are those of an earlier build gets that build's HTML, table of contents,
+title and anchors (``.cache/pages/<sha256 of the inputs>.json``; in memory too, for
+`mkdocs serve`). A build that logged a warning keeps nothing of its renders, so the next one
+renders (and warns) again; a build that ends well removes the entries it did not use.
+Jinja's compiled templates are kept in ``.cache/jinja/`` likewise (Jinja checks each against
+its template's source).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import logging
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemBytecodeCache
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, get_toc
+
+from mkdocs_examples import i18n
+
+FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
+TEMPLATES = Path(".cache") / "jinja"
+PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material")
+FORMAT = 1  # of the files below FOLDER
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+class _Build:
+    """One build, every language of it: the renders it made and used, and whether it warned."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.files: dict[str, str] = {}  # language being built: the signature of its files and configuration
+        self.made: dict[str, dict[str, Any]] = {}  # signature: what render() set
+        self.used: dict[str, dict[str, Any]] = {}  # the same, of the renders taken from memory or disk
+        self.warnings = _Warnings()
+        logging.getLogger("mkdocs").addHandler(self.warnings)
+
+    def end(self) -> None:
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+_memory: dict[str, dict[str, Any]] = {}  # signature: what render() set, for the rebuilds of `mkdocs serve`
+_build: _Build | None = None
+
+
+def on_startup(*, command: str, dirty: bool) -> None:
+    _memory.clear()
+
+
+def on_shutdown() -> None:
+    global _build
+    _memory.clear()
+    if _build is not None:
+        _build.end()
+        _build = None
+
+
+@event_priority(100)
+def on_pre_build(*, config: MkDocsConfig) -> None:
+    global _build
+    if i18n.is_nested_build(config):  # static-i18n builds the other languages inside the first build
+        return
+    if _build is not None:
+        _build.end()
+    _build = _Build(Path(config.config_file_path).parent / FOLDER)
+
+
+def on_build_error(*, error: Exception) -> None:
+    global _build
+    if _build is not None:
+        _build.end()
+        _build = None  # nothing of a failed build is kept
+
+
+@event_priority(-1000)  # after static-i18n and the other plugins and hooks have settled the files
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    if _build is not None:
+        listed = "\n".join(sorted(f"{f.src_uri} {f.url}" for f in files))
+        _build.files[i18n.build_language(config)] = _signature(_configuration(config), listed)
+    return files
+
+
+@event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    build = _build
+    if build is None or not page.file.src_uri.endswith(".md"):
+        return markdown
+    signature = _signature(build.files.get(i18n.build_language(config), ""), page.file.url, markdown)
+    known = _memory.get(signature) or _read(build.folder, signature)
+    if known is not None:
+        build.used[signature] = known
+        page.render = lambda config, files: _restore(page, files, known)  # type: ignore[method-assign]
+        return markdown
+    render = page.render
+
+    def render_and_keep(config: MkDocsConfig, files: Files) -> None:
+        render(config, files)
+        build.made[signature] = _rendered(page)
+
+    page.render = render_and_keep  # type: ignore[method-assign]  # this page's render, not the class's
+    return markdown
+
+
+@event_priority(-1000)  # after every other step of the build, static-i18n's other languages included
+def on_post_build(*, config: MkDocsConfig) -> None:
+    global _build
+    build = _build
+    if build is None or i18n.is_nested_build(config):
+        return
+    _build = None
+    build.end()
+    if build.warnings.count:
+        return
+    _memory.clear()
+    _memory.update(build.used)
+    _memory.update(build.made)
+    with contextlib.suppress(OSError):  # a cache that cannot be written costs time, nothing else
+        build.folder.mkdir(parents=True, exist_ok=True)
+        for signature, rendered in build.made.items():
+            _write(build.folder / f"{signature}.json", rendered)
+        keep = {f"{signature}.json" for signature in _memory}
+        for old in build.folder.glob("*.json"):
+            if old.name not in keep:
+                old.unlink()
+
+
+@event_priority(-1000)
+def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+    folder = Path(config.config_file_path).parent / TEMPLATES
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    return env
+
+
+# --- what a render depends on, and what it sets ---------------------------------------------
+
+
+def _signature(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _configuration(config: MkDocsConfig) -> str:
+    """mkdocs.yml, the Markdown extensions as configured now, and the versions that render them."""
+    versions = {name: _version(name) for name in PACKAGES}
+    extensions = [_named(extension) for extension in config.markdown_extensions]
+    settings = json.dumps(config.mdx_configs, sort_keys=True, default=_named)
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    return json.dumps([FORMAT, versions, extensions, settings, text])
+
+
+def _named(value: Any) -> str:
+    """A name for an extension, or a setting that is no JSON; a class of a file of this site with its source."""
+    if isinstance(value, str):
+        return value
+    kind = value if inspect.isclass(value) or inspect.isfunction(value) else type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    try:
+        source = inspect.getsourcefile(kind)
+    except TypeError:
+        source = None
+    if source and "site-packages" not in source:  # a hook's own extension: its code is an input too
+        name += "@" + hashlib.sha256(Path(source).read_bytes()).hexdigest()
+    return name
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def _rendered(page: Page) -> dict[str, Any]:
+    links = page.links_to_anchors
+    return {
+        "content": page.content,
+        "toc": [_token(item) for item in page.toc],
+        "title": page._title_from_render,
+        "anchors": sorted(page.present_anchor_ids or ()),
+        "links": None if links is None else {f.src_uri: v for f, v in links.items()},
+    }
+
+
+def _token(item: AnchorLink) -> dict[str, Any]:
+    return {"name": item.title, "id": item.id, "level": item.level, "children": [_token(c) for c in item.children]}
+
+
+def _restore(page: Page, files: Files, rendered: dict[str, Any]) -> None:
+    page.content = rendered["content"]
+    page.toc = get_toc(rendered["toc"])
+    page._title_from_render = rendered["title"]
+    page.present_anchor_ids = set(rendered["anchors"])
+    links = rendered["links"]
+    if links is not None:  # keyed by this build's files
+        links = {found: v for uri, v in links.items() if (found := files.get_file_from_path(uri))}
+    page.links_to_anchors = links
+
+
+def _read(folder: Path, signature: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / f"{signature}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    fields = {"content", "toc", "title", "anchors", "links"}
+    return data if isinstance(data, dict) and set(data) == fields and isinstance(data["content"], str) else None
+
+
+def _write(file: Path, rendered: dict[str, Any]) -> None:
+    temporary = file.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(rendered, ensure_ascii=False), encoding="utf-8")
+    os.replace(temporary, file)
