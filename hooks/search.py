@@ -13,6 +13,10 @@ mkdocs-static-i18n:
   as UTF-8, not \\uXXXX. (A page and its index: at most 400 KB.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
   page's index entry as tags.
+- A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
+  of (what the index sees of the page, its URL, title, table of contents and metadata, the
+  terms, Material's and jieba's versions): a build in which no page changed loads no jieba
+  dictionary and parses no page for the index.
 - The browser segments a Chinese query against the index's own words (our worker: Material's, with
   its segmentation of Han characters replaced, see search_assets/worker.js), searches when the
   reader pastes with the mouse, and loads the index when the reader goes to the search, not with
@@ -25,8 +29,10 @@ import hashlib
 import html
 import json
 import keyword
+import os
 import re
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +60,10 @@ class _Build:
     worker: tuple[str, str]  # our search worker: file name, text
     input: tuple[str, str]  # search_assets/input.js: file name, text
     entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # language: its index entries
+    cache: Path | None = None  # the file of a page's entries, by key (below)
+    known: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # key: the entries of a page, as read
+    used: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # key: entries of this build's pages
+    segmenting: bool = False  # jieba has its dictionary and the terms
 
 
 _build: _Build | None = None  # None: no build with search under way
@@ -106,20 +116,32 @@ def on_config(config: MkDocsConfig) -> None:
     _build = None
     if _search(config) is None:
         return
-    terms = _terms()
     _build = _Build(
-        terms=terms,
+        terms=_terms(),
         worker=_patched_worker(),
         input=_hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8")),
+        cache=Path(config.config_file_path).parent / ".cache" / "search-entries.json",
     )
+    try:
+        data = json.loads(_build.cache.read_text(encoding="utf-8"))  # type: ignore[union-attr]
+        _build.known = {k: v for k, v in data.items() if isinstance(v, list)} if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        pass  # none yet: every page is indexed afresh
+
+
+def _segmenting(build: _Build) -> None:
+    """jieba's dictionary, with the terms readers type: loaded (about a second) when a page is first indexed."""
+    if build.segmenting:
+        return
     import jieba  # type: ignore[import-untyped]  # Material's search plugin segments Chinese text with it
 
-    for lang in terms.values():
+    for lang in build.terms.values():
         for word in lang.get("words") or []:
             jieba.add_word(word)
         for page_terms in (lang.get("pages") or {}).values():
             for word in page_terms:
                 jieba.add_word(word)
+    build.segmenting = True
 
 
 def on_build_error(*, error: Exception) -> None:
@@ -166,13 +188,44 @@ def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig
     content = page.content
     if search is None or meta.get("exclude") or content is None:
         return context
-    page.content = _for_index(content)
-    try:
-        search.search_index.add_entry_from_context(page)  # type: ignore[attr-defined]
-    finally:
-        page.content = content
+    index = search.search_index  # type: ignore[attr-defined]
+    seen = _for_index(content)
+    key = _key(page, seen, _build.terms if _build else {})
+    entries = None
+    if _build is not None:
+        entries = _build.used.get(key, _build.known.get(key))
+    if entries is None:
+        if _build is not None:
+            _segmenting(_build)
+        before = len(index.entries)
+        page.content = seen
+        try:
+            index.add_entry_from_context(page)
+        finally:
+            page.content = content
+        entries = json.loads(json.dumps(index.entries[before:]))  # as made: static-i18n changes them later
+    else:
+        index.entries.extend(json.loads(json.dumps(entries)))  # a copy: the index's entries are changed later
+    if _build is not None:
+        _build.used[key] = entries
     page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
     return context
+
+
+def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
+    """What a page's index entries are made of."""
+    meta = {k: page.meta.get(k) for k in ("title", "tags", "search")}
+    toc = [[item.id, item.title, item.level, [c.id for c in item.children]] for item in page.toc]
+    versions = [_version("mkdocs-material"), _version("jieba")]
+    parts = [versions, terms, page.url, str(page.title), meta, toc, seen]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "-"
 
 
 # -- one index per language -----------------------------------------------------------------------
@@ -213,6 +266,14 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     (site / WORKERS / name).write_text(text, encoding="utf-8")
     name, text = build.input
     (site / INPUT / name).write_text(text, encoding="utf-8")
+    if build.cache is not None and build.used != build.known:  # the entries of this build's pages only
+        try:
+            build.cache.parent.mkdir(parents=True, exist_ok=True)
+            temporary = build.cache.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(build.used, ensure_ascii=False), encoding="utf-8")
+            os.replace(temporary, build.cache)
+        except OSError:
+            pass  # a cache that cannot be written costs time, nothing else
 
 
 def _write_index(

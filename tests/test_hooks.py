@@ -120,12 +120,43 @@ def test_a_404_page_of_a_language_no_longer_built_is_not_written(tmp_path):
 # --- search.py -----------------------------------------------------------------------------------
 
 
-def test_a_search_index_of_a_language_no_longer_built_is_not_written(tmp_path):
-    hook = tmp_path / "hooks" / "search.py"  # with no search terms: those of hooks/ name the real site's pages
+def search_fixture(tmp_path: Path, terms: str = "{}\n") -> Path:
+    """The fixture site with Material's search and our search hook (its own terms: those of hooks/ name the
+    real site's pages)."""
+    hook = tmp_path / "hooks" / "search.py"
     shutil.copytree(ROOT / "hooks" / "search_assets", hook.parent / "search_assets")
     shutil.copy(ROOT / "hooks" / "search.py", hook)
-    (hook.parent / "search_assets" / "terms.yml").write_text("{}\n")
-    root = fixture(tmp_path, hook, plugins="  - search\n")
+    (hook.parent / "search_assets" / "terms.yml").write_text(terms)
+    return fixture(tmp_path, hook, plugins="  - search\n")
+
+
+def test_a_build_in_which_no_page_changed_indexes_no_page_and_loads_no_dictionary(tmp_path):
+    """Each page's entries are kept (.cache/search-entries.json); jieba's dictionary is loaded only when needed."""
+    root = search_fixture(tmp_path, terms="zh:\n  words: [测试站点]\n")
+    page = root / "docs" / "zh" / "index.md"
+    page.write_text(page.read_text() + "\n张量的形状决定了广播的结果。\n")
+    build = (
+        "import json, sys; from mkdocs.commands.build import build; from mkdocs.config import load_config\n"
+        "config = load_config('mkdocs.yml'); config.plugins.on_startup(command='build', dirty=False)\n"
+        "build(config); config.plugins.on_shutdown()\n"
+        "import jieba; print(json.dumps(jieba.dt.initialized))\n"
+    )
+    indexes, loaded = [], []
+    for edit in (None, None, "张量的形状决定了结果。"):
+        if edit:
+            page.write_text(page.read_text().replace("张量的形状决定了广播的结果。", edit))
+        done = subprocess.run([sys.executable, "-c", build], cwd=root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        loaded.append(json.loads(done.stdout.split()[-1]))
+        indexes.append((root / "site" / "zh" / "search" / "search_index.json").read_text())
+    assert loaded == [True, False, True]  # the first build, the warm one, and one with a changed page
+    assert indexes[0] == indexes[1] != indexes[2]
+    assert "测试站点" in indexes[0]  # segmented with the terms' words, from the cache too
+    assert "\u200b结果" in indexes[2] and "广播" not in indexes[2]
+
+
+def test_a_search_index_of_a_language_no_longer_built_is_not_written(tmp_path):
+    root = search_fixture(tmp_path)
     config = root / "mkdocs.yml"
 
     def stop_building_chinese() -> None:
