@@ -278,6 +278,8 @@ def fixture_site_with_gpu_page(site: Path) -> Example:
     """The fixture site plus a page embedding EXAMPLE, and a FIXTURE GPU recording of it."""
     (site / "examples/d").mkdir()
     (site / "examples/d/gpu.py").write_text(SOURCE)
+    config = site / "mkdocs.yml"  # this example imports torch itself: seconds on a busy machine
+    config.write_text(config.read_text().replace("      timeout: 2 ", "      timeout: 60 ", 1))
     for lang in ("en", "zh"):
         (site / f"docs/{lang}/gpu.md").write_text("# GPU\n\n/// example | d/gpu.py\n///\n")
     example = Example.from_source("d/gpu.py", site / "examples/d/gpu.py", SOURCE)
