@@ -51,6 +51,19 @@ if torch.version.cuda is None:  # the CPU build that builds this site
     else:
         raise AssertionError("a CPU build created a CUDA tensor")
 
+# %% deserialize-here tags=["raises-exception"]
+torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")
+on_a_machine_without_gpu(lambda: torch.load("checkpoint.pt", map_location="cuda"))
+
+# %% deserialize-here-checks tags=["remove-cell"]
+if torch.version.cuda is None:  # in this process too, not only in the child
+    try:
+        torch.load("checkpoint.pt", map_location="cuda")
+    except RuntimeError as error:
+        assert "on a CUDA device but torch.cuda.is_available() is False" in str(error)
+    else:
+        raise AssertionError("a CPU build loaded onto CUDA")
+
 # %% not-compiled-fix
 device = "cuda" if torch.cuda.is_available() else "cpu"  # False on a CPU build
 model = nn.Linear(2, 1).to(device)
@@ -59,6 +72,38 @@ print(device, torch.backends.cuda.is_built())
 # %% not-compiled-fix-checks tags=["remove-cell"]
 assert model.weight.device.type == device
 assert torch.backends.cuda.is_built() == (torch.version.cuda is not None)
+
+# %% deserialize tags=["requires-cuda", "raises-exception"]
+torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # saved on a GPU
+load = 'import torch; torch.load("checkpoint.pt")'
+child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
+    [sys.executable, "-c", load],
+    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+    capture_output=True,
+    text=True,
+)
+message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # what the child raised
+assert "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False" in message
+raise RuntimeError(message)
+
+# %% deserialize-fix
+torch.save(nn.Linear(2, 1).to(device).state_dict(), "checkpoint.pt")
+state = torch.load("checkpoint.pt", map_location="cpu")  # every tensor to the CPU
+print({key: value.device.type for key, value in state.items()})
+
+# %% deserialize-fix-checks tags=["remove-cell"]
+assert all(value.device.type == "cpu" for value in state.values())
+
+# %% deserialize-fix-cuda tags=["requires-cuda"]
+load = 'import torch; print(torch.load("checkpoint.pt", map_location="cpu")["weight"].device)'
+child = subprocess.run(
+    [sys.executable, "-c", load],
+    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+    capture_output=True,
+    text=True,
+)
+print(child.stdout.strip())  # the GPU checkpoint, loaded where there is no GPU
+assert child.returncode == 0 and child.stdout.strip() == "cpu"
 
 # %% device-mismatch tags=["requires-cuda", "raises-exception"]
 model = nn.Linear(2, 1).to("cuda")
@@ -97,38 +142,6 @@ assert x.dtype == torch.float32 and model(x).shape == (2, 8, 6, 6)
 # %% conv-device tags=["requires-cuda", "raises-exception"]
 model = nn.Conv2d(3, 8, 3, bias=False).to("cuda")
 model(torch.rand(2, 3, 8, 8))  # a CPU input, CUDA weights
-
-# %% deserialize tags=["requires-cuda", "raises-exception"]
-torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # saved on a GPU
-load = 'import torch; torch.load("checkpoint.pt")'
-child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
-    [sys.executable, "-c", load],
-    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-    capture_output=True,
-    text=True,
-)
-message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # what the child raised
-assert "Attempting to deserialize object on a CUDA device" in message
-raise RuntimeError(message)
-
-# %% deserialize-fix
-torch.save(nn.Linear(2, 1).to(device).state_dict(), "checkpoint.pt")
-state = torch.load("checkpoint.pt", map_location="cpu")  # every tensor to the CPU
-print({key: value.device.type for key, value in state.items()})
-
-# %% deserialize-fix-checks tags=["remove-cell"]
-assert all(value.device.type == "cpu" for value in state.values())
-
-# %% deserialize-fix-cuda tags=["requires-cuda"]
-load = 'import torch; print(torch.load("checkpoint.pt", map_location="cpu")["weight"].device)'
-child = subprocess.run(
-    [sys.executable, "-c", load],
-    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
-    capture_output=True,
-    text=True,
-)
-print(child.stdout.strip())  # the GPU checkpoint, loaded where there is no GPU
-assert child.returncode == 0 and child.stdout.strip() == "cpu"
 
 # %% oom tags=["requires-cuda", "raises-exception"]
 torch.empty(1024**4, device="cuda")  # 4 TiB of float32
