@@ -139,7 +139,7 @@ model = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid(), nn.ReLU(inplace=True))
 model(torch.ones(3, 2)).sum().backward()  # ReLU overwrote what Sigmoid saved
 
 # %% relu-inplace-fix
-model = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid(), nn.ReLU())  # inplace=False, the default
+model = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid(), nn.ReLU())  # inplace=False
 model(torch.ones(3, 2)).sum().backward()
 print(model[0].weight.grad.shape)
 
@@ -169,7 +169,7 @@ loss_g.backward()
 
 # %% gan-step-fix
 fake = generator(torch.randn(4, 2))
-loss_c = critic(fake.detach()).mean()  # the critic's step needs no graph into the generator
+loss_c = critic(fake.detach()).mean()  # no graph into the generator
 optimizer_c.zero_grad()
 loss_c.backward()
 optimizer_c.step()

@@ -15,12 +15,12 @@ from torch.utils.data import DataLoader
 
 
 def on_a_machine_without_gpu(step):
-    """Run `step` in a child process that sees no GPU; raise the exception it raised"""
+    """Run `step` in a child process that sees no GPU; raise what it raised"""
     fork = mp.get_context("fork")
     receive, send = fork.Pipe(duplex=False)
 
     def child():
-        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # no GPU, whatever this machine has
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # hides every GPU
         try:
             step()
         except Exception as error:
@@ -37,7 +37,7 @@ def on_a_machine_without_gpu(step):
 
 
 # %% not-compiled tags=["raises-exception"]
-print(torch.__version__, torch.version.cuda)  # a CPU build has no CUDA version: None
+print(torch.__version__, torch.version.cuda)  # a CPU build: no CUDA version
 model = nn.Linear(2, 1)
 on_a_machine_without_gpu(lambda: model.to("cuda"))
 
@@ -74,7 +74,7 @@ assert model.weight.device.type == device
 assert torch.backends.cuda.is_built() == (torch.version.cuda is not None)
 
 # %% deserialize tags=["requires-cuda", "raises-exception"]
-torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # saved on a GPU
+torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # on the GPU
 load = 'import torch; torch.load("checkpoint.pt")'
 child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
     [sys.executable, "-c", load],
@@ -82,7 +82,7 @@ child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
     capture_output=True,
     text=True,
 )
-message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # what the child raised
+message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # the child's error
 assert "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False" in message
 raise RuntimeError(message)
 
@@ -95,7 +95,10 @@ print({key: value.device.type for key, value in state.items()})
 assert all(value.device.type == "cpu" for value in state.values())
 
 # %% deserialize-fix-cuda tags=["requires-cuda"]
-load = 'import torch; print(torch.load("checkpoint.pt", map_location="cpu")["weight"].device)'
+load = """
+import torch
+print(torch.load("checkpoint.pt", map_location="cpu")["weight"].device)
+"""
 child = subprocess.run(
     [sys.executable, "-c", load],
     env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
@@ -119,7 +122,7 @@ print(model(x).device.type == device)
 assert model.weight.device == x.device
 
 # %% conv-dtype tags=["raises-exception"]
-model = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8))  # float32 weights
+model = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8))  # float32
 images = torch.rand(2, 3, 8, 8).half()  # half precision, e.g. to save memory
 model(images)
 
@@ -153,8 +156,8 @@ except torch.OutOfMemoryError as error:  # a subclass of RuntimeError
     print(type(error).__name__, isinstance(error, RuntimeError))
     assert "CUDA out of memory" in str(error)
 stats = torch.cuda.memory_stats()
-print("retries:", stats["num_alloc_retries"], "out of memory:", stats["num_ooms"])
-assert stats["num_alloc_retries"] >= 1  # the allocator freed its cache and tried again
+print("retries:", stats["num_alloc_retries"], "OOMs:", stats["num_ooms"])
+assert stats["num_alloc_retries"] >= 1  # freed its cache, tried again
 assert stats["num_ooms"] >= 1  # before it gave up
 
 # %% accumulate
@@ -176,14 +179,21 @@ assert torch.allclose(accumulated, model.weight.grad, atol=1e-6)
 # %% checkpointing
 from torch.utils.checkpoint import checkpoint
 
-blocks = nn.Sequential(*[nn.Sequential(nn.Linear(64, 64), nn.Tanh()) for _ in range(4)])
+blocks = nn.Sequential(
+    *[nn.Sequential(nn.Linear(64, 64), nn.Tanh()) for _ in range(4)]
+)
 x = torch.randn(8, 64)
 
 
 def saved_for_backward(forward):
     """How many tensors the forward pass keeps for the backward pass"""
     saved = []
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+
+    def keep(tensor):
+        saved.append(tensor)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
         out = forward()
     return len(saved), out
 
@@ -213,8 +223,9 @@ try:
     total = torch.ones(4, device="cuda").sum()  # line 9: an innocent line
     print(loss.item(), total.item())  # line 10
 except RuntimeError as error:
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == sys.argv[0]]
-    print(f"line {frames[-1].lineno}:", type(error).__name__, str(error).splitlines()[0])
+    frames = traceback.extract_tb(error.__traceback__)
+    line = [f.lineno for f in frames if f.filename == sys.argv[0]][-1]
+    print(f"line {line}:", type(error).__name__, str(error).splitlines()[0])
 try:
     torch.zeros(1, device="cuda")  # any CUDA call after the assert
 except RuntimeError as error:
@@ -222,7 +233,7 @@ except RuntimeError as error:
 """
 with open("train.py", "w") as file:
     file.write(script)
-env = {key: value for key, value in os.environ.items() if key != "CUDA_LAUNCH_BLOCKING"}
+env = {k: v for k, v in os.environ.items() if k != "CUDA_LAUNCH_BLOCKING"}
 runs = {}
 for blocking in ("0", "1"):
     child = subprocess.run(
@@ -234,7 +245,8 @@ for blocking in ("0", "1"):
     runs[blocking] = child.stdout.splitlines()
     print(f"CUDA_LAUNCH_BLOCKING={blocking}:", *runs[blocking], sep="\n  ")
 kernel = [line for line in child.stderr.splitlines() if "Assertion" in line]
-print("the kernel's own message:", kernel[0][kernel[0].index("Assertion"):] if kernel else None)
+if kernel:  # what the kernel printed to stderr, from the word "Assertion" on
+    print("the kernel:", kernel[0][kernel[0].index("Assertion"):])
 assert runs["1"][0].startswith("line 8:")  # with blocking launches, the right line
 for lines in runs.values():  # the error surfaces, and CUDA is unusable afterwards
     assert "device-side assert triggered" in lines[0]
@@ -249,14 +261,14 @@ class OnTheGpu(torch.utils.data.Dataset):
         return torch.tensor(float(index), device="cuda")  # CUDA inside a worker
 
 
-torch.ones(1, device="cuda")  # CUDA is initialised in the main process, as in training
+torch.ones(1, device="cuda")  # CUDA starts in the main process, as in training
 loader = DataLoader(OnTheGpu(), batch_size=4, num_workers=2)  # forked workers
 next(iter(loader))
 
 # %% fork-cuda-fix
 device = "cuda" if torch.cuda.is_available() else "cpu"
-started = torch.cuda.is_available() and torch.cuda.is_initialized()  # CUDA already in use?
-loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)  # workers see CPU tensors only
+started = torch.cuda.is_available() and torch.cuda.is_initialized()  # CUDA in use?
+loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)  # CPU tensors only
 for batch in loader:
     batch = batch.to(device)  # to the GPU in the main process, where CUDA lives
 print(started, batch.device.type == device)

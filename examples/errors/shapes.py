@@ -105,7 +105,7 @@ print(conv(image[None, None]).shape)  # (batch, channels, H, W)
 assert conv(image.unsqueeze(0)).shape == (16, 26, 26) and conv(image[None, None]).shape == (1, 16, 26, 26)
 
 # %% kernel-size tags=["raises-exception"]
-features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))  # each takes 4 pixels off
+features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))  # each: 4 pixels less
 small = torch.randn(1, 3, 8, 8)  # 8x8 in, 4x4 after the first layer
 features(small)
 

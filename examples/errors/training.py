@@ -10,7 +10,7 @@ import re
 
 # %% module-prefix tags=["raises-exception"]
 model = nn.Linear(2, 1)
-wrapped = nn.DataParallel(model)  # DistributedDataParallel too (torch.compile: "_orig_mod.")
+wrapped = nn.DataParallel(model)  # DistributedDataParallel does the same
 torch.save(wrapped.state_dict(), "checkpoint.pt")
 nn.Linear(2, 1).load_state_dict(torch.load("checkpoint.pt"))
 
@@ -105,7 +105,8 @@ def collate_samples(batch):  # a function of the module, not a lambda: see below
     return torch.tensor([sample.value for sample in batch])
 
 
-batch = next(iter(DataLoader([Sample(1), Sample(2)], batch_size=2, collate_fn=collate_samples)))
+loader = DataLoader([Sample(1), Sample(2)], batch_size=2, collate_fn=collate_samples)
+batch = next(iter(loader))
 print(batch)
 
 # %% collate-type-fix-checks tags=["remove-cell"]
@@ -115,7 +116,7 @@ assert batch.tolist() == [1, 2]
 def make_loader(samples):
     return DataLoader(samples, batch_size=2, num_workers=2,
                       collate_fn=lambda batch: torch.tensor([s.value for s in batch]),
-                      multiprocessing_context="spawn")  # or forkserver: Python 3.14's default
+                      multiprocessing_context="spawn")  # forkserver fails the same way
 
 
 next(iter(make_loader([Sample(1), Sample(2)])))
@@ -254,7 +255,7 @@ import mmap
 
 
 class Truncated(torch.utils.data.Dataset):
-    """Reads memory that a file no longer backs, as a worker does when /dev/shm is full"""
+    """Reads memory that no file backs, as a worker does when /dev/shm is full"""
 
     def __len__(self):
         return 4

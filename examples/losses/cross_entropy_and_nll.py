@@ -110,7 +110,7 @@ print(nn.CrossEntropyLoss()(a, float_target.long()))
 
 # %% byte-target-nd tags=["raises-exception"]
 pixels = torch.randn(2, 3, 4, 4)  # (N, C, H, W): a class score for every pixel
-mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # (N, H, W): class masks as bytes
+mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # (N, H, W) class masks
 nn.CrossEntropyLoss()(pixels, mask)
 
 # %% byte-target-nd-fixed
