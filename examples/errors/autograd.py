@@ -21,6 +21,66 @@ print(w.grad)  # 2 * w, twice
 # %% backward-twice-fix-checks tags=["remove-cell"]
 assert torch.equal(w.grad, 2 * (2 * w.detach()))
 
+# %% hidden-state tags=["raises-exception"]
+rnn = nn.RNN(input_size=3, hidden_size=4)
+optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1)
+hidden = torch.zeros(1, 1, 4)
+for step in range(2):  # two steps of training on a long sequence, in pieces
+    x = torch.randn(5, 1, 3)
+    out, hidden = rnn(x, hidden)  # hidden is carried over: its graph too
+    loss = out.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()  # step 1 goes back into step 0's graph, already freed
+    optimizer.step()
+
+# %% hidden-state-retain tags=["raises-exception"]
+hidden = torch.zeros(1, 1, 4)
+for step in range(2):
+    x = torch.randn(5, 1, 3)
+    out, hidden = rnn(x, hidden)
+    loss = out.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward(retain_graph=True)  # the wrong fix: keeps step 0's graph
+    optimizer.step()  # and changes the weights that graph saved
+
+# %% hidden-state-fix
+hidden = torch.zeros(1, 1, 4)
+losses = []
+for step in range(3):
+    hidden = hidden.detach()  # keep the values, cut the graph at the piece's border
+    x = torch.randn(5, 1, 3)
+    out, hidden = rnn(x, hidden)
+    loss = out.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(round(loss.item(), 4))
+print(losses)
+
+# %% hidden-state-fix-checks tags=["remove-cell"]
+assert len(losses) == 3 and hidden.grad_fn is not None  # this piece's graph only
+assert hidden.detach().grad_fn is None and not hidden.detach().requires_grad
+
+
+def graph_size(tensor):
+    """The number of autograd nodes a backward() from `tensor` goes through"""
+    seen, todo = set(), [tensor.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            todo += [parent for parent, _ in node.next_functions]
+    return len(seen)
+
+
+for detach in (False, True):  # carried over, the graph grows with every piece
+    hidden, sizes = torch.zeros(1, 1, 4), []
+    for step in range(3):
+        hidden = hidden.detach() if detach else hidden
+        out, hidden = rnn(torch.randn(5, 1, 3), hidden)
+        sizes.append(graph_size(out.pow(2).mean()))
+    assert sizes[0] == sizes[1] == sizes[2] if detach else sizes[0] < sizes[1] < sizes[2]
+
 # %% no-grad-fn tags=["raises-exception"]
 model = nn.Linear(2, 1)
 with torch.no_grad():  # e.g. an evaluation block around the training step
@@ -65,6 +125,72 @@ print(a.grad)
 # %% inplace-saved-fix-checks tags=["remove-cell"]
 s = torch.sigmoid(torch.tensor([1.0, 2.0]))
 assert torch.allclose(a.grad, 2 * s * (1 - s))
+b = a.sigmoid()
+b.mul_(2)
+try:
+    b.sum().backward()
+except RuntimeError as error:
+    assert "output 0 of Sigmoid" in str(error) and "is at version 1; expected version 0" in str(error)
+else:
+    raise AssertionError("backward went through a changed saved tensor")
+
+# %% relu-inplace tags=["raises-exception"]
+model = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid(), nn.ReLU(inplace=True))
+model(torch.ones(3, 2)).sum().backward()  # ReLU overwrote what Sigmoid saved
+
+# %% relu-inplace-fix
+model = nn.Sequential(nn.Linear(2, 2), nn.Sigmoid(), nn.ReLU())  # inplace=False
+model(torch.ones(3, 2)).sum().backward()
+print(model[0].weight.grad.shape)
+
+# %% relu-inplace-fix-checks tags=["remove-cell"]
+assert model[0].weight.grad is not None and not model[2].inplace
+for saves_output in (nn.Sigmoid(), nn.Tanh(), torch.exp):  # each saves its output
+    x = torch.ones(2, requires_grad=True)
+    try:
+        nn.ReLU(inplace=True)(saves_output(x)).sum().backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+    else:
+        raise AssertionError(f"ReLU(inplace=True) after {saves_output} went through")
+
+# %% gan-step tags=["raises-exception"]
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+optimizer_g = torch.optim.SGD(generator.parameters(), lr=0.1)
+optimizer_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+fake = generator(torch.randn(4, 2))
+loss_c = critic(fake).mean()  # the critic's loss on the fake batch
+loss_g = -critic(fake).mean()  # the generator's loss: the graph goes through the critic
+optimizer_c.zero_grad()
+loss_c.backward(retain_graph=True)
+optimizer_c.step()  # changes the critic's weights in place, which loss_g's graph saved
+optimizer_g.zero_grad()
+loss_g.backward()
+
+# %% gan-step-fix
+fake = generator(torch.randn(4, 2))
+loss_c = critic(fake.detach()).mean()  # no graph into the generator
+optimizer_c.zero_grad()
+loss_c.backward()
+optimizer_c.step()
+loss_g = -critic(fake).mean()  # computed after the critic's step, with its new weights
+optimizer_g.zero_grad()
+loss_g.backward()
+optimizer_g.step()
+print(generator.weight.grad.abs().sum().item() > 0)
+
+# %% gan-step-fix-checks tags=["remove-cell"]
+assert generator.weight.grad.abs().sum() > 0 and fake.grad_fn is not None
+fake = generator(torch.randn(4, 2))
+loss_g = -critic(fake).mean()
+optimizer_c.step()  # a step between building the graph and using it
+try:
+    loss_g.backward()
+except RuntimeError as error:  # the saved transposed weight of the critic, [2, 1]
+    assert "[torch.FloatTensor [2, 1]], which is output 0 of AsStrided" in str(error)
+    assert critic.weight.shape == (1, 2)
+else:
+    raise AssertionError("backward went through weights changed by step()")
 
 # %% leaf-inplace tags=["raises-exception"]
 weight = torch.ones(2, requires_grad=True)
@@ -77,6 +203,19 @@ print(weight, weight.is_leaf)
 
 # %% leaf-inplace-fix-checks tags=["remove-cell"]
 assert weight.is_leaf and weight.requires_grad and torch.allclose(weight, torch.full((2,), 0.9))
+
+# %% leaf-view tags=["raises-exception"]
+layer = nn.Linear(3, 2)
+layer.weight[:, 0] = 0.0  # a slice of a parameter is a view of a leaf
+
+# %% leaf-view-fix
+with torch.no_grad():  # changes that autograd should not record
+    layer.weight[:, 0] = 0.0
+print(layer.weight[:, 0].tolist(), layer.weight.is_leaf)
+
+# %% leaf-view-fix-checks tags=["remove-cell"]
+assert torch.equal(layer.weight[:, 0], torch.zeros(2)) and layer.weight.is_leaf
+assert layer.weight.grad_fn is None
 
 # %% non-leaf tags=["raises-exception"]
 weight = torch.randn(3, requires_grad=True).double()  # the conversion makes a non-leaf

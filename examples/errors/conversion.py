@@ -55,6 +55,19 @@ print(loss_per_sample.sum().item())
 # %% item-many-fix-checks tags=["remove-cell"]
 assert loss_per_sample.sum().item() == 0.875
 
+# %% zero-dim-index tags=["raises-exception"]
+loss = loss_per_sample.mean()  # a 0-dim tensor: no dimension to index
+print(loss.shape)
+total = loss.data[0]  # old code, from when a loss was a 1-element tensor
+
+# %% zero-dim-index-fix
+total = loss.item()
+print(total, type(total).__name__)
+
+# %% zero-dim-index-fix-checks tags=["remove-cell"]
+assert loss.dim() == 0 and isinstance(total, float) and abs(total - 0.875 / 3) < 1e-7
+assert loss[()].item() == total  # indexing with an empty tuple is what works on 0 dims
+
 # %% ragged tags=["raises-exception"]
 torch.tensor([[1, 2, 3], [4, 5]])  # rows of different lengths
 

@@ -104,6 +104,76 @@ print(conv(image[None, None]).shape)  # (batch, channels, H, W)
 # %% conv-dims-fix-checks tags=["remove-cell"]
 assert conv(image.unsqueeze(0)).shape == (16, 26, 26) and conv(image[None, None]).shape == (1, 16, 26, 26)
 
+# %% kernel-size tags=["raises-exception"]
+features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))  # each: 4 pixels less
+small = torch.randn(1, 3, 8, 8)  # 8x8 in, 4x4 after the first layer
+features(small)
+
+# %% kernel-size-fix
+features = nn.Sequential(nn.Conv2d(3, 8, 5, padding=2), nn.Conv2d(8, 8, 5, padding=2))
+print(features(small).shape)  # padding keeps 8x8; or feed larger images
+
+# %% kernel-size-fix-checks tags=["remove-cell"]
+assert features(small).shape == (1, 8, 8, 8)
+
+# %% pool-size tags=["raises-exception"]
+pool = nn.MaxPool2d(2)  # halves height and width
+x = torch.randn(1, 3, 4, 4)
+for _ in range(3):  # 4 -> 2 -> 1 -> 0
+    x = pool(x)
+
+# %% pool-size-fix
+x = torch.randn(1, 3, 4, 4)
+head = nn.AdaptiveAvgPool2d(1)  # any size in, 1x1 out
+print(pool(pool(x)).shape, head(x).shape)
+
+# %% pool-size-fix-checks tags=["remove-cell"]
+assert pool(pool(x)).shape == (1, 3, 1, 1) and head(torch.randn(1, 3, 1, 1)).shape == (1, 3, 1, 1)
+
+# %% rnn-input-size tags=["raises-exception"]
+conv = nn.Conv1d(in_channels=10, out_channels=16, kernel_size=3)
+lstm = nn.LSTM(input_size=16, hidden_size=32, batch_first=True)
+signal = torch.randn(4, 10, 50)  # (batch, channels, time)
+lstm(conv(signal))  # conv gives (batch, 16, 48): features in dimension 1
+
+# %% rnn-input-size-fix
+sequence = conv(signal).transpose(1, 2)  # (batch, time, features) for batch_first=True
+out, (h, c) = lstm(sequence)
+print(sequence.shape, out.shape)
+
+# %% rnn-input-size-fix-checks tags=["remove-cell"]
+assert sequence.shape == (4, 48, 16) and out.shape == (4, 48, 32)
+
+# %% embedding-dtype tags=["raises-exception"]
+embedding = nn.Embedding(num_embeddings=100, embedding_dim=8)
+token_ids = torch.tensor([[5.0, 17.0, 42.0]])  # ids read into a float array
+embedding(token_ids)
+
+# %% embedding-dtype-fix
+print(embedding(token_ids.long()).shape)  # int64 (or int32) indices
+
+# %% embedding-dtype-fix-checks tags=["remove-cell"]
+assert embedding(token_ids.long()).shape == (1, 3, 8)
+assert embedding(token_ids.int()).shape == (1, 3, 8)  # int32 works too
+try:
+    embedding(token_ids.to(torch.uint8))  # unlike a loss's targets, uint8 does not
+except RuntimeError as error:
+    assert "but got torch.ByteTensor instead" in str(error)
+else:
+    raise AssertionError("an embedding took uint8 indices")
+
+# %% byte-target tags=["raises-exception"]
+logits = torch.randn(2, 3, 4, 4)  # segmentation: 3 classes for each pixel of 4x4 images
+mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # class masks stored as bytes
+F.cross_entropy(logits, mask)
+
+# %% byte-target-fix
+print(F.cross_entropy(logits, mask.long()))
+
+# %% byte-target-fix-checks tags=["remove-cell"]
+flat = F.cross_entropy(logits.permute(0, 2, 3, 1).reshape(-1, 3), mask.reshape(-1))
+assert torch.allclose(F.cross_entropy(logits, mask.long()), flat)  # (N, C): uint8 works
+
 # %% invalid-shape tags=["raises-exception"]
 x = torch.arange(9)
 x.view(2, 5)

@@ -6,10 +6,11 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
+import re
 
 # %% module-prefix tags=["raises-exception"]
 model = nn.Linear(2, 1)
-wrapped = nn.DataParallel(model)  # also DistributedDataParallel, torch.compile
+wrapped = nn.DataParallel(model)  # DistributedDataParallel does the same
 torch.save(wrapped.state_dict(), "checkpoint.pt")
 nn.Linear(2, 1).load_state_dict(torch.load("checkpoint.pt"))
 
@@ -24,6 +25,23 @@ print(list(torch.load("checkpoint.pt")))
 # %% module-prefix-fix-checks tags=["remove-cell"]
 # on a GPU machine DataParallel moves `model` to cuda:0, and the checkpoint holds CUDA tensors
 assert torch.equal(fresh.weight, model.weight.cpu()) and list(torch.load("checkpoint.pt")) == ["weight", "bias"]
+
+# %% module-prefix-compile tags=["remove-cell"]
+compiled = torch.compile(nn.Linear(2, 1), backend="eager")  # compiles nothing until called
+assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+
+# %% state-dict-model tags=["raises-exception"]
+torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")  # a state_dict, not a model
+model = torch.load("checkpoint.pt")
+model.eval()
+
+# %% state-dict-model-fix
+model = nn.Linear(2, 1)  # build the model in code, then fill in its tensors
+model.load_state_dict(torch.load("checkpoint.pt"))
+print(model.eval())
+
+# %% state-dict-model-fix-checks tags=["remove-cell"]
+assert type(torch.load("checkpoint.pt")).__name__ == "OrderedDict" and not model.training
 
 # %% size-mismatch tags=["raises-exception"]
 torch.save(nn.Linear(2, 4).state_dict(), "checkpoint.pt")  # trained with 4 outputs
@@ -83,11 +101,63 @@ class Sample:  # e.g. a PIL image or a custom record
 next(iter(DataLoader([Sample(1), Sample(2)], batch_size=2)))
 
 # %% collate-type-fix
-batch = next(iter(DataLoader([Sample(1), Sample(2)], batch_size=2, collate_fn=lambda b: torch.tensor([s.value for s in b]))))
+def collate_samples(batch):  # a function of the module, not a lambda: see below
+    return torch.tensor([sample.value for sample in batch])
+
+
+loader = DataLoader([Sample(1), Sample(2)], batch_size=2, collate_fn=collate_samples)
+batch = next(iter(loader))
 print(batch)
 
 # %% collate-type-fix-checks tags=["remove-cell"]
 assert batch.tolist() == [1, 2]
+
+# %% pickle-local tags=["raises-exception"]
+def make_loader(samples):
+    return DataLoader(samples, batch_size=2, num_workers=2,
+                      collate_fn=lambda batch: torch.tensor([s.value for s in batch]),
+                      multiprocessing_context="spawn")  # forkserver fails the same way
+
+
+next(iter(make_loader([Sample(1), Sample(2)])))
+
+# %% pickle-local-fix
+import pickle
+
+loader = DataLoader([Sample(1), Sample(2)], batch_size=2, num_workers=2,
+                    collate_fn=collate_samples, multiprocessing_context="spawn")
+print(len(pickle.dumps(loader.collate_fn)) > 0, loader.collate_fn.__qualname__)
+
+# %% pickle-local-fix-checks tags=["remove-cell"]
+def local_function():
+    def collate(batch):
+        return batch
+
+    return collate
+
+
+for unnamed in (lambda batch: batch, local_function()):  # a lambda anywhere, a local function
+    try:
+        pickle.dumps(unnamed)
+    except (pickle.PicklingError, AttributeError) as error:
+        assert "lambda" in str(error) or "Can't pickle local object" in str(error)
+    else:
+        raise AssertionError(f"{unnamed} was pickled")
+assert pickle.loads(pickle.dumps(collate_samples)) is collate_samples  # pickled by name
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the warning the page shows once
+    def forkserver_loader(samples):  # forkserver, Linux's default from Python 3.14
+        return DataLoader(samples, batch_size=2, num_workers=2, collate_fn=lambda b: b,
+                          multiprocessing_context="forkserver")
+
+    try:
+        next(iter(forkserver_loader([Sample(1), Sample(2)])))
+    except AttributeError as error:
+        assert "Can't pickle local object" in str(error) and "<lambda>" in str(error)
+    else:
+        raise AssertionError("forkserver pickled a lambda")
 
 # %% batchnorm-one tags=["raises-exception"]
 bn = nn.BatchNorm1d(4)
@@ -121,6 +191,13 @@ class Net(nn.Module):
 print(sum(p.numel() for p in Net().parameters()))
 
 # %% empty-params-fix-checks tags=["remove-cell"]
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(2, 2), nn.Linear(2, 1)]
+
+
+assert Plain().state_dict() == {}  # the plain list is invisible to state_dict() too
 assert len(list(Net().parameters())) == 4 and sum(p.numel() for p in Net().parameters()) == 9
 
 # %% missing-forward tags=["raises-exception"]
@@ -152,14 +229,14 @@ assert Model()(torch.ones(1, 2)).shape == (1, 1)
 
 # %% target-bounds tags=["raises-exception"]
 logits = torch.randn(2, 3)  # 3 classes: 0, 1, 2
-F.cross_entropy(logits, torch.tensor([0, 3]))  # labels counted from 1 somewhere
+F.cross_entropy(logits, torch.tensor([1, 3]))  # labels counted from 1: 1, 2, 3
 
 # %% target-bounds-fix
-labels = torch.tensor([1, 3])  # 1-based labels from a file
+labels = torch.tensor([1, 3])  # the same 1-based labels, from a file
 print(F.cross_entropy(logits, labels - 1))
 
 # %% target-bounds-fix-checks tags=["remove-cell"]
-assert (labels - 1).max() < logits.shape[1]
+assert (labels - 1).tolist() == [0, 2] and (labels - 1).max() < logits.shape[1]
 
 # %% embedding-range tags=["raises-exception"]
 embedding = nn.Embedding(num_embeddings=10, embedding_dim=3)  # token ids 0 to 9
@@ -173,56 +250,60 @@ print(embedding(torch.tensor([3, 10])).shape)
 # %% embedding-range-fix-checks tags=["remove-cell"]
 assert embedding(torch.tensor([3, 10])).shape == (2, 3)
 
-# %% device-mismatch tags=["requires-cuda", "raises-exception"]
-model = nn.Linear(2, 1).to("cuda")
-model(torch.ones(1, 2))  # the input is still on the CPU
+# %% bus-error
+import mmap
 
-# %% device-mismatch-fix
-device = "cuda" if torch.cuda.is_available() else "cpu"
-model = nn.Linear(2, 1).to(device)
-x = torch.ones(1, 2, device=device)  # one `device` for the model and all of its inputs
-print(model(x).device.type == device)
 
-# %% device-mismatch-fix-checks tags=["remove-cell"]
-assert model.weight.device == x.device
+class Truncated(torch.utils.data.Dataset):
+    """Reads memory that no file backs, as a worker does when /dev/shm is full"""
 
-# %% oom tags=["requires-cuda", "raises-exception"]
-torch.empty(1024**4, device="cuda")  # 4 TiB of float32
+    def __len__(self):
+        return 4
 
-# %% oom-checks tags=["requires-cuda"]
+    def __getitem__(self, index):
+        with open(f"sample-{index}.bin", "w+b") as file:
+            file.truncate(4096)
+            memory = mmap.mmap(file.fileno(), 4096)  # the file's pages, mapped
+            file.truncate(0)  # the pages are gone: reading them is a bus error
+            return memory[0]
+
+
+loader = DataLoader(Truncated(), batch_size=2, num_workers=1)
 try:
-    torch.empty(1024**4, device="cuda")
-except torch.OutOfMemoryError as error:  # a subclass of RuntimeError
-    print(type(error).__name__, isinstance(error, RuntimeError))
-    assert "CUDA out of memory" in str(error)
+    next(iter(loader))
+except RuntimeError as error:  # the worker's process id changes on every run
+    print(type(error).__name__ + ":", re.sub(r"\d+", "<pid>", str(error)))
 
-# %% fork-cuda tags=["requires-cuda", "raises-exception"]
-import multiprocessing as mp
-
-torch.ones(1, device="cuda")  # CUDA is now initialised in this process
+# %% ancdata tags=["raises-exception"]
+import resource
 
 
-def use_cuda(queue):
-    try:
-        torch.ones(1, device="cuda")
-    except RuntimeError as error:
-        queue.put(str(error))
-    else:
-        queue.put("no error")
+class Many(torch.utils.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        return [torch.ones(1) for _ in range(100)]  # 100 tensors in each sample
 
 
-queue = mp.get_context("fork").Queue()
-child = mp.get_context("fork").Process(target=use_cuda, args=(queue,))
-child.start()
-child.join()
-raise RuntimeError(queue.get())  # what the forked process got
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+it = iter(DataLoader(Many(), batch_size=None, num_workers=1))  # the worker starts
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))  # this process: at most 64 files
+kept = list(it)  # every tensor received keeps a file descriptor open
 
-# %% fork-cuda-fix
-device = "cuda" if torch.cuda.is_available() else "cpu"
-loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)  # workers see CPU tensors only
-for batch in loader:
-    batch = batch.to(device)  # to the GPU in the main process, where CUDA lives
-print(batch.device.type == device)
+# %% ancdata-fix
+import torch.multiprocessing
 
-# %% fork-cuda-fix-checks tags=["remove-cell"]
-assert batch.device.type == device and loader.multiprocessing_context is None  # fork, Linux's default
+torch.multiprocessing.set_sharing_strategy("file_system")  # by file name, not descriptor
+it = iter(DataLoader(Many(), batch_size=None, num_workers=1))
+kept = list(it)
+print(len(kept), "samples of", len(kept[0]), "tensors kept with at most 64 open files")
+
+# %% ancdata-fix-checks tags=["remove-cell"]
+import gc
+
+assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 64 and len(kept) == 4
+assert all(len(sample) == 100 for sample in kept)
+resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+del kept, it  # free the shared memory now: its files in /dev/shm outlive a killed process
+gc.collect()

@@ -108,8 +108,30 @@ nn.CrossEntropyLoss()(a, float_target)
 # %% float-target-fixed
 print(nn.CrossEntropyLoss()(a, float_target.long()))
 
+# %% byte-target-nd tags=["raises-exception"]
+pixels = torch.randn(2, 3, 4, 4)  # (N, C, H, W): a class score for every pixel
+mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # (N, H, W) class masks
+nn.CrossEntropyLoss()(pixels, mask)
+
+# %% byte-target-nd-fixed
+print(nn.CrossEntropyLoss()(pixels, mask.long()))
+
 # %% float-target-checks tags=["remove-cell"]
 # class indices: int64 or uint8 only; int32 and other integers are refused
+assert mask.shape == (2, 4, 4) and mask.dtype == torch.uint8
+for loss_class, scores in ((nn.CrossEntropyLoss, pixels), (nn.NLLLoss, pixels.log_softmax(1))):
+    try:  # uint8 indices with more than (N, C): refused, by both losses
+        loss_class()(scores, mask)
+    except RuntimeError as error:
+        assert "expected scalar type Long but found Byte" in str(error)
+    else:
+        raise AssertionError("uint8 targets accepted for an (N, C, H, W) input")
+    try:  # (N, C, d) too
+        loss_class()(scores[..., 0], mask[..., 0])
+    except RuntimeError as error:
+        assert "expected scalar type Long but found Byte" in str(error)
+    else:
+        raise AssertionError("uint8 targets accepted for an (N, C, d) input")
 fixed = nn.CrossEntropyLoss()(a, float_target.long())
 assert torch.equal(nn.CrossEntropyLoss()(a, float_target.to(torch.uint8)), fixed)
 assert torch.equal(nn.NLLLoss()(a.log_softmax(1), float_target.to(torch.uint8)), nn.NLLLoss()(a.log_softmax(1), float_target.long()))

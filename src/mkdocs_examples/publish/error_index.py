@@ -7,8 +7,13 @@ A page asks for it with a marker block::
 
 and gets, in its language, one entry per distinct exception line (type and message, with
 numbers and shapes folded, so ``shapes cannot be multiplied (2x3 and 4x5)`` and ``(8x5 and
-3x3)`` are one entry) linking to every page and cell that shows it. Built from the results
-of the same build, it cannot drift from what the pages show.
+3x3)`` are one entry) linking to every page and cell that shows it. Numbers that are part of
+the message's fixed text (``more than 1 value per channel``) stay, and what changes from run
+to run without saying anything (the processes an out-of-memory message lists) is left out.
+A message whose first line ends with a colon is named with the head of its next line, so the
+kinds of ``Error(s) in loading state_dict`` are entries of their own. Links to an output
+recorded on another device (a GPU) say so. Built from the results of the same build, it
+cannot drift from what the pages show.
 """
 
 from __future__ import annotations
@@ -39,19 +44,37 @@ def replace_marker(markdown: str, render: Callable[[], str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Punctuation of the rendered list, by language: between the pages of an entry, and around
+# a device's name or the number of a page's further cell
+_PUNCTUATION = {"en": (", ", " ({})"), "zh": ("、", "（{}）")}
+
 _FRAME = re.compile(r'^  File "')
 _SHAPE = re.compile(r"(?<![\w.])\d+(?:x\d+)+(?![\w.])")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w])")
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_ADDRESS = re.compile(r"(?<!\w)0x[0-9a-fA-F]+")  # not the "0x0" of a shape (3x0x0)
+# Numbers that are fixed text of PyTorch's messages, not values: kept when folding
+_FIXED = re.compile(
+    r"more than 1 value per channel|between 0 and 1|received 0 items of ancdata"  # the words of a message
+    r"|argument #\d+|argument '\w+' \(position \d+\)"  # which argument of the function named
+    r"|\b\d+-(?:d|D|dim)\b|\w\(-?\d+\)"  # a 0-dim or 0-d tensor, 2-D; input.size(-1)
+)
+# The other processes on the GPU that an out-of-memory message lists: a different list every run
+_PROCESSES = re.compile(r"Process \d+ has [\d.]+ [KMGT]?i?B memory in use\. ?")
+_LABEL = {"cuda": "CUDA", "mps": "MPS", "cpu": "CPU"}
 
 
 @dataclass(frozen=True)
 class Shown:
-    """One place a traceback is shown: a page (path in its language's tree) and the cell's anchor."""
+    """One place a traceback is shown: a page (path in its language's tree) and the cell's anchor.
+
+    ``recorded``: the device of the recording the traceback comes from (``cuda``), or ``""``
+    when this build raised it.
+    """
 
     page: str
     title: str
     anchor: str
+    recorded: str = ""
 
 
 @dataclass
@@ -63,21 +86,47 @@ class Entry:
 
 def exception_line(traceback: str) -> str | None:
     """The line that names the exception (``Type: message``), after the last frame of ``traceback``."""
+    rest = _message_lines(traceback)
+    return rest[0].strip() if rest else None
+
+
+def index_line(traceback: str) -> str | None:
+    """The exception line as the index names it: with the head of the next line (up to its
+    first colon) when the first ends with a colon, as ``Error(s) in loading state_dict for
+    Linear:`` does before ``Missing key(s) in state_dict: ...`` or ``size mismatch for weight: ...``."""
+    rest = _message_lines(traceback)
+    if not rest:
+        return None
+    line = rest[0].strip()
+    if line.endswith(":") and len(rest) > 1:
+        head, colon, _ = rest[1].strip().partition(":")
+        line += f" {head}{colon}"
+    return line
+
+
+def _message_lines(traceback: str) -> list[str]:
+    """The non-empty lines after the last frame of ``traceback``: the exception and its message."""
     lines = traceback.rstrip("\n").splitlines()
     last = max((i for i, line in enumerate(lines) if _FRAME.match(line)), default=-1)
     i = last + 1
     while last >= 0 and i < len(lines) and lines[i].startswith("    "):  # the frame's code and carets
         i += 1
-    rest = [line for line in lines[i:] if line.strip()]
-    return rest[0].strip() if rest else None
+    return [line for line in lines[i:] if line.strip()]
 
 
 def fold(line: str) -> tuple[str, str]:
-    """(type, message) of an exception line, with the numbers in the message replaced by N."""
+    """(type, message) of an exception line, with the numbers in the message replaced by N.
+
+    Numbers of the message's fixed text stay, and the process list of an out-of-memory
+    message goes.
+    """
     kind, _, message = line.partition(": ")
-    message = _ADDRESS.sub("0x…", message)
-    message = _SHAPE.sub(lambda m: "x".join("N" * (m[0].count("x") + 1)), message)
-    return kind.strip(), _NUMBER.sub("N", message).strip()
+    message = _PROCESSES.sub("", _ADDRESS.sub("0x…", message))
+    parts = _FIXED.split(message)  # fold what lies between the fixed phrases
+    fixed = _FIXED.findall(message)
+    folded = [_NUMBER.sub("N", _SHAPE.sub(lambda m: "x".join("N" * (m[0].count("x") + 1)), p)) for p in parts]
+    message = "".join(part + (fixed[i] if i < len(fixed) else "") for i, part in enumerate(folded))
+    return kind.strip(), message.strip()
 
 
 def collect(
@@ -85,7 +134,8 @@ def collect(
 ) -> list[Entry]:
     """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
 
-    ``results``: what each example's blocks show, this build's result and any published recording.
+    ``results``: what each example's blocks show: this build's result first, then the
+    published recordings (made on another device) that the pages show beside it.
     """
     entries: dict[tuple[str, str], Entry] = {}
     for page, (title, blocks) in sorted(pages.items()):
@@ -94,17 +144,19 @@ def collect(
             if example is None:
                 continue
             shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
-            for cell in (cell for result in results.get(block.path, []) for cell in result.cells):
-                source = example.cells[cell.cell]
-                if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
-                    continue
-                if source.has("remove-output") or not (line := exception_line(cell.traceback)):
-                    continue
-                key = fold(line)
-                entry = entries.setdefault(key, Entry(*key))
-                place = Shown(page, title, anchor(example, cell.cell))
-                if place not in entry.shown:
-                    entry.shown.append(place)
+            for n, result in enumerate(results.get(block.path, [])):
+                recorded = result.env.get("device", "?") if n else ""
+                for cell in result.cells:
+                    source = example.cells[cell.cell]
+                    if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
+                        continue
+                    if source.has("remove-output") or not (line := index_line(cell.traceback)):
+                        continue
+                    key = fold(line)
+                    entry = entries.setdefault(key, Entry(*key))
+                    place = Shown(page, title, anchor(example, cell.cell), recorded)
+                    if all((s.page, s.anchor) != (place.page, place.anchor) for s in entry.shown):
+                        entry.shown.append(place)  # the same cell, recorded too: linked once
     return [entries[key] for key in sorted(entries)]
 
 
@@ -123,7 +175,8 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
         by_page: dict[str, list[Shown]] = {}
         for shown in entry.shown:
             by_page.setdefault(shown.page, []).append(shown)
-        links = ", ".join(_links(places, here) for places in by_page.values())
+        between, _ = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
+        links = between.join(_links(places, here, lang) for places in by_page.values())
         parts.append(f"- {_code(entry.message or '(no message)')}  \n  {links}")
     return "\n\n".join(parts) + "\n"
 
@@ -134,11 +187,20 @@ def title_of(markdown: str, fallback: str) -> str:
     return found[1].strip() if found else fallback
 
 
-def _links(places: list[Shown], here: str) -> str:
-    """The page's title linking to its first cell that shows the error; its other cells by number."""
+def _links(places: list[Shown], here: str, lang: str = "en") -> str:
+    """The page's title linking to its first cell that shows the error; its other cells by number.
+
+    A link to a recorded output is followed by the recording's device: ``(CUDA)``.
+    """
+    _, around = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
     url = posixpath.relpath(places[0].page, posixpath.dirname(here) or ".")
-    more = " ".join(f"[{n}]({url}#{p.anchor})" for n, p in enumerate(places[1:], start=2))
-    return f"[{_escape(places[0].title)}]({url}#{places[0].anchor})" + (f" ({more})" if more else "")
+
+    def device(place: Shown) -> str:
+        return around.format(_LABEL.get(place.recorded, place.recorded)) if place.recorded else ""
+
+    first = f"[{_escape(places[0].title)}]({url}#{places[0].anchor})" + device(places[0])
+    more = " ".join(f"[{n}]({url}#{p.anchor})" + device(p) for n, p in enumerate(places[1:], start=2))
+    return first + (around.format(more) if more else "")
 
 
 def _code(text: str) -> str:

@@ -1,0 +1,281 @@
+# %% [markdown]
+# GPU and CUDA errors: a torch without CUDA, tensors and weights on different devices or
+# dtypes, checkpoints saved on a GPU, out of memory, device-side asserts, CUDA in workers
+
+# %% setup
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+
+def on_a_machine_without_gpu(step):
+    """Run `step` in a child process that sees no GPU; raise what it raised"""
+    fork = mp.get_context("fork")
+    receive, send = fork.Pipe(duplex=False)
+
+    def child():
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # hides every GPU
+        try:
+            step()
+        except Exception as error:
+            send.send(error)
+        else:
+            send.send(None)
+
+    process = fork.Process(target=child)
+    process.start()
+    error = receive.recv()
+    process.join()
+    if error is not None:
+        raise error
+
+
+# %% not-compiled tags=["raises-exception"]
+print(torch.__version__, torch.version.cuda)  # a CPU build: no CUDA version
+model = nn.Linear(2, 1)
+on_a_machine_without_gpu(lambda: model.to("cuda"))
+
+# %% not-compiled-checks tags=["remove-cell"]
+if torch.version.cuda is None:  # the CPU build that builds this site
+    assert not torch.backends.cuda.is_built() and not torch.cuda.is_available()
+    try:
+        torch.ones(1, device="cuda")  # in this process too, not only in the child
+    except AssertionError as error:
+        assert str(error) == "Torch not compiled with CUDA enabled"
+    else:
+        raise AssertionError("a CPU build created a CUDA tensor")
+
+# %% deserialize-here tags=["raises-exception"]
+torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")
+on_a_machine_without_gpu(lambda: torch.load("checkpoint.pt", map_location="cuda"))
+
+# %% deserialize-here-checks tags=["remove-cell"]
+if torch.version.cuda is None:  # in this process too, not only in the child
+    try:
+        torch.load("checkpoint.pt", map_location="cuda")
+    except RuntimeError as error:
+        assert "on a CUDA device but torch.cuda.is_available() is False" in str(error)
+    else:
+        raise AssertionError("a CPU build loaded onto CUDA")
+
+# %% not-compiled-fix
+device = "cuda" if torch.cuda.is_available() else "cpu"  # False on a CPU build
+model = nn.Linear(2, 1).to(device)
+print(device, torch.backends.cuda.is_built())
+
+# %% not-compiled-fix-checks tags=["remove-cell"]
+assert model.weight.device.type == device
+assert torch.backends.cuda.is_built() == (torch.version.cuda is not None)
+
+# %% deserialize tags=["requires-cuda", "raises-exception"]
+torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # on the GPU
+load = 'import torch; torch.load("checkpoint.pt")'
+child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
+    [sys.executable, "-c", load],
+    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+    capture_output=True,
+    text=True,
+)
+message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # the child's error
+assert "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False" in message
+raise RuntimeError(message)
+
+# %% deserialize-fix
+torch.save(nn.Linear(2, 1).to(device).state_dict(), "checkpoint.pt")
+state = torch.load("checkpoint.pt", map_location="cpu")  # every tensor to the CPU
+print({key: value.device.type for key, value in state.items()})
+
+# %% deserialize-fix-checks tags=["remove-cell"]
+assert all(value.device.type == "cpu" for value in state.values())
+
+# %% deserialize-fix-cuda tags=["requires-cuda"]
+load = """
+import torch
+print(torch.load("checkpoint.pt", map_location="cpu")["weight"].device)
+"""
+child = subprocess.run(
+    [sys.executable, "-c", load],
+    env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+    capture_output=True,
+    text=True,
+)
+print(child.stdout.strip())  # the GPU checkpoint, loaded where there is no GPU
+assert child.returncode == 0 and child.stdout.strip() == "cpu"
+
+# %% device-mismatch tags=["requires-cuda", "raises-exception"]
+model = nn.Linear(2, 1).to("cuda")
+model(torch.ones(1, 2))  # the input is still on the CPU
+
+# %% device-mismatch-fix
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = nn.Linear(2, 1).to(device)
+x = torch.ones(1, 2, device=device)  # one `device` for the model and all of its inputs
+print(model(x).device.type == device)
+
+# %% device-mismatch-fix-checks tags=["remove-cell"]
+assert model.weight.device == x.device
+
+# %% conv-dtype tags=["raises-exception"]
+model = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8))  # float32
+images = torch.rand(2, 3, 8, 8).half()  # half precision, e.g. to save memory
+model(images)
+
+# %% conv-dtype-checks tags=["remove-cell"]
+try:
+    nn.Conv2d(3, 8, 3)(images)  # with a bias, the CPU names the bias instead
+except RuntimeError as error:
+    assert "Input type (c10::Half) and bias type (float) should be the same" in str(error)
+else:
+    raise AssertionError("a float32 convolution took a float16 input")
+
+# %% conv-dtype-fix
+weight = model[0].weight
+x = images.to(weight.dtype)  # the input follows the model, not the other way round
+print(x.dtype, model(x).shape)
+
+# %% conv-dtype-fix-checks tags=["remove-cell"]
+assert x.dtype == torch.float32 and model(x).shape == (2, 8, 6, 6)
+
+# %% conv-device tags=["requires-cuda", "raises-exception"]
+model = nn.Conv2d(3, 8, 3, bias=False).to("cuda")
+model(torch.rand(2, 3, 8, 8))  # a CPU input, CUDA weights
+
+# %% oom tags=["requires-cuda", "raises-exception"]
+torch.empty(1024**4, device="cuda")  # 4 TiB of float32
+
+# %% oom-checks tags=["requires-cuda"]
+try:
+    torch.empty(1024**4, device="cuda")
+except torch.OutOfMemoryError as error:  # a subclass of RuntimeError
+    print(type(error).__name__, isinstance(error, RuntimeError))
+    assert "CUDA out of memory" in str(error)
+stats = torch.cuda.memory_stats()
+print("retries:", stats["num_alloc_retries"], "OOMs:", stats["num_ooms"])
+assert stats["num_alloc_retries"] >= 1  # freed its cache, tried again
+assert stats["num_ooms"] >= 1  # before it gave up
+
+# %% accumulate
+model = nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+steps = 4  # 4 batches of 2 samples: the memory of a batch of 2, the gradient of 8
+model.zero_grad()
+for x_part, y_part in zip(x.chunk(steps), y.chunk(steps)):
+    loss = F.mse_loss(model(x_part), y_part) / steps  # each part's share of the mean
+    loss.backward()  # gradients add up in .grad
+accumulated = model.weight.grad.clone()
+model.zero_grad()
+F.mse_loss(model(x), y).backward()  # the whole batch at once, for comparison
+print(torch.allclose(accumulated, model.weight.grad))
+
+# %% accumulate-checks tags=["remove-cell"]
+assert torch.allclose(accumulated, model.weight.grad, atol=1e-6)
+
+# %% checkpointing
+from torch.utils.checkpoint import checkpoint
+
+blocks = nn.Sequential(
+    *[nn.Sequential(nn.Linear(64, 64), nn.Tanh()) for _ in range(4)]
+)
+x = torch.randn(8, 64)
+
+
+def saved_for_backward(forward):
+    """How many tensors the forward pass keeps for the backward pass"""
+    saved = []
+
+    def keep(tensor):
+        saved.append(tensor)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+        out = forward()
+    return len(saved), out
+
+
+kept, out = saved_for_backward(lambda: blocks(x))
+kept_checkpointed, out_checkpointed = saved_for_backward(
+    lambda: checkpoint(blocks, x, use_reentrant=False)  # recomputed during backward
+)
+print(kept, "tensors kept without checkpointing,", kept_checkpointed, "with it")
+
+# %% checkpointing-checks tags=["remove-cell"]
+assert kept_checkpointed < kept and torch.equal(out, out_checkpointed)
+grads = torch.autograd.grad(out.sum(), list(blocks.parameters()))
+grads_checkpointed = torch.autograd.grad(out_checkpointed.sum(), list(blocks.parameters()))
+assert all(torch.allclose(a, b) for a, b in zip(grads, grads_checkpointed))  # same gradients
+
+# %% device-assert tags=["requires-cuda"]
+script = """\
+import sys, traceback
+import torch
+import torch.nn.functional as F
+
+logits = torch.randn(2, 3, device="cuda")
+labels = torch.tensor([1, 3], device="cuda")  # 3 classes: label 3 does not exist
+try:
+    loss = F.cross_entropy(logits, labels)  # line 8: the mistake
+    total = torch.ones(4, device="cuda").sum()  # line 9: an innocent line
+    print(loss.item(), total.item())  # line 10
+except RuntimeError as error:
+    frames = traceback.extract_tb(error.__traceback__)
+    line = [f.lineno for f in frames if f.filename == sys.argv[0]][-1]
+    print(f"line {line}:", type(error).__name__, str(error).splitlines()[0])
+try:
+    torch.zeros(1, device="cuda")  # any CUDA call after the assert
+except RuntimeError as error:
+    print("afterwards:", str(error).splitlines()[0])
+"""
+with open("train.py", "w") as file:
+    file.write(script)
+env = {k: v for k, v in os.environ.items() if k != "CUDA_LAUNCH_BLOCKING"}
+runs = {}
+for blocking in ("0", "1"):
+    child = subprocess.run(
+        [sys.executable, "train.py"],
+        env={**env, "CUDA_LAUNCH_BLOCKING": blocking},
+        capture_output=True,
+        text=True,
+    )
+    runs[blocking] = child.stdout.splitlines()
+    print(f"CUDA_LAUNCH_BLOCKING={blocking}:", *runs[blocking], sep="\n  ")
+kernel = [line for line in child.stderr.splitlines() if "Assertion" in line]
+if kernel:  # what the kernel printed to stderr, from the word "Assertion" on
+    print("the kernel:", kernel[0][kernel[0].index("Assertion"):])
+assert runs["1"][0].startswith("line 8:")  # with blocking launches, the right line
+for lines in runs.values():  # the error surfaces, and CUDA is unusable afterwards
+    assert "device-side assert triggered" in lines[0]
+    assert lines[1].startswith("afterwards:") and "device-side assert" in lines[1]
+
+# %% fork-cuda tags=["requires-cuda", "raises-exception"]
+class OnTheGpu(torch.utils.data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return torch.tensor(float(index), device="cuda")  # CUDA inside a worker
+
+
+torch.ones(1, device="cuda")  # CUDA starts in the main process, as in training
+loader = DataLoader(OnTheGpu(), batch_size=4, num_workers=2)  # forked workers
+next(iter(loader))
+
+# %% fork-cuda-fix
+device = "cuda" if torch.cuda.is_available() else "cpu"
+started = torch.cuda.is_available() and torch.cuda.is_initialized()  # CUDA in use?
+loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)  # CPU tensors only
+for batch in loader:
+    batch = batch.to(device)  # to the GPU in the main process, where CUDA lives
+print(started, batch.device.type == device)
+
+# %% fork-cuda-fix-checks tags=["remove-cell"]
+assert batch.device.type == device and loader.multiprocessing_context is None  # the default
+if sys.version_info < (3, 14):
+    assert mp.get_start_method() == "fork"  # Linux's default up to Python 3.13
+if torch.cuda.is_available():
+    assert started  # the workers were forked after CUDA had started, and worked

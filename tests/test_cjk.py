@@ -1,0 +1,67 @@
+"""hooks/cjk.py: a line break between two Chinese characters is no space on the page."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import markdown
+import pytest
+
+ROOT = Path(__file__).parent.parent
+_spec = importlib.util.spec_from_file_location("cjk", ROOT / "hooks" / "cjk.py")
+assert _spec and _spec.loader
+cjk = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cjk)
+
+
+def html(text: str) -> str:
+    extensions = ["admonition", "pymdownx.superfences", cjk.CJKLineBreaks()]
+    return markdown.markdown(text, extensions=extensions)
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("中文的句子\n接着写", "<p>中文的句子接着写</p>"),
+        ("句号之后。\n“引号”开头", "<p>句号之后。“引号”开头</p>"),  # CJK and shared punctuation
+        ("逗号，\n（括号）", "<p>逗号，（括号）</p>"),
+        ("中文\n[《链接》](x.md)", '<p>中文<a href="x.md">《链接》</a></p>'),  # across an element
+        ("**加粗**\n中文", "<p><strong>加粗</strong>中文</p>"),
+        ("- 列表项\n  的第二行", "<ul>\n<li>列表项的第二行</li>\n</ul>"),
+        ('!!! note "说明"\n    框里\n    的文字', '<p class="admonition-title">说明</p>\n<p>框里的文字</p>'),
+    ],
+)  # fmt: skip
+def test_a_break_between_chinese_characters_goes(source, shown):
+    assert shown in html(source)
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("English words\non two lines", "<p>English words\non two lines</p>"),
+        ("中文\nPyTorch 中文", "<p>中文\nPyTorch 中文</p>"),  # a Latin word keeps its space
+        ("中文\n`code` 中文", "<p>中文\n<code>code</code> 中文</p>"),
+        ("数字\n1 个", "<p>数字\n1 个</p>"),
+        ("“quoted”\nEnglish", "<p>“quoted”\nEnglish</p>"),  # shared punctuation alone: kept
+        ("第一段\n\n第二段", "<p>第一段</p>\n<p>第二段</p>"),
+        ("- 第一项\n- 第二项", "<li>第一项</li>\n<li>第二项</li>"),
+        ("```text\n代码\n里的\n换行\n```", "代码\n里的\n换行"),
+    ],
+)  # fmt: skip
+def test_everything_else_is_left_alone(source, shown):
+    assert shown in html(source)
+
+
+def test_a_code_span_over_two_lines_is_left_alone():
+    assert "<code>中文\n中文</code>" in html("`中文\n中文`")
+
+
+def test_the_hook_registers_the_extension_once():
+    class Config:
+        def __init__(self) -> None:
+            self.markdown_extensions: list = ["toc"]
+
+    config = Config()
+    cjk.on_config(cjk.on_config(config))
+    assert [type(e).__name__ for e in config.markdown_extensions] == ["str", "CJKLineBreaks"]

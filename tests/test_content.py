@@ -1,0 +1,108 @@
+"""What the pages say, checked where no example can: one word for one thing in Chinese,
+no stale claims beside GPU outputs, quoted messages in code font, no stray spaces in
+Chinese text on the built pages, and the runner the multi-GPU examples are recorded on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+BLOCK = re.compile(
+    r"</?(?:p|li|ul|ol|dl|dt|dd|div|h[1-6]|table|thead|tbody|tr|td|th|blockquote|details|summary|nav|header"
+    r"|footer|section|article|main|aside|figure|form|label|input|button|select|option|br|hr|img)\b[^>]*>"
+)
+
+
+def prose(page: Path) -> list[tuple[int, str]]:
+    """The lines of ``page`` that readers read as text: no fenced code, code spans, link targets
+    or example blocks."""
+    lines, fenced = [], False
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or line.lstrip().startswith("///"):
+            continue
+        text = re.sub(r"`[^`]*`", "", line)
+        lines.append((number, re.sub(r"\]\([^)]*\)", "]", text)))
+    return lines
+
+
+def zh_pages() -> list[Path]:
+    return sorted((DOCS / "zh").rglob("*.md"))
+
+
+def test_chinese_uses_the_glossarys_word_for_batch_and_loss():
+    found = [
+        f"{page.relative_to(DOCS)}:{n}: {line.strip()[:60]}"
+        for page in zh_pages()
+        if page.name != "glossary.md"
+        for n, line in prose(page)
+        if "批次" in line or re.search(r"\bloss(es)?\b", line, re.IGNORECASE)
+    ]
+    assert not found, "the glossary says batch and 损失:\n" + "\n".join(found)
+
+
+def test_the_errors_section_and_the_common_mistake_boxes_have_different_names_in_chinese():
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    section = next(lang for lang in i18n["languages"] if lang["locale"] == "zh")["nav_translations"]["Errors"]
+    for page in zh_pages():  # each "Common mistake" box of a page is a 易错点 box of its twin
+        twin = DOCS / "en" / page.relative_to(DOCS / "zh")
+        english = re.findall(r'^\s*!!! warning "Common mistake\b', twin.read_text(encoding="utf-8"), re.M)
+        chinese = re.findall(r'^\s*!!! warning "易错点[："]', page.read_text(encoding="utf-8"), re.M)
+        assert len(english) == len(chinese), page.relative_to(DOCS)
+        assert not re.search(r"^#+ .*常见错误|!!! \w+ \"常见错误", page.read_text(encoding="utf-8"), re.M), page
+    assert section != "易错点" and "常见错误" not in section
+    assert f"\n# {section}\n" in (DOCS / "zh/errors/index.md").read_text(encoding="utf-8")
+
+
+def test_convolution_parameters_are_in_code_font_throughout_the_chinese_page():
+    page = DOCS / "zh/modules/convolution.md"
+    bare = [(n, line) for n, line in prose(page) if re.search(r"\b(padding|dilation|stride)\b", line)]
+    assert not bare, bare
+
+
+def test_no_page_says_a_gpu_cell_was_not_run_where_a_recording_is_shown():
+    stale = re.compile(r"not run here|was not run|were not run|could not be reproduced|没有运行|无法复现")
+    pages = sorted(DOCS.rglob("*.md"))
+    found = [f"{p.relative_to(DOCS)}:{n}" for p in pages for n, line in prose(p) if stale.search(line)]
+    assert not found, found
+
+
+def test_chinese_prose_quotes_messages_in_code_font_not_ascii_quotes():
+    found = [
+        f"{page.relative_to(DOCS)}:{n}: {m[0]}"
+        for page in zh_pages()
+        for n, line in prose(page)
+        if not line.lstrip().startswith("!!!")
+        for m in re.finditer(r'"[A-Za-z][^"]*"', line)
+    ]
+    assert not found, found
+
+
+def test_the_multi_gpu_examples_are_recorded_on_a_runner_with_two_gpus():
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    examples = next(p["examples"] for p in config["plugins"] if isinstance(p, dict) and "examples" in p)
+    pins = examples["record"]["pins"]
+    for path in ("devices/data_parallel.py", "devices/device_basics.py", "devices/visible_devices.py"):
+        assert pins.get(path) == "gpu-2x", path
+        assert (ROOT / "examples" / path).is_file()
+
+
+@pytest.mark.parametrize("page", ["index.html", "errors/all/index.html", "errors/cuda/index.html"])
+def test_chinese_text_broken_over_lines_has_no_stray_space_on_the_built_page(real_site, page):
+    site, _ = real_site
+    html = (site / "zh" / page).read_text(encoding="utf-8")
+    text = re.sub(r"<(pre|code|script|style|svg)\b.*?</\1>", "\x01", html, flags=re.S)  # code: no CJK
+    text = BLOCK.sub("\0", text)  # a break between two blocks is no space within a sentence
+    text = re.sub(r"<[^>]+>", "", text)
+    broken = re.findall(f"[{CJK}][ \\t]*\\n[ \\t]*[{CJK}]", text)
+    assert not broken, broken[:5]
+    assert page != "index.html" or "构建就会失败，直到页面被改正为止。" in text
