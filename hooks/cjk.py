@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 
-from markdown import Markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
+from markdown import Markdown  # type: ignore[import-untyped]
+from markdown.extensions import Extension  # type: ignore[import-untyped]
+from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]
+from mkdocs.config.defaults import MkDocsConfig
 
 # CJK symbols and punctuation (the ideographic comma and full stop, book-title marks), kana,
 # ideographs (with extensions A and B, and the compatibility block), full-width forms (the
@@ -122,7 +123,7 @@ class CJKLineBreaks(Extension):
         md.treeprocessors.register(CJKLineBreakProcessor(md), "cjk_line_breaks", 15)
 
 
-def on_config(config):
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if not any(type(e).__name__ == CJKLineBreaks.__name__ for e in config.markdown_extensions):
         config.markdown_extensions.append(CJKLineBreaks())
     return config
