@@ -239,3 +239,12 @@ def test_an_example_the_pool_never_reports_fails_instead_of_going_missing(tmp_pa
     outcomes = run(engine, first="x = 1\n", second="x = 2\n")
     assert outcomes["first"].failure is None
     assert "the worker never reported this example's end" in describe(outcomes["second"])
+
+
+def test_a_helper_that_ends_by_itself_gets_its_own_time_and_nothing_else_does():
+    from mkdocs_examples.execute.child.worker import HELPERS, LEFTOVER, _helpers_time
+
+    shm = "4242 (torch_shm_manager)"
+    assert _helpers_time([shm]) == HELPERS["torch_shm_manager"] - LEFTOVER > 0
+    assert _helpers_time([shm, "4243 (python3 -c import time; time.sleep(300))"]) == 0.0
+    assert _helpers_time(["processes in its process group"]) == 0.0  # the portable path names none

@@ -137,7 +137,8 @@ def test_a_build_that_does_not_execute_fails_on_an_uncached_example_naming_it(bu
         "examples/two.py: no cached result for this example, and this build does not execute examples "
         "(execute: false): run them in the job that does" in text
     )
-    assert "(embedded at docs/en/index.md:8)" in text and "(embedded at docs/zh/index.md:8)" in text
+    assert text.count("no cached result for this example") == 1  # once for the example, naming each block
+    assert "(embedded at docs/en/index.md:8, docs/zh/index.md:8)" in text
     assert "one.py" not in text  # cached: built as usual
 
 

@@ -143,7 +143,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             p for uri, (_, blocks) in self._pages.items() for block in blocks if (p := self._problem(uri, block))
         ]
         if problems and not self._serving:
-            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(problems))
+            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(_grouped(problems)))
         for problem in problems:
             # Not a warning: under `strict: true` a warning aborts the rebuild, and `serve` would keep
             # the reader waiting instead of showing the error box on the page
@@ -381,3 +381,17 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._views, self._view_urls = {}, {}
         if self._engine:
             self._engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
+
+
+def _grouped(problems: list[str]) -> list[str]:
+    """One message per failed example, naming every block that embeds it (the first five), not one per block."""
+    places: dict[str, list[str]] = {}
+    for problem in problems:
+        head, found, where = problem.rpartition("\n(embedded at ")
+        key = head if found else problem
+        places.setdefault(key, []).extend([where.removesuffix(")")] if found else [])
+    grouped = []
+    for message, found in places.items():
+        listed = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        grouped.append(message + (f"\n(embedded at {listed})" if found else ""))
+    return grouped

@@ -43,6 +43,10 @@ from mkdocs_examples.source.cells import Example
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 TICK = 0.5  # seconds between heartbeats while a batch runs
 LEFTOVER = 2.0  # seconds a process an example started has to end by itself after the example ends
+# Helpers that libraries start and that end by themselves once their clients are gone, later than
+# LEFTOVER allows: their name, and the seconds they have. torch_shm_manager (torch's file_system
+# sharing strategy) waits about 3 s for clients that may still come before it removes its files
+HELPERS = {"torch_shm_manager": 10.0}
 
 
 @dataclass
@@ -190,8 +194,8 @@ class Worker:
 
     def left_by(self, run: _Run) -> list[str]:
         """What ``run``'s example left running, named; [] if nothing."""
-        if run.cgroup is not None:
-            return [processes.name(pid) for pid in processes.Cgroups.members(run.cgroup)]
+        if run.cgroup is not None:  # (a zombie stays a member until it is reaped: it is no longer running)
+            return [processes.name(pid) for pid in processes.Cgroups.members(run.cgroup) if processes.alive(pid)]
         if self.linux:
             return [processes.name(pid) for pid in run.orphans if processes.alive(pid)]
         return ["processes in its process group"] if processes.group_alive(run.pid) else []
@@ -201,7 +205,7 @@ class Worker:
         now = time.monotonic()
         for run in list(self.draining):
             left = self.left_by(run)
-            if left and now < run.until and not run.killed:
+            if left and now < run.until + _helpers_time(left) and not run.killed:
                 continue
             self.kill(run)
             self.draining.remove(run)
@@ -292,6 +296,13 @@ def _hidden(fd: int) -> int:
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 128 + int.from_bytes(os.urandom(2), "big") % (top - 192))
     os.close(fd)
     return moved
+
+
+def _helpers_time(left: list[str]) -> float:
+    """The extra seconds processes left running get when each is a helper of HELPERS; 0 otherwise."""
+    names = [entry.partition(" (")[2].split(" ", 1)[0].rstrip(")") for entry in left]
+    times = [HELPERS.get(name, 0.0) for name in names]
+    return min(times) - LEFTOVER if all(times) else 0.0
 
 
 if __name__ == "__main__":
