@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from mkdocs_examples import yaml_files
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -50,7 +51,7 @@ def test_chinese_uses_the_glossarys_word_for_batch_and_loss():
 
 
 def test_the_errors_section_and_the_common_mistake_boxes_have_different_names_in_chinese():
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    config = yaml_files.load(ROOT / "mkdocs.yml")
     i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
     section = next(lang for lang in i18n["languages"] if lang["locale"] == "zh")["nav_translations"]["Errors"]
     for page in zh_pages():  # each "Common mistake" box of a page is a 易错点 box of its twin
@@ -88,7 +89,7 @@ def test_chinese_prose_quotes_messages_in_code_font_not_ascii_quotes():
 
 
 def test_the_multi_gpu_examples_are_recorded_on_a_runner_with_two_gpus():
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)
+    config = yaml_files.load(ROOT / "mkdocs.yml")
     examples = next(p["examples"] for p in config["plugins"] if isinstance(p, dict) and "examples" in p)
     pins = examples["record"]["pins"]
     for path in ("devices/data_parallel.py", "devices/device_basics.py", "devices/visible_devices.py"):

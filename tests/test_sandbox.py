@@ -104,7 +104,8 @@ def test_without_a_cgroup_the_worker_finds_what_each_example_left_and_names_that
         "    os.setsid()\n"
         "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{marker}'])\n"
         "    os._exit(0)\n"
-        "time.sleep(0.5)\n"
+        "os.wait()  # the daemon's parent has ended: the daemon runs, re-parented, when the example ends\n"
+        "time.sleep(0.2)\n"
     )
     outcomes = run(
         engine,
@@ -114,6 +115,7 @@ def test_without_a_cgroup_the_worker_finds_what_each_example_left_and_names_that
     )
     assert "subreapers" in engine.pool.sandbox["processes"]
     for name in ("a", "b"):
+        assert outcomes[name].failure is not None, outcomes
         message = describe(outcomes[name])
         assert outcomes[name].failure.kind == "leftover", message
         assert f"{marker}-{name}" in message, message

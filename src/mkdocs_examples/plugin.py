@@ -391,7 +391,7 @@ def _grouped(problems: list[str]) -> list[str]:
         key = head if found else problem
         places.setdefault(key, []).extend([where.removesuffix(")")] if found else [])
     grouped = []
-    for message, found in places.items():
-        listed = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        grouped.append(message + (f"\n(embedded at {listed})" if found else ""))
+    for message, where_all in places.items():
+        listed = ", ".join(where_all[:5]) + (f" and {len(where_all) - 5} more" if len(where_all) > 5 else "")
+        grouped.append(message + (f"\n(embedded at {listed})" if where_all else ""))
     return grouped

@@ -176,14 +176,13 @@ class Worker:
                 break
             if pid == 0:
                 break
-            run = self.running.pop(pid, None)
-            if run is None:
-                continue  # an orphan of an example, reaped as subreaper
-            run.seconds = round(time.monotonic() - run.start, 4)
-            run.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-            run.until = time.monotonic() + LEFTOVER
-            ended.append(run)
+            if (run := self.running.pop(pid, None)) is not None:  # else an orphan of an example, reaped as subreaper
+                ended.append(self._ended(run, status))
         if ended and self.linux and not self.sandbox.cgroups:
+            # An example whose process has ended since the loop above (a zombie now) has given us its
+            # orphans too: the kernel re-parents them before the process becomes a zombie
+            for run in [r for r in self.running.values() if processes.stat_fields(r.pid)[:1] == ["Z"]]:
+                ended.append(self._ended(self.running.pop(run.pid), os.waitpid(run.pid, 0)[1]))
             # Re-parented to us when the example's process ended: when several ended at once, each is
             # named with all of them (a process cannot be told apart from its siblings then)
             claimed = {pid for run in self.draining for pid in run.orphans}
@@ -191,6 +190,13 @@ class Worker:
             for run in ended:
                 run.orphans = found
         self.draining += ended
+
+    @staticmethod
+    def _ended(run: _Run, status: int) -> _Run:
+        run.seconds = round(time.monotonic() - run.start, 4)
+        run.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        run.until = time.monotonic() + LEFTOVER
+        return run
 
     def left_by(self, run: _Run) -> list[str]:
         """What ``run``'s example left running, named; [] if nothing."""
@@ -203,10 +209,12 @@ class Worker:
     def drain(self) -> None:
         """Answer for each ended example once what it left running has ended, or was killed."""
         now = time.monotonic()
+        done = []  # what each has left is found before any is killed: examples that ended at once share it
         for run in list(self.draining):
             left = self.left_by(run)
-            if left and now < run.until + _helpers_time(left) and not run.killed:
-                continue
+            if not (left and now < run.until + _helpers_time(left) and not run.killed):
+                done.append((run, left))
+        for run, left in done:
             self.kill(run)
             self.draining.remove(run)
             if run.cgroup is not None and self.sandbox.cgroups:
