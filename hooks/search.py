@@ -10,7 +10,7 @@ mkdocs-static-i18n:
   index, and its locations are relative to that folder).
 - The index holds what readers search for: prose, the names the code uses, error and warning
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
-  as UTF-8, not \\uXXXX. (A page and its index: at most 400 KB.)
+  as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
   page's index entry as tags.
 - A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
@@ -156,16 +156,27 @@ _LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
 # what a cell printed (under its "Output" label); a text block written in the page has no label
 _OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)
 _CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
+_CODE_OR_HEADING = re.compile(rf"{_CODE.pattern}|<h[1-6][\s>]", re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_WORD_BREAK = re.compile(r"[._]+")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 
 
-def _names(code: str) -> str:
-    """The names a block of code uses, once each: what readers search a code block for."""
+def _names(code: str, seen: set[str]) -> str:
+    """The names a block of code uses, those that bring the section words it has not indexed yet.
+
+    The index cuts ``x.requires_grad`` into words at ``.`` and ``_`` (the separator in
+    mkdocs.yml): once ``requires_grad`` is there, ``y.requires_grad`` finds nothing more.
+    """
     text = html.unescape(re.sub(r"<[^>]+>", "", code))
     text = re.sub(r"#.*|'[^'\n]*'|\"[^\"\n]*\"", " ", text)  # comments and strings
-    names = dict.fromkeys(n for n in _NAME.findall(text) if len(n) > 1 and n not in _PLAIN)
+    names = []
+    for name in dict.fromkeys(_NAME.findall(text)):
+        words = {w.lower() for w in _WORD_BREAK.split(name) if len(w) > 1}
+        if len(name) > 1 and name not in _PLAIN and words - seen:
+            names.append(name)
+            seen.update(words)
     return f"<p><code>{' '.join(names)}</code></p>" if names else ""
 
 
@@ -173,12 +184,20 @@ def _for_index(content: str) -> str:
     """The page as the index sees it: prose, the names its code uses, errors and warnings.
 
     Left out: the provenance line under every output, file names and "Output" labels, printed
-    values (unless an error or a warning), and the code itself (its names stay).
+    values (unless an error or a warning), and the code itself (its names stay, once per section).
     """
     content = _PROVENANCE.sub("", content)
     content = _OUTPUT.sub(lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else "", content)
     content = _LABEL.sub("", content)
-    return _CODE.sub(lambda m: _names(m.group(0)), content)
+    seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
+
+    def names(match: re.Match) -> str:
+        if match[0].startswith("<h"):  # a new section: a new entry of the index
+            seen.clear()
+            return match[0]
+        return _names(match[0], seen)
+
+    return _CODE_OR_HEADING.sub(names, content)
 
 
 @event_priority(100)  # before Material's search plugin, which then finds the page indexed

@@ -105,7 +105,7 @@ def test_every_page_offers_downloads_that_hold_what_it_shows(real_site, lang):
             continue
         text = page.read_text()
         shown = html.unescape(re.sub(r"<[^>]+>", "", text))
-        for href in re.findall(r'<p class="mx-downloads">.*?<a href="([^"]+\.ipynb)"', text):
+        for href in re.findall(r'<p class="mx-downloads" data-search-exclude>.*?<a href="([^"]+\.ipynb)"', text):
             target = (page.parent / href).resolve()
             assert target.exists() and target.with_suffix(".py").exists(), f"{page}: {href}"
             nb = nbformat.reads(target.read_text(), as_version=4)

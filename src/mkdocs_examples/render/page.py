@@ -86,7 +86,7 @@ def render_downloads(root: str, example: Example, colab: str | None, *, lang: st
         links.append(f'<a href="{html.escape(view)}">{text["view"]}</a>')
     if colab:
         links.append(f'<a href="{html.escape(colab)}">{text["colab"]}</a>')
-    return f'<p class="mx-downloads">{text["download"]} ' + " · ".join(links) + "</p>\n"
+    return f'<p class="mx-downloads" data-search-exclude>{text["download"]} ' + " · ".join(links) + "</p>\n"
 
 
 # A code block's title (<span class="filename">examples/x.py</span>), and the number of its first line
@@ -140,9 +140,15 @@ def _missing(example: Example, published: tuple[Published, ...], text: dict[str,
     """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version."""
     stale = next((p.recording for p in published if p.recording and not p.fresh(example)), None)
     if stale:
-        note = text["stale"].format(gpu=html.escape(stale.env.get("gpu", stale.device)), date=stale.date)
-        return f'!!! info "CUDA"\n\n    {note}'
-    return f'!!! info "CUDA"\n\n    {text["cuda"]}'
+        gpu, date = html.escape(stale.env.get("gpu", stale.device)), html.escape(stale.date)
+        note = text["stale"].format(gpu=gpu, date=date)
+    else:
+        note = html.escape(text["cuda"])
+    # Material's admonition, as HTML: the same note on many pages is no answer to a search
+    return (
+        '<div class="admonition info" data-search-exclude>\n<p class="admonition-title">CUDA</p>\n'
+        f"<p>{note}</p>\n</div>"
+    )
 
 
 def _key(cell: CellResult) -> tuple:
