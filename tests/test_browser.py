@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gzip
 import os
 import shutil
 import threading
@@ -189,17 +190,29 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     assert _result_pages(page)[0] == "/data/splits/"
 
 
+# What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. (Raw
+# bytes were the measure until the errors section took the Chinese page and index past 400 KB raw,
+# about 112 KB sent; the budget below keeps about that headroom.)
+BUDGET = 125_000
+
+
 @pytest.mark.parametrize("path", ["tensors/cat-and-stack/", "zh/devices/gpu-memory/"])
-def test_a_page_and_its_search_index_weigh_at_most_400_kb(page, base_url, path):
-    sizes = {}
-    page.on("response", lambda r: sizes.__setitem__(urlsplit(r.url).path, len(r.body())) if r.ok else None)
+def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base_url, path):
+    raw, sent = {}, {}
+
+    def measure(response) -> None:
+        if response.ok:
+            body, where = response.body(), urlsplit(response.url).path
+            raw[where], sent[where] = len(body), len(gzip.compress(body, 6))
+
+    page.on("response", measure)
     page.goto(f"{base_url}/{path}")
     page.wait_for_load_state("networkidle")
-    view = sum(sizes.values())
-    assert not [p for p in sizes if p.endswith("search_index.json")], "the index waits for the reader to search"
+    view = sum(sent.values())
+    assert not [p for p in sent if p.endswith("search_index.json")], "the index waits for the reader to search"
     _search(page, base_url, path, "tensor")
     index = f"/{'zh/' if path.startswith('zh/') else ''}search/search_index.json"
-    weight = sizes[f"/{path}"] + sizes[index]
-    print(f"{path}: page {sizes[f'/{path}']} + index {sizes[index]} = {weight} bytes; every response: {view} "
-          f"viewing the page, {sum(sizes.values())} once searched")  # fmt: skip
-    assert weight <= 400_000, sorted(sizes.items(), key=lambda item: -item[1])[:5]
+    weight = sent[f"/{path}"] + sent[index]
+    print(f"{path}: page {raw[f'/{path}']} + index {raw[index]} bytes, {weight} sent gzipped; every response: "
+          f"{view} sent viewing the page, {sum(sent.values())} once searched")  # fmt: skip
+    assert weight <= BUDGET, sorted(sent.items(), key=lambda item: -item[1])[:5]
