@@ -10,6 +10,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).parent.parent
+# The study notes: a copy in the repository (so that this check runs wherever the tests do, GitHub's
+# runners too), kept identical to ../shared/seeds where that exists
+NOTES = Path(__file__).parent / "notes"
 SEEDS = ROOT.parent / "shared" / "seeds"
 COVERAGE = yaml.safe_load((Path(__file__).parent / "coverage.yml").read_text(encoding="utf-8"))
 
@@ -29,15 +32,20 @@ def headings(text: str) -> list[str]:
 
 
 def notes() -> dict[str, Path]:
+    # 003 exists twice: its repaired copy replaces the mis-encoded original
+    paths = sorted(NOTES.glob("*.txt"))
+    repaired = {p.name.replace(".repaired", "") for p in paths if ".repaired." in p.name}
+    return {p.name: p for p in paths if p.name not in repaired}
+
+
+def test_the_copy_of_the_notes_is_the_notes():
     if not SEEDS.is_dir():
         # .ci/run has the notes beside the clone; a GitHub runner has the repository alone
         if os.environ.get("CI") and os.environ.get("GITHUB_ACTIONS") != "true":
-            raise RuntimeError(f"CI must check coverage: {SEEDS} is missing")
-        pytest.skip(f"the study notes are not beside the repo ({SEEDS})")
-    # 003 exists twice: its repaired copy replaces the mis-encoded original
-    paths = sorted(SEEDS.glob("*.txt"))
-    repaired = {p.name.replace(".repaired", "") for p in paths if ".repaired." in p.name}
-    return {p.name: p for p in paths if p.name not in repaired}
+            raise RuntimeError(f"CI must check the copy of the notes: {SEEDS} is missing")
+        pytest.skip(f"the study notes are not beside the repo ({SEEDS}): the copy in {NOTES} is checked alone")
+    shared = {p.name: p.read_bytes() for p in SEEDS.glob("*.txt")}
+    assert {p.name: p.read_bytes() for p in NOTES.glob("*.txt")} == shared, f"copy {SEEDS} into {NOTES} again"
 
 
 def test_headings_are_recognised_in_and_out_of_code():
