@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -61,12 +62,33 @@ class Logged:
         return self.message
 
 
+ROOT = Path(__file__).parent.parent
+# What a build neither reads nor needs: outputs, caches, environments (.git it reads: the pages' dates)
+NOT_SOURCES = {".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+
+
+def copy_project(into: Path, *, caches: bool = False) -> Path:
+    """The project's sources under ``into`` (docs, examples, hooks, .git...); with ``caches``, a copy of
+    its ``.cache`` too, so that a build there starts as warm as one here and writes nothing here."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        top = Path(folder) == ROOT
+        return {n for n in names if n == "__pycache__" or n.endswith(".egg-info") or (top and n in NOT_SOURCES)}
+
+    shutil.copytree(ROOT, into, ignore=ignore)
+    if caches and (ROOT / ".cache").is_dir():
+        shutil.copytree(ROOT / ".cache", into / ".cache", ignore=shutil.ignore_patterns("base", "*.tmp"))
+    return into
+
+
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory, worker_id) -> tuple[Path, list[Logged]]:
     """The project's own site, built once per test run with `--strict`, and what it logged.
 
-    Under pytest-xdist every worker asks for it: the first builds it, behind a lock, into the
-    folder that all workers share; the others wait for it and read what it logged.
+    It is built from a copy of the project (``real_project``), its caches copied too: no test
+    writes into this checkout. Under pytest-xdist every worker asks for it: the first builds
+    it, behind a lock, into the folder that all workers share; the others wait for it and read
+    what it logged.
     """
     shared = tmp_path_factory.getbasetemp()
     if worker_id != "master":
@@ -75,16 +97,21 @@ def real_site(tmp_path_factory, worker_id) -> tuple[Path, list[Logged]]:
     with FileLock(shared / "real.lock"):
         if not log.exists():
             log.parent.mkdir(exist_ok=True)
-            records = _build_real_site(site)
+            records = _build_real_site(copy_project(site.parent / "project", caches=True), site)
             log.write_text(json.dumps([asdict(r) for r in records]))
     return site, [Logged(**r) for r in json.loads(log.read_text())]
 
 
-def _build_real_site(site: Path) -> list[Logged]:
+@pytest.fixture(scope="session")
+def real_project(real_site) -> Path:
+    """The copy of the project the real site was built from, with the caches that build left."""
+    return real_site[0].parent / "project"
+
+
+def _build_real_site(root: Path, site: Path) -> list[Logged]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    root = Path(__file__).parent.parent
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site), strict=True)
     handler = _Records()
     logging.getLogger("mkdocs").addHandler(handler)

@@ -2,7 +2,7 @@
 
 Nothing of the building machine may reach a page: no object addresses, process ids,
 temporary folder names, paths of the project or of the virtualenv. The real site (built
-once per test run, `real_site`, from this checkout and its examples cache) is compared with
+once per test run, `real_site`, from a copy of this checkout and its caches) is compared with
 a build of a copy of the project that differs in everything that could leak: the project
 folder, the output folder, the virtualenv's path (reached through a link where this Python
 runs from one), the hash seed, and the examples themselves, which run afresh (cache off).
@@ -19,24 +19,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import copy_project
 
 ROOT = Path(__file__).parent.parent
 SITEMAPS = {"sitemap.xml", "sitemap.xml.gz"}  # they carry the build date
 TEXT_FILES = {".html", ".json", ".xml", ".js", ".css", ".txt"}
 
 
-# What a build neither reads nor needs: outputs, caches, environments (.git it reads: the pages' dates)
-_NOT_SOURCES = {".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
-
-
-def _ignore(folder: str, names: list[str]) -> set[str]:
-    top = Path(folder) == ROOT
-    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info") or (top and n in _NOT_SOURCES)}
-
-
-def _copy_site(into: Path) -> Path:
+def _copy_site(into: Path, real_project: Path) -> Path:
     """The project's sources under ``into``, with the examples cache turned off; its mkdocs.yml."""
-    shutil.copytree(ROOT, into, ignore=_ignore)  # docs, examples, hooks, anything mkdocs.yml names
+    copy_project(into)
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     # `!!python/...` tags need MkDocs' own loader; the edit is a line under the plugin entry
     entry = re.search(r"^(\s*)- examples:[ \t]*\n", text, re.MULTILINE)
@@ -47,7 +39,7 @@ def _copy_site(into: Path) -> Path:
     config.write_text(text, encoding="utf-8")
     # mkdocs-jupyter's renderings are keyed by the notebook's content: a notebook that differs
     # between the builds is rendered afresh, one that does not is the same page either way
-    views = ROOT / ".cache" / "mkdocs-jupyter"
+    views = real_project / ".cache" / "mkdocs-jupyter"
     if views.is_dir():
         shutil.copytree(views, into / ".cache" / "mkdocs-jupyter")
     return config
@@ -79,10 +71,10 @@ def _text(part: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def two_builds(real_site, tmp_path_factory) -> tuple[tuple[Path, Path], list[str]]:
+def two_builds(real_site, real_project, tmp_path_factory) -> tuple[tuple[Path, Path], list[str]]:
     """The real site and a clean build elsewhere, and the paths of the building machine that must not appear."""
     folder = tmp_path_factory.mktemp("reproducible") / "second-build-elsewhere"
-    config = _copy_site(folder / "project")
+    config = _copy_site(folder / "project", real_project)
     # TMPDIR stays as it is: the engine makes its own temporary folders under it, with names
     # that differ between builds anyway, and a deep one breaks DataLoader workers (AF_UNIX
     # socket paths are limited to 107 bytes)
@@ -93,7 +85,8 @@ def two_builds(real_site, tmp_path_factory) -> tuple[tuple[Path, Path], list[str
                           text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, f"mkdocs build failed:\n{(done.stdout + done.stderr)[-5000:]}"
     real, _ = real_site
-    machine = {str(folder.parent), str(real.parent), str(ROOT.resolve()), str(Path.home()), str(folder)}
+    machine = {str(folder.parent), str(real.parent), str(ROOT.resolve()), str(Path.home()), str(folder),
+               str(real_project)}  # fmt: skip
     if sys.prefix != sys.base_prefix:  # a virtualenv's folder; /usr would match a page's prose
         machine |= {sys.prefix, os.path.realpath(sys.prefix)}
     return (real, folder / "site"), sorted(p for p in machine if p != "/")
