@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
@@ -112,7 +114,26 @@ def dumps(notebook: dict[str, Any]) -> str:
 
 
 def _markdown(text: str, number: int) -> dict[str, Any]:
-    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": text}
+    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": disarmed(text)}
+
+
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_LINKING = re.compile(r"([\[\]!])")
+
+
+def disarmed(markdown: str) -> str:
+    """A note's Markdown that can only be text: its HTML escaped, no link or image (a ``javascript:`` URL).
+
+    A note comes from an example (``# %% [markdown]``) or a recording, so from whoever wrote
+    it, and the notebook views render it as HTML on the site. Emphasis and code spans stay;
+    inside a code span nothing needs escaping, as Markdown shows it as it is.
+    """
+    parts, last = [], 0
+    for span in _CODE_SPAN.finditer(markdown):
+        parts += [_LINKING.sub(r"\\\1", html.escape(markdown[last : span.start()], quote=False)), span[0]]
+        last = span.end()
+    parts.append(_LINKING.sub(r"\\\1", html.escape(markdown[last:], quote=False)))
+    return "".join(parts)
 
 
 def _code(cell: Cell, source: str, shown: Any, count: int) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 
 from mkdocs_examples.recordings.store import Published
 from mkdocs_examples.render.fences import fence
@@ -55,6 +56,7 @@ def render_example(
         for other in published:
             recording = other.recording if other.fresh(example) else None
             recorded = recording.cell(item.index) if recording else None
+            recorded = _capped(recorded, limit) if recorded else None
             if recording and recorded and not recorded.skipped and all(_key(recorded) != _key(v[1]) for v in views):
                 views.append((device_label(recording.env), recorded, recorded_line(other, lang)))
         if len(views) > 1:  # outputs that differ between devices: one tab each
@@ -162,6 +164,17 @@ def _tabs(views: list[tuple[str, list[str], str]]) -> str:
         body = "\n\n".join([*outputs, note])
         tabs.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()))
     return "\n\n".join(tabs)
+
+
+def _capped(cell: CellResult, limit: int) -> CellResult:
+    """A recorded cell cut as this build cuts its own outputs: a recording was made under options of its own."""
+    if len(cell.output) <= limit and len(cell.traceback or "") <= limit:
+        return cell
+    cut = max(0, len(cell.output) - limit)
+    traceback = cell.traceback
+    if traceback is not None and len(traceback) > limit:
+        traceback = traceback[:limit] + f"\n[… {len(traceback) - limit} more characters]"
+    return replace(cell, output=cell.output[:limit], truncated=cell.truncated + cut, traceback=traceback)
 
 
 def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:

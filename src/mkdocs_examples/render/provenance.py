@@ -2,12 +2,15 @@
 
 :func:`machine` is the one description of a GPU recording's machine (GPU, CUDA, torch,
 Python, date): pages show it in their provenance line, notebooks in the note under a
-recorded output.
+recorded output. Every value in these lines comes from a recording or from the example's own
+process, so from whoever wrote them: each character that HTML or Markdown reads is written as
+a character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from mkdocs_examples.recordings.store import Published, Recording
 from mkdocs_examples.texts import text
@@ -16,7 +19,8 @@ from mkdocs_examples.texts import text
 def device_label(env: dict[str, str]) -> str:
     """The device an output was made on, as a tab label: ``CPU``, ``CUDA``, ``MPS``."""
     device = env.get("device", "?")
-    return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device, device)
+    # a tab's label is read as Markdown: a device of another name keeps its letters and digits only
+    return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device) or re.sub(r"[^\w.+-]", "", device)[:20] or "?"
 
 
 def machine(recording: Recording) -> str:
@@ -33,7 +37,7 @@ def built_line(env: dict[str, str], lang: str) -> str:
     what = [f"torch {env['torch']}"] if "torch" in env else []
     what += [device_label(env), f"Python {env.get('python', '?')}"]
     line = text(lang)["provenance"].format(what=" · ".join(what))
-    return f'<small class="mx-provenance">{html.escape(line)}</small>'
+    return _block("mx-provenance", line)
 
 
 def recorded_line(published: Published, lang: str) -> str:
@@ -46,4 +50,15 @@ def recorded_line(published: Published, lang: str) -> str:
     if published.site and any(env.get(k, "").split("+")[0] != v.split("+")[0] for k, v in published.site.items()):
         versions = " · ".join(f"{name.replace('python', 'Python')} {v}" for name, v in published.site.items())
         line += ("" if line.endswith("。") else " ") + words["other-torch"].format(versions=versions)
-    return f'<small class="mx-provenance mx-recorded">{html.escape(line)}</small>'
+    return _block("mx-provenance mx-recorded", line)
+
+
+# Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes
+# these through as they are, and the browser shows the characters. (Raw HTML is no shelter: in a
+# tab of content, indented, Markdown reads inside it.)
+_MARKDOWN = str.maketrans({c: f"&#{ord(c)};" for c in "!\"'()*<>[\\]_`{|}~"})
+
+
+def _block(classes: str, line: str) -> str:
+    """``line`` as text that neither HTML nor Markdown (attr_list and all) reads anything into."""
+    return f'<small class="{classes}">{html.escape(line, quote=False).translate(_MARKDOWN)}</small>'
