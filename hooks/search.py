@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -302,7 +303,7 @@ def _write_index(
     """The search index of language ``lang``, in its folder, with its pages' terms as tags."""
     prefix = i18n.prefix(config, lang)
     pages = (terms.get(lang) or {}).get("pages") or {}
-    tags = {_url(path): page_terms for path, page_terms in pages.items()}
+    tags = {_url(path): [_tag(term, path) for term in page_terms] for path, page_terms in pages.items()}
     docs = []
     for entry in entries:
         # code in the text of results as plain text: about 37 KB less per index (titles keep it)
@@ -326,6 +327,20 @@ def _write_index(
     path = site / prefix / "search" / "search_index.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+_TAG = re.compile(r"[\w\u3000-\u303f\uff00-\uffef .+-]{1,40}")
+
+
+def _tag(term: object, page: str) -> str:
+    """A search term as a tag: words only. Material shows tags as HTML in its results, so a ``<`` or ``&``
+    from a pull request's terms.yml would become markup on every page that searches."""
+    if not isinstance(term, str) or not _TAG.fullmatch(term):
+        raise PluginError(
+            f"{ASSETS / 'terms.yml'}: the term {term!r} of {page} is not a word: write letters, digits, spaces "
+            "and . + - only, at most 40"
+        )
+    return term
 
 
 def _url(path: str) -> str:
