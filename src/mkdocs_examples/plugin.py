@@ -17,6 +17,7 @@ everything else is internal.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -132,6 +133,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
+        _refuse_links(Path(config.docs_dir))
         self._pages = self._read_pages(config)
         self._examples, self._outcomes, self._recorded = {}, {}, {}  # nothing of an earlier build
         if not self._engine:
@@ -395,3 +397,17 @@ def _grouped(problems: list[str]) -> list[str]:
         listed = ", ".join(where_all[:5]) + (f" and {len(where_all) - 5} more" if len(where_all) > 5 else "")
         grouped.append(message + (f"\n(embedded at {listed})" if where_all else ""))
     return grouped
+
+
+def _refuse_links(docs: Path) -> None:
+    """Stop the build if a file or folder of the pages is a symbolic link: MkDocs publishes what a link
+    points to (``/proc/self/environ``, ``~/.ssh/id_rsa``), and a pull request can add one."""
+    links = []
+    for top, folders, files in os.walk(docs):
+        links += [Path(top, name) for name in [*folders, *files] if Path(top, name).is_symlink()]
+    if links:
+        listed = "; ".join(f"{link.relative_to(docs.parent)} -> {os.readlink(link)}" for link in links[:10])
+        raise PluginError(
+            f"{len(links)} symbolic link(s) among the pages, whose targets the site would publish: {listed}. "
+            "Put the file itself there instead of a link to it"
+        )
