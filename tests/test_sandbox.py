@@ -250,3 +250,11 @@ def test_a_helper_that_ends_by_itself_gets_its_own_time_and_nothing_else_does():
     assert _helpers_time([shm]) == HELPERS["torch_shm_manager"] - LEFTOVER > 0
     assert _helpers_time([shm, "4243 (python3 -c import time; time.sleep(300))"]) == 0.0
     assert _helpers_time(["processes in its process group"]) == 0.0  # the portable path names none
+
+
+def test_a_helper_is_known_by_the_kernel_s_name_for_it_while_it_exits():
+    from mkdocs_examples.execute.child.worker import HELPERS, LEFTOVER, _helpers_time
+
+    assert _helpers_time(["4242 (torch_shm_manag)"]) == HELPERS["torch_shm_manager"] - LEFTOVER
+    assert _helpers_time(["4242"]) == 0.0  # nothing known of it: no extra time
+    assert _helpers_time(["4242 (torch)"]) == 0.0  # a name that merely begins like a helper's

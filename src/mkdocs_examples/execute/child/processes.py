@@ -92,15 +92,25 @@ def parent(pid: int) -> int | None:
 
 
 def name(pid: int) -> str:
-    """``pid`` and its command line, for a message: ``4242 (python3 -c import time...)``."""
+    """``pid`` and its command line, for a message: ``4242 (python3 -c import time...)``; the name the
+    kernel keeps (15 characters) where the command line is gone, as it is while a process exits."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as file:
             raw = file.read().split(b"\0")
     except OSError:
-        return str(pid)
+        raw = []
     words = [w.decode(errors="replace") for w in raw if w]
-    command = " ".join([os.path.basename(words[0]), *words[1:]]) if words else ""
+    command = " ".join([os.path.basename(words[0]), *words[1:]]) if words else _comm(pid)
     return f"{pid} ({command[:120] + '…' if len(command) > 120 else command})" if command else str(pid)
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            text = file.read().decode(errors="replace")
+    except OSError:
+        return ""
+    return text.partition("(")[2].rpartition(")")[0]
 
 
 def kill_all(pids: list[int]) -> None:
