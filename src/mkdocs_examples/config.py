@@ -23,6 +23,8 @@ class RecordConfig(base.Config):
 
 class ExamplesConfig(base.Config):
     enabled = opt.Type(bool, default=True)  # false: blocks render without running anything
+    # build the site beside site_dir and swap it in at the end: a failed build leaves the last site whole
+    atomic_site = opt.Type(bool, default=True)
     execute = opt.Type(bool, default=True)  # false: never run an example; every result must come from the cache
     examples_dir = opt.Type(str, default="examples")  # relative to mkdocs.yml
     cache_dir = opt.Type(str, default=".cache/examples")  # relative to mkdocs.yml

@@ -34,6 +34,7 @@ from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.execute.pool import PoolError
 from mkdocs_examples.publish import error_index, notebook_views, notebooks
+from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
 from mkdocs_examples.render.page import (
@@ -69,6 +70,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
         self._repo_url: str | None = None
         self._branch = "main"
+        self._aside = False  # `mkdocs build` (not serve, --dirty, gh-deploy): its site is written aside
+        self._staging: Staging | None = None  # this build's site, written beside site_dir until it ends well
+        self._finished = False  # this build got to its last event: its site is swapped in when MkDocs returns
 
     # --- API: what a site's own hooks may read -------------------------------------
 
@@ -101,6 +105,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
+        # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
+        self._aside = command == "build" and not dirty
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         missing = [name for name in REQUIRED_EXTENSIONS if name not in config.markdown_extensions]
@@ -124,9 +130,13 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         )
         if self._with_views:
             notebook_views.configure(config, self._root)
+        site = Path(config.site_dir)
+        if self.config.atomic_site and self._aside and self._staging is None and not i18n.is_nested_build(config):
+            self._staging, self._finished = Staging(site), False  # written beside site_dir, then swapped in
+            config.site_dir = str(self._staging.start())
         if self.config.enabled and self._engine is None:
             # The worker starts only when an example must run: a build served from the cache imports no torch
-            watch = [Path(config.docs_dir), Path(config.site_dir)]
+            watch = [Path(config.docs_dir), site, Path(config.site_dir)]
             self._engine = Engine.from_config(self.config, self._root, watch=watch, execute=self.config.execute)
         return config
 
@@ -214,17 +224,37 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return notebook_views.slim(output, page) if page.file.src_uri in self._views else output
 
     @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
-    def on_post_build(self, *, config: MkDocsConfig) -> None:
+    def _write_downloads(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):
             return
         if self._engine:  # every example that built, as a script and as a notebook with its outputs
             notebooks.write_downloads(Path(config.site_dir) / "downloads", self._built())
         self._end_build()
 
+    @event_priority(-10_000)  # the very last: every plugin and hook has written its files
+    def _site_written(self, *, config: MkDocsConfig) -> None:
+        if self._staging is None or i18n.is_nested_build(config):
+            return
+        self._finished = True
+        if not config.strict:  # nothing can fail it now; a strict build is swapped in when MkDocs returns
+            self._swap_site(config)
+
+    def _swap_site(self, config: MkDocsConfig | None = None) -> None:
+        staging, self._staging = self._staging, None
+        if staging is None:
+            return
+        if config is not None:
+            config.site_dir = str(staging.site)
+        staging.commit() if self._finished else staging.discard()
+
+    on_post_build = CombinedEvent(_write_downloads, _site_written)
+
     def on_build_error(self, *, error: Exception) -> None:
         self._end_build()
+        self._finished = False  # a strict build with warnings, too, fails after its last event
 
     def on_shutdown(self) -> None:
+        self._swap_site()  # a build cut short (Ctrl-C) or failed leaves site_dir as it was
         if self._engine:
             self._engine.close()
             self._engine = None
