@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import importlib
 import json
 import os
@@ -90,6 +91,8 @@ class Worker:
         cuda = False
         if "torch" in sys.modules:
             cuda = sys.modules["torch"].cuda.is_available()  # NVML-based check: CUDA stays uninitialised
+        gc.collect()
+        gc.freeze()  # what the worker imported stays out of every collection: its pages stay shared with the children
         cgroups = self.sandbox.cgroups
         self.say({
             "ready": True, "cuda": cuda, "pid": os.getpid(), "scratch": self.scratch,
