@@ -106,10 +106,9 @@ def _line(label: str, row: dict[str, float]) -> str:
 
 
 def _plugin_options(config_file: Path):
-    from mkdocs.config import load_config
+    from mkdocs_examples.config import load_site
 
-    site = load_config(str(config_file))
-    return site.plugins["examples"].config
+    return load_site(config_file).config
 
 
 def _time_engine(config_file: Path) -> tuple[float, list[dict]]:
@@ -124,18 +123,14 @@ def _time_engine(config_file: Path) -> tuple[float, list[dict]]:
 
 def _engine_once(config_file: Path) -> int:
     """In the child: what `python -m mkdocs_examples run --no-cache` does, reporting seconds as JSON."""
-    from mkdocs.config import load_config
-
+    from mkdocs_examples.config import load_site
     from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.source.cells import find_examples
 
-    site = load_config(str(config_file))
-    config = site.plugins["examples"].config
-    root = Path(site.config_file_path).resolve().parent
-    engine = Engine.from_config(config, root, cache=False, watch=[Path(site.docs_dir), Path(site.site_dir)])
-    examples_dir = (root / config.examples_dir).resolve()
-    paths = sorted(p for p in examples_dir.rglob("*.py") if not p.name.startswith("_"))
+    site = load_site(config_file)  # the plugin's options alone, as the command line reads them
+    engine = Engine.from_config(site.config, site.root, cache=False, watch=site.watch)
     try:
-        examples = [engine.load(p.relative_to(examples_dir).as_posix()) for p in paths]
+        examples = [engine.load(path) for path in find_examples(site.examples_dir, [])]
         outcomes = engine.run(examples)
     finally:
         engine.close()
