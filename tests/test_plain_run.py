@@ -71,7 +71,11 @@ def scripts(folder: Path) -> list[Path]:
 
 def env(seed: int) -> dict[str, str]:
     preload = " ".join(load_site(ROOT / "mkdocs.yml").config.preload)
-    return dict(os.environ, PYTHONHASHSEED=str(seed % 2**32), SEED=str(seed), MPLBACKEND="Agg", PRELOAD=preload)
+    # One thread each, as the site runs them: passes side by side on two cores, each with torch's
+    # default of a thread per core, spin in OpenMP and took three times as long
+    threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return dict(os.environ, PYTHONHASHSEED=str(seed % 2**32), SEED=str(seed), MPLBACKEND="Agg", PRELOAD=preload,
+                **threads)  # fmt: skip
 
 
 def forked(batch: tuple[int, list[Path]]) -> list[str]:
