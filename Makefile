@@ -18,7 +18,7 @@ test: $(READY)  ## the whole test suite
 	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
-	$(PYTHON) -m pytest -n 2 --dist loadfile  # test modules in parallel, each with its own fixtures (tests/conftest.py)
+	$(PYTHON) -m pytest -n 3 --dist loadfile  # test modules in parallel (three: they wait on subprocesses), each with its own fixtures
 
 # make's command-line variables reach the recipe's environment: titles may hold any character
 page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]

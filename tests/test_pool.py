@@ -122,7 +122,7 @@ child = subprocess.Popen(["sleep", "60"])
 def end(n):
     return {"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []}
 %s
-time.sleep(30)
+sys.stdin.read()  # until the pool closes it, as the worker does
 """
 
 
