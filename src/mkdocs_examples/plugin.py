@@ -17,7 +17,6 @@ everything else is internal.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +25,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
-from mkdocs.structure.files import File, Files, InclusionLevel, get_files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples import i18n
@@ -35,8 +34,8 @@ from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progres
 from mkdocs_examples.execute.pool import PoolError
 from mkdocs_examples.publish import error_index, notebook_views, notebooks
 from mkdocs_examples.publish.staging import Staging
-from mkdocs_examples.recordings import store as recordings
-from mkdocs_examples.recordings.store import Published, Recording, RecordingError
+from mkdocs_examples.recordings.published import PublishedRecordings
+from mkdocs_examples.recordings.store import Recording, RecordingError
 from mkdocs_examples.render.page import (
     branch,
     github,
@@ -48,6 +47,7 @@ from mkdocs_examples.render.page import (
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
+from mkdocs_examples.source.pages import read_pages, refuse_links
 
 log = get_plugin_logger(__name__)
 
@@ -64,7 +64,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._pages: dict[str, tuple[str, list[Block]]] = {}  # src_uri of a page: its title and blocks
         self._examples: dict[str, Example | ExampleError] = {}
         self._outcomes: dict[str, Outcome] = {}
-        self._recorded: dict[str, dict[str, Recording]] = {}  # device: example path: its recording
+        self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
         self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
@@ -118,7 +118,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             config.extra_css.append(CSS)
         self._root = Path(config.config_file_path).parent
         self._docs = Path(config.docs_dir).name
-        if self._recordings_dirs() and "pymdownx.tabbed" not in config.markdown_extensions:
+        if self._recordings is None or not i18n.is_nested_build(config):  # a language build keeps what was read
+            self._recordings = PublishedRecordings(self._root / self.config.recordings, list(self.config.publish))
+        if self._recordings.folders() and "pymdownx.tabbed" not in config.markdown_extensions:
             raise PluginError(
                 "the examples plugin publishes recordings (option `recordings`) and needs the markdown extension "
                 "pymdownx.tabbed (alternate_style: true) in mkdocs.yml, to show outputs that differ by device as tabs"
@@ -143,14 +145,16 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
-        _refuse_links(Path(config.docs_dir))
-        self._pages = self._read_pages(config)
-        self._examples, self._outcomes, self._recorded = {}, {}, {}  # nothing of an earlier build
+        refuse_links(Path(config.docs_dir))
+        self._pages = read_pages(config, serving=self._serving)
+        self._examples, self._outcomes = {}, {}  # nothing of an earlier build
+        assert self._recordings
+        self._recordings.clear()
         if not self._engine:
             return
         self._examples = self._load({block.path for _, blocks in self._pages.values() for block in blocks})
         self._outcomes = self._run([e for e in self._examples.values() if isinstance(e, Example)])
-        self._recorded = self._read_recordings()
+        self._read_recordings()
         problems = [
             p for uri, (_, blocks) in self._pages.items() for block in blocks if (p := self._problem(uri, block))
         ]
@@ -163,7 +167,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         server.watch(str(self.examples_dir))  # an edited example rebuilds the pages
-        for folder in self._recordings_dirs():
+        for folder in self._recordings.folders() if self._recordings else []:
             server.watch(str(folder))
         return server
 
@@ -261,17 +265,6 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     # --- steps -------------------------------------------------------------------
 
-    def _read_pages(self, config: MkDocsConfig) -> dict[str, tuple[str, list[Block]]]:
-        """The pages that embed examples, as MkDocs finds them: `exclude_docs` left out, and
-        `draft_docs` too except under `mkdocs serve` (which shows drafts)."""
-        pages = {}
-        wanted = InclusionLevel.is_in_serve if self._serving else InclusionLevel.is_included
-        for file in sorted(get_files(config).documentation_pages(inclusion=wanted), key=lambda f: f.src_uri):
-            markdown = Path(file.abs_src_path or "").read_text(encoding="utf-8")
-            if blocks := find_blocks(markdown):
-                pages[file.src_uri] = (error_index.title_of(markdown, Path(file.src_uri).stem), blocks)
-        return pages
-
     def _shown(self, src_uri: str) -> str:
         """A page as messages name it: ``docs/en/x.md``."""
         return f"{self._docs}/{src_uri}"
@@ -282,7 +275,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         scope = f"{first}/" if first == lang else ""
         pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
         examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
-        results = {path: [o.result, *self._recorded_results(path)] for path, o in self._outcomes.items()}
+        results = {path: [o.result, *self._recorded_results(o.example)] for path, o in self._outcomes.items()}
         here = page.file.src_uri.removeprefix(scope)
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
 
@@ -359,40 +352,25 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return render_error(message, lang=lang)
         return render_example(
             loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output,
-            published=self._published(loaded.path),
+            published=self._recordings.of(loaded.path) if self._recordings else (),
         )  # fmt: skip
 
-    def _recordings_dirs(self) -> list[Path]:
-        """The folders of recordings this site publishes, ``<recordings>/<device>/``, that exist."""
-        folders = [self._root / self.config.recordings / device for device in self.config.publish]
-        return [folder for folder in folders if folder.is_dir()]
-
-    def _read_recordings(self) -> dict[str, dict[str, Recording]]:
+    def _read_recordings(self) -> None:
         """Every published recording, checked; those of examples that changed since are listed (not an error)."""
+        assert self._recordings
         examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
+        site = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
         try:
-            found = recordings.load_published(self._root / self.config.recordings, self.config.publish, examples)
+            self._recordings.read(examples, site, log.info)
         except RecordingError as error:
-            raise PluginError(f"{error}: fix or delete the file; the GPU job writes it again") from None
-        if old := recordings.stale(found, examples):  # not a warning: contributors have no GPU, and strict
-            listed = ", ".join(f"{r.example} (recorded on {r.device} {r.date})" for r in old)  # must not fail
-            log.info(f"{len(old)} recording(s) out of date, not shown until the GPU job records them again: {listed}")
-        return found
+            raise PluginError(str(error)) from None
 
-    def _published(self, path: str) -> tuple[Published, ...]:
-        env = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
-        site = {"torch": env["torch"], "python": env.get("python", "?")} if env else {}
-        return tuple(Published(device, found.get(path), site) for device, found in self._recorded.items())
-
-    def _recorded_results(self, path: str) -> list[Result]:
-        """The fresh recordings of example ``path``, as results: what its pages show beside the build's."""
-        example = self._examples.get(path)
-        fresh = [p.recording for p in self._published(path) if isinstance(example, Example) and p.fresh(example)]
-        return [Result(cells=r.cells, env=r.env) for r in fresh if r]
+    def _recorded_results(self, example: Example) -> list[Result]:
+        return self._recordings.results(example) if self._recordings else []
 
     def _recording_of(self, example: Example) -> Recording | None:
         """The first published recording of exactly this source, if any: downloads and views carry its outputs."""
-        return next((p.recording for p in self._published(example.path) if p.fresh(example)), None)
+        return self._recordings.first(example) if self._recordings else None
 
     def _built(self) -> list[tuple[Example, Result, Recording | None]]:
         """Every example that built, by path, with its result and recording: what downloads and views show."""
@@ -427,17 +405,3 @@ def _grouped(problems: list[str]) -> list[str]:
         listed = ", ".join(where_all[:5]) + (f" and {len(where_all) - 5} more" if len(where_all) > 5 else "")
         grouped.append(message + (f"\n(embedded at {listed})" if where_all else ""))
     return grouped
-
-
-def _refuse_links(docs: Path) -> None:
-    """Stop the build if a file or folder of the pages is a symbolic link: MkDocs publishes what a link
-    points to (``/proc/self/environ``, ``~/.ssh/id_rsa``), and a pull request can add one."""
-    links = []
-    for top, folders, files in os.walk(docs):
-        links += [Path(top, name) for name in [*folders, *files] if Path(top, name).is_symlink()]
-    if links:
-        listed = "; ".join(f"{link.relative_to(docs.parent)} -> {os.readlink(link)}" for link in links[:10])
-        raise PluginError(
-            f"{len(links)} symbolic link(s) among the pages, whose targets the site would publish: {listed}. "
-            "Put the file itself there instead of a link to it"
-        )

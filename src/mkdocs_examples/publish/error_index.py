@@ -181,12 +181,6 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def title_of(markdown: str, fallback: str) -> str:
-    """A page's first level-one heading, as the index names it."""
-    found = re.search(r"^# +(.+?) *#*$", markdown, re.MULTILINE)
-    return found[1].strip() if found else fallback
-
-
 def _links(places: list[Shown], here: str, lang: str = "en") -> str:
     """The page's title linking to its first cell that shows the error; its other cells by number.
 

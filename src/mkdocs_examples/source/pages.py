@@ -1,0 +1,47 @@
+"""The pages MkDocs builds, as the engine reads them: their example blocks, and links that must not be there."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import InclusionLevel, get_files
+
+from mkdocs_examples.source.blocks import Block, find_blocks
+
+_TITLE = re.compile(r"^# +(.+?) *#*$", re.MULTILINE)
+
+
+def read_pages(config: MkDocsConfig, *, serving: bool) -> dict[str, tuple[str, list[Block]]]:
+    """The pages that embed examples, by ``src_uri``: each one's title and blocks. As MkDocs finds them:
+    ``exclude_docs`` left out, and ``draft_docs`` too except under `mkdocs serve` (which shows drafts)."""
+    pages = {}
+    wanted = InclusionLevel.is_in_serve if serving else InclusionLevel.is_included
+    for file in sorted(get_files(config).documentation_pages(inclusion=wanted), key=lambda f: f.src_uri):
+        markdown = Path(file.abs_src_path or "").read_text(encoding="utf-8")
+        if blocks := find_blocks(markdown):
+            pages[file.src_uri] = (title_of(markdown, Path(file.src_uri).stem), blocks)
+    return pages
+
+
+def title_of(markdown: str, fallback: str) -> str:
+    """A page's first level-one heading, as the error index and notebook views name the page."""
+    found = _TITLE.search(markdown)
+    return found[1].strip() if found else fallback
+
+
+def refuse_links(docs: Path) -> None:
+    """Stop the build if a file or folder of the pages is a symbolic link: MkDocs publishes what a link
+    points to (``/proc/self/environ``, ``~/.ssh/id_rsa``), and a pull request can add one."""
+    links = []
+    for top, folders, files in os.walk(docs):
+        links += [Path(top, name) for name in [*folders, *files] if Path(top, name).is_symlink()]
+    if links:
+        listed = "; ".join(f"{link.relative_to(docs.parent)} -> {os.readlink(link)}" for link in links[:10])
+        raise PluginError(
+            f"{len(links)} symbolic link(s) among the pages, whose targets the site would publish: {listed}. "
+            "Put the file itself there instead of a link to it"
+        )
