@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import markdown
 import pytest
+from helpers import load_file
 
 ROOT = Path(__file__).parent.parent
-_spec = importlib.util.spec_from_file_location("cjk", ROOT / "hooks" / "cjk.py")
-assert _spec and _spec.loader
-cjk = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cjk)
+cjk = load_file("cjk", ROOT / "hooks" / "cjk.py")
 
 
 def html(text: str) -> str:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import alive
 
 from mkdocs_examples.execute import pool
 from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
@@ -74,19 +75,6 @@ def isolated(project) -> bool:
     _, engine, _ = project
     engine.pool.ready()
     return engine.pool.sandbox["network"] is None
-
-
-def alive(marker: str) -> list[int]:
-    """Processes whose command line contains ``marker``."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-                    found.append(int(pid))
-            except OSError:
-                pass
-    return found
 
 
 def other(project, name: str = "fine.py") -> str:

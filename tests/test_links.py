@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import http.server
-import importlib.util
 import threading
 from pathlib import Path
 
 import pytest
+from helpers import load_file
 
 ROOT = Path(__file__).parent.parent
-_spec = importlib.util.spec_from_file_location("links", ROOT / "tools" / "links.py")
-assert _spec and _spec.loader
-links = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(links)
+links = load_file("links", ROOT / "tools" / "links.py")
 
 
 def page(body: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import markdown
 import pytest
+from helpers import load_file
 from mkdocs.exceptions import Abort, PluginError
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
@@ -114,13 +115,7 @@ def test_a_recorded_output_is_cut_as_the_build_cuts_its_own():
 
 @pytest.mark.parametrize("term", ['<img src=x onerror="alert(1)">', "a&b", "x\ny", 3])
 def test_a_search_term_that_is_no_word_stops_the_build_naming_terms_yml(term):
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("search_hook", ROOT / "hooks" / "search.py")
-    assert spec and spec.loader
-    hook = sys.modules["search_hook"] = importlib.util.module_from_spec(spec)  # its dataclasses look it up
-    spec.loader.exec_module(hook)
+    hook = load_file("search_hook", ROOT / "hooks" / "search.py")
     assert hook._tag("交叉熵", "losses/x.md") == "交叉熵" and hook._tag("OOM", "x.md") == "OOM"
     with pytest.raises(PluginError, match=r"terms\.yml: the term .* of losses/x\.md is not a word"):
         hook._tag(term, "losses/x.md")

@@ -15,8 +15,7 @@ from pathlib import Path
 import markdown
 import pytest
 import yaml
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
+from helpers import build_site
 from mkdocs.exceptions import Abort, PluginError
 
 from mkdocs_examples.cli import main
@@ -201,15 +200,6 @@ def configure(site: Path, **options) -> None:
     config["plugins"][1]["examples"].update(options)
     config["markdown_extensions"].append({"pymdownx.tabbed": {"alternate_style": True}})
     (site / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
-
-
-def build_site(site: Path) -> None:
-    config = load_config(str(site / "mkdocs.yml"))
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
 
 
 def test_record_two_shards_merge_and_publish_end_to_end(site, capsys, caplog):

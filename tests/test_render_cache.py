@@ -11,9 +11,8 @@ import logging
 import shutil
 from pathlib import Path
 
+import helpers
 import pytest
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).parent.parent
@@ -47,14 +46,8 @@ def renders(monkeypatch) -> list[str]:
 
 
 def build_site(root: Path) -> dict[str, bytes]:
-    config = load_config(str(root / "mkdocs.yml"))
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
-    site = root / "site"
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+    helpers.build_site(root)
+    return helpers.tree(root / "site")
 
 
 def test_a_second_build_renders_no_page_and_writes_the_same_site(site, renders):

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import alive
 
 from mkdocs_examples.execute import engine as engine_module
 from mkdocs_examples.execute.child import landlock, namespaces
@@ -36,17 +37,6 @@ def run(engine: Engine, **sources: str) -> dict:
         return {o.example.path[:-3]: o for o in engine.run([engine.load(f"{n}.py") for n in sources]).values()}
     finally:
         engine.close()
-
-
-def alive(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-                found.append(int(pid))
-        except OSError:
-            pass
-    return found
 
 
 # --- limits, on every system --------------------------------------------------------------

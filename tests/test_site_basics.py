@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from helpers import load_file
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
@@ -65,11 +65,7 @@ def test_api_names_link_to_the_reference_of_names_that_exist(real_site):
 
 def pages_hook():
     """hooks/pages.py as a module of its own (MkDocs loads it by path, too)."""
-    spec = importlib.util.spec_from_file_location("pages_hook_under_test", ROOT / "hooks" / "pages.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file("pages_hook_under_test", ROOT / "hooks" / "pages.py")
 
 
 def test_api_names_resolve_to_their_reference_page():

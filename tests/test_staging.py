@@ -8,27 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
+from helpers import build_site, tree
 from mkdocs.exceptions import Abort
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples.publish.staging import Staging
 
 FIXTURE = Path(__file__).parent / "site"
-
-
-def build_site(root: Path, strict: bool = False) -> None:
-    config = load_config(str(root / "mkdocs.yml"), strict=strict)
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture

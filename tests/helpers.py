@@ -1,0 +1,51 @@
+"""Helpers several test modules share (imported as ``helpers``: pytest puts tests/ on sys.path)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+ROOT = Path(__file__).parent.parent
+
+
+def load_file(name: str, path: Path) -> ModuleType:
+    """A module of the site that is not a package (hooks/*.py, tools/*.py), loaded by its path as
+    MkDocs loads hooks; registered in sys.modules, where its dataclasses look it up."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_site(root: Path, *, strict: bool = False) -> None:
+    """`mkdocs build` of the site at ``root``, in this process, its plugins started and shut down."""
+    config = load_config(str(root / "mkdocs.yml"), strict=strict)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file below ``folder``, by its path relative to it."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def alive(marker: str) -> list[int]:
+    """Processes whose command line contains ``marker``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
