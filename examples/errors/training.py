@@ -272,7 +272,12 @@ loader = DataLoader(Truncated(), batch_size=2, num_workers=1)
 try:
     next(iter(loader))
 except RuntimeError as error:  # the worker's process id changes on every run
-    print(type(error).__name__ + ":", re.sub(r"\d+", "<pid>", str(error)))
+    message = re.sub(r"\d+", "<pid>", str(error))
+    print(type(error).__name__ + ":", message)
+
+# %% bus-error-checks tags=["remove-cell"]
+assert message.startswith("DataLoader worker (pid"), message
+assert "exited unexpectedly" in message or "Bus error" in message, message
 
 # %% ancdata tags=["raises-exception"]
 import resource
