@@ -49,6 +49,7 @@ assert torch.equal(model.weight.grad, torch.tensor([[0.1, 0.05, -0.1]]))
 assert torch.equal(model.bias.grad, torch.tensor([-0.1]))
 
 # %% exploding
+torch.manual_seed(0)
 x = torch.randn(32, 3) * 10
 y = x @ torch.tensor([[1.0], [-2.0], [0.5]])
 

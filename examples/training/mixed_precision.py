@@ -145,10 +145,10 @@ assert torch.equal(twins[0], twins[1])
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-scaler = torch.amp.GradScaler("cpu", init_scale=2.0**22)  # too large on purpose
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0**24)  # too large on purpose
 history = []
 
-for step in range(5):
+while len(history) < 2 or not (history[-2][1] and history[-1][1]):  # two steps taken
     before = model[0].weight.detach().clone()
     scale = scaler.get_scale()
     with torch.autocast("cpu", dtype=torch.float16):
