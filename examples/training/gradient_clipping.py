@@ -127,7 +127,7 @@ with torch.autocast("cpu", dtype=torch.float16):
     loss = nn.functional.mse_loss(model(x), y)
 scaler.scale(loss).backward()
 print(scaler.get_scale())
-# the gradients are still multiplied by the scale: max_norm=1.0 would clip far too hard
+# the gradients are still multiplied by the scale
 scaled = nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
 print(scaled)
 
@@ -151,6 +151,17 @@ assert torch.allclose(total, fp32_norm, rtol=1e-2)  # the true norm, up to float
 assert total > 1.0  # so this step was clipped
 after = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
 assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
+# the mistake: clipping the scaled gradients to 1.0 leaves a 65536th of that once unscaled
+torch.manual_seed(0)
+wrong = nn.Linear(3, 1)
+wrong_optimizer = torch.optim.SGD(wrong.parameters(), lr=0.1)
+wrong_scaler = torch.amp.GradScaler("cpu")
+with torch.autocast("cpu", dtype=torch.float16):
+    wrong_scaler.scale(nn.functional.mse_loss(wrong(x), y)).backward()
+nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=1.0)
+wrong_scaler.unscale_(wrong_optimizer)
+unscaled = nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=float("inf"))
+assert torch.allclose(unscaled, torch.tensor(1.0 / 65536.0))
 
 # %% anomaly-silent
 w = torch.zeros(2, requires_grad=True)

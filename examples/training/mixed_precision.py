@@ -21,7 +21,8 @@ loss.backward()  # outside the autocast block
 
 print("output:", out.dtype)
 print("loss:", loss.dtype)
-print("weight:", model[0].weight.dtype, "gradient:", model[0].weight.grad.dtype)
+print("weight:", model[0].weight.dtype)
+print("gradient:", model[0].weight.grad.dtype)
 
 # %% autocast-cpu-checks tags=["remove-cell"]
 assert out.dtype == torch.bfloat16 and loss.dtype == torch.float32
