@@ -174,14 +174,25 @@ assert loss.item() == 0.0 and torch.isfinite(loss)  # nothing shows in the loss
 assert torch.isnan(w.grad).all()  # 2 * w * inf = 0 * inf
 
 # %% anomaly tags=["raises-exception"]
-w = torch.zeros(2, requires_grad=True)
-with torch.autograd.detect_anomaly():
-    loss = (w**2).sum().sqrt()
-    loss.backward()
-
-# %% anomaly-checks tags=["remove-cell"]
 import warnings
 
+w = torch.zeros(2, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:  # kept for the next cell
+    with torch.autograd.detect_anomaly():
+        loss = (w**2).sum().sqrt()
+        loss.backward()
+
+# %% anomaly-warning
+messages = [str(item.message) for item in caught]
+lines = next(m for m in messages if m.startswith("Error detected")).splitlines()
+print(lines[0])
+# then every frame of the program, down to the forward line of our own code
+at = next(i for i, line in enumerate(lines) if "(w**2).sum().sqrt()" in line)
+print(lines[at].strip())
+
+# %% anomaly-checks tags=["remove-cell"]
+assert lines[0].startswith("Error detected in PowBackward0.")
+assert "gradient_clipping" in lines[at - 1] or "<ipython" in lines[at - 1]
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     try:
