@@ -57,7 +57,9 @@ print(list(checkpoint["optimizer"]), checkpoint["scheduler"]["last_epoch"])
 adam = checkpoint["optimizer"]["state"][0]  # the first parameter's
 assert set(adam) == {"step", "exp_avg", "exp_avg_sq"}
 assert checkpoint["optimizer"]["param_groups"][0]["lr"] == 0.01 * 0.5
-assert all(isinstance(n, int) for n in checkpoint["rng"]["python"][1])  # plain numbers
+version, internal, gauss = checkpoint["rng"]["python"]  # numbers and None
+assert isinstance(version, int) and gauss is None
+assert all(isinstance(n, int) for n in internal)
 # the DataLoader's order and dropout both draw from torch's global generator
 state = torch.get_rng_state()
 order = [y for _, y in loader]
@@ -67,8 +69,10 @@ assert all(torch.equal(a, b) for a, b in zip(order, [y for _, y in loader]))
 assert torch.equal(mask, nn.functional.dropout(torch.ones(8), 0.5))
 torch.set_rng_state(state)
 # what weights_only=True loads: tensors, dicts, lists, tuples, numbers, strings
-torch.save({"t": torch.ones(1), "l": [1, 2.5], "tu": (True, None), "s": "x"}, "plain.pt")
-assert torch.load("plain.pt")["s"] == "x"
+plain = {"t": torch.ones(1), "l": [1, 2.5], "tu": (True, None), "s": "x",
+         "size": torch.Size([2, 3])}
+torch.save(plain, "plain.pt")
+assert torch.load("plain.pt")["size"] == torch.Size([2, 3])
 
 # %% resume
 model, optimizer, scheduler = make_training(seed=123)  # as a new process would
