@@ -1,0 +1,178 @@
+# %% [markdown]
+# Saving and resuming training: a checkpoint holds the model, the optimizer, the
+# scheduler, the epoch and the random number generators' states
+
+# %% setup
+import random
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 1))
+loader = DataLoader(dataset, batch_size=16, shuffle=True)  # shuffles with torch's RNG
+
+
+def make_training(seed=0):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    return model, optimizer, scheduler
+
+
+def train_epoch(model, optimizer, scheduler):
+    total = 0.0
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    scheduler.step()
+    return total / len(loader)
+
+
+# %% uninterrupted
+model, optimizer, scheduler = make_training()
+losses = [train_epoch(model, optimizer, scheduler) for epoch in range(4)]
+print([round(loss, 6) for loss in losses])
+
+# %% save
+model, optimizer, scheduler = make_training()
+first = [train_epoch(model, optimizer, scheduler) for epoch in range(2)]
+
+checkpoint = {
+    "epoch": 2,  # epochs done
+    "model": model.state_dict(),
+    "optimizer": optimizer.state_dict(),
+    "scheduler": scheduler.state_dict(),
+    "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+}
+torch.save(checkpoint, "checkpoint.pt")
+print(list(checkpoint["optimizer"]), checkpoint["scheduler"]["last_epoch"])
+
+# %% save-checks tags=["remove-cell"]
+adam = checkpoint["optimizer"]["state"][0]  # the first parameter's
+assert set(adam) == {"step", "exp_avg", "exp_avg_sq"}
+assert checkpoint["optimizer"]["param_groups"][0]["lr"] == 0.01 * 0.5
+version, internal, gauss = checkpoint["rng"]["python"]  # numbers and None
+assert isinstance(version, int) and gauss is None
+assert all(isinstance(n, int) for n in internal)
+# the DataLoader's order and dropout both draw from torch's global generator
+state = torch.get_rng_state()
+order = [y for _, y in loader]
+mask = nn.functional.dropout(torch.ones(8), 0.5)
+torch.set_rng_state(state)
+assert all(torch.equal(a, b) for a, b in zip(order, [y for _, y in loader]))
+assert torch.equal(mask, nn.functional.dropout(torch.ones(8), 0.5))
+torch.set_rng_state(state)
+# what weights_only=True loads: tensors, dicts, lists, tuples, numbers, strings
+plain = {"t": torch.ones(1), "l": [1, 2.5], "tu": (True, None), "s": "x",
+         "size": torch.Size([2, 3])}
+torch.save(plain, "plain.pt")
+assert torch.load("plain.pt")["size"] == torch.Size([2, 3])
+
+# %% resume
+model, optimizer, scheduler = make_training(seed=123)  # as a new process would
+
+checkpoint = torch.load("checkpoint.pt")
+model.load_state_dict(checkpoint["model"])
+optimizer.load_state_dict(checkpoint["optimizer"])
+scheduler.load_state_dict(checkpoint["scheduler"])
+torch.set_rng_state(checkpoint["rng"]["torch"])
+random.setstate(checkpoint["rng"]["python"])
+start = checkpoint["epoch"]
+
+resumed = first + [train_epoch(model, optimizer, scheduler) for epoch in range(start, 4)]
+print([round(loss, 6) for loss in resumed])
+print(resumed == losses)
+
+# %% resume-checks tags=["remove-cell"]
+# What the page says about the cells above, checked on every build
+assert resumed == losses  # bit for bit, not only close
+assert start == 2 and len(first) == 2
+assert list(checkpoint["optimizer"]) == ["state", "param_groups"]
+assert checkpoint["scheduler"]["last_epoch"] == 2
+assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5 * 0.5  # StepLR went on counting
+assert all(isinstance(v, torch.Tensor) for v in checkpoint["model"].values())
+# the model made with seed 123 had other weights: loading replaced them
+assert not torch.equal(make_training(seed=123)[0][0].weight, model[0].weight)
+
+# %% model-only
+model, optimizer, scheduler = make_training(seed=123)
+checkpoint = torch.load("checkpoint.pt")
+model.load_state_dict(checkpoint["model"])  # and nothing else
+
+partial = first + [train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)]
+print([round(loss, 6) for loss in partial])
+print(partial == losses)
+print(optimizer.param_groups[0]["lr"])
+
+# %% model-only-checks tags=["remove-cell"]
+assert partial != losses
+assert partial[2] != losses[2]  # the first resumed epoch already differs
+assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5  # the schedule started again
+
+# %% no-rng
+model, optimizer, scheduler = make_training(seed=123)
+checkpoint = torch.load("checkpoint.pt")
+model.load_state_dict(checkpoint["model"])
+optimizer.load_state_dict(checkpoint["optimizer"])
+scheduler.load_state_dict(checkpoint["scheduler"])
+# no torch.set_rng_state: shuffling and dropout draw other numbers
+
+unseeded = first + [train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)]
+print([round(loss, 6) for loss in unseeded])
+print(unseeded == losses)
+
+# %% no-rng-checks tags=["remove-cell"]
+assert unseeded != losses and unseeded[2] != losses[2]
+
+# %% numpy-state tags=["raises-exception"]
+checkpoint["rng"]["numpy"] = np.random.get_state()  # a tuple holding an ndarray
+torch.save(checkpoint, "checkpoint.pt")
+torch.load("checkpoint.pt")
+
+# %% numpy-state-checks tags=["remove-cell"]
+import pickle
+
+try:
+    torch.load("checkpoint.pt")
+except pickle.UnpicklingError as error:
+    assert "Weights only load failed" in str(error)
+    assert "numpy._core.multiarray._reconstruct" in str(error)
+    assert "safe_globals" in str(error)
+else:
+    raise AssertionError("weights_only=True should refuse a NumPy array")
+
+# %% safe-globals
+allowed = [np._core.multiarray._reconstruct, np.ndarray, np.dtype, np.dtypes.UInt32DType]
+with torch.serialization.safe_globals(allowed):
+    checkpoint = torch.load("checkpoint.pt")
+np.random.set_state(checkpoint["rng"]["numpy"])
+print(type(checkpoint["rng"]["numpy"][1]))
+
+# %% safe-globals-checks tags=["remove-cell"]
+assert isinstance(checkpoint["rng"]["numpy"][1], np.ndarray)
+for missing in range(len(allowed)):  # each of the four is needed
+    try:
+        with torch.serialization.safe_globals(allowed[:missing] + allowed[missing + 1:]):
+            torch.load("checkpoint.pt")
+    except pickle.UnpicklingError:
+        pass
+    else:
+        raise AssertionError(f"{allowed[missing]} should be needed")
+assert torch.load("checkpoint.pt", weights_only=False)["epoch"] == 2
+
+# %% from-gpu tags=["requires-cuda"]
+device = torch.device("cuda")
+model, optimizer, scheduler = make_training()
+model.to(device)
+torch.save({"model": model.state_dict()}, "gpu.pt")
+
+on_gpu = torch.load("gpu.pt")  # tensors come back where they were saved
+on_cpu = torch.load("gpu.pt", map_location="cpu")
+print(on_gpu["model"]["0.weight"].device, on_cpu["model"]["0.weight"].device)
+assert on_gpu["model"]["0.weight"].is_cuda and not on_cpu["model"]["0.weight"].is_cuda

@@ -1,0 +1,213 @@
+# %% [markdown]
+# Gradient clipping: clip_grad_norm_ returns the norm before clipping, clip_grad_value_
+# clamps each element; clip after unscaling with AMP; find where a NaN starts
+
+# %% setup
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+x = torch.randn(8, 3) * 100  # large inputs, large gradients
+y = torch.randn(8, 1)
+loss = nn.functional.mse_loss(model(x), y)
+loss.backward()
+grads = [p.grad.clone() for p in model.parameters()]
+print([g.norm().item() for g in grads])
+
+# %% clip-norm
+total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+print(total)  # the norm of all gradients together, before clipping
+after = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+print(after)
+
+# %% clip-norm-checks tags=["remove-cell"]
+before = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
+assert torch.allclose(total, before)  # the returned norm is the one before clipping
+assert total > 1.0
+assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
+for g, p in zip(grads, model.parameters()):  # every gradient scaled by one factor
+    assert torch.allclose(p.grad, g * (1.0 / (total + 1e-6)))
+
+# %% clip-norm-small
+model.weight.grad = torch.tensor([[0.3, 0.0, -0.4]])
+model.bias.grad = torch.tensor([0.0])
+print(nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0))
+print(model.weight.grad)
+
+# %% clip-norm-small-checks tags=["remove-cell"]
+assert torch.equal(model.weight.grad, torch.tensor([[0.3, 0.0, -0.4]]))  # untouched
+
+# %% clip-value
+model.weight.grad = torch.tensor([[3.0, 0.05, -0.4]])
+model.bias.grad = torch.tensor([-2.0])
+print(nn.utils.clip_grad_value_(model.parameters(), clip_value=0.1))
+print(model.weight.grad, model.bias.grad)
+
+# %% clip-value-checks tags=["remove-cell"]
+assert nn.utils.clip_grad_value_(model.parameters(), clip_value=0.1) is None
+assert torch.equal(model.weight.grad, torch.tensor([[0.1, 0.05, -0.1]]))
+assert torch.equal(model.bias.grad, torch.tensor([-0.1]))
+
+# %% exploding
+torch.manual_seed(0)
+x = torch.randn(32, 3) * 10
+y = x @ torch.tensor([[1.0], [-2.0], [0.5]])
+
+
+def train(max_norm, steps=30):
+    torch.manual_seed(1)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    losses, norms = [], []
+    for step in range(steps):
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        # after backward, before step; max_norm=inf only measures
+        norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_norm)
+        optimizer.step()
+        losses.append(loss.item())
+        norms.append(norm.item())
+    return losses, norms
+
+
+for max_norm in [float("inf"), 1.0]:
+    losses, norms = train(max_norm)
+    print(f"max_norm={max_norm}")
+    print("  loss:", [f"{v:.3g}" for v in losses[::6]])
+    print("  norm:", [f"{v:.3g}" for v in norms[::6]])
+
+# %% exploding-checks tags=["remove-cell"]
+import math
+
+unclipped, unclipped_norms = train(float("inf"))
+clipped, clipped_norms = train(1.0)
+assert unclipped[1] > unclipped[0]  # grows from the first step
+assert not math.isfinite(unclipped[-1])  # and ends in inf or nan
+assert all(map(math.isfinite, clipped)) and clipped[-1] < clipped[0]
+assert all(b < a for a, b in zip(clipped, clipped[1:]))  # falls at every step
+assert clipped_norms[0] == unclipped_norms[0] > 1.0  # the norm before clipping, logged
+assert all(n > 1.0 for n in clipped_norms)  # clipped at every step: SGD steps of lr * 1.0
+first_nan = next(i for i, v in enumerate(unclipped) if math.isnan(v))
+assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_nan
+
+# %% nonfinite
+model = nn.Linear(3, 1)
+model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])
+model.bias.grad = torch.tensor([0.1])
+print(nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0))
+print(model.weight.grad, model.bias.grad)
+
+# %% nonfinite-checks tags=["remove-cell"]
+assert torch.isnan(model.weight.grad[0, 0])  # inf * 0
+assert torch.equal(model.weight.grad[0, 1:].abs(), torch.zeros(2))
+assert torch.equal(model.bias.grad, torch.zeros(1))  # the finite ones are wiped out
+
+# %% nonfinite-error tags=["raises-exception"]
+model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])
+nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0, error_if_nonfinite=True)
+
+# %% nonfinite-error-checks tags=["remove-cell"]
+try:
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0, error_if_nonfinite=True)
+except RuntimeError as error:
+    assert "is non-finite, so it cannot be clipped" in str(error)
+    assert torch.equal(model.weight.grad[0, 1:], torch.tensor([0.5, -0.4]))  # untouched
+else:
+    raise AssertionError("error_if_nonfinite=True should raise on an inf gradient")
+
+# %% amp-wrong
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+
+with torch.autocast("cpu", dtype=torch.float16):
+    loss = nn.functional.mse_loss(model(x), y)
+scaler.scale(loss).backward()
+print(scaler.get_scale())
+# the gradients are still multiplied by the scale
+scaled = nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
+print(scaled)
+
+# %% amp-right
+scaler.unscale_(optimizer)  # divides the gradients by the scale, in place
+total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+print(total)
+scaler.step(optimizer)  # knows they are unscaled: does not divide again
+scaler.update()
+
+# %% amp-checks tags=["remove-cell"]
+assert scaler.get_scale() == 65536.0 == 2.0**16  # the default init_scale, kept
+tiny = torch.tensor(1e-8)
+assert tiny.half() == 0 and (tiny * 65536).half() != 0  # why the loss is scaled
+assert torch.allclose(scaled / 65536.0, total)  # unscale_ divided by the scale
+torch.manual_seed(0)
+reference = nn.Linear(3, 1)
+nn.functional.mse_loss(reference(x), y).backward()  # float32, no scaler
+fp32_norm = nn.utils.clip_grad_norm_(reference.parameters(), max_norm=float("inf"))
+assert torch.allclose(total, fp32_norm, rtol=1e-2)  # the true norm, up to float16
+assert total > 1.0  # so this step was clipped
+after = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
+# the mistake: clipping the scaled gradients to 1.0 leaves a 65536th of that once unscaled
+torch.manual_seed(0)
+wrong = nn.Linear(3, 1)
+wrong_optimizer = torch.optim.SGD(wrong.parameters(), lr=0.1)
+wrong_scaler = torch.amp.GradScaler("cpu")
+with torch.autocast("cpu", dtype=torch.float16):
+    wrong_scaler.scale(nn.functional.mse_loss(wrong(x), y)).backward()
+nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=1.0)
+wrong_scaler.unscale_(wrong_optimizer)
+unscaled = nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=float("inf"))
+assert torch.allclose(unscaled, torch.tensor(1.0 / 65536.0))
+
+# %% anomaly-silent
+w = torch.zeros(2, requires_grad=True)
+loss = (w**2).sum().sqrt()  # the length of w: 0 here
+loss.backward()
+print(loss, w.grad)
+
+# %% anomaly-silent-checks tags=["remove-cell"]
+assert loss.item() == 0.0 and torch.isfinite(loss)  # nothing shows in the loss
+assert torch.isnan(w.grad).all()  # 2 * w * inf = 0 * inf
+
+# %% anomaly tags=["raises-exception"]
+import warnings
+
+w = torch.zeros(2, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:  # kept for the next cell
+    with torch.autograd.detect_anomaly():
+        loss = (w**2).sum().sqrt()
+        loss.backward()
+
+# %% anomaly-warning
+messages = [str(item.message) for item in caught]
+lines = next(m for m in messages if m.startswith("Error detected")).splitlines()
+print(lines[0])
+# then every frame of the program, down to the forward line of our own code
+at = next(i for i, line in enumerate(lines) if "(w**2).sum().sqrt()" in line)
+print(lines[at].strip())
+
+# %% anomaly-checks tags=["remove-cell"]
+assert lines[0].startswith("Error detected in PowBackward0.")
+assert "gradient_clipping" in lines[at - 1] or "<ipython" in lines[at - 1]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        with torch.autograd.detect_anomaly():
+            w = torch.zeros(2, requires_grad=True)
+            (w**2).sum().sqrt().backward()
+    except RuntimeError as error:
+        assert "Function 'PowBackward0' returned nan values in its 0th output" in str(error)
+    else:
+        raise AssertionError("anomaly mode should raise on a NaN gradient")
+messages = [str(warning.message) for warning in caught]
+assert any("Error detected in PowBackward0" in m and "Traceback of forward call" in m
+           for m in messages), messages
+assert any("increase the runtime" in m for m in messages)  # and it says it is slow
+assert not torch.is_anomaly_enabled()  # only inside the block
+torch.autograd.set_detect_anomaly(True)  # for the whole program
+assert torch.is_anomaly_enabled()
+torch.autograd.set_detect_anomaly(False)

@@ -1,0 +1,203 @@
+# %% [markdown]
+# Mixed precision: autocast runs some ops in bfloat16 or float16 and others in float32,
+# the weights stay float32, and GradScaler scales the loss for float16
+
+# %% setup
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+x = torch.randn(32, 8)
+y = torch.randint(0, 4, (32,))
+
+# %% autocast-cpu
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    out = model(x)
+    loss = F.cross_entropy(out, y)
+loss.backward()  # outside the autocast block
+
+print("output:", out.dtype)
+print("loss:", loss.dtype)
+print("weight:", model[0].weight.dtype)
+print("gradient:", model[0].weight.grad.dtype)
+
+# %% autocast-cpu-checks tags=["remove-cell"]
+assert out.dtype == torch.bfloat16 and loss.dtype == torch.float32
+assert model[0].weight.dtype == torch.float32 == model[0].weight.grad.dtype
+assert all(p.dtype == torch.float32 for p in model.parameters())  # nothing converted
+
+# %% which-ops
+a, b = torch.randn(4, 4), torch.randn(4, 4)  # float32
+low = a.bfloat16()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    dtypes = {
+        # matrix products run in bfloat16, even from float32 inputs
+        "a @ b": a @ b,
+        "F.linear(a, b)": F.linear(a, b),
+        # some ops run in float32, even from bfloat16 inputs
+        "F.cross_entropy(low, y)": F.cross_entropy(low, y[:4]),
+        "F.mse_loss(low, a)": F.mse_loss(low, a),
+        # the others run in their inputs' type
+        "torch.exp(a)": torch.exp(a),
+        "torch.exp(low)": torch.exp(low),
+        "low.softmax(-1)": low.softmax(-1),
+        "low + a": low + a,
+    }
+for op, result in dtypes.items():
+    print(f"{op:24} {result.dtype}")
+
+# %% which-ops-checks tags=["remove-cell"]
+d = {op: result.dtype for op, result in dtypes.items()}
+assert d["a @ b"] == d["F.linear(a, b)"] == torch.bfloat16
+assert d["F.cross_entropy(low, y)"] == d["F.mse_loss(low, a)"] == torch.float32
+assert d["torch.exp(a)"] == torch.float32
+assert d["torch.exp(low)"] == d["low.softmax(-1)"] == torch.bfloat16
+assert d["low + a"] == torch.float32  # ordinary type promotion
+assert (a @ b).dtype == torch.float32  # outside the block, nothing changes
+
+# %% leaving-autocast tags=["raises-exception"]
+head = nn.Linear(4, 2)  # float32, used after the autocast block
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    out = model(x)
+head(out)
+
+# %% leaving-autocast-checks tags=["remove-cell"]
+try:
+    head(out)
+except RuntimeError as error:
+    assert "same dtype" in str(error)
+else:
+    raise AssertionError("a bfloat16 input to a float32 Linear should fail")
+assert head(out.float()).dtype == torch.float32
+
+# %% leaving-autocast-fix
+print(head(out.float()).dtype)  # or run head inside the block too
+
+# %% formats
+for dtype in [torch.float16, torch.bfloat16, torch.float32]:
+    info = torch.finfo(dtype)
+    print(f"{str(dtype):15} max {info.max:.3g}  smallest normal {info.tiny:.3g}  eps {info.eps:.3g}")
+
+print(torch.tensor(1e-8).half(), torch.tensor(1e-8).bfloat16())  # small gradient
+print(torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16())  # large activation
+print(torch.tensor(1.001).half(), torch.tensor(1.001).bfloat16())  # precision
+
+# %% formats-checks tags=["remove-cell"]
+assert torch.finfo(torch.float16).max == 65504
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny  # same range
+assert torch.finfo(torch.bfloat16).eps == 2**-7 and torch.finfo(torch.float16).eps == 2**-10
+assert torch.tensor(1e-8).half() == 0 and torch.tensor(1e-8).bfloat16() != 0
+assert torch.isinf(torch.tensor(70000.0).half())
+assert torch.isfinite(torch.tensor(70000.0).bfloat16())
+assert torch.tensor(1.001).bfloat16() == 1 and torch.tensor(1.001).half() != 1
+
+# %% low-precision-weights
+weight = torch.ones(3, dtype=torch.bfloat16)
+update = torch.full((3,), 1e-3)  # lr * gradient
+print(weight - update.bfloat16())  # the update is lost
+print(torch.ones(3) - update)  # float32 keeps it
+
+# %% low-precision-weights-checks tags=["remove-cell"]
+assert torch.equal(weight - update.bfloat16(), weight)
+assert not torch.equal(torch.ones(3) - update, torch.ones(3))
+
+# %% scaler-loop
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")  # torch.amp.GradScaler("cuda") on a GPU
+
+for step in range(3):
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()  # backward of loss * scale
+    scaler.unscale_(optimizer)  # gradients / scale, in place; before clipping
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)  # skipped if a gradient is inf or nan
+    scaler.update()  # the next step's scale
+    print(f"step {step}: loss {loss.item():.4f}, scale {scaler.get_scale()}")
+
+# %% scaler-loop-checks tags=["remove-cell"]
+assert scaler.get_scale() == 65536.0  # no overflow: kept (it grows after 2000 steps)
+assert scaler.get_growth_interval() == 2000 and scaler.get_backoff_factor() == 0.5
+scaled = scaler.scale(loss)
+assert torch.equal(scaled, loss * 65536.0)
+assert scaler.get_growth_factor() == 2.0
+# step() unscales by itself when unscale_ was not called: the same update either way
+twins = []
+for explicit in (True, False):
+    torch.manual_seed(0)
+    net = nn.Linear(8, 4)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sc = torch.amp.GradScaler("cpu")
+    with torch.autocast("cpu", dtype=torch.float16):
+        sc.scale(F.cross_entropy(net(x), y)).backward()
+    if explicit:
+        sc.unscale_(opt)
+    sc.step(opt)
+    twins.append(net.weight.detach().clone())
+assert torch.equal(twins[0], twins[1])
+
+# %% scaler-overflow
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0**24)  # too large on purpose
+history = []
+
+while len(history) < 2 or not (history[-2][1] and history[-1][1]):  # two steps taken
+    before = model[0].weight.detach().clone()
+    scale = scaler.get_scale()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    finite = all(p.grad.isfinite().all() for p in model.parameters())
+    scaler.step(optimizer)
+    scaler.update()
+    stepped = not torch.equal(before, model[0].weight)
+    history.append((scale, finite, stepped, scaler.get_scale()))
+    print(f"scale 2**{int(math.log2(scale))}: "
+          f"finite gradients {finite}, optimizer stepped {stepped}")
+
+# %% scaler-overflow-checks tags=["remove-cell"]
+assert any(not finite for _, finite, _, _ in history)  # overflowed at first
+assert history[-1][1]  # and then found a scale that fits
+for scale, finite, stepped, next_scale in history:
+    assert stepped == finite  # a step with inf gradients is skipped
+    assert next_scale == (scale if finite else scale / 2)  # backoff_factor=0.5
+
+# %% cuda-float16 tags=["requires-cuda"]
+device = torch.device("cuda")
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cuda")
+x, y = x.to(device), y.to(device)
+
+for step in range(3):
+    with torch.autocast("cuda", dtype=torch.float16):
+        out = model(x)
+        loss = F.cross_entropy(out, y)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    print(f"step {step}: loss {loss.item():.4f}, scale {scaler.get_scale()}")
+
+print("output:", out.dtype, "loss:", loss.dtype)
+print("weight:", model[0].weight.dtype, "gradient:", model[0].weight.grad.dtype)
+with torch.autocast("cuda", dtype=torch.float16):
+    probabilities = out.softmax(-1)  # float32 on CUDA, unlike on the CPU
+print("softmax:", probabilities.dtype)
+print("bfloat16 supported:", torch.cuda.is_bf16_supported())
+assert out.dtype == torch.float16 and loss.dtype == torch.float32
+assert probabilities.dtype == torch.float32
+assert model[0].weight.dtype == torch.float32 == model[0].weight.grad.dtype

@@ -1,0 +1,207 @@
+# %% [markdown]
+# Reproducibility: seed every generator you use, give DataLoaders their own generator,
+# and turn on deterministic algorithms to find ops that may differ from run to run
+
+# %% seed-everything
+import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+
+def seed_everything(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # the CPU generator and every GPU's
+
+
+def draw():
+    return random.random(), np.random.rand(), torch.rand(1).item()
+
+
+seed_everything(0)
+first = draw()
+seed_everything(0)
+second = draw()
+print(first)
+print(second)
+
+# %% seed-everything-checks tags=["remove-cell"]
+assert first == second
+assert torch.initial_seed() == 0
+
+# %% torch-only
+torch.manual_seed(0)
+print(torch.rand(1).item(), np.random.rand(), random.random())
+torch.manual_seed(0)
+print(torch.rand(1).item(), np.random.rand(), random.random())
+
+# %% torch-only-checks tags=["remove-cell"]
+torch.manual_seed(0)
+t1, n1, r1 = torch.rand(1).item(), np.random.rand(), random.random()
+torch.manual_seed(0)
+t2, n2, r2 = torch.rand(1).item(), np.random.rand(), random.random()
+assert t1 == t2 and n1 != n2 and r1 != r2  # torch's seed reaches only torch
+
+# %% global-order
+dataset = TensorDataset(torch.arange(8))
+
+
+def first_batch(loader):
+    return next(iter(loader))[0].tolist()
+
+
+torch.manual_seed(0)
+loader = DataLoader(dataset, batch_size=4, shuffle=True)
+print(first_batch(loader))
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 4)  # one more draw from the global generator
+loader = DataLoader(dataset, batch_size=4, shuffle=True)
+print(first_batch(loader))
+
+# %% global-order-checks tags=["remove-cell"]
+torch.manual_seed(0)
+a = first_batch(DataLoader(dataset, batch_size=4, shuffle=True))
+torch.manual_seed(0)
+torch.nn.Linear(4, 4)
+b = first_batch(DataLoader(dataset, batch_size=4, shuffle=True))
+assert a != b  # the model's initialisation moved the shuffling
+
+# %% own-generator
+orders = []
+for extra_draws in [0, 1, 5]:
+    torch.rand(extra_draws)  # whatever the rest of the program draws
+    generator = torch.Generator().manual_seed(0)
+    loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=generator)
+    orders.append(first_batch(loader))
+print(orders)
+
+# %% own-generator-checks tags=["remove-cell"]
+assert orders[0] == orders[1] == orders[2]
+
+# %% workers
+class Noisy(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        info = torch.utils.data.get_worker_info()
+        return info.id, torch.rand(1).item(), np.random.rand(), random.random()
+
+
+def worker_draws(seed):
+    loader = DataLoader(Noisy(), batch_size=None, num_workers=2,
+                        generator=torch.Generator().manual_seed(seed))
+    return [(w, round(t, 4), round(n, 4), round(r, 4)) for w, t, n, r in loader]
+
+
+for row in worker_draws(seed=0):
+    print(row)
+
+# %% workers-checks tags=["remove-cell"]
+rows = worker_draws(seed=0)
+by_worker = {w: [(t, n, r) for ww, t, n, r in rows if ww == w] for w in (0, 1)}
+assert by_worker[0][0] != by_worker[1][0]  # torch, NumPy and random differ per worker
+assert all(a != b for a, b in zip(by_worker[0][0], by_worker[1][0]))
+assert worker_draws(seed=0) == rows  # the same generator seed: the same numbers again
+assert worker_draws(seed=1) != rows
+
+
+class Seeds(Dataset):  # one sample per worker: what the worker was seeded with
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        info = torch.utils.data.get_worker_info()
+        first = random.random()  # the worker's first draw
+        return info.seed, torch.initial_seed(), first, random.Random(info.seed).random()
+
+
+seeds = list(DataLoader(Seeds(), batch_size=None, num_workers=2,
+                        generator=torch.Generator().manual_seed(0)))
+assert seeds[1][0] == seeds[0][0] + 1  # base seed + worker id
+for seed, torch_seed, first, expected in seeds:
+    assert torch_seed == seed and first == expected  # torch and random seeded with it
+
+# %% deterministic tags=["raises-exception"]
+torch.use_deterministic_algorithms(True)
+x = torch.zeros(5)
+x.put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))  # which write wins?
+
+# %% deterministic-checks tags=["remove-cell"]
+try:
+    torch.zeros(5).put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
+except RuntimeError as error:
+    assert "put_ does not have a deterministic implementation" in str(error)
+    assert "warn_only=True" in str(error)
+else:
+    raise AssertionError("put_ should raise in deterministic mode")
+# accumulate=True sums both writes: deterministic on the CPU, allowed
+assert torch.zeros(5).put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]),
+                           accumulate=True)[0] == 3.0
+
+# %% warn-only
+torch.use_deterministic_algorithms(True, warn_only=True)
+x.put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
+print(x)
+
+# %% warn-only-checks tags=["remove-cell"]
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    x.put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
+assert len(caught) == 1 and issubclass(caught[0].category, UserWarning)
+assert "put_ does not have a deterministic implementation" in str(caught[0].message)
+
+# %% empty-filled
+torch.use_deterministic_algorithms(True)
+print(torch.empty(3))  # uninitialised memory is filled, not left as it was
+torch.use_deterministic_algorithms(False)
+
+# %% empty-filled-checks tags=["remove-cell"]
+torch.use_deterministic_algorithms(True)
+assert torch.isnan(torch.empty(3)).all()
+assert (torch.empty(3, dtype=torch.long) == torch.iinfo(torch.long).max).all()
+assert torch.utils.deterministic.fill_uninitialized_memory  # the switch, on by default
+torch.use_deterministic_algorithms(False)
+assert not torch.are_deterministic_algorithms_enabled()
+assert not torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+
+# %% cuda tags=["requires-cuda"]
+import os
+
+device = torch.device("cuda")
+
+
+def twice(op):
+    """Whether two runs of op give the same result, or the error it raises."""
+    try:
+        return "same" if torch.equal(op(), op()) else "different"
+    except RuntimeError as error:
+        return "RuntimeError: " + str(error).split(",")[0][:70]
+
+
+torch.manual_seed(0)
+on_gpu = torch.rand(3, device=device)
+torch.manual_seed(0)
+seeded = torch.equal(on_gpu, torch.rand(3, device=device))
+print("torch.manual_seed reaches the GPU:", seeded)
+
+values = torch.rand(1_000_000, device=device)
+index = torch.randint(0, 10, (1_000_000,), device=device)
+a, b = torch.rand(256, 256, device=device), torch.rand(256, 256, device=device)
+ops = {
+    "index_add_": lambda: torch.zeros(10, device=device).index_add_(0, index, values),
+    "histc": lambda: torch.histc(values, bins=10),
+    "a @ b": lambda: a @ b,
+}
+print("CUBLAS_WORKSPACE_CONFIG:", os.environ.get("CUBLAS_WORKSPACE_CONFIG"))
+for mode in [False, True]:
+    torch.use_deterministic_algorithms(mode)
+    for name, op in ops.items():
+        print(f"deterministic={mode}  {name:10} {twice(op)}")
+torch.use_deterministic_algorithms(False)
+assert seeded
