@@ -237,3 +237,17 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
     print(f"{path}: page {raw[f'/{path}']} + index {raw[index]} bytes, {weight} sent gzipped; every response: "
           f"{view} sent viewing the page, {sum(sent.values())} once searched")  # fmt: skip
     assert weight <= BUDGET, sorted(sent.items(), key=lambda item: -item[1])[:5]
+
+
+def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(page, base_url):
+    page.goto(f"{base_url}/notebooks/tensors/cat_and_stack/")
+    page.locator(".md-header__option .md-select").hover()
+    page.get_by_role("link", name="中文").click()
+    page.wait_for_url("**/zh/notebooks/tensors/cat_and_stack/")
+    assert page.title().startswith("torch.cat 与 torch.stack：笔记本")
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    pages = search_queries.ask(page, "张量拼接")
+    assert pages[0] == "/zh/tensors/cat-and-stack/", pages
+    assert indexes == ["/zh/search/search_index.json"]
