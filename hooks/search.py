@@ -12,15 +12,20 @@ mkdocs-static-i18n:
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
-  page's index entry as tags.
+  page's index entry as tags, Latin letters and Han characters apart (the tag 多GPU is 多 and GPU),
+  as jieba keeps them apart in the text and the worker in the query.
+- A section's index page, which lists every page of its section, weighs less (``SECTION_BOOST``):
+  a page comes before its section's index for its own subject.
 - A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
   of (what the index sees of the page, its URL, title, table of contents and metadata, the
   terms, Material's and jieba's versions): a build in which no page changed loads no jieba
   dictionary and parses no page for the index.
-- The browser segments a Chinese query against the index's own words (our worker: Material's, with
-  its segmentation of Han characters replaced, see search_assets/worker.js), searches when the
-  reader pastes with the mouse, and loads the index when the reader goes to the search, not with
-  every page (search_assets/input.js).
+- The browser rewrites a query before Material's worker parses it (our worker: Material's, with
+  its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
+  characters apart, Chinese runs segmented against the index's own words, stop words left out, no
+  textual wildcard of ours; it shows results without the index's zero-width spaces, searches when
+  the reader pastes with the mouse, and loads the index when the reader goes to the search, not
+  with every page (search_assets/input.js).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import yaml
+from mkdocs_examples import yaml_files
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ROOT / "tests" / "search_queries.yml"
@@ -35,7 +35,7 @@ ARGS = [
 
 def queries() -> list[tuple[str, str, str, int]]:
     """The list: (language, query, expected page, how high it must come), in the file's order."""
-    data = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))
+    data = yaml_files.load(QUERIES)
     found = []
     for lang, items in data.items():
         for item in items:
