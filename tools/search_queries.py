@@ -33,14 +33,14 @@ ARGS = [
 ]  # fmt: skip
 
 
-def queries() -> list[tuple[str, str, str, int]]:
+def queries(path: Path = QUERIES) -> list[tuple[str, str, str, int]]:
     """The list: (language, query, expected page, how high it must come), in the file's order."""
-    data = yaml_files.load(QUERIES)
+    data = yaml_files.load(path)
     found = []
     for lang, items in data.items():
         for item in items:
             if set(item) - {"query", "page", "top"} or not {"query", "page"} <= set(item):
-                raise ValueError(f"{QUERIES}: {item!r} of {lang}: give `query`, `page` and optionally `top`")
+                raise ValueError(f"{path}: {item!r} of {lang}: give `query`, `page` and optionally `top`")
             found.append((lang, str(item["query"]), str(item["page"]), int(item.get("top", 1))))
     return found
 
@@ -106,6 +106,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--queries", type=Path, default=QUERIES, help="another list, in the same form")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -114,7 +115,7 @@ def main() -> int:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         opened = ""
-        for lang, query, expected, _ in queries():
+        for lang, query, expected, _ in queries(args.queries):
             if opened != lang:  # the search of the language's home page, open for all its queries
                 pages, opened = search(page, base_url, home(lang), query), lang
             else:
