@@ -29,6 +29,7 @@ var PT_HAN = /\p{sc=Han}/u
 function ptQuery(query, index) {
   if (ptErrorLine) return query
   var apart = query
+    .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
     .replace(/(\p{sc=Han})(?=[A-Za-z0-9_])/gu, "$1 ")
     .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
   var typing = !/\s$/.test(query)
