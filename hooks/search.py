@@ -12,15 +12,20 @@ mkdocs-static-i18n:
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
-  page's index entry as tags.
+  page's index entry as tags, Latin letters and Han characters apart (the tag 多GPU is 多 and GPU),
+  as jieba keeps them apart in the text and the worker in the query.
+- A section's index page, which lists every page of its section, weighs less (``SECTION_BOOST``):
+  a page comes before its section's index for its own subject.
 - A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
   of (what the index sees of the page, its URL, title, table of contents and metadata, the
   terms, Material's and jieba's versions): a build in which no page changed loads no jieba
   dictionary and parses no page for the index.
-- The browser segments a Chinese query against the index's own words (our worker: Material's, with
-  its segmentation of Han characters replaced, see search_assets/worker.js), searches when the
-  reader pastes with the mouse, and loads the index when the reader goes to the search, not with
-  every page (search_assets/input.js).
+- The browser rewrites a query before Material's worker parses it (our worker: Material's, with
+  its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
+  characters apart, Chinese runs segmented against the index's own words, stop words left out, no
+  textual wildcard of ours; it shows results without the index's zero-width spaces, searches when
+  the reader pastes with the mouse, and loads the index when the reader goes to the search, not
+  with every page (search_assets/input.js).
 """
 
 from __future__ import annotations
@@ -51,6 +56,13 @@ INPUT = "assets/javascripts/"
 # Chinese punctuation splits words like the configured separator does, so the index needs no
 # zero-width space next to it
 CJK_PUNCTUATION = "，。、；：？！“”‘’（）《》【】…—"
+# A section's index page lists every page of its section in a line: its score is multiplied by this,
+# so that a page comes before its section's index for the page's own subject (张量拼接)
+SECTION_BOOST = 0.3
+# Where Latin letters or digits meet Han characters: the index separates them (jieba does in the text,
+# _apart in the terms), and so does the search worker in the query (`KL散度` is `KL` and `散度`)
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_LATIN_HAN = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{_HAN}])|(?<=[{_HAN}])(?=[A-Za-z0-9_])")
 
 
 @dataclass
@@ -64,6 +76,7 @@ class _Build:
     cache: Path | None = None  # the file of a page's entries, by key (below)
     known: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # key: the entries of a page, as read
     used: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # key: entries of this build's pages
+    sections: set[str] = field(default_factory=set)  # the URLs of the sections' index pages
     segmenting: bool = False  # jieba has its dictionary and the terms
 
 
@@ -91,12 +104,16 @@ def _material_worker() -> Path:
 def _patched_worker() -> tuple[str, str]:
     """Our worker: Material's, with its segmentation of Han characters replaced by ours."""
     source = _material_worker().read_text(encoding="utf-8")
-    # Material's worker segments each run of Han characters of the query with its own function,
-    # `[...fe(s,this.index.invertedIndex)]`, which never tries a run's last character
-    call = re.compile(r"\[\.\.\.[A-Za-z_$][\w$]*\((\w+),this\.index\.invertedIndex\)\]")
-    if len(call.findall(source)) != 1:
-        raise RuntimeError("Material's search worker changed: its Chinese segmentation call is not found")
-    source = call.sub(r"[...ptSegment(\1,this.index.invertedIndex)]", source)
+    # Material's worker rewrites each run of Han characters of the query in place, segmented by its
+    # own function and joined with a textual `* ` (`e=e.replace(new RegExp("\\p{sc=Han}+","gu"),
+    # s=>[...fe(s,this.index.invertedIndex)].join("* "))`): ours rewrites the whole query
+    rewrite = re.compile(
+        r'(\w+)=\1\.replace\(new RegExp\("\\\\p\{sc=Han\}\+","gu"\),(\w+)=>'
+        r'\[\.\.\.[A-Za-z_$][\w$]*\(\2,this\.index\.invertedIndex\)\]\.join\("\* "\)\)'
+    )
+    if len(rewrite.findall(source)) != 1:
+        raise RuntimeError("Material's search worker changed: its rewrite of Chinese queries is not found")
+    source = rewrite.sub(r"\1=ptQuery(\1,this.index)", source)
     ours = (ASSETS / "worker.js").read_text(encoding="utf-8")
     return _hashed("search.{}.min.js", f"{ours}\n{source}")
 
@@ -137,12 +154,19 @@ def _segmenting(build: _Build) -> None:
     import jieba  # type: ignore[import-untyped]  # Material's search plugin segments Chinese text with it
 
     for lang in build.terms.values():
-        for word in lang.get("words") or []:
-            jieba.add_word(word)
+        words = list(lang.get("words") or [])
         for page_terms in (lang.get("pages") or {}).values():
-            for word in page_terms:
-                jieba.add_word(word)
+            words.extend(page_terms)
+        for word in words:
+            for part in _apart(str(word)).split("\u200b"):  # jieba keeps 多GPU whole: its Han part only
+                if re.search(f"[{_HAN}]", part):
+                    jieba.add_word(part)
     build.segmenting = True
+
+
+def _apart(text: str) -> str:
+    """``text`` with a zero-width space (a separator of the index) where Latin letters meet Han ones."""
+    return _LATIN_HAN.sub("\u200b", text)
 
 
 def on_build_error(*, error: Exception) -> None:
@@ -228,6 +252,8 @@ def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig
         index.entries.extend(json.loads(json.dumps(entries)))  # a copy: the index's entries are changed later
     if _build is not None:
         _build.used[key] = entries
+        if page.is_index and page.parent is not None:  # a section's index, not a home page
+            _build.sections.add(page.url)
     page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
     return context
 
@@ -281,7 +307,7 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     separator = search.config.separator.replace(r"[\s\u200b", rf"[\s\u200b{CJK_PUNCTUATION}", 1)
     for lang in languages:
         if (found := build.entries.get(lang)) is not None:
-            _write_index(site, config, search, lang, found, build.terms, separator)
+            _write_index(site, config, search, lang, found, build.terms, separator, build.sections)
     name, text = build.worker
     (site / WORKERS / name).write_text(text, encoding="utf-8")
     name, text = build.input
@@ -298,9 +324,10 @@ def on_post_build(*, config: MkDocsConfig) -> None:
 
 def _write_index(
     site: Path, config: MkDocsConfig, search: BasePlugin, lang: str, entries: list[dict[str, Any]],
-    terms: dict[str, Any], separator: str,
+    terms: dict[str, Any], separator: str, sections: set[str],
 ) -> None:  # fmt: skip
-    """The search index of language ``lang``, in its folder, with its pages' terms as tags."""
+    """The search index of language ``lang``, in its folder, with its pages' terms as tags and its
+    sections' index pages below their pages (``SECTION_BOOST``)."""
     prefix = i18n.prefix(config, lang)
     pages = (terms.get(lang) or {}).get("pages") or {}
     tags = {_url(path): [_tag(term, path) for term in page_terms] for path, page_terms in pages.items()}
@@ -308,10 +335,12 @@ def _write_index(
     for entry in entries:
         # code in the text of results as plain text: about 37 KB less per index (titles keep it)
         entry = dict(entry, text=_slim(_CODE_TAGS.sub("", entry["text"])), title=_slim(entry["title"]))
+        if entry["location"].partition("#")[0] in sections:
+            entry["boost"] = entry.get("boost", 1) * SECTION_BOOST
         location = entry["location"].removeprefix(prefix) if prefix else entry["location"]
         entry["location"] = location
         if location in tags:
-            entry["tags"] = list(tags.pop(location))
+            entry["tags"] = [_apart(tag) for tag in tags.pop(location)]
         docs.append(entry)
     if tags:
         raise RuntimeError(f"search terms name pages that are not in the {lang} index: {sorted(tags)}")

@@ -6,11 +6,16 @@ import functools
 import gzip
 import os
 import shutil
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urljoin, urlsplit
+from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "tools"))
+import search_queries  # tools/search_queries.py: drives the search, reads its data
 
 # CHROMIUM: another Chromium-based browser, e.g. a GitHub runner's /usr/bin/google-chrome
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -107,21 +112,37 @@ def _open_search(page, base_url, path):
     return page.locator(".md-search__input")
 
 
-def _result_pages(page) -> list[str]:
-    """The pages of the search results, best first, once the worker has answered."""
-    page.wait_for_function(
-        "() => /\\d|No matching|没有找到/.test(document.querySelector('.md-search-result__meta').textContent)",
-        timeout=10_000,
-    )
-    links = page.locator(".md-search-result__item > a")
-    return [urlsplit(urljoin(page.url, links.nth(i).get_attribute("href"))).path for i in range(links.count())]
+_result_pages = search_queries.result_pages  # the result pages, best first, each once
+_search = search_queries.search  # (page, base_url, path, query): the result pages of a query typed there
 
 
-def _search(page, base_url, path, query) -> list[str]:
-    search = _open_search(page, base_url, path)
-    search.fill(query)
-    search.press("End")  # Material searches on key events, which fill() alone does not send
-    return _result_pages(page)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_what_readers_type_finds_its_page(page, base_url, lang):
+    """tests/search_queries.yml: each query puts its page first (or in its top `top`), Latin and Han
+    letters with or without a space between them, readers' words the pages do not use."""
+    asked = [(query, expected, top) for language, query, expected, top in search_queries.queries() if language == lang]
+    assert len(asked) > 30
+    _open_search(page, base_url, search_queries.home(lang))
+    wrong = []
+    for query, expected, top in asked:
+        pages = search_queries.ask(page, query)
+        found = search_queries.rank(pages, lang, expected)
+        if not 0 < found <= top:
+            wrong.append(f"{query!r}: {expected} is {f'#{found}' if found else 'missing'}, first {pages[:3]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_segmented_query_lists_no_false_missing_word_and_highlights_every_word(page, base_url):
+    """梯度累加 is searched as 梯度 and 累加: both found on the page, both in its highlight link."""
+    assert _search(page, base_url, "zh/", "梯度累加")[0] == "/zh/autograd/accumulation/"
+    first = page.locator(".md-search-result__item").first
+    highlight = parse_qs(urlsplit(first.locator("a").first.get_attribute("href")).query)["h"]
+    assert highlight == ["梯度 累加"]
+    missing = [line.inner_text() for line in first.locator(".md-search-result__terms").all()]
+    assert not [line for line in missing if "梯度" in line or "*" in line], missing
+    # what the results show holds no zero-width space (jieba's separator in the index), so a copied
+    # snippet is the page's text
+    assert "\u200b" not in page.locator(".md-search-result__list").inner_text()
 
 
 @pytest.mark.parametrize(("lang", "query"), [("", "backward"), ("zh/", "backward"), ("zh/", "张量")])
@@ -216,3 +237,17 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
     print(f"{path}: page {raw[f'/{path}']} + index {raw[index]} bytes, {weight} sent gzipped; every response: "
           f"{view} sent viewing the page, {sum(sent.values())} once searched")  # fmt: skip
     assert weight <= BUDGET, sorted(sent.items(), key=lambda item: -item[1])[:5]
+
+
+def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(page, base_url):
+    page.goto(f"{base_url}/notebooks/tensors/cat_and_stack/")
+    page.locator(".md-header__option .md-select").hover()
+    page.get_by_role("link", name="中文").click()
+    page.wait_for_url("**/zh/notebooks/tensors/cat_and_stack/")
+    assert page.title().startswith("torch.cat 与 torch.stack：笔记本")
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    pages = search_queries.ask(page, "张量拼接")
+    assert pages[0] == "/zh/tensors/cat-and-stack/", pages
+    assert indexes == ["/zh/search/search_index.json"]

@@ -181,3 +181,30 @@ def test_views_are_not_searched(real_site):
     for index in (site / "search/search_index.json", site / "zh/search/search_index.json"):
         docs = json.loads(index.read_text())["docs"]
         assert docs and not [d["location"] for d in docs if "notebooks/" in d["location"]]
+
+
+@pytest.mark.parametrize(("lang", "other"), [("", "zh/"), ("zh/", "")])
+def test_a_view_carries_its_language_its_switcher_and_plain_title(real_site, lang, other):
+    """The language switcher and `rel=alternate` of every view go to the same view in the other
+    language (they went to the page rendered before it); its title shows no Markdown."""
+    site, _ = real_site
+    for stem in EXAMPLES:
+        view = site / lang / "notebooks" / stem / "index.html"
+        page = view.read_text()
+        for tag in ("link", "a"):
+            pattern = rf'<{tag} (?:rel="alternate" )?href="([^"]*)" hreflang="{(other or "en/").strip("/")}"'
+            found = re.findall(pattern, page)
+            assert found, f"{view}: no <{tag}> to the other language"
+            target = (view.parent / found[0] / "index.html").resolve()
+            assert target == (site / other / "notebooks" / stem / "index.html").resolve(), f"{view}: {found}"
+        title = re.search(r"<title>(.*?)</title>", page, re.S)
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S)
+        assert title and heading and "`" not in title[1] + heading[1], f"{view}: {title}, {heading}"
+
+
+def test_a_chinese_view_notes_a_gpu_recording_in_chinese(real_site):
+    site, _ = real_site
+    en = text_of((site / "notebooks/devices/gpu_memory/index.html").read_text())
+    zh = text_of((site / "zh/notebooks/devices/gpu_memory/index.html").read_text())
+    assert "Output recorded on a GPU (" in en and "输出是在 GPU 上录制的" not in en
+    assert "输出是在 GPU 上录制的（" in zh and "Output recorded on a GPU" not in zh

@@ -350,3 +350,13 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
     notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
     assert f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*" in notes
+
+
+def test_the_notes_of_a_chinese_notebook_are_in_chinese():
+    from mkdocs_examples.publish.notebooks import notebook
+
+    recording = fixture_recording()
+    cells = notebook(EXAMPLE, BUILT, recording, lang="zh")["cells"]
+    notes = [c["source"] for c in cells if c["cell_type"] == "markdown"]
+    assert any(note.startswith("*输出是在 GPU 上录制的（FIXTURE GPU (test data)") for note in notes), notes
+    assert not any("recorded on a GPU" in note for note in notes), notes

@@ -69,3 +69,32 @@ def test_the_index_holds_errors_and_code_names_not_outputs(indexes):
         assert "manual_seed" in every  # a name that only code uses
         if text:
             assert "torch.cat torch.ones" in text, text
+
+
+def test_a_section_index_ranks_below_its_pages(indexes):
+    """A section's index lists every page of its section: its entries weigh less (张量拼接 found
+    tensors/ before tensors/cat-and-stack/)."""
+    for index in indexes.values():
+        assert entry(index, "tensors/")["boost"] < 1
+        assert all(doc.get("boost", 1) < 1 for doc in index["docs"] if doc["location"].startswith("tensors/#"))
+        assert "boost" not in entry(index, "tensors/cat-and-stack/")
+        assert "boost" not in entry(index, "")  # the home page is no section's index
+
+
+def test_latin_letters_and_han_characters_are_words_apart_in_the_tags(indexes):
+    """The tag 多GPU is the words 多 and GPU for the index's separator, as the query 多GPU训练 is
+    多, GPU and 训练 (and jieba's text has a separator around every run of Han characters)."""
+    zh = indexes["zh"]
+    separator = re.compile(zh["config"]["separator"])
+    tags = entry(zh, "devices/data-parallel/")["tags"]
+    assert [w for w in separator.split(tags[tags.index("多\u200bGPU")]) if w] == ["多", "GPU"], tags
+
+
+def test_the_worker_rewrites_chinese_queries_without_a_textual_wildcard(real_site):
+    """Material's worker joined the segments of a Han run with `* ` and then added its own `*`:
+    `保存**`, which it listed as missing and left out of the highlight. Ours replaces that rewrite."""
+    site, _ = real_site
+    config = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+    worker = json.loads(config.search((site / "index.html").read_text()).group(1))["search"]
+    text = (site / worker).read_text()
+    assert 'join("* ")' not in text and "e=ptQuery(e,this.index)" in text

@@ -1,7 +1,6 @@
 // Segment a run of Han characters of the query into the words of the index (which jieba cut at
-// build time): forward maximum matching, skipping characters the index does not hold (stop words
-// like 的). Material's worker calls this in place of its own segmentation, which never tries the
-// run's last character (梯度累加 was searched as 梯度, 学习率 as 学习).
+// build time): forward maximum matching, skipping characters the index does not hold. Material's
+// own segmentation never tried the run's last character (梯度累加 was searched as 梯度, 学习率 as 学习).
 function ptSegment(text, vocabulary) {
   var words = []
   for (var start = 0; start < text.length; ) {
@@ -14,7 +13,41 @@ function ptSegment(text, vocabulary) {
       start++
     }
   }
-  return words.length ? words : [text]
+  return words
+}
+
+// A typed query, as words that Material's worker then parses with lunr's query parser (which adds
+// one trailing wildcard to each): Latin and Han letters apart, as the index holds them (jieba puts a
+// separator around every run of Han characters: `KL散度` is `KL` and `散度` there); each run of Han
+// characters cut into the index's words; stop words of either language left out, but for a last word
+// still being typed (lunr does not drop a stop word that carries a wildcard: `to*` found every
+// `torch`, `和*` was listed as missing); a single Han character matched whole, not as the start of
+// every word that begins with it (多 of 多卡 found the tag 多分类). Pasted error lines are left as
+// they are (ptErrorQuery). Material's own rewrite joined the words with a textual `* `, which the
+// wildcard it adds made `保存**`: a term that nothing matches, listed as missing, not highlighted.
+var PT_HAN = /\p{sc=Han}/u
+function ptQuery(query, index) {
+  if (ptErrorLine) return query
+  var apart = query
+    .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
+    .replace(/(\p{sc=Han})(?=[A-Za-z0-9_])/gu, "$1 ")
+    .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
+  var typing = !/\s$/.test(query)
+  var parts = apart.trim().split(/\s+/)
+  var words = []
+  parts.forEach(function (part, i) {
+    var last = typing && i === parts.length - 1
+    if (!PT_HAN.test(part)) {
+      if (last || !/^[A-Za-z]+$/.test(part) || lunr.stopWordFilter(part.toLowerCase())) words.push(part)
+      return
+    }
+    if (!/^\p{sc=Han}+$/u.test(part)) return void words.push(part) // lunr syntax around Han letters
+    ptSegment(part, index.invertedIndex).forEach(function (word) {
+      if (lunr.zh && !lunr.zh.stopWordFilter(word) && !(last && word === part)) return
+      words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
+    })
+  })
+  return words.join(" ")
 }
 
 // A pasted error line is searched word for word, in the text: no prefix matching on every word
@@ -42,8 +75,16 @@ function ptWordsFound(group) {
     return Object.values(item.terms).filter(Boolean).length
   }))
 }
+// What a result shows: the index separates the words jieba found with zero-width spaces, which
+// would be copied with a snippet; the positions of the highlights are already applied
+function ptVisible(item) {
+  item.title = item.title.replace(/\u200b/g, "")
+  item.text = item.text.replace(/\u200b/g, "")
+  if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\u200b/g, "") })
+}
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
+  if (message.type === 3) message.data.items.forEach(function (group) { group.forEach(ptVisible) })
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptWordsFound(b) - ptWordsFound(a) }) // stable
   }

@@ -26,7 +26,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import i18n
 from mkdocs_examples.config import ExamplesConfig
@@ -223,6 +225,13 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return notebook_views.content(html, page, view) if view else html
 
     on_page_content = CombinedEvent(_link_titles, _view_content)
+
+    def on_page_context(
+        self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        if view := self._views.get(page.file.src_uri):  # after static-i18n's (50), which skips views
+            notebook_views.alternates(config, view)
+        return context
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         return notebook_views.slim(output, page) if page.file.src_uri in self._views else output

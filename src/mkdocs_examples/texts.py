@@ -37,6 +37,9 @@ TEXT: dict[str, dict[str, str]] = {
         "view.title": "{title}: the notebook",
         "view.description": "{title}: the example as a notebook, with the outputs the page shows.",
         "view.back": "Back to the page",
+        # publish: the notes of a notebook (a view's, or the one downloaded)
+        "notebook.recorded": "Output recorded on a GPU ({machine}); the machine that built the site has none.",
+        "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
     },
     "zh": {
         "output": "输出",
@@ -60,6 +63,8 @@ TEXT: dict[str, dict[str, str]] = {
         "view.title": "{title}：笔记本",
         "view.description": "{title}：示例的笔记本版本，带有页面上展示的输出。",
         "view.back": "返回页面",
+        "notebook.recorded": "输出是在 GPU 上录制的（{machine}）；构建本站的机器没有 GPU。",
+        "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
     },
 }
 

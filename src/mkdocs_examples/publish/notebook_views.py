@@ -8,10 +8,16 @@ that language's files, :func:`add` writes one notebook per example that built in
 ``<lang>/notebooks/<path>/`` (the default language at ``notebooks/<path>/``).
 
 - The notebook is the one readers download (publish/notebooks.py): the outputs the site shows,
-  CUDA cells from their recordings. Every language gets the same bytes, so mkdocs-jupyter's
-  cache (keyed by content, evicting what a build did not use) renders each example once.
+  CUDA cells from their recordings, with the notes the engine adds (a GPU recording, a cell that
+  needs CUDA) in the view's language. A notebook without such notes is the same bytes in every
+  language, so mkdocs-jupyter's cache (keyed by content, evicting what a build did not use)
+  renders it once.
 - A view's title is that of the first page (by path) that embeds the example in the view's
-  language, with a link back to it; its edit button edits the example file.
+  language, as plain text (no Markdown: the title of `torch.cat` 与 `torch.stack` showed its
+  backticks, in ``<title>`` too), with a link back to it; its edit button edits the example file.
+- The language switcher and ``rel=alternate`` of a view go to the same view in the other
+  languages (:func:`alternates`): static-i18n sets them from the alternates of a page's file,
+  which a view's file has not (they kept the links of the page rendered before it).
 - mkdocs-jupyter inlines JupyterLab's stylesheets, about 590 KB, into every page: :func:`slim`
   drops them and links one small stylesheet of ours (the package asset ``notebook_views.css``).
 - Views are kept out of search (``search: exclude``, which Material's search honours): the
@@ -48,6 +54,9 @@ URL = "notebooks"  # views are at <lang>/notebooks/<example path without .py>/
 CSS = "assets/notebook-views.css"
 ASSET = Path(__file__).parent.parent / "assets" / "notebook_views.css"
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(?<!\w)(\*\*|__|\*|_)(?=\S)|(?<=\S)(\*\*|__|\*|_)(?!\w)")
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,7 @@ def add(
     added: dict[str, Example] = {}  # src_uri of a view's notebook: its example
     for example, result, recorded in built:
         name = f"{prefix}{URL}/{example.path.removesuffix('.py')}.ipynb"
-        _write(root / FOLDER / name, notebooks.dumps(notebooks.notebook(example, result, recorded)))
+        _write(root / FOLDER / name, notebooks.dumps(notebooks.notebook(example, result, recorded, lang=lang)))
         added[name] = example
     notebook_files = [File(name, str(root / FOLDER), config.site_dir, config.use_directory_urls) for name in added]
     views: dict[str, View] = {}
@@ -115,6 +124,7 @@ def add(
         files.append(file)
         example = added[file.src_uri]
         page, title = embedding.get(example.path, (None, example.display))
+        title = plain(title)
         views[file.src_uri] = View(
             example=example.path,
             url=file.url,
@@ -137,6 +147,33 @@ def _embedding(files: Files, pages: Mapping[str, tuple[str, list[str]]]) -> dict
             for example in examples:
                 found.setdefault(example, (file.url, title))
     return found
+
+
+def plain(title: str) -> str:
+    """A page's title, written in Markdown, as the text a reader sees: `` `torch.cat` `` is torch.cat,
+    ``[text](url)`` is text, ``**bold**`` is bold (the inline Markdown a heading holds)."""
+    title = _CODE_SPAN.sub(lambda m: m[2].strip(), title)
+    title = _LINK.sub(r"\1", title)
+    return _EMPHASIS.sub("", title).strip()
+
+
+def alternates(config: MkDocsConfig, view: View) -> None:
+    """The language switcher and ``rel=alternate`` of a view's page: the same view in each language.
+
+    Material reads both from ``extra.alternate``, which static-i18n resets for every page of its
+    own (one with alternates), and points at the page's twins: a view's page is not one of its
+    own, so the list is set here, anew (the next page of static-i18n's resets it again).
+    """
+    path = f"{URL}/{view.example.removesuffix('.py')}/"
+    extra = config.extra
+    links = [
+        dict(alternate, link=f"{i18n.prefix(config, alternate['lang'])}{path}") if alternate.get("lang") else alternate
+        for alternate in getattr(extra, "alternate", None) or extra.get("alternate") or []
+    ]
+    # static-i18n sets the attribute (a Config is a dict, whose items are no attributes), which
+    # Jinja's `config.extra.alternate` reads before the item
+    extra.alternate = links  # type: ignore[attr-defined]
+    extra["alternate"] = links
 
 
 def _write(path: Path, content: str) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mkdocs_examples import texts
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import machine
 from mkdocs_examples.results import Result
@@ -33,12 +34,16 @@ PREAMBLE = "import traceback  # cells that raise on purpose print their error, a
 CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"
 
 
-def notebook(example: Example, result: Result | None = None, recorded: Recording | None = None) -> dict[str, Any]:
+def notebook(
+    example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT
+) -> dict[str, Any]:
     """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given.
 
     ``recorded``: a recording of this very source on a GPU; the cells ``result`` skipped
-    (``requires-cuda``) get its outputs, each followed by a note naming the machine.
+    (``requires-cuda``) get its outputs, each followed by a note naming the machine. The notes
+    the engine adds are in language ``lang`` (the example's own Markdown cells are as written).
     """
+    words = texts.text(lang)
     by_line = {cell.lineno: cell for cell in example.cells}
     outputs = {c.cell: c for c in result.cells} if result else {}
     from_gpu = set()
@@ -70,11 +75,11 @@ def notebook(example: Example, result: Result | None = None, recorded: Recording
         )
         if cell.index in from_gpu and recorded:
             notes += 1
-            note = f"*Output recorded on a GPU ({machine(recorded)}); the machine that built the site has none.*"
-            cells.append(_markdown(note, notes))
+            note = words["notebook.recorded"].format(machine=machine(recorded))
+            cells.append(_markdown(f"*{note}*", notes))
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
-            cells.append(_markdown("*This cell needs a CUDA GPU; the machine that built the site has none.*", notes))
+            cells.append(_markdown(f"*{words['notebook.cuda']}*", notes))
     return {
         "cells": cells,
         "metadata": {

@@ -1,0 +1,139 @@
+"""How well the built site's search answers what readers type: tests/search_queries.yml in Chromium.
+
+    .venv/bin/python tools/search_queries.py [SITE]   # SITE: a built site folder, site/ by default
+
+For every query of the list, the search of its language (the home page of `/` or `/zh/`) as a
+reader uses it, and where the expected page comes: first, in the top 3, further down, or not among
+the results shown (a miss: Material shows ten pages, and more as the reader scrolls). Prints each
+query whose page does not come first, and the counts per language. The browser test
+(tests/test_browser.py) drives the search with the same functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import shutil
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from mkdocs_examples import yaml_files
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERIES = ROOT / "tests" / "search_queries.yml"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def queries(path: Path = QUERIES) -> list[tuple[str, str, str, int]]:
+    """The list: (language, query, expected page, how high it must come), in the file's order."""
+    data = yaml_files.load(path)
+    found = []
+    for lang, items in data.items():
+        for item in items:
+            if set(item) - {"query", "page", "top"} or not {"query", "page"} <= set(item):
+                raise ValueError(f"{path}: {item!r} of {lang}: give `query`, `page` and optionally `top`")
+            found.append((lang, str(item["query"]), str(item["page"]), int(item.get("top", 1))))
+    return found
+
+
+def home(lang: str) -> str:
+    """The path of a language's home page; English is the site's default."""
+    return "" if lang == "en" else f"{lang}/"
+
+
+def result_pages(page: Any) -> list[str]:
+    """The pages of the search results shown, best first, once the worker has answered (a page once,
+    though its best sections are links of their own)."""
+    page.wait_for_function(
+        "() => /\\d|No matching|没有找到/.test(document.querySelector('.md-search-result__meta').textContent)",
+        timeout=10_000,
+    )
+    links = page.locator(".md-search-result__item > a")
+    found = [urlsplit(urljoin(page.url, links.nth(i).get_attribute("href"))).path for i in range(links.count())]
+    return list(dict.fromkeys(found))
+
+
+def search(page: Any, base_url: str, path: str, query: str) -> list[str]:
+    """Open ``path``, type ``query`` into the search box: the result pages, best first."""
+    page.goto(f"{base_url}/{path}")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    return ask(page, query)
+
+
+def ask(page: Any, query: str) -> list[str]:
+    """Type ``query`` into the search box that is open on ``page``, in place of what it held: the
+    result pages, best first (a second query needs no new page)."""
+    page.evaluate("() => { const meta = document.querySelector('.md-search-result__meta'); meta.textContent = '' }")
+    box = page.locator(".md-search__input")
+    box.fill(query)
+    box.press("End")  # Material searches on key events, which fill() alone does not send
+    return result_pages(page)
+
+
+def rank(pages: list[str], lang: str, expected: str) -> int:
+    """Where the page ``expected`` (its path under docs/<lang>/) comes in ``pages``, from 1; 0: not there."""
+    url = f"/{home(lang)}{expected}/"
+    return pages.index(url) + 1 if url in pages else 0
+
+
+@contextmanager
+def served(site: Path) -> Iterator[str]:
+    """``site`` served on a free local port: its base URL."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
+    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--queries", type=Path, default=QUERIES, help="another list, in the same form")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    counts: dict[str, dict[str, int]] = {}
+    with served(args.site) as base_url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        opened = ""
+        for lang, query, expected, _ in queries(args.queries):
+            if opened != lang:  # the search of the language's home page, open for all its queries
+                pages, opened = search(page, base_url, home(lang), query), lang
+            else:
+                pages = ask(page, query)
+            found = rank(pages, lang, expected)
+            tally = counts.setdefault(lang, {"queries": 0, "first": 0, "top 3": 0, "miss": 0})
+            tally["queries"] += 1
+            tally["first"] += found == 1
+            tally["top 3"] += 0 < found <= 3
+            tally["miss"] += found == 0
+            if found != 1:
+                shown = " ".join(p.removeprefix(f"/{home(lang)}") for p in pages[:3])
+                print(f"{lang} {query!r}: {expected} {f'#{found}' if found else 'missing'} (first: {shown})")
+        browser.close()
+    for lang, tally in counts.items():
+        print(f"{lang}: " + ", ".join(f"{name} {number}" for name, number in tally.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
