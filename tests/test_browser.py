@@ -8,6 +8,7 @@ import os
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
@@ -216,3 +217,84 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
     print(f"{path}: page {raw[f'/{path}']} + index {raw[index]} bytes, {weight} sent gzipped; every response: "
           f"{view} sent viewing the page, {sum(sent.values())} once searched")  # fmt: skip
     assert weight <= BUDGET, sorted(sent.items(), key=lambda item: -item[1])[:5]
+
+
+# -- accessibility: axe-core on pages of both languages, light and dark; keyboard focus -----------
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"  # README.md there: version, licence
+AXE_PAGES = [  # the home page, a page of each kind: code and outputs, tab sets, tracebacks, tables, links
+    "",
+    "tensors/cat-and-stack/",
+    "autograd/detach-and-data/",
+    "devices/gpu-memory/",
+    "errors/training/",
+    "losses/kl-div/",
+    "glossary/",
+]
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return AXE.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["", "zh/"])
+@pytest.mark.parametrize("path", AXE_PAGES)
+def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_source, path, lang, scheme):
+    """WCAG 2 A and AA and axe's best practices, as a reader with `prefers-color-scheme` light or dark sees them."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{lang}{path}")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "critical" || v.impact === "serious")
+                .map(v => ({rule: v.id, impact: v.impact, nodes: v.nodes.length,
+                            first: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary)}))"""
+        )
+    finally:
+        page.close()
+    assert violations == [], violations
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_the_first_tab_onto_a_tab_set_shows_a_focus_ring(page, base_url, lang):
+    page.goto(f"{base_url}/{lang}autograd/detach-and-data/")
+    tab_set = page.locator(".tabbed-set").first
+    # Chromium starts sequential focus navigation where the reader clicked: the block before the set
+    tab_set.locator("xpath=preceding-sibling::*[1]").click()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.tabbed-set > input')")
+    labels = tab_set.locator(".tabbed-labels")
+    ring = labels.evaluate("e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineWidth] }")
+    assert ring[0] != "none" and ring[1] != "0px", ring
+
+
+# -- requests: a reader's browser asks the site's own host and nothing else ------------------------
+
+
+def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
+    """A fresh session (no cache, no storage), through pages, search and a notebook view."""
+    site, elsewhere = urlsplit(base_url).netloc, []
+
+    def keep_or_refuse(route) -> None:
+        if urlsplit(route.request.url).netloc == site:
+            route.continue_()
+        else:  # logged and refused, so that the test never depends on the network
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    context = browser.new_context()
+    try:
+        context.route("**/*", keep_or_refuse)
+        page = context.new_page()
+        for path in ["", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/"]:
+            page.goto(f"{base_url}/{path}")
+            page.wait_for_load_state("networkidle")
+        _search(page, base_url, "zh/", "显存")
+        page.wait_for_load_state("networkidle")
+    finally:
+        context.close()
+    assert elsewhere == []
