@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gzip
 import os
+import re
 import shutil
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -298,3 +299,34 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     finally:
         context.close()
     assert elsewhere == []
+
+
+# -- reading: what a reader looks for stands out ------------------------------------------------
+
+
+@pytest.mark.parametrize(("lang", "current", "other"), [("", "English", "中文"), ("zh/", "中文", "English")])
+def test_the_language_switcher_marks_the_readers_language(page, base_url, lang, current, other):
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
+    page.locator(".md-header__option .md-select").hover()
+    marked = page.locator(".md-select__link[aria-current]")
+    assert marked.count() == 1 and marked.inner_text().strip().endswith(current)
+    weight = marked.evaluate("e => getComputedStyle(e).fontWeight")
+    unmarked = page.get_by_role("link", name=other).evaluate("e => getComputedStyle(e).fontWeight")
+    assert int(weight) >= 700 > int(unmarked)  # told apart by more than colour
+
+
+@pytest.mark.parametrize(("lang", "label"), [("", "Last update: "), ("zh/", "最后更新：")])
+def test_the_last_updated_date_is_labelled_in_words(page, base_url, lang, label):
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
+    fact = page.locator(".md-source-file__fact").first
+    assert re.fullmatch(rf"{label}\d{{4}}-\d{{2}}-\d{{2}}", fact.inner_text().strip())
+
+
+def test_the_exception_line_of_a_traceback_stands_out(page, base_url):
+    page.goto(f"{base_url}/errors/training/")
+    traceback = page.locator(".language-pytb").first
+    style = "e => { const s = getComputedStyle(e); return [s.color, s.fontWeight] }"
+    exception = traceback.locator(".gr").first.evaluate(style)
+    message = traceback.locator(".gr + .n").first.evaluate(style)
+    frame = traceback.locator(".gt").first.evaluate(style)  # "Traceback (most recent call last):"
+    assert exception == message and exception[0] != frame[0] and int(exception[1]) >= 700 > int(frame[1])

@@ -14,6 +14,17 @@ MATERIAL = Path(material.__file__).parent / "templates" / "partials"
 CHANGES = {  # partial: (Material's text, ours)
     # no `data-md-component="source"`: no stars and forks fetched from api.github.com
     "source.html": (' class="md-source" data-md-component="source">', ' class="md-source">'),
+    # the reader's language marked in the switcher
+    "alternate.html": (
+        'class="md-select__link">',
+        'class="md-select__link"{% if alt.lang == config.theme.language %} aria-current="true"{% endif %}>',
+    ),
+    # the last-updated date labelled in words
+    "source-file.html": (
+        'clock-edit-outline.svg" %}\n    </span>\n    {{ date }}',
+        "clock-edit-outline.svg\" %}\n    </span>\n    {{ lang.t('source.file.date.updated') }}"
+        '{{ "：" if config.theme.language == "zh" else ": " }}{{ date }}',
+    ),
     # the search dialog has a name (axe: aria-dialog-name)
     "search.html": ('role="dialog">', 'role="dialog" aria-label="{{ lang.t(\'search\') }}">'),
 }
