@@ -27,8 +27,6 @@ WIDER = {
     "devices/device_basics.py": 1,
     "devices/gpu_memory.py": 6,
     "devices/visible_devices.py": 10,
-    "errors/autograd.py": 6,
-    "errors/conversion.py": 1,
     "errors/cuda.py": 17,
     "errors/shapes.py": 13,
     "errors/training.py": 19,
