@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
@@ -44,6 +45,20 @@ ABSENT = {"torch.zero_grad", "torch.nn.pdist"}
 SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torch.Tensor."), ("torch.", "torch."))
 # Modules whose reference is one page with an anchor per name, not a page per name
 ONE_PAGE = {"torch.utils.data": "data.html", "torch.nn.init": "nn.init.html"}
+# Names whose reference is not generated/<name>.html, as PyTorch's docs/source lays them out:
+# `.. class:: Tensor()` in tensors.rst; `.. class:: dtype` and `.. class:: device` in
+# tensor_attributes.rst; `.. autoclass:: torch.Size` in size.rst; nn.rst's autosummary lists
+# Parameter as `~parameter.Parameter`, so its page is named after torch.nn.parameter
+ELSEWHERE = {
+    "torch.Tensor": "tensors.html#torch.Tensor",
+    "torch.dtype": "tensor_attributes.html#torch.dtype",
+    "torch.device": "tensor_attributes.html#torch.device",
+    "torch.Size": "size.html#torch.Size",
+    "torch.nn.Parameter": "generated/torch.nn.parameter.Parameter.html",
+}
+# The legacy tensor types (torch.FloatTensor, torch.cuda.LongTensor...) have no entry of their own:
+# tensors.rst names them in its table of data types, without a target; their methods are Tensor's
+LEGACY_TYPE = re.compile(r"torch\.(?:cuda\.)?(?:Float|Double|Half|BFloat16|Byte|Char|Short|Int|Long|Bool)Tensor")
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
 
@@ -206,15 +221,19 @@ class _Names:
 
     Resolving a name imports torch (more than a second); a build whose pages name nothing new
     (every warm build) reads the answers of an earlier one instead. They are only kept for the
-    exact torch that gave them, so a new torch resolves every name afresh.
+    exact torch that gave them and the rules of this file that made them (its hash), so a new
+    torch, or a changed rule, resolves every name afresh.
     """
+
+    RULES = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
     def __init__(self, file: Path) -> None:
         self.file, self.torch = file, metadata.version("torch")
         self.known: dict[str, str | None] = {}
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
-            if data.get("torch") == self.torch and isinstance(data.get("names"), dict):
+            fresh = data.get("torch") == self.torch and data.get("rules") == self.RULES
+            if fresh and isinstance(data.get("names"), dict):
                 self.known = {k: v for k, v in data["names"].items() if isinstance(v, str) or v is None}
         except (OSError, ValueError, AttributeError):
             pass  # no file yet, or not one of ours: resolve again
@@ -230,7 +249,7 @@ class _Names:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            data = json.dumps({"torch": self.torch, "names": self.known}, indent=1, sort_keys=True)
+            data = json.dumps({"torch": self.torch, "rules": self.RULES, "names": self.known}, indent=1, sort_keys=True)
             temporary = self.file.with_suffix(f".{os.getpid()}.tmp")
             temporary.write_text(data, encoding="utf-8")
             os.replace(temporary, self.file)
@@ -249,8 +268,15 @@ def reference(name: str) -> str | None:
         return ""
     if inspect.ismodule(found) or not (callable(found) or inspect.isclass(found)):
         return None  # modules, dtypes and other values: no page of their own
+    if full in ELSEWHERE:
+        return REFERENCE + ELSEWHERE[full]
+    if legacy := LEGACY_TYPE.match(full):
+        rest = full[legacy.end() :]
+        return f"{REFERENCE}generated/torch.Tensor{rest}.html" if rest else f"{REFERENCE}tensors.html"
     for module, page in ONE_PAGE.items():
         if full.startswith(module + "."):
+            if module == "torch.nn.init" and not full.endswith("_") and full != "torch.nn.init.calculate_gain":
+                return None  # nn.init.rst documents the in-place functions only, not their deprecated aliases
             return f"{REFERENCE}{page}#{full}"
     return f"{REFERENCE}generated/{full}.html"
 

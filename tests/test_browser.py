@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gzip
 import os
+import re
 import shutil
 import sys
 import threading
@@ -251,3 +252,115 @@ def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(pag
     pages = search_queries.ask(page, "张量拼接")
     assert pages[0] == "/zh/tensors/cat-and-stack/", pages
     assert indexes == ["/zh/search/search_index.json"]
+
+
+# -- accessibility: axe-core on pages of both languages, light and dark; keyboard focus -----------
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"  # README.md there: version, licence
+AXE_PAGES = [  # the home page, a page of each kind: code and outputs, tab sets, tracebacks, tables, links
+    "",
+    "tensors/cat-and-stack/",
+    "autograd/detach-and-data/",
+    "devices/gpu-memory/",
+    "errors/training/",
+    "losses/kl-div/",
+    "glossary/",
+]
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return AXE.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["", "zh/"])
+@pytest.mark.parametrize("path", AXE_PAGES)
+def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_source, path, lang, scheme):
+    """WCAG 2 A and AA and axe's best practices, as a reader with `prefers-color-scheme` light or dark sees them."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{lang}{path}")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "critical" || v.impact === "serious")
+                .map(v => ({rule: v.id, impact: v.impact, nodes: v.nodes.length,
+                            first: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary)}))"""
+        )
+    finally:
+        page.close()
+    assert violations == [], violations
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_the_first_tab_onto_a_tab_set_shows_a_focus_ring(page, base_url, lang):
+    page.goto(f"{base_url}/{lang}autograd/detach-and-data/")
+    tab_set = page.locator(".tabbed-set").first
+    # Chromium starts sequential focus navigation where the reader clicked: the block before the set
+    tab_set.locator("xpath=preceding-sibling::*[1]").click()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.tabbed-set > input')")
+    labels = tab_set.locator(".tabbed-labels")
+    ring = labels.evaluate("e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineWidth] }")
+    assert ring[0] != "none" and ring[1] != "0px", ring
+
+
+# -- requests: a reader's browser asks the site's own host and nothing else ------------------------
+
+
+def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
+    """A fresh session (no cache, no storage), through pages, search and a notebook view."""
+    site, elsewhere = urlsplit(base_url).netloc, []
+
+    def keep_or_refuse(route) -> None:
+        if urlsplit(route.request.url).netloc == site:
+            route.continue_()
+        else:  # logged and refused, so that the test never depends on the network
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    context = browser.new_context()
+    try:
+        context.route("**/*", keep_or_refuse)
+        page = context.new_page()
+        for path in ["", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/"]:
+            page.goto(f"{base_url}/{path}")
+            page.wait_for_load_state("networkidle")
+        _search(page, base_url, "zh/", "显存")
+        page.wait_for_load_state("networkidle")
+    finally:
+        context.close()
+    assert elsewhere == []
+
+
+# -- reading: what a reader looks for stands out ------------------------------------------------
+
+
+@pytest.mark.parametrize(("lang", "current", "other"), [("", "English", "中文"), ("zh/", "中文", "English")])
+def test_the_language_switcher_marks_the_readers_language(page, base_url, lang, current, other):
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
+    page.locator(".md-header__option .md-select").hover()
+    marked = page.locator(".md-select__link[aria-current]")
+    assert marked.count() == 1 and marked.inner_text().strip().endswith(current)
+    weight = marked.evaluate("e => getComputedStyle(e).fontWeight")
+    unmarked = page.get_by_role("link", name=other).evaluate("e => getComputedStyle(e).fontWeight")
+    assert int(weight) >= 700 > int(unmarked)  # told apart by more than colour
+
+
+@pytest.mark.parametrize(("lang", "label"), [("", "Last update: "), ("zh/", "最后更新：")])
+def test_the_last_updated_date_is_labelled_in_words(page, base_url, lang, label):
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
+    fact = page.locator(".md-source-file__fact").first
+    assert re.fullmatch(rf"{label}\d{{4}}-\d{{2}}-\d{{2}}", fact.inner_text().strip())
+
+
+def test_the_exception_line_of_a_traceback_stands_out(page, base_url):
+    page.goto(f"{base_url}/errors/training/")
+    traceback = page.locator(".language-pytb").first
+    style = "e => { const s = getComputedStyle(e); return [s.color, s.fontWeight] }"
+    exception = traceback.locator(".gr").first.evaluate(style)
+    message = traceback.locator(".gr + .n").first.evaluate(style)
+    frame = traceback.locator(".gt").first.evaluate(style)  # "Traceback (most recent call last):"
+    assert exception == message and exception[0] != frame[0] and int(exception[1]) >= 700 > int(frame[1])

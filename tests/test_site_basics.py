@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 from pathlib import Path
@@ -50,12 +51,14 @@ def test_api_names_link_to_the_reference_of_names_that_exist(real_site):
     import importlib
 
     site, _ = real_site
-    links = set()
+    hook, links = pages_hook(), set()
     for page in pages(site):
-        links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"', page.read_text()))
+        links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"[^>]*><code>([^<]+)</code>', page.read_text()))
     assert len(links) > 50
-    for url in links:
-        name = url.rsplit("/", 1)[1].removesuffix(".html").split("#")[-1]
+    for url, shown in links:
+        # the name the link shows, in full (`nn.Parameter`: torch.nn.Parameter), not as its URL spells it
+        shown = shown.removesuffix("()")
+        name = next(long + shown[len(short) :] for short, long in hook.SHORT if shown.startswith(short))
         parts = name.split(".")
         value = importlib.import_module(parts[0])
         for i, part in enumerate(parts[1:], start=1):
@@ -78,6 +81,36 @@ def test_api_names_resolve_to_their_reference_page():
     assert hook.reference("torch.float32") is None and hook.reference("torch.nn") is None
     assert hook.reference("torch.zero_grad") is None  # shown on purpose as a mistake (ABSENT)
     assert hook.reference("torch.no_such_function") == ""
+
+
+def test_api_names_documented_elsewhere_link_where_pytorch_documents_them():
+    """Issue 19: these pointed to generated/<name>.html pages that PyTorch's reference does not have."""
+    hook = pages_hook()
+    expected = {
+        "torch.Tensor": "tensors.html#torch.Tensor",
+        "torch.dtype": "tensor_attributes.html#torch.dtype",
+        "torch.device": "tensor_attributes.html#torch.device",
+        "torch.Size": "size.html#torch.Size",
+        "nn.Parameter": "generated/torch.nn.parameter.Parameter.html",
+        "torch.FloatTensor": "tensors.html",
+        "torch.cuda.FloatTensor": "tensors.html",
+        "torch.FloatTensor.abs_()": "generated/torch.Tensor.abs_.html",
+        "nn.init.xavier_uniform_": "nn.init.html#torch.nn.init.xavier_uniform_",
+        "nn.init.calculate_gain": "nn.init.html#torch.nn.init.calculate_gain",
+    }
+    assert {name: hook.reference(name) for name in expected} == {n: hook.REFERENCE + u for n, u in expected.items()}
+    assert hook.reference("nn.init.xavier_uniform") is None  # a deprecated alias: no anchor on nn.init.html
+
+
+def test_api_names_cached_by_other_rules_are_resolved_again(tmp_path):
+    hook = pages_hook()
+    file = tmp_path / "api-names.json"
+    stale = {"torch": hook.metadata.version("torch"), "rules": "older", "names": {"torch.Tensor": "stale"}}
+    file.write_text(json.dumps(stale))
+    names = hook._Names(file)
+    assert names.reference("torch.Tensor") == hook.REFERENCE + "tensors.html#torch.Tensor"
+    names.save()
+    assert json.loads(file.read_text())["rules"] == hook._Names.RULES
 
 
 @pytest.mark.parametrize("strict", [False, True])

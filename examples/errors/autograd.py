@@ -47,7 +47,8 @@ for step in range(2):
 hidden = torch.zeros(1, 1, 4)
 losses = []
 for step in range(3):
-    hidden = hidden.detach()  # keep the values, cut the graph at the piece's border
+    # keep the values, cut the graph at the piece's border
+    hidden = hidden.detach()
     x = torch.randn(5, 1, 3)
     out, hidden = rnn(x, hidden)
     loss = out.pow(2).mean()
@@ -160,10 +161,12 @@ optimizer_g = torch.optim.SGD(generator.parameters(), lr=0.1)
 optimizer_c = torch.optim.SGD(critic.parameters(), lr=0.1)
 fake = generator(torch.randn(4, 2))
 loss_c = critic(fake).mean()  # the critic's loss on the fake batch
-loss_g = -critic(fake).mean()  # the generator's loss: the graph goes through the critic
+# the generator's loss: the graph goes through the critic
+loss_g = -critic(fake).mean()
 optimizer_c.zero_grad()
 loss_c.backward(retain_graph=True)
-optimizer_c.step()  # changes the critic's weights in place, which loss_g's graph saved
+# changes the critic's weights in place, which loss_g's graph saved
+optimizer_c.step()
 optimizer_g.zero_grad()
 loss_g.backward()
 
@@ -173,7 +176,8 @@ loss_c = critic(fake.detach()).mean()  # no graph into the generator
 optimizer_c.zero_grad()
 loss_c.backward()
 optimizer_c.step()
-loss_g = -critic(fake).mean()  # computed after the critic's step, with its new weights
+# computed after the critic's step, with its new weights
+loss_g = -critic(fake).mean()
 optimizer_g.zero_grad()
 loss_g.backward()
 optimizer_g.step()
@@ -218,11 +222,13 @@ assert torch.equal(layer.weight[:, 0], torch.zeros(2)) and layer.weight.is_leaf
 assert layer.weight.grad_fn is None
 
 # %% non-leaf tags=["raises-exception"]
-weight = torch.randn(3, requires_grad=True).double()  # the conversion makes a non-leaf
+# the conversion makes a non-leaf
+weight = torch.randn(3, requires_grad=True).double()
 torch.optim.SGD([weight], lr=0.1)
 
 # %% non-leaf-fix
-weight = torch.randn(3, dtype=torch.float64, requires_grad=True)  # create it as it should be
+# create it as it should be
+weight = torch.randn(3, dtype=torch.float64, requires_grad=True)
 optimizer = torch.optim.SGD([weight], lr=0.1)
 print(weight.is_leaf)
 

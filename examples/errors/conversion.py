@@ -41,7 +41,8 @@ loss_per_sample = torch.tensor([0.5, 0.25, 0.125])
 float(loss_per_sample)
 
 # %% float-many-fix
-print(float(loss_per_sample.mean()), loss_per_sample.tolist())  # reduce first, or take a list
+# reduce first, or take a list
+print(float(loss_per_sample.mean()), loss_per_sample.tolist())
 
 # %% float-many-fix-checks tags=["remove-cell"]
 assert abs(float(loss_per_sample.mean()) - 0.875 / 3) < 1e-7 and loss_per_sample.tolist() == [0.5, 0.25, 0.125]

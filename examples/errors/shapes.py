@@ -13,7 +13,8 @@ x = torch.randn(4, 3)  # a batch of 4 samples with 3 features each
 model(x)
 
 # %% linear-shapes-fix
-model = nn.Linear(in_features=x.shape[-1], out_features=5)  # in_features = features per sample
+# in_features = features per sample
+model = nn.Linear(in_features=x.shape[-1], out_features=5)
 print(model(x).shape)
 
 # %% linear-shapes-fix-checks tags=["remove-cell"]
@@ -26,7 +27,8 @@ classifier = nn.Linear(28 * 28, 10)
 classifier(images)  # the last dimension is 28, not 784
 
 # %% flatten-images-fix
-print(classifier(images.flatten(start_dim=1)).shape)  # keep the batch dimension, flatten the rest
+# keep the batch dimension, flatten the rest
+print(classifier(images.flatten(start_dim=1)).shape)
 
 # %% flatten-images-fix-checks tags=["remove-cell"]
 assert images.flatten(start_dim=1).shape == (8, 784)
@@ -38,7 +40,8 @@ model = nn.Linear(3, 2)  # parameters: float32
 model(torch.from_numpy(features))
 
 # %% same-dtype-fix
-x = torch.from_numpy(features).float()  # or torch.tensor(features, dtype=torch.float32)
+# or torch.tensor(features, dtype=torch.float32)
+x = torch.from_numpy(features).float()
 print(x.dtype, model(x).dtype)
 
 # %% same-dtype-fix-checks tags=["remove-cell"]
@@ -48,7 +51,8 @@ assert model(x).dtype == torch.float32
 # %% batch-size tags=["raises-exception"]
 logits = torch.randn(4, 2, 10)  # 4 sequences of 2 steps, 10 classes
 target = torch.randint(0, 10, (4, 2))
-F.cross_entropy(logits.reshape(-1, 10), target)  # 8 rows of logits, but a (4, 2) target
+# 8 rows of logits, but a (4, 2) target
+F.cross_entropy(logits.reshape(-1, 10), target)
 
 # %% batch-size-fix
 loss = F.cross_entropy(logits.reshape(-1, 10), target.reshape(-1))  # 8 and 8
@@ -75,7 +79,8 @@ b = torch.ones(3, 4)
 torch.cat([a, b], dim=0)
 
 # %% cat-sizes-fix
-print(torch.cat([a, b.T], dim=0).shape)  # every dimension but the joined one must match
+# every dimension but the joined one must match
+print(torch.cat([a, b.T], dim=0).shape)
 
 # %% cat-sizes-fix-checks tags=["remove-cell"]
 assert torch.cat([a, b.T], dim=0).shape == (6, 3) and torch.cat([a.T, b], dim=1).shape == (3, 6)
@@ -86,7 +91,8 @@ gray = torch.randn(1, 1, 28, 28)  # one image, one channel
 conv(gray)
 
 # %% conv-channels-fix
-conv = nn.Conv2d(in_channels=1, out_channels=16, kernel_size=3)  # or gray.expand(-1, 3, -1, -1)
+# or gray.expand(-1, 3, -1, -1)
+conv = nn.Conv2d(in_channels=1, out_channels=16, kernel_size=3)
 print(conv(gray).shape)
 
 # %% conv-channels-fix-checks tags=["remove-cell"]
@@ -105,12 +111,14 @@ print(conv(image[None, None]).shape)  # (batch, channels, H, W)
 assert conv(image.unsqueeze(0)).shape == (16, 26, 26) and conv(image[None, None]).shape == (1, 16, 26, 26)
 
 # %% kernel-size tags=["raises-exception"]
-features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))  # each: 4 pixels less
+# each: 4 pixels less
+features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))
 small = torch.randn(1, 3, 8, 8)  # 8x8 in, 4x4 after the first layer
 features(small)
 
 # %% kernel-size-fix
-features = nn.Sequential(nn.Conv2d(3, 8, 5, padding=2), nn.Conv2d(8, 8, 5, padding=2))
+features = nn.Sequential(nn.Conv2d(3, 8, 5, padding=2),
+                         nn.Conv2d(8, 8, 5, padding=2))
 print(features(small).shape)  # padding keeps 8x8; or feed larger images
 
 # %% kernel-size-fix-checks tags=["remove-cell"]
@@ -137,7 +145,8 @@ signal = torch.randn(4, 10, 50)  # (batch, channels, time)
 lstm(conv(signal))  # conv gives (batch, 16, 48): features in dimension 1
 
 # %% rnn-input-size-fix
-sequence = conv(signal).transpose(1, 2)  # (batch, time, features) for batch_first=True
+# (batch, time, features) for batch_first=True
+sequence = conv(signal).transpose(1, 2)
 out, (h, c) = lstm(sequence)
 print(sequence.shape, out.shape)
 
@@ -163,8 +172,10 @@ else:
     raise AssertionError("an embedding took uint8 indices")
 
 # %% byte-target tags=["raises-exception"]
-logits = torch.randn(2, 3, 4, 4)  # segmentation: 3 classes for each pixel of 4x4 images
-mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # class masks stored as bytes
+# segmentation: 3 classes for each pixel of 4x4 images
+logits = torch.randn(2, 3, 4, 4)
+# class masks stored as bytes
+mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)
 F.cross_entropy(logits, mask)
 
 # %% byte-target-fix
@@ -179,7 +190,8 @@ x = torch.arange(9)
 x.view(2, 5)
 
 # %% invalid-shape-fix
-print(x.view(3, 3).shape, x.view(-1, 3).shape)  # the sizes must multiply to 9; -1 infers one
+# the sizes must multiply to 9; -1 infers one
+print(x.view(3, 3).shape, x.view(-1, 3).shape)
 
 # %% invalid-shape-fix-checks tags=["remove-cell"]
 assert x.view(3, 3).shape == x.view(-1, 3).shape == (3, 3) and x.numel() == 9
@@ -208,7 +220,8 @@ assert torch.equal(x.sum(dim=1), x.sum(dim=-1)) and x.dim() == 2
 weights = torch.tensor([1, 2, 3], requires_grad=True)  # integers: no gradient
 
 # %% int-grad-fix
-weights = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)  # or dtype=torch.float32
+# or dtype=torch.float32
+weights = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 print(weights.dtype, weights.requires_grad)
 
 # %% int-grad-fix-checks tags=["remove-cell"]

@@ -18,8 +18,11 @@ nn.Linear(2, 1).load_state_dict(torch.load("checkpoint.pt"))
 state = torch.load("checkpoint.pt")
 print(list(state))
 fresh = nn.Linear(2, 1)
-fresh.load_state_dict({key.removeprefix("module."): value for key, value in state.items()})
-torch.save(wrapped.module.state_dict(), "checkpoint.pt")  # better: save the inner model
+fresh.load_state_dict(
+    {key.removeprefix("module."): value for key, value in state.items()}
+)
+# better: save the inner model
+torch.save(wrapped.module.state_dict(), "checkpoint.pt")
 print(list(torch.load("checkpoint.pt")))
 
 # %% module-prefix-fix-checks tags=["remove-cell"]
@@ -31,7 +34,8 @@ compiled = torch.compile(nn.Linear(2, 1), backend="eager")  # compiles nothing u
 assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
 
 # %% state-dict-model tags=["raises-exception"]
-torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")  # a state_dict, not a model
+# a state_dict, not a model
+torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")
 model = torch.load("checkpoint.pt")
 model.eval()
 
@@ -44,12 +48,14 @@ print(model.eval())
 assert type(torch.load("checkpoint.pt")).__name__ == "OrderedDict" and not model.training
 
 # %% size-mismatch tags=["raises-exception"]
-torch.save(nn.Linear(2, 4).state_dict(), "checkpoint.pt")  # trained with 4 outputs
+# trained with 4 outputs
+torch.save(nn.Linear(2, 4).state_dict(), "checkpoint.pt")
 nn.Linear(2, 3).load_state_dict(torch.load("checkpoint.pt"))  # rebuilt with 3
 
 # %% size-mismatch-fix
 state = torch.load("checkpoint.pt")
-print({key: tuple(value.shape) for key, value in state.items()})  # the shapes it was trained with
+# the shapes it was trained with
+print({key: tuple(value.shape) for key, value in state.items()})
 model = nn.Linear(2, state["weight"].shape[0])
 model.load_state_dict(state)
 
@@ -62,14 +68,17 @@ class Config:
         self.hidden = hidden
 
 
-torch.save({"config": Config(hidden=8), "state": model.state_dict()}, "checkpoint.pt")
+torch.save(
+    {"config": Config(hidden=8), "state": model.state_dict()}, "checkpoint.pt"
+)
 torch.load("checkpoint.pt")  # weights_only=True by default since torch 2.6
 
 # %% weights-only-fix
 torch.serialization.add_safe_globals([Config])  # trust this one class
 checkpoint = torch.load("checkpoint.pt")
 print(checkpoint["config"].hidden)
-# torch.load("checkpoint.pt", weights_only=False)  # loads anything: only files you trust
+# loads anything: only files you trust
+# torch.load("checkpoint.pt", weights_only=False)
 
 # %% weights-only-fix-checks tags=["remove-cell"]
 assert isinstance(checkpoint["config"], Config) and torch.load("checkpoint.pt", weights_only=False)["config"].hidden == 8
@@ -83,10 +92,12 @@ from torch.nn.utils.rnn import pad_sequence
 
 
 def pad(batch):
-    return pad_sequence(batch, batch_first=True), torch.tensor([len(s) for s in batch])
+    lengths = torch.tensor([len(s) for s in batch])
+    return pad_sequence(batch, batch_first=True), lengths
 
 
-padded, lengths = next(iter(DataLoader(sentences, batch_size=2, collate_fn=pad)))
+loader = DataLoader(sentences, batch_size=2, collate_fn=pad)
+padded, lengths = next(iter(loader))
 print(padded, lengths)
 
 # %% stack-sizes-fix-checks tags=["remove-cell"]
@@ -105,7 +116,8 @@ def collate_samples(batch):  # a function of the module, not a lambda: see below
     return torch.tensor([sample.value for sample in batch])
 
 
-loader = DataLoader([Sample(1), Sample(2)], batch_size=2, collate_fn=collate_samples)
+loader = DataLoader([Sample(1), Sample(2)], batch_size=2,
+                    collate_fn=collate_samples)
 batch = next(iter(loader))
 print(batch)
 
@@ -115,8 +127,9 @@ assert batch.tolist() == [1, 2]
 # %% pickle-local tags=["raises-exception"]
 def make_loader(samples):
     return DataLoader(samples, batch_size=2, num_workers=2,
-                      collate_fn=lambda batch: torch.tensor([s.value for s in batch]),
-                      multiprocessing_context="spawn")  # forkserver fails the same way
+                      collate_fn=lambda b: torch.tensor([s.value for s in b]),
+                      # forkserver fails the same way
+                      multiprocessing_context="spawn")
 
 
 next(iter(make_loader([Sample(1), Sample(2)])))
@@ -164,7 +177,8 @@ bn = nn.BatchNorm1d(4)
 bn(torch.randn(1, 4))  # training mode, a batch of one sample
 
 # %% batchnorm-one-fix
-loader = DataLoader(torch.randn(9, 4), batch_size=4, drop_last=True)  # 4 + 4, the ninth dropped
+# 4 + 4, the ninth dropped
+loader = DataLoader(torch.randn(9, 4), batch_size=4, drop_last=True)
 print([batch.shape[0] for batch in loader])
 bn.eval()
 print(bn(torch.randn(1, 4)).shape)  # in eval mode one sample is fine
@@ -176,7 +190,8 @@ assert [b.shape[0] for b in loader] == [4, 4]
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.layers = [nn.Linear(2, 2), nn.Linear(2, 1)]  # a plain list: not registered
+        # a plain list: not registered
+        self.layers = [nn.Linear(2, 2), nn.Linear(2, 1)]
 
 
 torch.optim.SGD(Net().parameters(), lr=0.1)
@@ -255,7 +270,7 @@ import mmap
 
 
 class Truncated(torch.utils.data.Dataset):
-    """Reads memory that no file backs, as a worker does when /dev/shm is full"""
+    """Reads memory no file backs, as a worker does when /dev/shm is full"""
 
     def __len__(self):
         return 4
@@ -292,17 +307,21 @@ class Many(torch.utils.data.Dataset):
 
 
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-it = iter(DataLoader(Many(), batch_size=None, num_workers=1))  # the worker starts
-resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))  # this process: at most 64 files
+# the worker starts
+it = iter(DataLoader(Many(), batch_size=None, num_workers=1))
+# this process: at most 64 files
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
 kept = list(it)  # every tensor received keeps a file descriptor open
 
 # %% ancdata-fix
 import torch.multiprocessing
 
-torch.multiprocessing.set_sharing_strategy("file_system")  # by file name, not descriptor
+# by file name, not descriptor
+torch.multiprocessing.set_sharing_strategy("file_system")
 it = iter(DataLoader(Many(), batch_size=None, num_workers=1))
 kept = list(it)
-print(len(kept), "samples of", len(kept[0]), "tensors kept with at most 64 open files")
+print(len(kept), "samples of", len(kept[0]),
+      "tensors kept with at most 64 open files")
 
 # %% ancdata-fix-checks tags=["remove-cell"]
 import gc
