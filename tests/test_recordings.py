@@ -199,7 +199,7 @@ def site(tmp_path) -> Path:
 def configure(site: Path, **options) -> None:
     config = yaml.safe_load((site / "mkdocs.yml").read_text())
     config["plugins"][1]["examples"].update(options)
-    config["markdown_extensions"].append({"pymdownx.tabbed": {"alternate_style": True}})
+    config["markdown_extensions"] += [{"pymdownx.tabbed": {"alternate_style": True}}, "pymdownx.details"]
     (site / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
 
 
@@ -313,7 +313,7 @@ def test_publishing_needs_the_tabbed_extension(site, caplog):
     fixture_site_with_gpu_page(site)
     with pytest.raises((PluginError, Abort)):
         build_site(site)
-    assert "needs the markdown extension pymdownx.tabbed" in caplog.text
+    assert "missing: pymdownx.tabbed, pymdownx.details" in caplog.text
 
 
 def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
@@ -360,3 +360,52 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
     notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
     assert f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*" in notes
+
+
+# --- environments: one folder each, with a manifest ------------------------------------------
+
+CPU_2_14 = {"device": "cpu", "torch": "2.14.1+cu130", "python": "3.11.7"}  # test data
+
+
+def test_a_folder_of_recordings_is_checked_against_its_manifest(tmp_path):
+    from mkdocs_examples.recordings.store import load_published, manifest_of, write_folder, write_manifest
+
+    made = fixture_recording(env=CPU_2_14)
+    folder = tmp_path / "cpu-torch2.14.1-py3.11"
+    write_folder(folder, [made])
+    with pytest.raises(RecordingError, match=r"environment\.json: missing.*merge"):
+        load_published(tmp_path, [folder.name], {})
+    manifest = manifest_of([made])
+    assert manifest == {"schema": 1, "id": "cpu-torch2.14.1-py3.11", **CPU_2_14}
+    write_manifest(folder, {**manifest, "id": "cpu-torch2.13.0-py3.11"})
+    with pytest.raises(RecordingError, match=r"names the environment cpu-torch2\.13\.0-py3\.11, but its folder is"):
+        load_published(tmp_path, [folder.name], {})
+    write_manifest(folder, {**manifest, "extra": "x"})
+    with pytest.raises(RecordingError, match="not a readable manifest"):
+        load_published(tmp_path, [folder.name], {})
+    write_manifest(folder, manifest)
+    assert load_published(tmp_path, [folder.name], {})[folder.name][made.example] == made
+    other = fixture_recording(env={**CPU_2_14, "torch": "2.14.0+cpu"})
+    write_folder(folder, [other])  # a recording of torch 2.14.0 among those of 2.14.1
+    with pytest.raises(RecordingError, match=r"recorded with torch '2\.14\.0\+cpu', but .*environment\.json says"):
+        load_published(tmp_path, [folder.name], {})
+    with pytest.raises(RecordingError, match="come from 2 environments"):
+        manifest_of([made, fixture_recording(env={**CPU_2_14, "python": "3.12.1"})])
+
+
+def test_merge_into_names_the_folder_after_the_recordings_environment(site, capsys):
+    from mkdocs_examples.recordings.store import read_manifest, write_folder
+
+    source = (site / "examples/one.py").read_text()
+    example = Example.from_source("one.py", site / "examples/one.py", source)
+    made = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "x\n"),))
+    write_folder(site / "shard", [made])
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["merge", str(site / "shard"), "--device", "cpu", "--out", str(site / "rec/wrong"),
+                 "--allow-missing", *config]) == 1  # fmt: skip
+    assert "they go into a folder of that name, not wrong" in capsys.readouterr().err
+    assert main(["merge", str(site / "shard"), "--device", "cpu", "--into", str(site / "rec"),
+                 "--allow-missing", *config]) == 0  # fmt: skip
+    folder = site / "rec/cpu-torch2.14.1-py3.11"
+    assert read_manifest(folder)["torch"] == "2.14.1+cu130"
+    assert read_folder(folder)["one.py"].cells == made.cells
