@@ -103,6 +103,9 @@ def test_the_noise_list():
     assert normalise("<object at 0x7f3a2c1d9e80>") == "<object at 0x<address>>"
     assert normalise("saved to /tmp/tmpab12cd/model.pt") == "saved to <tmp>"
     assert normalise("examples/x.py:12: UserWarning") == "<file>:<line>: UserWarning"
+    assert normalise("(Triggered internally at /__w/pytorch/aten/TensorBody.h:488.)") == (
+        "(Triggered internally at <file>:<line>.)"
+    )
     assert normalise("tensor([4096, 12])") == "tensor([4096, 12])"  # numbers stay
 
 

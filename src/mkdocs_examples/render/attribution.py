@@ -4,9 +4,10 @@ A cell may have been run in several environments: this build (its torch, device,
 each published folder of recordings. Their outputs are compared only after the machine's noise
 is taken out (:func:`normalise`, the list :data:`NOISE`):
 
-- a warning's ``file:line`` (``/…/torch/nn/modules/loss.py:610: UserWarning``) and a traceback's
-  ``File "…", line N``: the path and line of PyTorch's own source move between releases and
-  installations;
+- a warning's ``file:line`` (``/…/torch/nn/modules/loss.py:610: UserWarning``, and the C++
+  source a warning names, ``Triggered internally at /…/python_variable_methods.cpp:820``) and a
+  traceback's ``File "…", line N``: the path and line of PyTorch's own source move between
+  releases and installations;
 - memory addresses, ``0x7f3a…``;
 - temporary paths, ``/tmp/…``.
 
@@ -32,7 +33,8 @@ from mkdocs_examples.results import CellResult
 
 # (pattern, replacement): what differs between two runs of the same code without meaning anything
 NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"""[^\s"'()<>]*\.py:\d+:"""), "<file>:<line>:"),  # a warning's file:line
+    # a warning's file:line, of Python or of PyTorch's C++ ("Triggered internally at /…/x.cpp:820")
+    (re.compile(r"""[^\s"'()<>]*\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp):\d+\b"""), "<file>:<line>"),
     (re.compile(r'File "[^"\n]*", line \d+'), 'File "<file>", line <line>'),  # a traceback's frame
     (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x<address>"),  # a memory address
     (re.compile(r"""(?:/tmp|/var/tmp|/private/var/folders|/var/folders)/[^\s"':,)]*"""), "<tmp>"),  # temporary paths
