@@ -132,7 +132,7 @@ def test_a_check_that_fails_only_on_older_releases_holds_since():
     failed = Failed(cell=2, line=5, kind="exception", message="AssertionError")
     recorded = {"d/x.py": [recording(CPU_2_11, "a\n", failed), recording(CPU_2_14, "a\n")]}
     line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh"))
-    assert "2.11.0、" not in line and "本页示例已在 torch 2.11.0, 2.13.0 和 2.14.1 上检验。" in line
+    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。examples/d/x.py" in line
     assert "自 torch 2.13.0 起成立" in line
 
 
@@ -141,3 +141,43 @@ def test_views_attribute_directly():
     b = View(GPU_2_11, CellResult(1, "y\n"), "recorded")
     shown = attribute([a, b])
     assert shown.tabs == [a] and shown.notes == [[b]]
+
+
+# --- the page "What changed between torch releases" ------------------------------------------
+
+CHANGES_SOURCE = """\
+import torch
+# %% same
+print("same")
+# %% noisy
+print("/x/loss.py:1: UserWarning: w")
+# %% moved
+print("old")
+# %% hidden tags=["remove-cell"]
+assert True
+# %% quiet tags=["remove-output"]
+print("not shown")
+"""
+
+
+def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    mine = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/a/loss.py:1: UserWarning: w\n"),
+            CellResult(3, "old\n"), CellResult(4), CellResult(5, "not shown\n"))  # fmt: skip
+    ours = Result(env=BUILD_ENV, cells=mine)
+    cells = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/b/loss.py:9: UserWarning: w\n"),
+             CellResult(3, "new\n"), CellResult(4), CellResult(5, "changed but not shown\n"))  # fmt: skip
+    failed = Failed(cell=4, line=9, kind="exception", message="AssertionError")
+    theirs = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
+    block = Block(start=2, end=3, indent="", path="d/c.py")
+    found = changes.collect({"a/page.md": ("A page", [block])}, {"d/c.py": example}, {"d/c.py": ours},
+                            {"d/c.py": [theirs]})  # fmt: skip
+    assert [c.env["torch"] for c in found] == ["2.14.1+cu130"]
+    assert found[0].cells == [("a/page.md", "A page", "ex-d-c-moved", "d/c.py", "moved")]
+    assert found[0].checks == [("a/page.md", "d/c.py", 9, "AssertionError")]
+    text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
+    assert "## torch 2.14.1" in text and "[A page](a/page.md#ex-d-c-moved): `examples/d/c.py`, cell `moved`" in text
+    assert "A check of examples/d/c.py (line 9: AssertionError) does not hold here." in text

@@ -32,7 +32,7 @@ from mkdocs_examples import i18n
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.execute.pool import PoolError
-from mkdocs_examples.publish import error_index, notebook_views, notebooks
+from mkdocs_examples.publish import changes, error_index, notebook_views, notebooks
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
@@ -195,6 +195,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         lang = i18n.page_language(page, config)
         if self._engine:
             markdown = error_index.replace_marker(markdown, lambda: self._error_index(page, lang))
+            markdown = error_index.replace_marker(markdown, lambda: self._changes(page, lang), changes.MARKER)
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
@@ -295,6 +296,18 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         results = {path: [o.result, *self._recorded_results(o.example)] for path, o in self._outcomes.items()}
         here = page.file.src_uri.removeprefix(scope)
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
+
+    def _changes(self, page: Page, lang: str) -> str:
+        """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
+        first = page.file.src_uri.split("/", 1)[0]
+        scope = f"{first}/" if first == lang else ""
+        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
+        built = {path: o.result for path, o in self._outcomes.items() if o.failure is None}
+        recorded = {path: self._recordings.checked(e) for path, e in examples.items()} if self._recordings else {}
+        env = next((r.env for r in built.values() if "torch" in r.env), {})
+        found = changes.collect(pages, examples, built, recorded)
+        return changes.render(found, env, page.file.src_uri.removeprefix(scope), self.config.folder, lang)
 
     def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
         assert self._engine

@@ -32,12 +32,12 @@ from mkdocs_examples.texts import text as texts
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 
 
-def replace_marker(markdown: str, render: Callable[[], str]) -> str:
-    """``markdown`` with each marker block outside fenced code replaced by ``render()``."""
-    if not MARKER.search(markdown):
+def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[str] = MARKER) -> str:
+    """``markdown`` with each ``marker`` block (two lines) outside fenced code replaced by ``render()``."""
+    if not marker.search(markdown):
         return markdown
     fenced = fenced_lines(markdown)
-    starts = {markdown.count("\n", 0, m.start()) for m in MARKER.finditer(markdown)} - fenced
+    starts = {markdown.count("\n", 0, m.start()) for m in marker.finditer(markdown)} - fenced
     lines = markdown.splitlines()
     for start in sorted(starts, reverse=True):
         lines[start : start + 2] = [render()]

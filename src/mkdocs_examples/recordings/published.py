@@ -49,8 +49,9 @@ class PublishedRecordings:
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
         if old := store.stale(self.found, examples):
-            listed = ", ".join(f"{r.example} (recorded on {r.device} {r.date})" for r in old)
-            note(f"{len(old)} recording(s) out of date, not shown until the GPU job records them again: {listed}")
+            listed = ", ".join(f"{r.example} (recorded on {r.device}, torch {r.env.get('torch', '?')}, {r.date})"
+                               for r in old)  # fmt: skip
+            note(f"{len(old)} recording(s) out of date, not shown until they are recorded again: {listed}")
 
     def clear(self) -> None:
         self.found, self.site = {}, {}

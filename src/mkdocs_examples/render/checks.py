@@ -44,9 +44,9 @@ def render_checks(
             if version_key(newest_bad) < version_key(oldest_ok):
                 lines.append(text["since"].format(release=oldest_ok, **values))
             else:
-                lines.append(text["fails"].format(releases=", ".join(bad), **values))
+                lines.append(text["fails"].format(releases=text["sep"].join(bad), **values))
     everywhere = set.intersection(*passed) if passed else {here}
     releases = sorted(everywhere, key=version_key)
-    joined = releases[0] if len(releases) == 1 else f"{', '.join(releases[:-1])} {text['and']} {releases[-1]}"
-    body = " ".join(inline(line) for line in [text["checked"].format(releases=joined), *lines])
+    joined = releases[0] if len(releases) == 1 else f"{text['sep'].join(releases[:-1])} {text['and']} {releases[-1]}"
+    body = text["gap"].join(inline(line) for line in [text["checked"].format(releases=joined), *lines])
     return f'\n\n<p class="mx-checked" data-search-exclude><small>{body}</small></p>\n'
