@@ -409,3 +409,28 @@ def test_merge_into_names_the_folder_after_the_recordings_environment(site, caps
     folder = site / "rec/cpu-torch2.14.1-py3.11"
     assert read_manifest(folder)["torch"] == "2.14.1+cu130"
     assert read_folder(folder)["one.py"].cells == made.cells
+
+
+def test_record_keeps_a_failed_check_only_when_asked(site, capsys):
+    from mkdocs_examples.recordings.store import MANIFEST
+
+    (site / "examples/three.py").write_text(
+        '# %% shown\nprint("shown")\n\n# %% check tags=["remove-cell"]\nassert 1 == 2, "does not hold here"\n'
+    )
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["record", str(site / "examples/three.py"), "--out", str(site / "plain"), *config]) == 1
+    assert not (site / "plain/three.json").exists()  # a failed run is no recording, unless asked for
+    assert main(["record", str(site / "examples/three.py"), "--keep-failed", "--out", str(site / "kept"), *config]) == 0
+    assert "kept, its check fails here: three.py (exception in cell 1)" in capsys.readouterr().out
+    made = read(site / "kept/three.json", site / "kept")
+    assert made.failed is not None and (made.failed.cell, made.failed.line) == (1, 5)
+    assert made.failed.message == "AssertionError: does not hold here"
+    assert made.cells[0].output == "shown\n"
+    assert json.loads((site / "kept" / MANIFEST).read_text())["id"] == made.env["device"] + "-torch" + \
+        made.env["torch"].split("+")[0] + "-py3.11"  # fmt: skip
+
+
+def test_a_machine_records_only_into_the_folder_of_its_own_environment(site, capsys):
+    out = site / "recordings/cpu-torch9.9.9-py3.11"
+    assert main(["record", "--out", str(out), "-f", str(site / "mkdocs.yml")]) == 2
+    assert "this machine records the environment cpu-torch" in capsys.readouterr().err and not out.exists()
