@@ -434,3 +434,17 @@ def test_a_machine_records_only_into_the_folder_of_its_own_environment(site, cap
     out = site / "recordings/cpu-torch9.9.9-py3.11"
     assert main(["record", "--out", str(out), "-f", str(site / "mkdocs.yml")]) == 2
     assert "this machine records the environment cpu-torch" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_shard_records_the_same_examples_on_the_cpu_as_on_the_gpu(site):
+    from mkdocs_examples.recordings.store import manifest_of, write_folder
+
+    def made(path: str, env: dict, seconds: float) -> Recording:
+        return Recording(path, "0" * 64, "2026-11-22T10:00:00Z", env, seconds, (CellResult(0),))
+
+    write_folder(site / "recordings/cuda", [made("one.py", FAKE_GPU, 10), made("two.py", FAKE_GPU, 1)])
+    cpu = [made("one.py", CPU_2_14, 1), made("two.py", CPU_2_14, 10)]  # the other way round on a CPU
+    write_folder(site / "recordings/cpu-torch2.14.1-py3.11", cpu, manifest=manifest_of(cpu))
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["record", "--device", "cpu", "--shard", "1/2", "--out", str(site / "s1"), *config]) == 0
+    assert sorted(read_folder(site / "s1")) == ["one.py"]  # the longest on the GPU: shard 1's, on both devices

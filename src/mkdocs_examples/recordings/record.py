@@ -102,14 +102,16 @@ def _record(
     *, device: str | None = None, keep_failed: bool = False,
 ) -> int:  # fmt: skip
     chosen = find_examples(site.examples_dir, paths)
+    if shard:
+        # planned as the `shards` command plans the workflow's jobs, whichever device this run records on,
+        # so that a job records the same examples on its GPU and on its CPU
+        planned = "cuda" if site.config.device == "auto" else site.config.device
+        chosen = shards.select(shard, chosen, durations(site, planned), dict(site.config.record.pins))
     if device == "cpu":
         # the CPU of a GPU machine: its examples see no GPU, as on a machine without one
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
     if device:
         site.config.device = device
-    if shard:
-        planned = "cuda" if site.config.device == "auto" else site.config.device
-        chosen = shards.select(shard, chosen, durations(site, planned), dict(site.config.record.pins))
     engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
     device = engine.options.device
     if out.name in DEVICES and out.name != device:
