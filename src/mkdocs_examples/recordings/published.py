@@ -58,7 +58,7 @@ class PublishedRecordings:
 
     def of(self, path: str) -> tuple[Published, ...]:
         """Each published environment's recording of example ``path`` (None where it has none)."""
-        return tuple(Published(env_id_device(found, path, name), found.get(path), self.site)
+        return tuple(Published(_device_of(found, path, name), found.get(path), self.site)
                      for name, found in self.found.items())  # fmt: skip
 
     def fresh(self, example: Example) -> list[Recording]:
@@ -83,7 +83,8 @@ class PublishedRecordings:
         return [r for r in self.fresh(example) if r.device == self.device]
 
 
-def env_id_device(found: dict[str, Recording], path: str, name: str) -> str:
-    """The device of a folder's recordings (its name's first word: ``cpu-torch2.14.1-py3.11`` → ``cpu``)."""
+def _device_of(found: dict[str, Recording], path: str, name: str) -> str:
+    """The device of a folder's recordings: its manifest's, which every recording there repeats (checked when
+    read); the name's first word (``cpu-torch2.14.1-py3.11`` → ``cpu``) for a folder without any."""
     recording = found.get(path) or next(iter(found.values()), None)
     return recording.device if recording else name.split("-")[0]

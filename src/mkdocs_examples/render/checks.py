@@ -22,20 +22,18 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", release(version))[:3])
 
 
-def render_checks(
-    built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str
-) -> str:
+def render_checks(built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str) -> str:
     """The paragraph of checked releases for a page whose examples' fresh recordings are ``recorded`` (example
     path: its recordings); ``built``: the build's env; ``folder``: the examples folder, as messages name it."""
     if not recorded:
         return ""
     text = texts(lang)
     here = release(built.get("torch", "?"))
-    passed: list[set[str]] = []
+    checked: list[set[str]] = []  # per example: the releases its checks ran on
     lines = []
     for path, recordings in sorted(recorded.items()):
         ok = {here} | {release(r.env.get("torch", "?")) for r in recordings if not r.failed}
-        passed.append(ok | {release(r.env.get("torch", "?")) for r in recordings if r.failed})
+        checked.append(ok | {release(r.env.get("torch", "?")) for r in recordings if r.failed})
         for failed in sorted({r.failed for r in recordings if r.failed}, key=lambda f: (f.cell, f.message)):
             # named with their builds (2.14.1+cu130): a build of torch may be what breaks a claim
             bad = sorted({r.env.get("torch", "?") for r in recordings if r.failed == failed}, key=version_key)
@@ -45,7 +43,7 @@ def render_checks(
                 lines.append(text["since"].format(release=oldest_ok, **values))
             else:
                 lines.append(text["fails"].format(releases=text["sep"].join(bad), **values))
-    everywhere = set.intersection(*passed) if passed else {here}
+    everywhere = set.intersection(*checked) if checked else {here}
     releases = sorted(everywhere, key=version_key)
     joined = releases[0] if len(releases) == 1 else f"{text['sep'].join(releases[:-1])} {text['and']} {releases[-1]}"
     body = text["gap"].join(inline(line) for line in [text["checked"].format(releases=joined), *lines])
