@@ -181,3 +181,13 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
     assert "## torch 2.14.1" in text and "[A page](a/page.md#ex-d-c-moved): `examples/d/c.py`, cell `moved`" in text
     assert "A check of examples/d/c.py (line 9: AssertionError) does not hold here." in text
+
+
+def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():
+    source = 'import torch\n# %% gpu tags=["requires-cuda"]\nprint(torch.ones(1, device="cuda"))\n'
+    example = Example("d/g.py", Path("/x/d/g.py"), source, parse_cells(source))
+    result = Result(env=BUILD_ENV, cells=(CellResult(0), CellResult(1, skipped="requires-cuda")))
+    stale = Recording(example.path, "0" * 64, "2026-11-22T10:00:00Z", CPU_2_14, 1.0,
+                      (CellResult(0), CellResult(1, skipped="requires-cuda")))  # fmt: skip
+    text = render_example(example, result, None, lang="en", limit=1000, published=(Published("cpu", stale, {}),))
+    assert "has not been recorded on a GPU yet" in text and "changed since it was recorded" not in text

@@ -76,7 +76,7 @@ def render_example(
             page_env = shown.tabs[0].env
             parts += [_note(group, page_env, text, limit) for group in shown.notes]
         if not views and mine.skipped == "requires-cuda":
-            parts.append(_missing(example, published, text))
+            parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
     if result and shown_output:
         parts.append(here)
     return "\n\n".join(parts) + "\n"
@@ -147,8 +147,11 @@ def render_error(message: str, *, lang: str) -> str:
     )
 
 
-def _missing(example: Example, published: tuple[Published, ...], text: dict[str, str]) -> str:
-    """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version."""
+def _missing(example: Example, published: list[Published], text: dict[str, str]) -> str:
+    """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version.
+
+    ``published``: the CUDA recordings (a stale CPU recording of another torch says nothing of the GPU's output).
+    """
     stale = next((p.recording for p in published if p.recording and not p.fresh(example)), None)
     if stale:
         gpu, date = html.escape(stale.env.get("gpu", stale.device)), html.escape(stale.date)
