@@ -35,13 +35,17 @@ diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BA
 	ln -s "$(CURDIR)/.cache/examples" .cache/base/.cache/examples  # results are content-addressed: share them
 	$(PYTHON) -m mkdocs_examples run -f .cache/base/mkdocs.yml --snapshot .cache/base.json > /dev/null
 	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
-	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings/cuda
+	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings
 
 links: $(READY)  ## check every link and anchor of the built site (after `make build`)
 	$(PYTHON) tools/links.py site
 
-record: $(READY)  ## on a GPU machine: record CUDA outputs into recordings/cuda (README: "CUDA outputs")
-	$(PYTHON) -m mkdocs_examples record --out recordings/cuda
+record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordings/<environment>/ (README: "CUDA outputs")
+	rm -rf .cache/record
+	$(PYTHON) -m mkdocs_examples record --out .cache/record/cuda
+	$(PYTHON) -m mkdocs_examples record --device cpu --keep-failed --out .cache/record/cpu
+	$(PYTHON) -m mkdocs_examples merge .cache/record/cuda --device cuda --into recordings
+	$(PYTHON) -m mkdocs_examples merge .cache/record/cpu --device cpu --into recordings
 
 lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)
 	$(PYTHON) tools/lock_gpu.py

@@ -251,3 +251,16 @@ def test_the_marker_inside_fenced_code_is_shown_as_code_not_replaced():
 
     page = "/// error-index\n///\n\n```markdown\n/// error-index\n///\n```\n"
     assert replace_marker(page, lambda: "INDEX") == "INDEX\n\n```markdown\n/// error-index\n///\n```\n"
+
+
+def test_a_link_to_an_output_of_another_torch_release_names_that_release():
+    a = example("a.py", '# %% one tags=["raises-exception"]\nx\n')
+    built = Result(cells=(CellResult(0, traceback=TRACEBACK.replace("RuntimeError: mat1", "ValueError: old")),),
+                   env={"device": "cpu", "torch": "2.13.0+cpu"})  # fmt: skip
+    other = Result(cells=(CellResult(0, traceback=TRACEBACK.replace("RuntimeError: mat1", "ValueError: new")),),
+                   env={"device": "cpu", "torch": "2.14.1+cu130"})  # fmt: skip (a recording: test data)
+    entries = collect({"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}, {"a.py": a}, {"a.py": [built, other]})
+    assert [(e.message.split()[0], [s.recorded for s in e.shown]) for e in entries] == [
+        ("new", ["torch 2.14.1"]), ("old", [""]),
+    ]  # fmt: skip
+    assert "[P](../p.md#ex-a-one) (torch 2.14.1)" in render(entries, "errors/all.md", "en")

@@ -38,7 +38,7 @@ PAYLOADS = [
 ]
 EXTENSIONS = [
     "admonition", "attr_list", "md_in_html", "pymdownx.superfences", "pymdownx.highlight",
-    "pymdownx.tabbed",
+    "pymdownx.tabbed", "pymdownx.details",
 ]  # fmt: skip
 SOURCE = "# %% [markdown]\n# {note}\n\n# %% shown\nprint(1)\n\n# %% gpu tags=[\"requires-cuda\"]\nprint(2)\n"
 
@@ -89,6 +89,22 @@ def test_provenance_values_are_text_however_markdown_reads_them(payload, lang):
     )
     assert not unsafe(page), unsafe(page)
     assert payload in html.unescape(re.sub(r"<[^>]+>", "", page))  # shown, as text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_version_notes_title_and_body_are_text_however_markdown_reads_them(payload, lang):
+    shown = example()
+    built = Result(cells=(CellResult(0, "1\n"), CellResult(1, skipped="requires-cuda")),
+                   env={"torch": "2.13.0+cpu", "device": "cpu", "python": "3.11.7"})  # fmt: skip
+    other = {"device": "cpu", "torch": "2.14.1" + payload, "python": "3.11.7" + payload}  # another release: a note
+    made = Recording(shown.path, shown.digest, "2026-11-22T10:00:00Z", other, 0.1,
+                     (CellResult(0, payload + "\n"), CellResult(1, skipped="requires-cuda")))  # fmt: skip
+    published = (Published("cpu", made, {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
+    text = render_example(shown, built, None, lang=lang, limit=100, published=published)
+    assert "??? note" in text
+    page = markdown.markdown(text, extensions=EXTENSIONS)
+    assert "<details" in page and not unsafe(page), unsafe(page)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
@@ -148,7 +164,7 @@ def hostile_site(tmp_path_factory) -> Path:
     text = config.read_text().replace("plugins:\n", "plugins:\n  - search\n  - mkdocs-jupyter:\n"
                                       '      include: ["*.ipynb"]\n', 1)  # fmt: skip
     text = text.replace("  - pymdownx.superfences\n", "  - pymdownx.superfences\n  - attr_list\n  - md_in_html\n"
-                        "  - pymdownx.tabbed:\n      alternate_style: true\n")  # fmt: skip
+                        "  - pymdownx.tabbed:\n      alternate_style: true\n  - pymdownx.details\n")  # fmt: skip
     config.write_text(text)
     payload = PAYLOADS[0]
     source = (

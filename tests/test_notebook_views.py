@@ -25,7 +25,12 @@ JUPYTER = """  - search
       include_source: true
 """
 REPOSITORY = "repo_url: https://github.com/owner/repo\nedit_uri: edit/trunk/docs/\n"
-OTHER_DEVICE = re.compile(r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?mx-recorded', re.S)
+# an output of another device (a tab with its "mx-recorded" line) or of another environment (a folded note)
+OTHER_DEVICE = re.compile(
+    r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?mx-recorded'
+    r'|<details class="note">.*?</details>',
+    re.S,
+)
 EXAMPLES = sorted(p.relative_to(ROOT / "examples").with_suffix("") for p in (ROOT / "examples").rglob("[!_]*.py"))
 
 
@@ -166,7 +171,7 @@ def test_each_page_links_the_view_which_shows_its_outputs(real_site, lang):
             view = (page.parent / href / "index.html").resolve()
             assert view.is_relative_to((site / lang).resolve()) and view.exists(), f"{page}: {href}"
             shown = text_of(view.read_text())
-            # the view holds this build's outputs, not those of a tab of another device (with its "mx-recorded" line)
+            # the view holds this build's outputs, not those of another device's tab or another environment's note
             own = re.sub(OTHER_DEVICE, "", text)
             outputs = re.findall(r'<div class="language-text highlight">.*?<code>(.*?)</code>', own, re.S)
             for output in outputs[:3]:

@@ -113,6 +113,22 @@ def test_recordings_made_stale_by_the_change_are_listed(two_commits, tmp_path, c
     assert "`three.py`" in cuda and "`one.py`" not in cuda
 
 
+def test_the_recordings_folder_of_the_site_lists_only_cuda_environments_made_stale(two_commits, tmp_path, capsys):
+    old = json.loads(two_commits[0].read_text())
+    root = tmp_path / "recordings"
+    for name, device, torch in (("cuda-torch2.11.0-py3.12", "cuda", "2.11.0+cu130"),
+                                ("cpu-torch2.14.1-py3.11", "cpu", "2.14.1+cu130")):  # fmt: skip
+        (root / name).mkdir(parents=True)
+        made = _recording("three.py", old["examples"]["three.py"])
+        made["env"] = {"device": device, "torch": torch, "python": name[-4:] + ".1"}
+        (root / name / "three.json").write_text(json.dumps(made))
+        manifest = {"schema": 1, "id": name, "device": device, "torch": torch, "python": name[-4:] + ".1"}
+        (root / name / "environment.json").write_text(json.dumps(manifest))
+    assert main(["diff", *map(str, two_commits), "--recordings", str(root)]) == 0
+    cuda = capsys.readouterr().out.split("## CUDA recordings")[1]
+    assert cuda.count("`three.py`") == 1  # the CUDA environment's; the CPU one of torch 2.14.1 is no CUDA recording
+
+
 def _recording(path: str, example: dict) -> dict:
     return {
         "schema": 1, "example": path, "digest": example["digest"], "recorded": "2026-11-22T00:00:00Z",

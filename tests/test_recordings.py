@@ -198,7 +198,7 @@ def site(tmp_path) -> Path:
 def configure(site: Path, **options) -> None:
     config = yaml.safe_load((site / "mkdocs.yml").read_text())
     config["plugins"][1]["examples"].update(options)
-    config["markdown_extensions"].append({"pymdownx.tabbed": {"alternate_style": True}})
+    config["markdown_extensions"] += [{"pymdownx.tabbed": {"alternate_style": True}}, "pymdownx.details"]
     (site / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
 
 
@@ -303,7 +303,7 @@ def test_publishing_needs_the_tabbed_extension(site, caplog):
     fixture_site_with_gpu_page(site)
     with pytest.raises((PluginError, Abort)):
         build_site(site)
-    assert "needs the markdown extension pymdownx.tabbed" in caplog.text
+    assert "missing: pymdownx.tabbed, pymdownx.details" in caplog.text
 
 
 def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
@@ -360,3 +360,91 @@ def test_the_notes_of_a_chinese_notebook_are_in_chinese():
     notes = [c["source"] for c in cells if c["cell_type"] == "markdown"]
     assert any(note.startswith("*输出是在 GPU 上录制的（FIXTURE GPU (test data)") for note in notes), notes
     assert not any("recorded on a GPU" in note for note in notes), notes
+
+
+# --- environments: one folder each, with a manifest ------------------------------------------
+
+CPU_2_14 = {"device": "cpu", "torch": "2.14.1+cu130", "python": "3.11.7"}  # test data
+
+
+def test_a_folder_of_recordings_is_checked_against_its_manifest(tmp_path):
+    from mkdocs_examples.recordings.store import load_published, manifest_of, write_folder, write_manifest
+
+    made = fixture_recording(env=CPU_2_14)
+    folder = tmp_path / "cpu-torch2.14.1-py3.11"
+    write_folder(folder, [made])
+    with pytest.raises(RecordingError, match=r"environment\.json: missing.*merge"):
+        load_published(tmp_path, [folder.name], {})
+    manifest = manifest_of([made])
+    assert manifest == {"schema": 1, "id": "cpu-torch2.14.1-py3.11", **CPU_2_14}
+    write_manifest(folder, {**manifest, "id": "cpu-torch2.13.0-py3.11"})
+    with pytest.raises(RecordingError, match=r"names the environment cpu-torch2\.13\.0-py3\.11, but its folder is"):
+        load_published(tmp_path, [folder.name], {})
+    write_manifest(folder, {**manifest, "extra": "x"})
+    with pytest.raises(RecordingError, match="not a readable manifest"):
+        load_published(tmp_path, [folder.name], {})
+    write_manifest(folder, manifest)
+    assert load_published(tmp_path, [folder.name], {})[folder.name][made.example] == made
+    other = fixture_recording(env={**CPU_2_14, "torch": "2.14.0+cpu"})
+    write_folder(folder, [other])  # a recording of torch 2.14.0 among those of 2.14.1
+    with pytest.raises(RecordingError, match=r"recorded with torch '2\.14\.0\+cpu', but .*environment\.json says"):
+        load_published(tmp_path, [folder.name], {})
+    with pytest.raises(RecordingError, match="come from 2 environments"):
+        manifest_of([made, fixture_recording(env={**CPU_2_14, "python": "3.12.1"})])
+
+
+def test_merge_into_names_the_folder_after_the_recordings_environment(site, capsys):
+    from mkdocs_examples.recordings.store import read_manifest, write_folder
+
+    source = (site / "examples/one.py").read_text()
+    example = Example.from_source("one.py", site / "examples/one.py", source)
+    made = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "x\n"),))
+    write_folder(site / "shard", [made])
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["merge", str(site / "shard"), "--device", "cpu", "--out", str(site / "rec/wrong"),
+                 "--allow-missing", *config]) == 1  # fmt: skip
+    assert "they go into a folder of that name, not wrong" in capsys.readouterr().err
+    assert main(["merge", str(site / "shard"), "--device", "cpu", "--into", str(site / "rec"),
+                 "--allow-missing", *config]) == 0  # fmt: skip
+    folder = site / "rec/cpu-torch2.14.1-py3.11"
+    assert read_manifest(folder)["torch"] == "2.14.1+cu130"
+    assert read_folder(folder)["one.py"].cells == made.cells
+
+
+def test_record_keeps_a_failed_check_only_when_asked(site, capsys):
+    from mkdocs_examples.recordings.store import MANIFEST
+
+    (site / "examples/three.py").write_text(
+        '# %% shown\nprint("shown")\n\n# %% check tags=["remove-cell"]\nassert 1 == 2, "does not hold here"\n'
+    )
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["record", str(site / "examples/three.py"), "--out", str(site / "plain"), *config]) == 1
+    assert not (site / "plain/three.json").exists()  # a failed run is no recording, unless asked for
+    assert main(["record", str(site / "examples/three.py"), "--keep-failed", "--out", str(site / "kept"), *config]) == 0
+    assert "kept, its check fails here: three.py (exception in cell 1)" in capsys.readouterr().out
+    made = read(site / "kept/three.json", site / "kept")
+    assert made.failed is not None and (made.failed.cell, made.failed.line) == (1, 5)
+    assert made.failed.message == "AssertionError: does not hold here"
+    assert made.cells[0].output == "shown\n"
+    assert json.loads((site / "kept" / MANIFEST).read_text())["id"] == made.env["device"] + "-torch" + \
+        made.env["torch"].split("+")[0] + "-py3.11"  # fmt: skip
+
+
+def test_a_machine_records_only_into_the_folder_of_its_own_environment(site, capsys):
+    out = site / "recordings/cpu-torch9.9.9-py3.11"
+    assert main(["record", "--out", str(out), "-f", str(site / "mkdocs.yml")]) == 2
+    assert "this machine records the environment cpu-torch" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_shard_records_the_same_examples_on_the_cpu_as_on_the_gpu(site):
+    from mkdocs_examples.recordings.store import manifest_of, write_folder
+
+    def made(path: str, env: dict, seconds: float) -> Recording:
+        return Recording(path, "0" * 64, "2026-11-22T10:00:00Z", env, seconds, (CellResult(0),))
+
+    write_folder(site / "recordings/cuda", [made("one.py", FAKE_GPU, 10), made("two.py", FAKE_GPU, 1)])
+    cpu = [made("one.py", CPU_2_14, 1), made("two.py", CPU_2_14, 10)]  # the other way round on a CPU
+    write_folder(site / "recordings/cpu-torch2.14.1-py3.11", cpu, manifest=manifest_of(cpu))
+    config = ["-f", str(site / "mkdocs.yml")]
+    assert main(["record", "--device", "cpu", "--shard", "1/2", "--out", str(site / "s1"), *config]) == 0
+    assert sorted(read_folder(site / "s1")) == ["one.py"]  # the longest on the GPU: shard 1's, on both devices

@@ -29,7 +29,7 @@ from mkdocs_examples.schema import BASE, SCHEMAS, JSONError, SchemaError, Valida
 from mkdocs_examples.source.cells import Example
 
 ROOT = Path(__file__).parent.parent
-RECORDING = ROOT / "recordings" / "cuda" / "optimization" / "learning_rate.json"  # a real one, with a figure
+RECORDING = ROOT / "recordings" / "cuda-torch2.11.0-py3.12" / "optimization" / "learning_rate.json"  # a real one
 DOCUMENTS = {file.name: json.loads(file.read_text(encoding="utf-8")) for file in sorted(SCHEMAS.glob("*.schema.json"))}
 REGISTRY = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in DOCUMENTS.values())
 

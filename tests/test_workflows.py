@@ -584,13 +584,23 @@ def test_the_record_job_checks_its_runner_then_installs_locked_and_records_offli
     assert len(pips) == 1, pips
     assert "--require-hashes --only-binary :all: -r requirements-gpu.txt" in pips[0] and "--no-cache-dir" in pips[0]
     (recording,) = [s for s in scripts if "-m mkdocs_examples record" in s]
-    words = shlex.split(recording.split("docker run", 1)[1])
     assert recording.lstrip().startswith("mkdir -p shard") and "docker run" in recording
-    assert {"--network", "none"} <= set(words) and words[words.index("--network") + 1] == "none"
-    mounts = [words[i + 1] for i, w in enumerate(words) if w == "-v"]
-    assert mounts == ["$PWD:/work:ro", "$PWD/shard:/work/shard"], mounts
-    assert "--privileged" not in words and not any("docker.sock" in w or "HOME" in w.split("=")[0] for w in mounts)
+    runs = [shlex.split(run, comments=True) for run in recording.split("docker run")[1:]]
+    assert len(runs) == 2  # the GPU, then the same image's torch on the CPU
+    for words in runs:
+        assert {"--network", "none"} <= set(words) and words[words.index("--network") + 1] == "none"
+        mounts = [words[i + 1] for i, w in enumerate(words) if w == "-v"]
+        assert mounts == ["$PWD:/work:ro", "$PWD/shard:/work/shard"], mounts
+        assert "--privileged" not in words and not any("docker.sock" in w or "HOME" in w.split("=")[0] for w in mounts)
+    gpu, cpu = runs
+    assert "--gpus" in gpu and words_after(gpu, "--out") == "shard/cuda"
+    assert "--gpus" not in cpu and words_after(cpu, "--device") == "cpu" and words_after(cpu, "--out") == "shard/cpu"
+    assert "--keep-failed" in cpu
     assert record["env"]["IMAGE"] == "${{ vars.RECORDING_IMAGE }}"
+
+
+def words_after(words: list[str], option: str) -> str:
+    return words[words.index(option) + 1]
 
 
 def _fake_runner(tmp_path: Path, settings: str | None) -> Path:
@@ -659,11 +669,20 @@ def test_only_the_propose_job_holds_a_token_and_it_is_the_environments():
 PROPOSE = 'Open or update the pull request "Refresh CUDA recordings"'
 
 
+def test_the_proposal_refuses_a_folder_that_names_no_environment(tmp_path):
+    merged = tmp_path / "merged"
+    (merged / "..hidden").mkdir(parents=True)
+    (merged / "..hidden" / "x.json").write_text("{}")
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
+    code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path)
+    assert code == 1 and "a folder that names no environment" in log, log
+
+
 def test_the_proposal_refuses_anything_but_json_files(tmp_path):
     merged = tmp_path / "merged"
-    (merged / "tensors").mkdir(parents=True)
-    (merged / "tensors" / "x.json").write_text("{}")
-    (merged / "tensors" / "run.sh").write_text("echo hi")
+    (merged / "cuda-torch2.13.0-py3.11" / "tensors").mkdir(parents=True)
+    (merged / "cuda-torch2.13.0-py3.11" / "tensors" / "x.json").write_text("{}")
+    (merged / "cuda-torch2.13.0-py3.11" / "tensors" / "run.sh").write_text("echo hi")
     env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
     code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path)
     assert code == 1 and "something other than .json files" in log, log
@@ -671,18 +690,29 @@ def test_the_proposal_refuses_anything_but_json_files(tmp_path):
 
 def test_the_proposal_pushes_the_recordings_to_their_branch_and_opens_the_pull_request(tmp_path):
     url = "https://x-access-token:t@github.com/o/r.git"
-    remote, git_env = _remote(tmp_path, url, {"README.md": "r", "recordings/cuda/old.json": "{}"}, "main")
+    remote, git_env = _remote(tmp_path, url, {
+        "README.md": "r",
+        "recordings/cuda-torch2.11.0-py3.12/old.json": "{}",  # an older torch of the GPU image: goes
+        "recordings/cpu-torch2.11.0-py3.12/old.json": "{}",  # its CPU twin: goes too
+        "recordings/cpu-torch2.14.1-py3.11/kept.json": "{}",  # another environment's: stays
+    }, "main")  # fmt: skip
     checkout = tmp_path / "checkout"
     _git("clone", "--quiet", "--branch", "main", str(remote), str(checkout), cwd=tmp_path)
     merged = tmp_path / "merged"
-    (merged / "tensors").mkdir(parents=True)
-    (merged / "tensors" / "new.json").write_text('{"a": 1}')
+    for name in ("cuda-torch2.13.0-py3.11", "cpu-torch2.13.0-py3.11"):
+        (merged / name / "tensors").mkdir(parents=True)
+        (merged / name / "tensors" / "new.json").write_text('{"a": 1}')
+        (merged / name / "environment.json").write_text("{}")
     env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged), "GITHUB_RUN_ID": "9", **git_env}
     no_pull_request_yet = '[ "$2" != edit ]'  # `gh pr edit` fails, `gh pr create` works
     code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path, gh=no_pull_request_yet, cwd=checkout)
     assert code == 0, log
     files = set(_git("ls-tree", "-r", "--name-only", "refresh-cuda-recordings", cwd=remote).split())
-    assert files == {"README.md", "recordings/cuda/tensors/new.json"}
+    assert files == {
+        "README.md", "recordings/cpu-torch2.14.1-py3.11/kept.json",
+        *(f"recordings/{name}/{file}" for name in ("cuda-torch2.13.0-py3.11", "cpu-torch2.13.0-py3.11")
+          for file in ("tensors/new.json", "environment.json")),
+    }  # fmt: skip
     calls = (tmp_path / "gh.log").read_text().splitlines()
     assert calls[0].startswith("pr edit refresh-cuda-recordings") and calls[1].startswith("pr create --base main")
     env.pop("GH_TOKEN")

@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("old", type=Path, help="`run --snapshot` of the base (e.g. main)")
     diff.add_argument("new", type=Path, help="`run --snapshot` of the change")
     diff.add_argument("--base", default="main", help="what the old snapshot is called in the report")
-    diff.add_argument("--recordings", type=Path, help="a recordings folder (recordings/cuda): list those made stale")
+    diff.add_argument("--recordings", type=Path,
+                      help="recordings/ (or one environment's folder): list CUDA recordings made stale")  # fmt: skip
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -94,10 +95,22 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if problems else 0
 
 
+def _cuda_recordings(folder: Path) -> dict[str, recordings.Recording]:
+    """The CUDA recordings of ``folder``: a folder of recordings, or the site's recordings (each CUDA environment's)."""
+    names = recordings.environment_folders(folder)
+    if not names:
+        return recordings.read_folder(folder)
+    found: dict[str, recordings.Recording] = {}
+    for name in names:
+        if recordings.read_manifest(folder / name)["device"] == "cuda":
+            found.update(recordings.read_folder(folder / name))
+    return found
+
+
 def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int:
     try:
         old, new = outputs.read(old_file), outputs.read(new_file)
-        found = recordings.read_folder(folder) if folder else {}
+        found = _cuda_recordings(folder) if folder else {}
     except (outputs.SnapshotError, recordings.RecordingError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -40,8 +40,10 @@ class ExamplesConfig(base.Config):
     max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
     device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
-    recordings = opt.Type(str, default="recordings")  # outputs made elsewhere: <recordings>/<device>/<path>.json
-    publish = opt.Type(list, default=["cuda"])  # devices whose recordings pages show beside the build's own
+    # outputs made elsewhere: <recordings>/<environment>/<path>.json, with <environment>/environment.json
+    recordings = opt.Type(str, default="recordings")
+    # the folders of recordings pages show beside the build's own; empty (the default): every one there
+    publish = opt.Type(list, default=[])
     record = opt.SubConfig(RecordConfig)
     # true (the default): where mkdocs-jupyter is configured, each example that built gets a page of its
     # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
@@ -65,9 +67,6 @@ class Site:
     @property
     def examples_dir(self) -> Path:
         return (self.root / self.config.examples_dir).resolve()
-
-    def recordings(self, device: str) -> Path:
-        return self.root / self.config.recordings / device
 
 
 def load_site(config_file: Path) -> Site:

@@ -34,10 +34,11 @@ from mkdocs_examples import i18n
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.execute.pool import PoolError
-from mkdocs_examples.publish import error_index, notebook_views, notebooks
+from mkdocs_examples.publish import changes, error_index, notebook_views, notebooks
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
+from mkdocs_examples.render.checks import render_checks
 from mkdocs_examples.render.page import (
     branch,
     github,
@@ -122,10 +123,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._docs = Path(config.docs_dir).name
         if self._recordings is None or not i18n.is_nested_build(config):  # a language build keeps what was read
             self._recordings = PublishedRecordings(self._root / self.config.recordings, list(self.config.publish))
-        if self._recordings.folders() and "pymdownx.tabbed" not in config.markdown_extensions:
+        needed = [e for e in ("pymdownx.tabbed", "pymdownx.details") if e not in config.markdown_extensions]
+        if self._recordings.folders() and needed:
             raise PluginError(
-                "the examples plugin publishes recordings (option `recordings`) and needs the markdown extension "
-                "pymdownx.tabbed (alternate_style: true) in mkdocs.yml, to show outputs that differ by device as tabs"
+                "the examples plugin publishes recordings (option `recordings`) and needs the markdown extensions "
+                "pymdownx.tabbed (alternate_style: true) and pymdownx.details in mkdocs.yml, to show outputs that "
+                f"differ by device as tabs and by version as folded notes; missing: {', '.join(needed)}"
             )
         self._repo_url = config.repo_url
         self._branch = branch(config.edit_uri)
@@ -194,6 +197,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         lang = i18n.page_language(page, config)
         if self._engine:
             markdown = error_index.replace_marker(markdown, lambda: self._error_index(page, lang))
+            markdown = error_index.replace_marker(markdown, lambda: self._changes(page, lang), changes.MARKER)
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
@@ -210,7 +214,21 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 )
             return text
 
-        return replace_blocks(markdown, blocks, render)
+        return replace_blocks(markdown, blocks, render) + self._checks(blocks, lang)
+
+    def _checks(self, blocks: list[Block], lang: str) -> str:
+        """The line on the torch releases the page's examples were checked on, where recordings add any."""
+        if not self._recordings:
+            return ""
+        built = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
+        recorded = {}
+        for path in dict.fromkeys(b.path for b in blocks):
+            example = self._examples.get(path)
+            if isinstance(example, Example) and path in self._outcomes:
+                recorded[path] = self._recordings.checked(example)
+        if not any(recorded.values()):
+            return ""
+        return render_checks(built, recorded, self.config.folder, lang=lang)
 
     def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Each code block's title, the example's file, links to that file in the repository."""
@@ -287,6 +305,18 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         results = {path: [o.result, *self._recorded_results(o.example)] for path, o in self._outcomes.items()}
         here = page.file.src_uri.removeprefix(scope)
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
+
+    def _changes(self, page: Page, lang: str) -> str:
+        """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
+        first = page.file.src_uri.split("/", 1)[0]
+        scope = f"{first}/" if first == lang else ""
+        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
+        built = {path: o.result for path, o in self._outcomes.items() if o.failure is None}
+        recorded = {path: self._recordings.checked(e) for path, e in examples.items()} if self._recordings else {}
+        env = next((r.env for r in built.values() if "torch" in r.env), {})
+        found = changes.collect(pages, examples, built, recorded)
+        return changes.render(found, env, page.file.src_uri.removeprefix(scope), self.config.folder, lang)
 
     def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
         assert self._engine

@@ -23,6 +23,14 @@ TEXT: dict[str, dict[str, str]] = {
         "provenance": "Output produced by {what}.",
         "recorded": "Recorded on {what}.",
         "other-torch": "The other outputs of this site come from {versions}.",
+        "prints": "{what} prints",
+        "print": "{what} print",
+        "checked": "Checked on torch {releases}.",
+        "and": "and",
+        "sep": ", ",  # between items of a list in a sentence
+        "gap": " ",  # between two sentences
+        "fails": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
+        "since": "A check of {example} (line {line}: {message}) holds since torch {release}.",
         "failed": "This example failed to build",
         # render: the take-away line under an example's first block
         "download": "Take it away:",
@@ -33,6 +41,15 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
+        # publish: the page "What changed between torch releases"
+        "changes.summary": "Compared with this build's torch {torch} (Python {python}), once noise such as a "
+        "warning's file:line is taken out.",
+        "changes.none": "No other torch release has been recorded on this site's device yet.",
+        "changes.env": "Recorded with {what}.",
+        "changes.same": "Every output and every check is the same as in this build.",
+        "changes.cell": "cell",
+        "changes.check": "A check of {example} (line {line}: {message}) does not hold here.",
+        "changes.page": "its page",
         # publish: a notebook view
         "view.title": "{title}: the notebook",
         "view.description": "{title}: the example as a notebook, with the outputs the page shows.",
@@ -52,6 +69,14 @@ TEXT: dict[str, dict[str, str]] = {
         "provenance": "以上输出由 {what} 实际运行得到。",
         "recorded": "以上输出录制于 {what}。",
         "other-torch": "本站其他输出来自 {versions}。",
+        "prints": "{what} 的输出",
+        "print": "{what} 的输出",
+        "checked": "本页示例已在 torch {releases} 上检验。",
+        "and": "和",
+        "sep": "、",
+        "gap": "",
+        "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
+        "since": "{example} 中的一项检验（第 {line} 行：{message}）自 torch {release} 起成立。",
         "failed": "示例构建失败",
         "download": "带走这个示例：",
         "script": "脚本（.py）",
@@ -60,6 +85,14 @@ TEXT: dict[str, dict[str, str]] = {
         "colab": "在 Colab 中打开",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
+        "changes.summary": "与本次构建的 torch {torch}（Python {python}）相比，"
+        "去掉警告的文件名与行号等噪声之后的差异。",
+        "changes.none": "本站尚未在同一设备上录制其他 torch 版本。",
+        "changes.env": "录制环境：{what}。",
+        "changes.same": "所有输出与检验都与本次构建相同。",
+        "changes.cell": "单元",
+        "changes.check": "{example} 中的一项检验（第 {line} 行：{message}）在此版本上不成立。",
+        "changes.page": "所在页面",
         "view.title": "{title}：笔记本",
         "view.description": "{title}：示例的笔记本版本，带有页面上展示的输出。",
         "view.back": "返回页面",

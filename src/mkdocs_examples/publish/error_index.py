@@ -32,12 +32,12 @@ from mkdocs_examples.texts import text as texts
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 
 
-def replace_marker(markdown: str, render: Callable[[], str]) -> str:
-    """``markdown`` with each marker block outside fenced code replaced by ``render()``."""
-    if not MARKER.search(markdown):
+def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[str] = MARKER) -> str:
+    """``markdown`` with each ``marker`` block (two lines) outside fenced code replaced by ``render()``."""
+    if not marker.search(markdown):
         return markdown
     fenced = fenced_lines(markdown)
-    starts = {markdown.count("\n", 0, m.start()) for m in MARKER.finditer(markdown)} - fenced
+    starts = {markdown.count("\n", 0, m.start()) for m in marker.finditer(markdown)} - fenced
     lines = markdown.splitlines()
     for start in sorted(starts, reverse=True):
         lines[start : start + 2] = [render()]
@@ -67,8 +67,8 @@ _LABEL = {"cuda": "CUDA", "mps": "MPS", "cpu": "CPU"}
 class Shown:
     """One place a traceback is shown: a page (path in its language's tree) and the cell's anchor.
 
-    ``recorded``: the device of the recording the traceback comes from (``cuda``), or ``""``
-    when this build raised it.
+    ``recorded``: the device of the recording the traceback comes from (``cuda``), or its torch
+    (``torch 2.14.1``) where it ran on the build's device, or ``""`` when this build raised it.
     """
 
     page: str
@@ -144,8 +144,9 @@ def collect(
             if example is None:
                 continue
             shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
-            for n, result in enumerate(results.get(block.path, [])):
-                recorded = result.env.get("device", "?") if n else ""
+            shown_results = results.get(block.path, [])
+            for n, result in enumerate(shown_results):
+                recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
                 for cell in result.cells:
                     source = example.cells[cell.cell]
                     if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
@@ -158,6 +159,14 @@ def collect(
                     if all((s.page, s.anchor) != (place.page, place.anchor) for s in entry.shown):
                         entry.shown.append(place)  # the same cell, recorded too: linked once
     return [entries[key] for key in sorted(entries)]
+
+
+def _recorded_label(env: dict[str, str], built: dict[str, str]) -> str:
+    """What marks a link to a recorded output: its device (``cuda``) where the build ran on another, else its torch
+    release (``torch 2.14.1``): a note under the build's output shows it."""
+    if env.get("device", "?") != built.get("device", "?"):
+        return env.get("device", "?")
+    return "torch " + re.sub(r"[^\w.]", "", env.get("torch", "?").split("+")[0])[:20]
 
 
 def render(entries: Iterable[Entry], here: str, lang: str) -> str:

@@ -2,16 +2,20 @@
 
     python -m mkdocs_examples shards                       # the GPU workflow's job matrix
     python -m mkdocs_examples record --shard 2/3 --out o2  # run shard 2 of 3 here, write its recordings
-    python -m mkdocs_examples merge o1 o2 o3 --out recordings/cuda
+    python -m mkdocs_examples record --device cpu --shard 2/3 --out c2  # the same on this machine's CPU
+    python -m mkdocs_examples merge o1 o2 o3 --into recordings  # → recordings/cuda-torch2.11.0-py3.12/
 
 Recordings are made on the machine's own device and say so: a run on a CPU records
-``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder.
+``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder. Each folder holds one
+environment (device, torch release, Python) and its manifest, ``environment.json``
+(recordings/store.py); ``--into`` picks the folder from the recordings themselves.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import replace
@@ -33,10 +37,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     rec.add_argument("--out", type=Path, required=True, help="folder for <path>.json (a shard's, or recordings/cuda)")
     rec.add_argument("--shard", help="K/N: this shard of N, balanced by recorded durations; or a pinned runner label")
     rec.add_argument("--jobs", type=int, help="examples at once (default: the plugin's `jobs`)")
+    rec.add_argument("--device", choices=DEVICES, help="cpu: run on the CPU although a GPU is here (it is hidden "
+                     "from the examples), so that both devices are recorded with one torch; default: the plugin's")
+    rec.add_argument("--keep-failed", action="store_true",
+                     help="also keep the recording of an example whose check fails here (a claim that does not hold "
+                     "on this torch): pages note it; for environments other than the build's")  # fmt: skip
     rec.add_argument("-f", "--config-file", **config)
     merge = commands.add_parser("merge", help="combine shards' recordings; fail on a gap or a duplicate")
     merge.add_argument("shards", nargs="+", type=Path, help="the folders `record --out` wrote")
-    merge.add_argument("--out", type=Path, required=True, help="the site's folder, e.g. recordings/cuda")
+    where = merge.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="the folder to write, named after the recordings' environment")
+    where.add_argument("--into", type=Path, help="the site's recordings (e.g. recordings): writes the folder of "
+                       "the recordings' environment there, e.g. recordings/cuda-torch2.11.0-py3.12")  # fmt: skip
     merge.add_argument("--device", default="cuda", choices=DEVICES,
                        help="the device every recording must come from (default: cuda)")
     merge.add_argument("--allow-missing", action="store_true",
@@ -53,9 +65,11 @@ def main(args: argparse.Namespace) -> int:
     try:
         site = load_site(args.config_file)
         if args.command == "record":
-            return _record(site, args.paths, args.out, args.shard, args.jobs or 0)
+            return _record(site, args.paths, args.out, args.shard, args.jobs or 0,
+                           device=args.device, keep_failed=args.keep_failed)  # fmt: skip
         if args.command == "merge":
-            return _merge(site, args.shards, args.out, args.device, allow_missing=args.allow_missing)
+            return _merge(site, args.shards, args.out or args.into, args.device,
+                          allow_missing=args.allow_missing, into=args.into is not None)  # fmt: skip
         return _shards(site, args.device, show=args.list)
     except (OSError, ValueError, RecordingError, EngineError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -63,23 +77,41 @@ def main(args: argparse.Namespace) -> int:
 
 
 def durations(site: Site, device: str) -> dict[str, float]:
-    """Seconds each example took when it was last recorded on ``device`` (unreadable files: unknown)."""
-    folder = site.recordings(device)
+    """Seconds each example took when it was last recorded on ``device``, in any environment's folder
+    (unreadable files: unknown)."""
+    root = site.root / site.config.recordings
     found = {}
-    for file in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+    for name in recordings.environment_folders(root):
+        folder = root / name
         try:
-            recording = recordings.read(file, folder)
+            if recordings.read_manifest(folder)["device"] != device:
+                continue
         except RecordingError:
             continue
-        found[recording.example] = recording.seconds
+        for file in recordings.recording_files(folder):
+            try:
+                recording = recordings.read(file, folder)
+            except RecordingError:
+                continue
+            found[recording.example] = recording.seconds
     return found
 
 
-def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: int) -> int:
+def _record(
+    site: Site, paths: list[Path], out: Path, shard: str | None, jobs: int,
+    *, device: str | None = None, keep_failed: bool = False,
+) -> int:  # fmt: skip
     chosen = find_examples(site.examples_dir, paths)
     if shard:
-        device = "cuda" if site.config.device == "auto" else site.config.device
-        chosen = shards.select(shard, chosen, durations(site, device), dict(site.config.record.pins))
+        # planned as the `shards` command plans the workflow's jobs, whichever device this run records on,
+        # so that a job records the same examples on its GPU and on its CPU
+        planned = "cuda" if site.config.device == "auto" else site.config.device
+        chosen = shards.select(shard, chosen, durations(site, planned), dict(site.config.record.pins))
+    if device == "cpu":
+        # the CPU of a GPU machine: its examples see no GPU, as on a machine without one
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    if device:
+        site.config.device = device
     engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
     device = engine.options.device
     if out.name in DEVICES and out.name != device:
@@ -98,6 +130,10 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
     except RecordingError:
         engine.close()
         raise
+    here = recordings.environment_id({"device": device, **env})
+    if _names_environment(out.name) and out.name != here:
+        engine.close()
+        raise ValueError(f"this machine records the environment {here}: its recordings cannot go into {out}")
 
     def report(outcome: Outcome, progress: Progress) -> None:
         status = "FAILED" if outcome.failure else "ok"
@@ -108,9 +144,13 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
         outcomes = list(engine.run(examples, report).values())
     finally:
         engine.close()
-    made = [Recording.of(o.example, o.result, env) for o in outcomes if o.failure is None]
-    recordings.write_folder(out, made)
-    problems += [describe(o) for o in outcomes if o.failure]
+    kept = [o for o in outcomes if o.failure is None or (keep_failed and recordings.keepable(o.result))]
+    made = [Recording.of(o.example, o.result, env) for o in kept]
+    recordings.write_folder(out, made, manifest=recordings.manifest_of(made) if made else None)
+    for o in outcomes:
+        if o.failure and o in kept:
+            print(f"kept, its check fails here: {o.example.path} ({o.failure.kind} in cell {o.failure.cell})")
+    problems += [describe(o) for o in outcomes if o.failure and o not in kept]
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
     print(summary(outcomes, time.perf_counter() - start))
@@ -118,7 +158,14 @@ def _record(site: Site, paths: list[Path], out: Path, shard: str | None, jobs: i
     return 1 if problems else 0
 
 
-def _merge(site: Site, folders: list[Path], out: Path, device: str, *, allow_missing: bool = False) -> int:
+def _names_environment(name: str) -> bool:
+    """Whether a folder's name has the form of an environment's (``cpu-torch2.14.1-py3.11``)."""
+    return name.startswith(tuple(f"{d}-torch" for d in DEVICES))
+
+
+def _merge(
+    site: Site, folders: list[Path], out: Path, device: str, *, allow_missing: bool = False, into: bool = False
+) -> int:
     found: dict[str, tuple[Recording, Path]] = {}
     problems = []
     for folder in folders:
@@ -137,6 +184,19 @@ def _merge(site: Site, folders: list[Path], out: Path, device: str, *, allow_mis
     else:
         problems += missing
     problems += [f"{path} is recorded but is not an example of this site" for path in sorted(set(found) - expected)]
+    manifest = None
+    if found and not problems:
+        try:
+            manifest = recordings.manifest_of([recording for recording, _ in found.values()])
+        except RecordingError as error:
+            problems.append(str(error))
+    if into and not problems and not manifest:
+        problems.append(f"no recordings to merge: --into {out} needs them to name the folder")
+    if manifest and into:
+        out = out / manifest["id"]
+    elif manifest and out.name not in DEVICES and out.name != manifest["id"]:
+        problems.append(f"these are recordings of the environment {manifest['id']}: they go into a folder of that "
+                        f"name, not {out.name} (or use --into {out.parent})")  # fmt: skip
     if problems:
         print("\n".join(["merge refused; nothing was written:", *problems]), file=sys.stderr)
         return 1
@@ -147,7 +207,8 @@ def _merge(site: Site, folders: list[Path], out: Path, device: str, *, allow_mis
     except RecordingError:
         committed = {}
     merged = [_unchanged(committed.get(path), recording) for path, (recording, _) in found.items()]
-    recordings.write_folder(out, merged, replace=True)
+    # the older layout (a folder named after its device) has no manifest
+    recordings.write_folder(out, merged, replace=True, manifest=None if out.name in DEVICES else manifest)
     changed = sum(
         1 for path, (recording, _) in found.items() if _unchanged(committed.get(path), recording) is recording
     )
@@ -159,7 +220,7 @@ def _unchanged(old: Recording | None, new: Recording) -> Recording:
     """``old`` where it records the same source, machine and outputs as ``new``; else ``new``."""
 
     def essence(r: Recording) -> tuple:
-        return r.digest, r.env, tuple(replace(cell, seconds=0.0) for cell in r.cells)
+        return r.digest, r.env, r.failed, tuple(replace(cell, seconds=0.0) for cell in r.cells)
 
     return old if old is not None and essence(old) == essence(new) else new
 

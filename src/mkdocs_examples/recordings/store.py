@@ -12,6 +12,16 @@ it through. In short::
 Output and tracebacks are lists of lines, so a pull request that refreshes recordings shows
 reviewers which lines changed. A recording belongs to the exact source it ran
 (``digest``): once the example changes it is *stale*, and pages never show it.
+
+A recording of a run whose check failed in that environment (``record --keep-failed``: an
+assertion that holds on the build's torch but not on another release) keeps the cells up to
+the failed one and says which cell failed and how (``failed``); pages note it, and never
+fail for it.
+
+Recordings are kept in one folder per *environment* (:func:`environment_id`: device, torch
+release, Python, e.g. ``cpu-torch2.14.1-py3.11``), with a manifest, ``environment.json``
+(``schemas/environment.schema.json``), that every recording of the folder must agree with.
+A folder named after a device alone (``recordings/cuda/``, the older layout) needs no manifest.
 """
 
 from __future__ import annotations
@@ -30,12 +40,17 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
+from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.results import RESULT, CellResult, Result
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example
 
 SCHEMA = 1  # the version a recording names, and the schema's "const"
 RECORDING = "recording.schema.json"
+ENVIRONMENT = "environment.schema.json"
+MANIFEST = "environment.json"  # the manifest of a folder of recordings; never a recording itself
+# What a manifest says, and every recording of its folder must say alike
+MANIFEST_KEYS = ("device", "torch", "python")
 
 
 class RecordingError(Exception):
@@ -51,11 +66,18 @@ class Recording:
     seconds: float
     cells: tuple[CellResult, ...]
     names: tuple[str | None, ...] = ()  # cell names, for readers of the file; not read back
+    failed: Failed | None = None  # the check that failed in this environment, if one did
 
     @classmethod
     def of(cls, example: Example, result: Result, env: dict[str, str]) -> Recording:
-        """The recording of a successful run of ``example``."""
-        assert result.failure is None
+        """The recording of a run of ``example``: successful, or failed in a cell (:data:`KEPT_FAILURES`)."""
+        failure = result.failure
+        assert failure is None or keepable(result)
+        failed = None
+        if failure is not None:
+            assert failure.cell is not None
+            lines = (failure.traceback or failure.detail or failure.kind).strip().splitlines()
+            failed = Failed(failure.cell, failure.line, failure.kind, (lines[-1] if lines else failure.kind)[:1000])
         return cls(
             example=example.path,
             digest=example.digest,
@@ -64,6 +86,7 @@ class Recording:
             seconds=round(result.seconds, 3),
             cells=result.cells,
             names=tuple(c.name for c in example.cells),
+            failed=failed,
         )
 
     @property
@@ -91,7 +114,7 @@ class Recording:
                 "seconds": c.seconds,
             }
 
-        return {
+        data = {
             "schema": SCHEMA,
             "example": self.example,
             "digest": self.digest,
@@ -100,6 +123,10 @@ class Recording:
             "env": dict(sorted(self.env.items())),
             "cells": [cell(c) for c in self.cells],
         }
+        if self.failed:
+            f = self.failed
+            data["failed"] = {"cell": f.cell, "line": f.line, "kind": f.kind, "message": f.message}
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> Recording:
@@ -111,8 +138,31 @@ class Recording:
             for c in data["cells"]
         )  # fmt: skip
         names = tuple(c["name"] for c in data["cells"])
+        f = data.get("failed")
+        failed = None if f is None else Failed(int(f["cell"]), None if f["line"] is None else int(f["line"]),
+                                               f["kind"], f["message"])  # fmt: skip
         return cls(data["example"], data["digest"], data["recorded"], dict(data["env"]), float(data["seconds"]),
-                   cells, names)  # fmt: skip
+                   cells, names, failed)  # fmt: skip
+
+
+# A run that failed in one of these ways is still a recording with ``record --keep-failed``: a cell
+# raised where it should not (a hidden check that does not hold there), or did not raise where it should
+KEPT_FAILURES = ("exception", "no-exception")
+
+
+def keepable(result: Result) -> bool:
+    """Whether ``result`` is a run a recording may keep although it failed: in a known cell, as a check does."""
+    return result.failure is not None and result.failure.kind in KEPT_FAILURES and result.failure.cell is not None
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The cell whose check failed in a recording's environment."""
+
+    cell: int
+    line: int | None  # in the example file
+    kind: str  # one of KEPT_FAILURES
+    message: str  # the last line of the traceback: ``AssertionError``, ``RuntimeError: ...``
 
 
 @dataclass(frozen=True)
@@ -156,31 +206,124 @@ def read(file: Path, folder: Path) -> Recording:
 def read_folder(folder: Path) -> dict[str, Recording]:
     """Every recording under ``folder`` by example path; :class:`RecordingError` for the first bad one."""
     found: dict[str, Recording] = {}
-    for file in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+    for file in recording_files(folder):
         recording = read(file, folder)
         found[recording.example] = recording
     return found
 
 
-def load_published(root: Path, devices: list[str], examples: dict[str, Example]) -> dict[str, dict[str, Recording]]:
-    """The recordings under ``root/<device>/`` for each of ``devices`` whose folder exists, by device and path.
+def recording_files(folder: Path) -> list[Path]:
+    """The recordings' files under ``folder``: every ``.json`` file but the manifest."""
+    files = sorted(folder.rglob("*.json")) if folder.is_dir() else []
+    return [f for f in files if f != folder / MANIFEST]
 
-    :class:`RecordingError` for a file that cannot be read, or that another device made: nothing
-    is published as CUDA unless a CUDA machine recorded it.
+
+# --- environments ------------------------------------------------------------------
+
+
+def release(version: str) -> str:
+    """A torch or Python version without its build: ``2.14.1+cu130`` → ``2.14.1``."""
+    return version.split("+")[0]
+
+
+def python_minor(version: str) -> str:
+    """``3.11.7`` → ``3.11``: what a Python version changes of outputs."""
+    return ".".join(version.split(".")[:2])
+
+
+def environment_id(env: dict[str, str]) -> str:
+    """The folder of recordings made in ``env``: ``cpu-torch2.14.1-py3.11``, ``cuda-torch2.11.0-py3.12``."""
+    return f"{env.get('device', '?')}-torch{release(env.get('torch', '?'))}-py{python_minor(env.get('python', '?'))}"
+
+
+def manifest_of(recordings: list[Recording]) -> dict[str, Any]:
+    """The manifest of a folder holding ``recordings``; :class:`RecordingError` if they come from several
+    environments (one folder holds one)."""
+    if not recordings:
+        raise RecordingError("no recordings: an environment's folder needs at least one")
+    ids = sorted({environment_id(r.env) for r in recordings})
+    if len(ids) > 1:
+        raise RecordingError(f"these recordings come from {len(ids)} environments ({', '.join(ids)}): "
+                             "record or merge each into a folder of its own")  # fmt: skip
+    first = recordings[0].env
+    manifest: dict[str, Any] = {"schema": SCHEMA, "id": ids[0]}
+    manifest.update({key: first.get(key, "?") for key in MANIFEST_KEYS})
+    if first.get("gpu") and all(r.env.get("gpu") == first["gpu"] for r in recordings):
+        manifest["gpu"] = first["gpu"]
+    return manifest
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest of ``folder``, checked against its schema and the folder's name.
+
+    A folder named after a device alone (the older layout) has none: its manifest is that device.
+    """
+    file = folder / MANIFEST
+    if not file.is_file():
+        if folder.name in DEVICES:
+            return {"schema": SCHEMA, "id": folder.name, "device": folder.name}
+        raise RecordingError(
+            f"{file}: missing; a folder of recordings names its environment there "
+            f"(`mkdocs-examples merge {folder} --into {folder.parent}` writes it)"
+        )
+    try:
+        manifest = validate(loads(file.read_text(encoding="utf-8")), ENVIRONMENT)
+    except (OSError, UnicodeDecodeError, JSONError) as error:
+        raise RecordingError(f"{file}: not a readable manifest ({error})") from None
+    if manifest["id"] != folder.name:
+        raise RecordingError(f"{file}: names the environment {manifest['id']}, but its folder is {folder.name}")
+    expected = environment_id(manifest)
+    if manifest["id"] != expected:
+        raise RecordingError(f"{file}: its device, torch and Python make the id {expected}, not {manifest['id']}")
+    return dict(manifest)
+
+
+def check_manifest(folder: Path, manifest: dict[str, Any], found: dict[str, Recording]) -> None:
+    """:class:`RecordingError` for a recording of ``folder`` made elsewhere than its manifest says."""
+    keys = [k for k in MANIFEST_KEYS if k in manifest]
+    for recording in found.values():
+        for key in keys:
+            if recording.env.get(key) != manifest[key]:
+                raise RecordingError(
+                    f"{file_of(folder, recording.example)} was recorded with {key} {recording.env.get(key)!r}, but "
+                    f"{folder / MANIFEST} says {manifest[key]!r}: only what that environment recorded belongs there"
+                )
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_published(root: Path, folders: list[str], examples: dict[str, Example]) -> dict[str, dict[str, Recording]]:
+    """The recordings under ``root/<folder>/`` for each of ``folders`` that exists, by folder and path.
+
+    :class:`RecordingError` for a file that cannot be read, a manifest that does not match its
+    folder, or a recording made elsewhere than its folder's manifest says: nothing is published
+    as CUDA unless a CUDA machine recorded it, nor as torch 2.14.1 unless that torch did.
     """
     found: dict[str, dict[str, Recording]] = {}
-    for device in devices:
-        folder = root / device
+    for name in folders:
+        folder = root / name
         if not folder.is_dir():
             continue
-        found[device] = read_folder(folder)
-        for recording in found[device].values():
-            if recording.device != device:
+        manifest = read_manifest(folder)
+        found[name] = read_folder(folder)
+        for recording in found[name].values():
+            if recording.device != manifest["device"]:
                 raise RecordingError(
                     f"{file_of(folder, recording.example)} was recorded on {recording.device}: only what a "
-                    f"{device} machine recorded is published as {device}"
+                    f"{manifest['device']} machine recorded is published as {manifest['device']}"
                 )
+        check_manifest(folder, manifest, found[name])
     return found
+
+
+def environment_folders(root: Path) -> list[str]:
+    """Every folder of recordings under ``root``, by name: those with a manifest, and those named after a device."""
+    if not root.is_dir():
+        return []
+    return sorted(f.name for f in root.iterdir() if f.is_dir() and not f.name.startswith(".")
+                  and ((f / MANIFEST).is_file() or f.name in DEVICES))  # fmt: skip
 
 
 def stale(found: dict[str, dict[str, Recording]], examples: dict[str, Example]) -> list[Recording]:
@@ -189,8 +332,12 @@ def stale(found: dict[str, dict[str, Recording]], examples: dict[str, Example]) 
             if path in examples and r.digest != examples[path].digest]  # fmt: skip
 
 
-def write_folder(folder: Path, recordings: list[Recording], *, replace: bool = False) -> None:
+def write_folder(
+    folder: Path, recordings: list[Recording], *, replace: bool = False, manifest: dict[str, Any] | None = None
+) -> None:
     """Write ``recordings`` under ``folder``; with ``replace``, remove every other recording there.
+
+    ``manifest``: the folder's ``environment.json`` (:func:`manifest_of`), written with them.
 
     The new files are written beside the folder first and moved in only when all are written,
     so an interrupted write leaves the old recordings as they were.
@@ -202,6 +349,8 @@ def write_folder(folder: Path, recordings: list[Recording], *, replace: bool = F
             file = file_of(staging, recording.example)
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(dumps(recording), encoding="utf-8")
+        if manifest is not None:
+            write_manifest(staging, manifest)
         if replace and folder.exists():
             old = folder.with_name(f".{folder.name}-old-{os.getpid()}")
             folder.rename(old)

@@ -11,8 +11,9 @@ import re
 from dataclasses import replace
 
 from mkdocs_examples.recordings.store import Published
+from mkdocs_examples.render.attribution import View, attribute, describe
 from mkdocs_examples.render.fences import fence
-from mkdocs_examples.render.provenance import built_line, device_label, recorded_line
+from mkdocs_examples.render.provenance import built_line, device_label, inline, recorded_line
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
@@ -29,9 +30,11 @@ def render_example(
 ) -> str:
     """Markdown for the whole example, or for its cell named ``cell``; code alone when ``result`` is None.
 
-    ``published``: recordings of the example made on other devices. A cell whose recorded
-    output differs from this build's shows both as tabs ("CPU | CUDA"), each with its
-    provenance; the same output shows once; a stale recording is never shown.
+    ``published``: recordings of the example made in other environments (devices, torch
+    releases, Pythons). What differs is attributed (render/attribution.py): outputs that differ
+    by device within one torch release and Python show as tabs ("CPU | CUDA"), each with its
+    provenance; any other difference is a folded note naming its environments; the same output
+    (noise aside) shows once; a stale recording is never shown.
     """
     text = texts(lang)
     chosen = [example.cell(cell)] if cell else list(example.cells)
@@ -49,25 +52,31 @@ def render_example(
         if item.has("remove-output") or item.index not in cell_results:
             continue
         mine = cell_results[item.index]
-        # (tab label, output, its provenance line: None for this build's, shown once below the example)
-        views: list[tuple[str, CellResult, str | None]] = []
+        views: list[View] = []
         if not mine.skipped:
-            views.append((device_label(result.env if result else {}), mine, None))
+            views.append(View(result.env if result else {}, mine, None))  # None: the build's, said once below
         for other in published:
             recording = other.recording if other.fresh(example) else None
             recorded = recording.cell(item.index) if recording else None
-            recorded = _capped(recorded, limit) if recorded else None
-            if recording and recorded and not recorded.skipped and all(_key(recorded) != _key(v[1]) for v in views):
-                views.append((device_label(recording.env), recorded, recorded_line(other, lang)))
-        if len(views) > 1:  # outputs that differ between devices: one tab each
-            parts.append(_tabs([(label, _outputs(shown, text, limit), note or here) for label, shown, note in views]))
-        elif views:
-            _, shown, note = views[0]
-            outputs = _outputs(shown, text, limit)
-            parts += outputs + ([note] if note and outputs else [])
-            shown_output = shown_output or (note is None and bool(outputs))
-        elif mine.skipped == "requires-cuda":
-            parts.append(_missing(example, published, text))
+            if not recording or not recorded or recorded.skipped:
+                continue
+            if recording.failed and recording.failed.cell == item.index:
+                continue  # its output stops where the check failed: the page's line on checks says so
+            views.append(View(recording.env, _capped(recorded, limit), recorded_line(other, lang)))
+        shown = attribute(views)
+        if len(shown.tabs) > 1:  # outputs that differ between devices of one environment: one tab each
+            parts.append(_tabs([(device_label(v.env), _outputs(v.cell, text, limit), v.provenance or here)
+                                for v in shown.tabs]))  # fmt: skip
+        elif shown.tabs:
+            first = shown.tabs[0]
+            outputs = _outputs(first.cell, text, limit)
+            parts += outputs + ([first.provenance] if first.provenance and outputs else [])
+            shown_output = shown_output or (first.provenance is None and bool(outputs))
+        if shown.tabs:
+            page_env = shown.tabs[0].env
+            parts += [_note(group, page_env, text, limit) for group in shown.notes]
+        if not views and mine.skipped == "requires-cuda":
+            parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
     if result and shown_output:
         parts.append(here)
     return "\n\n".join(parts) + "\n"
@@ -138,8 +147,11 @@ def render_error(message: str, *, lang: str) -> str:
     )
 
 
-def _missing(example: Example, published: tuple[Published, ...], text: dict[str, str]) -> str:
-    """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version."""
+def _missing(example: Example, published: list[Published], text: dict[str, str]) -> str:
+    """The note where a CUDA cell's output would be: not recorded yet, or recorded from an older version.
+
+    ``published``: the CUDA recordings (a stale CPU recording of another torch says nothing of the GPU's output).
+    """
     stale = next((p.recording for p in published if p.recording and not p.fresh(example)), None)
     if stale:
         gpu, date = html.escape(stale.env.get("gpu", stale.device)), html.escape(stale.date)
@@ -153,10 +165,6 @@ def _missing(example: Example, published: tuple[Published, ...], text: dict[str,
     )
 
 
-def _key(cell: CellResult) -> tuple:
-    return cell.output, cell.truncated, cell.traceback, cell.images
-
-
 def _tabs(views: list[tuple[str, list[str], str]]) -> str:
     """Material content tabs: one per device, each with its output and provenance."""
     tabs = []
@@ -164,6 +172,15 @@ def _tabs(views: list[tuple[str, list[str], str]]) -> str:
         body = "\n\n".join([*outputs, note])
         tabs.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()))
     return "\n\n".join(tabs)
+
+
+def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], limit: int) -> str:
+    """A folded note: what other environments printed, named by what differs from the page's output."""
+    names = list(dict.fromkeys(describe(v.env, page_env) for v in group))
+    title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
+    body = "\n\n".join([*_outputs(group[0].cell, text, limit), *(v.provenance for v in group if v.provenance)])
+    indented = "\n".join("    " + line if line else line for line in body.splitlines())
+    return f'??? note "{inline(title)}"\n\n{indented}'
 
 
 def _capped(cell: CellResult, limit: int) -> CellResult:

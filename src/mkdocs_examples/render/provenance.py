@@ -59,6 +59,10 @@ def recorded_line(published: Published, lang: str) -> str:
 _MARKDOWN = str.maketrans({c: f"&#{ord(c)};" for c in "!\"'()*<>[\\]_`{|}~"})
 
 
-def _block(classes: str, line: str) -> str:
+def inline(line: str) -> str:
     """``line`` as text that neither HTML nor Markdown (attr_list and all) reads anything into."""
-    return f'<small class="{classes}">{html.escape(line, quote=False).translate(_MARKDOWN)}</small>'
+    return html.escape(line, quote=False).translate(_MARKDOWN)
+
+
+def _block(classes: str, line: str) -> str:
+    return f'<small class="{classes}">{inline(line)}</small>'

@@ -1,0 +1,114 @@
+"""Which outputs of one cell a page shows, and as what: attributed to what differs, never by raw text.
+
+A cell may have been run in several environments: this build (its torch, device, Python) and
+each published folder of recordings. Their outputs are compared only after the machine's noise
+is taken out (:func:`normalise`, the list :data:`NOISE`):
+
+- a warning's ``file:line`` (``/…/torch/nn/modules/loss.py:610: UserWarning``, and the C++
+  source a warning names, ``Triggered internally at /…/python_variable_methods.cpp:820``) and a
+  traceback's ``File "…", line N``: the path and line of PyTorch's own source move between
+  releases and installations;
+- memory addresses, ``0x7f3a…``;
+- temporary paths, ``/tmp/…``.
+
+Then (:func:`attribute`):
+
+- outputs that are the same once normalised are shown once: the first of them;
+- a **device tab set** ("CPU | CUDA") appears only where the output of another device differs
+  from the output of the page's device *in the same environment*: the same torch release and
+  the same Python (the GPU job records both devices with one torch). This build's output and a
+  recording count as one environment when their torch release and Python minor agree;
+- any other difference (a torch release, a Python version, or a device no same-release run
+  can vouch for) is a **note** naming the environments that printed it, with their output
+  folded; it never looks like a device difference.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mkdocs_examples.recordings.store import python_minor, release
+from mkdocs_examples.results import CellResult
+
+# (pattern, replacement): what differs between two runs of the same code without meaning anything
+NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
+    # a warning's file:line, of Python or of PyTorch's C++ ("Triggered internally at /…/x.cpp:820")
+    (re.compile(r"""[^\s"'()<>]*\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp):\d+\b"""), "<file>:<line>"),
+    (re.compile(r'File "[^"\n]*", line \d+'), 'File "<file>", line <line>'),  # a traceback's frame
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x<address>"),  # a memory address
+    (re.compile(r"""(?:/tmp|/var/tmp|/private/var/folders|/var/folders)/[^\s"':,)]*"""), "<tmp>"),  # temporary paths
+)
+
+
+def normalise(text: str) -> str:
+    """``text`` without the noise of :data:`NOISE`: two outputs that differ only there compare equal."""
+    for pattern, replacement in NOISE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def key(cell: CellResult) -> tuple:
+    """What two outputs of a cell are compared by: output and traceback normalised, figures exactly."""
+    return normalise(cell.output), cell.truncated, normalise(cell.traceback or ""), cell.images
+
+
+@dataclass(frozen=True)
+class View:
+    """One environment's output of a cell."""
+
+    env: dict[str, str]  # device, torch, python (and gpu) of the run
+    cell: CellResult
+    provenance: str | None  # its provenance line; None for the build's own (said once under the example)
+
+    @property
+    def device(self) -> str:
+        return self.env.get("device", "?")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a page shows of a cell: ``tabs`` (one view: no tabs) and ``notes`` (other outputs, each with the
+    environments that printed it)."""
+
+    tabs: list[View]
+    notes: list[list[View]]
+
+
+def same_environment(a: dict[str, str], b: dict[str, str]) -> bool:
+    """Whether two runs used the same torch release and Python (their devices aside)."""
+    return release(a.get("torch", "?")) == release(b.get("torch", "?")) and python_minor(
+        a.get("python", "?")
+    ) == python_minor(b.get("python", "?"))
+
+
+def attribute(views: list[View]) -> Shown:
+    """Tabs and notes for ``views``, the first being the page's own output (see the module's docstring)."""
+    if not views:
+        return Shown([], [])
+    first, others = views[0], views[1:]
+    tabs = [first]
+    for view in others:
+        if view.device == first.device or any(t.device == view.device for t in tabs):
+            continue
+        # the output of the page's device in this view's environment: the build's, or a recording's
+        reference = next((r for r in views if r.device == first.device and same_environment(r.env, view.env)), None)
+        if reference is not None and key(reference.cell) != key(view.cell):
+            tabs.append(view)
+    notes: dict[tuple, list[View]] = {}
+    for view in others:
+        if view in tabs or any(key(view.cell) == key(t.cell) for t in tabs):
+            continue  # shown, or the same output once the noise is out
+        notes.setdefault(key(view.cell), []).append(view)
+    return Shown(tabs, list(notes.values()))
+
+
+def describe(env: dict[str, str], page: dict[str, str]) -> str:
+    """An environment in the words a note's title needs, against the page's own (``page``): its torch, and its
+    Python and device where they differ. ``torch 2.14.1``; ``torch 2.11.0 · Python 3.12 · CUDA``."""
+    what = [f"torch {release(env.get('torch', '?'))}"]
+    if python_minor(env.get("python", "?")) != python_minor(page.get("python", "?")):
+        what.append(f"Python {python_minor(env.get('python', '?'))}")
+    if env.get("device") != page.get("device"):
+        what.append({"cpu": "CPU", "cuda": "CUDA"}.get(env.get("device", ""), "?"))
+    return " · ".join(what)

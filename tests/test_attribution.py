@@ -1,0 +1,193 @@
+"""Attribution (render/attribution.py, render/checks.py): what differs between environments is shown as what it is.
+
+Every recording here is test data made in these tests: its GPU is "FIXTURE GPU (test data)",
+and its torch and Python versions are picked to make one difference at a time.
+"""
+
+from __future__ import annotations
+
+from html import unescape
+from pathlib import Path
+
+from mkdocs_examples.recordings.store import Failed, Published, Recording
+from mkdocs_examples.render.attribution import View, attribute, normalise
+from mkdocs_examples.render.checks import render_checks
+from mkdocs_examples.render.page import render_example
+from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example, parse_cells
+
+SOURCE = """\
+import torch
+# %% shown
+print(torch.ones(1))
+# %% checks tags=["remove-cell"]
+assert True
+"""
+EXAMPLE = Example("d/x.py", Path("/x/d/x.py"), SOURCE, parse_cells(SOURCE))
+BUILD_ENV = {"device": "cpu", "torch": "2.13.0+cpu", "python": "3.11.7"}
+CPU_2_14 = {"device": "cpu", "torch": "2.14.1+cu130", "python": "3.11.7"}  # test data
+CPU_2_13_PY312 = {"device": "cpu", "torch": "2.13.0+cu130", "python": "3.12.3"}  # test data
+GPU_2_11 = {"device": "cuda", "gpu": "FIXTURE GPU (test data)", "torch": "2.11.0+cu130", "python": "3.12.3"}
+CPU_2_11 = {"device": "cpu", "torch": "2.11.0+cu130", "python": "3.12.3"}  # the GPU machine's CPU (test data)
+GPU_2_13 = {"device": "cuda", "gpu": "FIXTURE GPU (test data)", "torch": "2.13.0+cu130", "python": "3.11.7"}
+
+
+def built(output: str) -> Result:
+    return Result(env=BUILD_ENV, cells=(CellResult(0), CellResult(1, output), CellResult(2)))
+
+
+def recording(env: dict[str, str], output: str, failed: Failed | None = None) -> Recording:
+    cells = (CellResult(0), CellResult(1, output), CellResult(2))
+    return Recording(EXAMPLE.path, EXAMPLE.digest, "2026-11-22T10:00:00Z", env, 1.0, cells,
+                     tuple(c.name for c in EXAMPLE.cells), failed)  # fmt: skip
+
+
+def page(build_output: str, *recorded: Recording, lang: str = "en") -> str:
+    site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
+    published = tuple(Published(r.device, r, site) for r in recorded)
+    return render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published)
+
+
+def test_a_device_difference_within_one_release_is_a_tab_set():
+    text = page("tensor([1.])\n", recording(GPU_2_13, "tensor([1.], device='cuda:0')\n"))
+    assert '=== "CPU"' in text and '=== "CUDA"' in text
+    assert "??? note" not in text
+
+
+def test_a_device_difference_is_attributed_through_the_gpu_machines_own_cpu_run():
+    # the GPU machine recorded both devices with torch 2.11: its CPU and CUDA outputs differ there
+    text = page("tensor([1.])\n", recording(CPU_2_11, "tensor([1.])\n"), recording(GPU_2_11, "cuda says\n"))
+    assert '=== "CPU"' in text and '=== "CUDA"' in text and "cuda says" in text
+    assert "??? note" not in text  # its CPU output is the build's: nothing else to say
+
+
+def test_a_release_only_difference_is_a_version_note_never_a_tab():
+    text = page("old wording\n", recording(CPU_2_14, "new wording\n"))
+    assert "===" not in text
+    assert '??? note "torch 2.14.1 prints"' in text and "new wording" in text and "old wording" in text
+    assert text.index("old wording") < text.index("??? note")  # the build's output first, the note folded below
+
+
+def test_a_cuda_output_of_another_release_is_a_note_naming_both_versions_not_a_device_tab():
+    # today's case: CUDA recorded with torch 2.11 on Python 3.12, no CPU run of that environment
+    text = page("output 0 of SigmoidBackward0\n", recording(GPU_2_11, "output 0 of Sigmoid\n"))
+    assert "===" not in text
+    assert '??? note "torch 2.11.0 · Python 3.12 · CUDA prints"' in text
+    assert "torch 2.11.0" in text and "Python 3.12.3" in text  # the recording's own provenance line
+
+
+def test_a_device_difference_that_the_same_release_cpu_run_shares_is_a_note():
+    # CPU and CUDA of torch 2.11 print the same: what differs from the build is the release
+    text = page("80\n", recording(CPU_2_11, "72\n"), recording(GPU_2_11, "72\n"))
+    assert "===" not in text
+    assert text.count("??? note") == 1  # one note for the output both printed, naming both
+    assert "torch 2.11.0 · Python 3.12 / torch 2.11.0 · Python 3.12 · CUDA print" in text
+
+
+def test_a_python_only_difference_is_a_note():
+    text = page("80\n", recording(CPU_2_13_PY312, "72\n"))
+    assert "===" not in text
+    assert '??? note "torch 2.13.0 · Python 3.12 prints"' in text
+
+
+def test_noise_only_shows_once():
+    mine = "/home/me/.venv/lib/python3.11/site-packages/torch/nn/modules/loss.py:610: UserWarning: x\n"
+    theirs = "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/loss.py:634: UserWarning: x\n"
+    text = page(mine, recording(CPU_2_14, theirs), recording(GPU_2_13, theirs))
+    assert "===" not in text and "??? note" not in text
+    assert text.count("UserWarning") == 1
+
+
+def test_the_noise_list():
+    assert normalise('File "/tmp/pytest-1/x.py", line 3, in f') == 'File "<file>", line <line>, in f'
+    assert normalise("<object at 0x7f3a2c1d9e80>") == "<object at 0x<address>>"
+    assert normalise("saved to /tmp/tmpab12cd/model.pt") == "saved to <tmp>"
+    assert normalise("examples/x.py:12: UserWarning") == "<file>:<line>: UserWarning"
+    assert normalise("(Triggered internally at /__w/pytorch/aten/TensorBody.h:488.)") == (
+        "(Triggered internally at <file>:<line>.)"
+    )
+    assert normalise("tensor([4096, 12])") == "tensor([4096, 12])"  # numbers stay
+
+
+def test_a_note_title_from_a_recording_is_text_never_markup():
+    env = {**CPU_2_14, "torch": '2.14.1" onerror="x'}
+    text = page("a\n", recording(env, "b\n"))
+    assert 'onerror="x' not in text
+
+
+def test_a_failed_cell_of_a_recording_is_not_shown_as_its_output():
+    failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    text = page("a\n", recording(CPU_2_14, "half an output\n", failed))
+    assert "half an output" not in text
+
+
+def test_checked_releases_and_a_check_that_does_not_hold_on_a_newer_release():
+    failed = Failed(cell=2, line=5, kind="exception", message="AssertionError")
+    line = unescape(render_checks(BUILD_ENV, {"d/x.py": [recording(CPU_2_14, "a\n", failed)]}, "examples", lang="en"))
+    assert "Checked on torch 2.13.0 and 2.14.1." in line
+    assert "A check of examples/d/x.py (line 5: AssertionError) does not hold on torch 2.14.1+cu130." in line
+
+
+def test_a_check_that_fails_only_on_older_releases_holds_since():
+    failed = Failed(cell=2, line=5, kind="exception", message="AssertionError")
+    recorded = {"d/x.py": [recording(CPU_2_11, "a\n", failed), recording(CPU_2_14, "a\n")]}
+    line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh"))
+    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。examples/d/x.py" in line
+    assert "自 torch 2.13.0 起成立" in line
+
+
+def test_views_attribute_directly():
+    a = View(BUILD_ENV, CellResult(1, "x\n"), None)
+    b = View(GPU_2_11, CellResult(1, "y\n"), "recorded")
+    shown = attribute([a, b])
+    assert shown.tabs == [a] and shown.notes == [[b]]
+
+
+# --- the page "What changed between torch releases" ------------------------------------------
+
+CHANGES_SOURCE = """\
+import torch
+# %% same
+print("same")
+# %% noisy
+print("/x/loss.py:1: UserWarning: w")
+# %% moved
+print("old")
+# %% hidden tags=["remove-cell"]
+assert True
+# %% quiet tags=["remove-output"]
+print("not shown")
+"""
+
+
+def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    mine = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/a/loss.py:1: UserWarning: w\n"),
+            CellResult(3, "old\n"), CellResult(4), CellResult(5, "not shown\n"))  # fmt: skip
+    ours = Result(env=BUILD_ENV, cells=mine)
+    cells = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/b/loss.py:9: UserWarning: w\n"),
+             CellResult(3, "new\n"), CellResult(4), CellResult(5, "changed but not shown\n"))  # fmt: skip
+    failed = Failed(cell=4, line=9, kind="exception", message="AssertionError")
+    theirs = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
+    block = Block(start=2, end=3, indent="", path="d/c.py")
+    found = changes.collect({"a/page.md": ("A page", [block])}, {"d/c.py": example}, {"d/c.py": ours},
+                            {"d/c.py": [theirs]})  # fmt: skip
+    assert [c.env["torch"] for c in found] == ["2.14.1+cu130"]
+    assert found[0].cells == [("a/page.md", "A page", "ex-d-c-moved", "d/c.py", "moved")]
+    assert found[0].checks == [("a/page.md", "d/c.py", 9, "AssertionError")]
+    text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
+    assert "## torch 2.14.1" in text and "[A page](a/page.md#ex-d-c-moved): `examples/d/c.py`, cell `moved`" in text
+    assert "A check of examples/d/c.py (line 9: AssertionError) does not hold here." in text
+
+
+def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():
+    source = 'import torch\n# %% gpu tags=["requires-cuda"]\nprint(torch.ones(1, device="cuda"))\n'
+    example = Example("d/g.py", Path("/x/d/g.py"), source, parse_cells(source))
+    result = Result(env=BUILD_ENV, cells=(CellResult(0), CellResult(1, skipped="requires-cuda")))
+    stale = Recording(example.path, "0" * 64, "2026-11-22T10:00:00Z", CPU_2_14, 1.0,
+                      (CellResult(0), CellResult(1, skipped="requires-cuda")))  # fmt: skip
+    text = render_example(example, result, None, lang="en", limit=1000, published=(Published("cpu", stale, {}),))
+    assert "has not been recorded on a GPU yet" in text and "changed since it was recorded" not in text
