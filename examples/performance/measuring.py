@@ -67,8 +67,9 @@ benchmark.Compare(results).print()
 
 # %% compare-checks tags=["remove-cell"]
 assert torch.allclose(broadcast_matmul(x, y), x @ y, atol=1e-4)  # the same product
-medians = {(m.task_spec.sub_label, m.task_spec.description): m.median for m in results}
-assert medians[("64x64", "broadcast")] > 3 * medians[("64x64", "x @ y")]
+assert (x.unsqueeze(-1) * y.unsqueeze(0)).shape == (64, 64, 64)  # the n x n x n temporary
+assert len(results) == 4 and all(m.median > 0 for m in results)
+# no assert on which is faster: on a busy machine one slow block can swap the medians
 
 # %% cuda-async tags=["requires-cuda"]
 x = torch.randn(4096, 4096, device="cuda")
