@@ -21,7 +21,8 @@ def train(rank, world_size, store):
     model = DDP(nn.Linear(4, 1))  # ...and DDP copies rank 0's to all of them
 
     g = torch.Generator().manual_seed(0)  # the same dataset in every process
-    dataset = TensorDataset(torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g))
+    x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+    dataset = TensorDataset(x, y)
     sampler = DistributedSampler(dataset, shuffle=True, seed=0)
     loader = DataLoader(dataset, batch_size=4, sampler=sampler)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -51,7 +52,9 @@ def train(rank, world_size, store):
 # %% launch
 world_size = 2
 store = os.path.abspath("store")  # a file both processes open to find each other
-mp.start_processes(train, args=(world_size, store), nprocs=world_size, start_method="fork")
+mp.start_processes(
+    train, args=(world_size, store), nprocs=world_size, start_method="fork"
+)
 records = [torch.load(f"rank{rank}.pt") for rank in range(world_size)]
 print("done:", len(records), "processes")
 

@@ -27,7 +27,8 @@ print(torch.equal(y_no_grad, y_inference))
 assert not y_no_grad.requires_grad and not y_inference.requires_grad
 assert y_inference.is_inference() and not y_no_grad.is_inference()
 assert torch.equal(y_no_grad, y_inference)  # the same numbers, a different kind of tensor
-assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()  # both end with the block
+# both modes end with their block
+assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
 
 # %% reading-is-fine
 print(y_inference.argmax(dim=1)[:8])
