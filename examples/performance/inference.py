@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 model = nn.Sequential(
-    nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(p=0.2), nn.Linear(16, 2)
+    nn.Linear(8, 24), nn.BatchNorm1d(24), nn.ReLU(), nn.Dropout(p=0.2), nn.Linear(24, 2)
 )
 x = torch.randn(32, 8)
 
