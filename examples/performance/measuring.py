@@ -43,6 +43,8 @@ print(f"{measurement.num_threads} thread, of {torch.get_num_threads()} torch may
 assert isinstance(measurement, benchmark.Measurement)
 assert measurement.number_per_run > 1  # many calls per measurement, not one
 assert len(measurement.times) >= 1 and measurement.median > 0
+# it measured for at least min_run_time
+assert sum(measurement.times) * measurement.number_per_run >= 0.2
 assert measurement.num_threads == 1  # Timer's default, whatever torch.get_num_threads() says
 assert timer._task_spec.num_threads == 1
 
