@@ -1,0 +1,170 @@
+# %% [markdown]
+# DistributedDataParallel on CPU: two processes with the gloo backend, DistributedSampler
+# and set_epoch, gradients averaged across processes, saving from rank 0
+
+# %% worker
+import os
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def train(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    torch.manual_seed(rank)  # each process starts from different weights...
+    model = DDP(nn.Linear(4, 1))  # ...and DDP copies rank 0's to all of them
+
+    g = torch.Generator().manual_seed(0)  # the same dataset in every process
+    x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+    dataset = TensorDataset(x, y)
+    sampler = DistributedSampler(dataset, shuffle=True, seed=0)
+    loader = DataLoader(dataset, batch_size=4, sampler=sampler)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    start = {k: v.clone() for k, v in model.module.state_dict().items()}
+    record = {"start": start, "indices": []}
+    for epoch in range(2):
+        sampler.set_epoch(epoch)  # a new shuffle each epoch
+        record["indices"].append(list(sampler))
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()  # DDP averages the gradients of all processes here
+            if "grad" not in record:  # the first step, kept for the checks
+                record["batch"] = (x, y)
+                record["grad"] = model.module.weight.grad.clone()
+            optimizer.step()
+
+    if rank == 0:  # one process writes the checkpoint, without the "module." prefix
+        torch.save(model.module.state_dict(), "model.pt")
+    dist.barrier()  # the others wait until it is written
+    record["end"] = model.module.weight.detach().clone()
+    torch.save(record, f"rank{rank}.pt")
+    dist.destroy_process_group()
+
+
+# %% launch
+world_size = 2
+store = os.path.abspath("store")  # a file both processes open to find each other
+mp.start_processes(
+    train, args=(world_size, store), nprocs=world_size, start_method="fork"
+)
+records = [torch.load(f"rank{rank}.pt") for rank in range(world_size)]
+print("done:", len(records), "processes")
+
+# %% same-start
+for rank, record in enumerate(records):
+    print(rank, record["start"]["weight"])
+
+# %% same-start-checks tags=["remove-cell"]
+torch.manual_seed(0)
+w0 = nn.Linear(4, 1).weight.detach()
+torch.manual_seed(1)
+assert not torch.equal(nn.Linear(4, 1).weight, w0)  # the two seeds give different weights
+for name in ("weight", "bias"):
+    assert torch.equal(records[1]["start"][name], records[0]["start"][name])
+assert torch.equal(records[0]["start"]["weight"], w0)  # rank 0's
+
+# %% sampler
+for rank, record in enumerate(records):
+    print(f"rank {rank}: epoch 0 {record['indices'][0]}, epoch 1 {record['indices'][1]}")
+
+# %% sampler-checks tags=["remove-cell"]
+for epoch in range(2):
+    first, second = (set(record["indices"][epoch]) for record in records)
+    assert not first & second and first | second == set(range(16))  # a split, no overlap
+    assert all(len(record["indices"][epoch]) == 8 for record in records)
+for record in records:
+    assert record["indices"][0] != record["indices"][1]  # set_epoch: a new order
+
+# %% averaged
+local_grads = []
+for record in records:  # each process's own gradient on its own first batch, without DDP
+    net = nn.Linear(4, 1)
+    net.load_state_dict(records[0]["start"])
+    x, y = record["batch"]
+    nn.functional.mse_loss(net(x), y).backward()
+    local_grads.append(net.weight.grad)
+mean = (local_grads[0] + local_grads[1]) / 2
+print("local, rank 0:", local_grads[0])
+print("local, rank 1:", local_grads[1])
+print("their mean:   ", mean)
+print("DDP, rank 0:  ", records[0]["grad"])
+print("DDP, rank 1:  ", records[1]["grad"])
+
+# %% averaged-checks tags=["remove-cell"]
+assert not torch.allclose(local_grads[0], local_grads[1])
+for record in records:
+    assert torch.allclose(record["grad"], mean, atol=1e-6)
+assert torch.equal(records[0]["end"], records[1]["end"])  # still in step after 4 updates
+# averaged, not summed: the step of one process with both batches (8 samples)
+net = nn.Linear(4, 1)
+net.load_state_dict(records[0]["start"])
+x8 = torch.cat([records[0]["batch"][0], records[1]["batch"][0]])
+y8 = torch.cat([records[0]["batch"][1], records[1]["batch"][1]])
+nn.functional.mse_loss(net(x8), y8).backward()
+assert torch.allclose(net.weight.grad, records[0]["grad"], atol=1e-6)
+assert not torch.equal(records[0]["end"], records[0]["start"]["weight"])
+
+# %% saved
+state = torch.load("model.pt")
+print(list(state))
+print(torch.equal(state["weight"], records[0]["end"]))
+
+# %% saved-checks tags=["remove-cell"]
+assert list(state) == ["weight", "bias"]  # model.module: no "module." prefix
+assert torch.equal(state["weight"], records[1]["end"])
+restored = nn.Linear(4, 1)
+restored.load_state_dict(state)  # loads into a plain model
+
+# %% no-set-epoch
+dataset = torch.utils.data.TensorDataset(torch.arange(8))
+sampler = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True, seed=0)
+for epoch in range(3):
+    print(f"epoch {epoch}:", list(sampler))  # set_epoch forgotten
+
+# %% with-set-epoch
+for epoch in range(3):
+    sampler.set_epoch(epoch)
+    print(f"epoch {epoch}:", list(sampler))
+
+# %% set-epoch-checks tags=["remove-cell"]
+fresh = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True, seed=0)
+assert list(fresh) == list(fresh) == list(fresh)  # the same order every epoch
+orders = []
+for epoch in range(3):
+    fresh.set_epoch(epoch)
+    orders.append(list(fresh))
+assert len({tuple(o) for o in orders}) == 3
+fresh.set_epoch(0)
+assert list(fresh) == orders[0]  # the order is a function of seed + epoch
+
+# %% torchrun-checks tags=["remove-cell"]
+# what torchrun sets is what init_process_group reads by default (init_method env://)
+import socket
+
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+saved_environ = dict(os.environ)
+os.environ.update(
+    RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)
+)
+stderr = os.dup(2)  # c10d's line that the sandbox has no DNS for the peer's name: not ours
+with open(os.devnull, "w") as devnull:
+    os.dup2(devnull.fileno(), 2)
+    try:
+        dist.init_process_group("gloo")
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+assert dist.get_rank() == 0 and dist.get_world_size() == 1
+dist.destroy_process_group()
+os.environ.clear()
+os.environ.update(saved_environ)

@@ -1,0 +1,145 @@
+# %% [markdown]
+# Inference: inference_mode() against no_grad(), what each forbids afterwards, eval() and
+# batching
+
+# %% model
+import time
+
+import torch
+from torch import nn
+
+model = nn.Sequential(
+    nn.Linear(8, 24), nn.BatchNorm1d(24), nn.ReLU(), nn.Dropout(p=0.2), nn.Linear(24, 2)
+)
+x = torch.randn(32, 8)
+
+# %% modes
+model.eval()
+with torch.no_grad():
+    y_no_grad = model(x)
+with torch.inference_mode():
+    y_inference = model(x)
+print("no_grad:       ", y_no_grad.requires_grad, y_no_grad.is_inference())
+print("inference_mode:", y_inference.requires_grad, y_inference.is_inference())
+print(torch.equal(y_no_grad, y_inference))
+
+# %% modes-checks tags=["remove-cell"]
+assert not y_no_grad.requires_grad and not y_inference.requires_grad
+assert y_inference.is_inference() and not y_no_grad.is_inference()
+assert torch.equal(y_no_grad, y_inference)  # the same numbers, a different kind of tensor
+# both modes end with their block
+assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+
+# %% reading-is-fine
+print(y_inference.argmax(dim=1)[:8])
+print((y_inference * 2).is_inference(), y_inference.clone().is_inference())
+
+# %% reading-is-fine-checks tags=["remove-cell"]
+assert torch.equal(y_inference.argmax(dim=1), y_no_grad.argmax(dim=1))
+# outside the block, an op on an inference tensor gives a normal tensor, clone() too
+assert not (y_inference * 2).is_inference()
+assert not y_inference.clone().is_inference()
+assert torch.equal(y_inference.clone(), y_inference)
+
+# %% inplace tags=["raises-exception"]
+y_inference.add_(1)
+
+# %% requires-grad tags=["raises-exception"]
+y_inference.requires_grad_()
+
+# %% into-training tags=["raises-exception"]
+head = nn.Linear(2, 1)  # a trainable layer that takes the predictions as input
+head(y_inference).sum().backward()
+
+# %% no-grad-allows
+y_no_grad.add_(1)  # a normal tensor: in place is fine
+head(y_no_grad).sum().backward()
+print(head.weight.grad is not None)
+head.zero_grad()
+head(y_inference.clone()).sum().backward()  # the fix the message suggests
+print(head.weight.grad is not None)
+
+# %% forbidden-checks tags=["remove-cell"]
+def fails(action, *words):
+    try:
+        action()
+    except RuntimeError as error:
+        assert all(w in str(error) for w in words), str(error)
+    else:
+        raise AssertionError("should have raised")
+
+
+fails(lambda: y_inference.add_(1), "Inplace update to inference tensor outside InferenceMode")
+with torch.inference_mode():
+    fresh = torch.zeros(2)
+fails(lambda: fresh.add_(1), "Inplace update to inference tensor")
+assert torch.equal(fresh, torch.ones(2))  # torch 2.13 raises after the update: it happened
+fails(lambda: y_inference.requires_grad_(), "requires_grad=True on inference tensor")
+fails(lambda: head(y_inference), "Inference tensors cannot be saved for backward")
+fails(lambda: y_inference._version, "do not track version counter")
+assert head.weight.grad is not None  # the clone() worked
+with torch.inference_mode():
+    y_inference.add_(1)  # inside inference mode it is allowed
+
+# %% dropout-needs-eval
+model.train()
+with torch.inference_mode():
+    first, second = model(x), model(x)
+print("train():", torch.equal(first, second))
+model.eval()
+with torch.inference_mode():
+    first, second = model(x), model(x)
+print("eval(): ", torch.equal(first, second))
+
+# %% dropout-needs-eval-checks tags=["remove-cell"]
+model.train()
+with torch.inference_mode():
+    assert not torch.equal(model(x), model(x))  # Dropout still drops in inference_mode
+model.eval()
+with torch.inference_mode():
+    assert torch.equal(model(x), model(x))
+
+# %% batch-of-one tags=["raises-exception"]
+model.train()  # forgot eval()
+with torch.inference_mode():
+    model(x[:1])
+
+# %% batching
+model.eval()
+with torch.inference_mode():
+    batched = model(x)
+    one_by_one = torch.cat([model(x[i : i + 1]) for i in range(len(x))])
+print(torch.allclose(batched, one_by_one, atol=1e-6))
+
+# %% batching-checks tags=["remove-cell"]
+assert torch.allclose(batched, one_by_one, atol=1e-6)
+model.train()
+with torch.no_grad():  # in train mode BatchNorm uses the batch's statistics
+    assert not torch.allclose(model[:3](x)[:4], model[:3](x[:4]), atol=1e-3)
+try:
+    model(x[:1])
+except ValueError as error:
+    assert "Expected more than 1 value per channel when training" in str(error)
+else:
+    raise AssertionError("BatchNorm1d in train() should refuse a batch of one")
+model.eval()
+
+
+# %% batching-speed
+def best_of(repeats, action):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+with torch.inference_mode():
+    t_batched = best_of(5, lambda: model(x))
+    t_single = best_of(5, lambda: [model(x[i : i + 1]) for i in range(len(x))])
+print(f"one batch of {len(x)}: {t_batched * 1e6:.0f} µs")
+print(f"{len(x)} batches of 1: {t_single * 1e6:.0f} µs ({t_single / t_batched:.0f}x)")
+
+# %% batching-speed-checks tags=["remove-cell"]
+assert t_single > 2 * t_batched  # 32 calls pay the per-call overhead 32 times

@@ -1,0 +1,153 @@
+# %% [markdown]
+# Measuring speed and memory: torch.utils.benchmark.Timer against time.time(), CUDA's
+# asynchronous launches, torch.profiler's table on CPU
+
+# %% one-shot
+import time
+
+import torch
+from torch import nn
+from torch.utils import benchmark
+
+x = torch.randn(64, 64)
+y = torch.randn(64, 64)
+
+times = []
+for _ in range(5):
+    start = time.time()
+    x @ y
+    times.append(time.time() - start)
+print([f"{t * 1e6:.0f} µs" for t in times])
+
+# %% one-shot-checks tags=["remove-cell"]
+assert len(times) == 5 and max(times) > min(times)
+
+# %% clocks
+for name in ("time", "perf_counter"):
+    info = time.get_clock_info(name)
+    print(f"{name:13} monotonic={info.monotonic}, resolution={info.resolution}")
+
+# %% clocks-checks tags=["remove-cell"]
+assert not time.get_clock_info("time").monotonic and time.get_clock_info("time").adjustable
+assert time.get_clock_info("perf_counter").monotonic
+assert not time.get_clock_info("perf_counter").adjustable
+
+# %% timer
+timer = benchmark.Timer(stmt="x @ y", globals={"x": x, "y": y})
+measurement = timer.blocked_autorange(min_run_time=0.2)
+print(f"median {measurement.median * 1e6:.1f} µs")
+print(f"{len(measurement.times)} measurements of {measurement.number_per_run} runs each")
+print(f"{measurement.num_threads} thread, of {torch.get_num_threads()} torch may use")
+
+# %% timer-checks tags=["remove-cell"]
+assert isinstance(measurement, benchmark.Measurement)
+assert measurement.number_per_run > 1  # many calls per measurement, not one
+assert len(measurement.times) >= 1 and measurement.median > 0
+# it measured for at least min_run_time
+assert sum(measurement.times) * measurement.number_per_run >= 0.2
+assert measurement.num_threads == 1  # Timer's default, whatever torch.get_num_threads() says
+assert timer._task_spec.num_threads == 1
+
+# %% compare
+def broadcast_matmul(x, y):
+    return (x.unsqueeze(-1) * y.unsqueeze(0)).sum(dim=1)
+
+
+results = []
+for n in (16, 64):
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    for label, stmt in (("x @ y", "x @ y"), ("broadcast", "broadcast_matmul(x, y)")):
+        t = benchmark.Timer(
+            stmt=stmt,
+            globals={"x": a, "y": b, "broadcast_matmul": broadcast_matmul},
+            label="matrix product",
+            sub_label=f"{n}x{n}",
+            description=label,
+        )
+        results.append(t.blocked_autorange(min_run_time=0.1))
+benchmark.Compare(results).print()
+
+# %% compare-checks tags=["remove-cell"]
+assert torch.allclose(broadcast_matmul(x, y), x @ y, atol=1e-4)  # the same product
+assert (x.unsqueeze(-1) * y.unsqueeze(0)).shape == (64, 64, 64)  # the n x n x n temporary
+assert len(results) == 4 and all(m.median > 0 for m in results)
+# no assert on which is faster: on a busy machine one slow block can swap the medians
+
+# %% cuda-async tags=["requires-cuda"]
+x = torch.randn(4096, 4096, device="cuda")
+x @ x  # warm up: the first call loads the kernels
+torch.cuda.synchronize()
+
+start = time.perf_counter()
+for _ in range(10):
+    y = x @ x
+launched = time.perf_counter() - start  # the launches only
+torch.cuda.synchronize()  # wait until the GPU has finished
+finished = time.perf_counter() - start
+print(f"without synchronize: {launched * 1e3:.2f} ms")
+print(f"with synchronize:    {finished * 1e3:.2f} ms")
+
+# %% cuda-async-checks tags=["requires-cuda", "remove-cell"]
+assert finished > 3 * launched  # the loop returned long before the GPU was done
+
+# %% cuda-events tags=["requires-cuda"]
+begin = torch.cuda.Event(enable_timing=True)
+end = torch.cuda.Event(enable_timing=True)
+begin.record()
+for _ in range(10):
+    y = x @ x
+end.record()
+torch.cuda.synchronize()
+print(f"events: {begin.elapsed_time(end):.2f} ms")  # measured on the GPU
+timed = benchmark.Timer("x @ x", globals={"x": x}).blocked_autorange(min_run_time=0.2)
+print(f"Timer:  {timed.median * 1e3:.2f} ms per product")
+
+# %% cuda-events-checks tags=["requires-cuda", "remove-cell"]
+assert begin.elapsed_time(end) > 0 and timed.median > 0
+# Timer synchronises: its time per product is of the events' order, not a launch's
+assert timed.median * 1e3 > 0.3 * begin.elapsed_time(end) / 10
+
+# %% cuda-memory tags=["requires-cuda"]
+del y
+torch.cuda.reset_peak_memory_stats()
+before = torch.cuda.memory_allocated()
+y = x @ x
+z = (y * 2).sum()
+print(f"allocated now: {(torch.cuda.memory_allocated() - before) / 2**20:.0f} MiB")
+print(f"peak:          {(torch.cuda.max_memory_allocated() - before) / 2**20:.0f} MiB")
+
+# %% cuda-memory-checks tags=["requires-cuda", "remove-cell"]
+one = 4096 * 4096 * 4  # bytes of one 4096x4096 float32 tensor: 64 MiB
+assert one == 64 * 2**20
+assert one <= torch.cuda.memory_allocated() - before < 2 * one  # y stays, y * 2 is gone
+assert torch.cuda.max_memory_allocated() - before >= 2 * one  # y and y * 2 at once
+
+# %% profiler
+import os
+
+os.environ["KINETO_LOG_LEVEL"] = "6"  # no profiler_start/stop lines from the profiler
+
+model = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 10))
+x = torch.randn(64, 128)
+model(x).sum().backward()  # a first pass outside the profile: one-time setup
+model.zero_grad()
+
+with torch.profiler.profile(
+    activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True
+) as prof:
+    with torch.profiler.record_function("forward"):
+        loss = model(x).logsumexp(dim=1).mean()
+    with torch.profiler.record_function("backward"):
+        loss.backward()
+
+table = prof.key_averages().table(
+    sort_by="cpu_time_total", row_limit=8, max_name_column_width=24
+)
+print(table)
+
+# %% profiler-checks tags=["remove-cell"]
+events = {e.key: e for e in prof.key_averages()}
+assert {"forward", "backward", "aten::addmm", "aten::relu"} <= set(events)
+assert events["aten::addmm"].count == 2  # one per Linear in the forward pass
+assert events["aten::addmm"].cpu_memory_usage == (64 * 256 + 64 * 10) * 4  # its outputs
+assert events["forward"].cpu_time_total >= events["aten::addmm"].cpu_time_total / 2
