@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import json
 import os
 import re
 import shutil
@@ -212,20 +213,22 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     assert _result_pages(page)[0] == "/data/splits/"
 
 
-# What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. (Raw
-# bytes were the measure until the errors section took the Chinese page and index past 400 KB raw,
-# about 112 KB sent; the budget below keeps about that headroom.)
-BUDGET = 125_000
+# What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
+# page and the search index are budgeted apart: the index grows with every page the site adds (about
+# 1.5 KB sent per page in English, 1.8 KB in Chinese, with 65 pages each), so its budget is per page
+# it indexes; a page's own weight is not allowed to grow with the site.
+PAGE_BUDGET = 30_000
+INDEX_BUDGET_PER_PAGE = 2_000
 
 
 @pytest.mark.parametrize("path", ["tensors/cat-and-stack/", "zh/devices/gpu-memory/"])
 def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base_url, path):
-    raw, sent = {}, {}
+    raw, sent, bodies = {}, {}, {}
 
     def measure(response) -> None:
         if response.ok:
             body, where = response.body(), urlsplit(response.url).path
-            raw[where], sent[where] = len(body), len(gzip.compress(body, 6))
+            raw[where], sent[where], bodies[where] = len(body), len(gzip.compress(body, 6)), body
 
     page.on("response", measure)
     page.goto(f"{base_url}/{path}")
@@ -234,10 +237,12 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
     assert not [p for p in sent if p.endswith("search_index.json")], "the index waits for the reader to search"
     _search(page, base_url, path, "tensor")
     index = f"/{'zh/' if path.startswith('zh/') else ''}search/search_index.json"
-    weight = sent[f"/{path}"] + sent[index]
-    print(f"{path}: page {raw[f'/{path}']} + index {raw[index]} bytes, {weight} sent gzipped; every response: "
-          f"{view} sent viewing the page, {sum(sent.values())} once searched")  # fmt: skip
-    assert weight <= BUDGET, sorted(sent.items(), key=lambda item: -item[1])[:5]
+    pages = {doc["location"].split("#")[0] for doc in json.loads(bodies[index])["docs"]}
+    print(f"{path}: page {raw[f'/{path}']} bytes, {sent[f'/{path}']} sent; index {raw[index]} bytes, "
+          f"{sent[index]} sent for {len(pages)} pages; every response: {view} sent viewing the page, "
+          f"{sum(sent.values())} once searched")  # fmt: skip
+    assert sent[f"/{path}"] <= PAGE_BUDGET
+    assert sent[index] <= INDEX_BUDGET_PER_PAGE * len(pages), sorted(sent.items(), key=lambda item: -item[1])[:5]
 
 
 def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(page, base_url):
@@ -294,9 +299,22 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
     assert violations == [], violations
 
 
+# The markup of pymdownx.tabbed (alternate_style), put after the page's first paragraph
+TAB_SET = """() => {
+    const set = document.createElement("div");
+    set.className = "tabbed-set tabbed-alternate";
+    set.innerHTML = '<input checked id="__t_1" name="__t" type="radio"><input id="__t_2" name="__t" type="radio">'
+        + '<div class="tabbed-labels"><label for="__t_1">CPU</label><label for="__t_2">CUDA</label></div>'
+        + '<div class="tabbed-content"><div class="tabbed-block"><p>a</p></div><div class="tabbed-block"><p>b</p></div></div>';
+    document.querySelector("article p").after(set);
+}"""
+
+
 @pytest.mark.parametrize("lang", ["", "zh/"])
 def test_the_first_tab_onto_a_tab_set_shows_a_focus_ring(page, base_url, lang):
     page.goto(f"{base_url}/{lang}autograd/detach-and-data/")
+    if not page.locator(".tabbed-set").count():  # no page has a device tab set until the GPU job records
+        page.evaluate(TAB_SET)  # CPU beside CUDA in one release: a set as pymdownx.tabbed writes it
     tab_set = page.locator(".tabbed-set").first
     # Chromium starts sequential focus navigation where the reader clicked: the block before the set
     tab_set.locator("xpath=preceding-sibling::*[1]").click()
