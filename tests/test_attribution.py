@@ -157,6 +157,8 @@ print("old")
 assert True
 # %% quiet tags=["remove-output"]
 print("not shown")
+# %% timing tags=["varies"]
+print("1.2 ms")
 """
 
 
@@ -166,17 +168,18 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
 
     example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
     mine = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/a/loss.py:1: UserWarning: w\n"),
-            CellResult(3, "old\n"), CellResult(4), CellResult(5, "not shown\n"))  # fmt: skip
+            CellResult(3, "old\n"), CellResult(4), CellResult(5, "not shown\n"), CellResult(6, "1.2 ms\n"))  # fmt: skip
     ours = Result(env=BUILD_ENV, cells=mine)
     cells = (CellResult(0), CellResult(1, "same\n"), CellResult(2, "/b/loss.py:9: UserWarning: w\n"),
-             CellResult(3, "new\n"), CellResult(4), CellResult(5, "changed but not shown\n"))  # fmt: skip
+             CellResult(3, "new\n"), CellResult(4), CellResult(5, "changed but not shown\n"),
+             CellResult(6, "0.9 ms\n"))  # fmt: skip
     failed = Failed(cell=4, line=9, kind="exception", message="AssertionError")
     theirs = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
     block = Block(start=2, end=3, indent="", path="d/c.py")
-    found = changes.collect({"a/page.md": ("A page", [block])}, {"d/c.py": example}, {"d/c.py": ours},
+    found = changes.collect({"a/page.md": ("A `page`", [block])}, {"d/c.py": example}, {"d/c.py": ours},
                             {"d/c.py": [theirs]})  # fmt: skip
     assert [c.env["torch"] for c in found] == ["2.14.1+cu130"]
-    assert found[0].cells == [("a/page.md", "A page", "ex-d-c-moved", "d/c.py", "moved")]
+    assert found[0].cells == [("a/page.md", "A `page`", "ex-d-c-moved", "d/c.py", "moved")]  # not the timing
     assert found[0].checks == [("a/page.md", "d/c.py", 9, "AssertionError")]
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
     assert "## torch 2.14.1" in text and "[A page](a/page.md#ex-d-c-moved): `examples/d/c.py`, cell `moved`" in text
@@ -191,3 +194,15 @@ def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():
                       (CellResult(0), CellResult(1, skipped="requires-cuda")))  # fmt: skip
     text = render_example(example, result, None, lang="en", limit=1000, published=(Published("cpu", stale, {}),))
     assert "has not been recorded on a GPU yet" in text and "changed since it was recorded" not in text
+
+
+def test_a_measurement_shows_the_builds_own_value_and_no_other_release_s():
+    source = SOURCE.replace("# %% shown", '# %% shown tags=["varies"]')
+    example = Example("d/x.py", Path("/x/d/x.py"), source, parse_cells(source))
+    other = recording(CPU_2_14, "0.9 ms\n")
+    other = Recording(example.path, example.digest, other.recorded, other.env, 1.0, other.cells,
+                      tuple(c.name for c in example.cells), None)  # fmt: skip
+    site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
+    text = render_example(example, built("1.2 ms\n"), None, lang="en", limit=1000,
+                          published=(Published("cpu", other, site),))  # fmt: skip
+    assert "1.2 ms" in text and "0.9 ms" not in text and "??? note" not in text

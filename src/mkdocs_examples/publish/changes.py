@@ -22,6 +22,7 @@ from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *torch-changes *\n/// *$", re.MULTILINE)
@@ -56,7 +57,8 @@ def collect(
                 if recording.failed and (page, example.path) not in {(c[0], c[1]) for c in changed.checks}:
                     changed.checks.append((page, example.path, recording.failed.line, recording.failed.message))
                 for item in example.cells:
-                    if block.cell not in (None, item.name) or item.has("remove-cell") or item.has("remove-output"):
+                    if block.cell not in (None, item.name) or item.has("remove-cell") or item.has("remove-output") \
+                            or item.has("varies"):  # a timing differs on every run, release or not
                         continue
                     theirs, ours = recording.cell(item.index), mine.get(item.index)
                     if theirs is None or ours is None or theirs.skipped or ours.skipped:
@@ -87,7 +89,8 @@ def render(changes: list[Changed], built_env: dict[str, str], here: str, folder:
             parts.append(text["changes.same"])
         for page, title, place, example, cell in changed.cells:
             url = posixpath.relpath(page, base)
-            parts.append(f"- [{_escape(title)}]({url}#{place}): `{folder}/{example}`, {text['changes.cell']} `{cell}`")
+            where = f"`{folder}/{example}`, {text['changes.cell']} `{cell}`"
+            parts.append(f"- [{_escape(plain(title))}]({url}#{place}): {where}")
         for page, example, line, message in changed.checks:
             url = posixpath.relpath(page, base)
             what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message)

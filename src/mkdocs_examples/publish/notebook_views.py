@@ -46,6 +46,7 @@ from mkdocs_examples.publish import notebooks
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text
 
 JUPYTER = "mkdocs-jupyter"  # the plugin's name under `plugins:`
@@ -54,9 +55,6 @@ URL = "notebooks"  # views are at <lang>/notebooks/<example path without .py>/
 CSS = "assets/notebook-views.css"
 ASSET = Path(__file__).parent.parent / "assets" / "notebook_views.css"
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"(?<!\w)(\*\*|__|\*|_)(?=\S)|(?<=\S)(\*\*|__|\*|_)(?!\w)")
 
 
 @dataclass(frozen=True)
@@ -147,14 +145,6 @@ def _embedding(files: Files, pages: Mapping[str, tuple[str, list[str]]]) -> dict
             for example in examples:
                 found.setdefault(example, (file.url, title))
     return found
-
-
-def plain(title: str) -> str:
-    """A page's title, written in Markdown, as the text a reader sees: `` `torch.cat` `` is torch.cat,
-    ``[text](url)`` is text, ``**bold**`` is bold (the inline Markdown a heading holds)."""
-    title = _CODE_SPAN.sub(lambda m: m[2].strip(), title)
-    title = _LINK.sub(r"\1", title)
-    return _EMPHASIS.sub("", title).strip()
 
 
 def alternates(config: MkDocsConfig, view: View) -> None:

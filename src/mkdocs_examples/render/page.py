@@ -63,7 +63,7 @@ def render_example(
             if recording.failed and recording.failed.cell == item.index:
                 continue  # its output stops where the check failed: the page's line on checks says so
             views.append(View(recording.env, _capped(recorded, limit), recorded_line(other, lang)))
-        shown = attribute(views)
+        shown = attribute(views[:1] if item.has("varies") else views)  # a timing differs on every run: one
         if len(shown.tabs) > 1:  # outputs that differ between devices of one environment: one tab each
             parts.append(_tabs([(device_label(v.env), _outputs(v.cell, text, limit), v.provenance or here)
                                 for v in shown.tabs]))  # fmt: skip

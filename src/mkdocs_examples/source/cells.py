@@ -22,6 +22,7 @@ TAGS = {
     "remove-input": "show only the output",
     "remove-output": "show only the code",
     "requires-cuda": "run only where CUDA is available",
+    "varies": "its output is a measurement (a timing) that differs from run to run, shown as measured",
 }
 
 _MARKER = re.compile(r"^# ?%%(?!%)(?P<rest>.*)$")

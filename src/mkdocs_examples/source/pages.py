@@ -13,6 +13,9 @@ from mkdocs.structure.files import InclusionLevel, get_files
 from mkdocs_examples.source.blocks import Block, find_blocks
 
 _TITLE = re.compile(r"^# +(.+?) *#*$", re.MULTILINE)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(?<!\w)(\*\*|__|\*|_)(?=\S)|(?<=\S)(\*\*|__|\*|_)(?!\w)")
 
 
 def read_pages(config: MkDocsConfig, *, serving: bool) -> dict[str, tuple[str, list[Block]]]:
@@ -45,3 +48,11 @@ def refuse_links(docs: Path) -> None:
             f"{len(links)} symbolic link(s) among the pages, whose targets the site would publish: {listed}. "
             "Put the file itself there instead of a link to it"
         )
+
+
+def plain(title: str) -> str:
+    """A page's title, written in Markdown, as the text a reader sees: `` `torch.cat` `` is torch.cat,
+    ``[text](url)`` is text, ``**bold**`` is bold (the inline Markdown a heading holds)."""
+    title = _CODE_SPAN.sub(lambda m: m[2].strip(), title)
+    title = _LINK.sub(r"\1", title)
+    return _EMPHASIS.sub("", title).strip()
