@@ -2,7 +2,7 @@
 # torch.compile: the first call compiles (measured against later calls), graph breaks,
 # recompilation on a new shape and dynamic=, modes
 
-# %% first-call
+# %% first-call tags=["varies"]
 import time
 
 import torch
@@ -10,8 +10,9 @@ import torch._dynamo
 import torch._inductor.config
 from torch.utils import benchmark
 
-# for this site's build only: skip inductor's probe of the CPU's vector instructions
-# (about ten test programs to compile, seconds more for the first compile of a process)
+# for this site's build only: skip inductor's probe of the CPU's vector
+# instructions (about ten test programs to compile, seconds more for the
+# first compile of a process)
 torch._inductor.config.cpp.vec_isa_ok = True
 
 
@@ -25,7 +26,8 @@ x = torch.randn(10_000)
 start = time.perf_counter()
 y = compiled(x)  # traces f, generates C++ and compiles it
 first = time.perf_counter() - start
-later = benchmark.Timer("compiled(x)", globals=globals()).blocked_autorange().median
+timer = benchmark.Timer("compiled(x)", globals=globals())
+later = timer.blocked_autorange().median
 print(f"first call: {first:.2f} s")
 print(f"later call: {later * 1e6:.0f} µs")
 print(f"ratio:      {first / later:,.0f}")
@@ -95,7 +97,8 @@ for _ in range(5):
 try:
     torch.compile(g, fullgraph=True, backend="eager")(torch.randn(8))
 except torch._dynamo.exc.Unsupported as error:
-    message = str(error).splitlines()  # the reason, an explanation, hints, where
+    # the reason, an explanation, hints, where
+    message = str(error).splitlines()
     print(f"{type(error).__name__}: {message[0]}")
     print(message[1].strip())
 

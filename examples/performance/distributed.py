@@ -41,7 +41,8 @@ def train(rank, world_size, store):
                 record["grad"] = model.module.weight.grad.clone()
             optimizer.step()
 
-    if rank == 0:  # one process writes the checkpoint, without the "module." prefix
+    # one process writes the checkpoint, without the "module." prefix
+    if rank == 0:
         torch.save(model.module.state_dict(), "model.pt")
     dist.barrier()  # the others wait until it is written
     record["end"] = model.module.weight.detach().clone()
@@ -51,7 +52,8 @@ def train(rank, world_size, store):
 
 # %% launch
 world_size = 2
-store = os.path.abspath("store")  # a file both processes open to find each other
+# a file both processes open to find each other
+store = os.path.abspath("store")
 mp.start_processes(
     train, args=(world_size, store), nprocs=world_size, start_method="fork"
 )
@@ -73,7 +75,8 @@ assert torch.equal(records[0]["start"]["weight"], w0)  # rank 0's
 
 # %% sampler
 for rank, record in enumerate(records):
-    print(f"rank {rank}: epoch 0 {record['indices'][0]}, epoch 1 {record['indices'][1]}")
+    indices = record["indices"]
+    print(f"rank {rank}: epoch 0 {indices[0]}, epoch 1 {indices[1]}")
 
 # %% sampler-checks tags=["remove-cell"]
 for epoch in range(2):
@@ -85,7 +88,8 @@ for record in records:
 
 # %% averaged
 local_grads = []
-for record in records:  # each process's own gradient on its own first batch, without DDP
+# each process's own gradient on its own first batch, without DDP
+for record in records:
     net = nn.Linear(4, 1)
     net.load_state_dict(records[0]["start"])
     x, y = record["batch"]
@@ -125,7 +129,9 @@ restored.load_state_dict(state)  # loads into a plain model
 
 # %% no-set-epoch
 dataset = torch.utils.data.TensorDataset(torch.arange(8))
-sampler = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True, seed=0)
+sampler = DistributedSampler(
+    dataset, num_replicas=2, rank=0, shuffle=True, seed=0
+)
 for epoch in range(3):
     print(f"epoch {epoch}:", list(sampler))  # set_epoch forgotten
 

@@ -2,7 +2,7 @@
 # Measuring speed and memory: torch.utils.benchmark.Timer against time.time(), CUDA's
 # asynchronous launches, torch.profiler's table on CPU
 
-# %% one-shot
+# %% one-shot tags=["varies"]
 import time
 
 import torch
@@ -32,12 +32,14 @@ assert not time.get_clock_info("time").monotonic and time.get_clock_info("time")
 assert time.get_clock_info("perf_counter").monotonic
 assert not time.get_clock_info("perf_counter").adjustable
 
-# %% timer
+# %% timer tags=["varies"]
 timer = benchmark.Timer(stmt="x @ y", globals={"x": x, "y": y})
 measurement = timer.blocked_autorange(min_run_time=0.2)
 print(f"median {measurement.median * 1e6:.1f} µs")
-print(f"{len(measurement.times)} measurements of {measurement.number_per_run} runs each")
-print(f"{measurement.num_threads} thread, of {torch.get_num_threads()} torch may use")
+runs = measurement.number_per_run
+print(f"{len(measurement.times)} measurements of {runs} runs each")
+threads = torch.get_num_threads()
+print(f"{measurement.num_threads} thread, of {threads} torch may use")
 
 # %% timer-checks tags=["remove-cell"]
 assert isinstance(measurement, benchmark.Measurement)
@@ -48,7 +50,7 @@ assert sum(measurement.times) * measurement.number_per_run >= 0.2
 assert measurement.num_threads == 1  # Timer's default, whatever torch.get_num_threads() says
 assert timer._task_spec.num_threads == 1
 
-# %% compare
+# %% compare tags=["varies"]
 def broadcast_matmul(x, y):
     return (x.unsqueeze(-1) * y.unsqueeze(0)).sum(dim=1)
 
@@ -56,7 +58,8 @@ def broadcast_matmul(x, y):
 results = []
 for n in (16, 64):
     a, b = torch.randn(n, n), torch.randn(n, n)
-    for label, stmt in (("x @ y", "x @ y"), ("broadcast", "broadcast_matmul(x, y)")):
+    statements = (("x @ y", "x @ y"), ("broadcast", "broadcast_matmul(x, y)"))
+    for label, stmt in statements:
         t = benchmark.Timer(
             stmt=stmt,
             globals={"x": a, "y": b, "broadcast_matmul": broadcast_matmul},
@@ -73,7 +76,7 @@ assert (x.unsqueeze(-1) * y.unsqueeze(0)).shape == (64, 64, 64)  # the n x n x n
 assert len(results) == 4 and all(m.median > 0 for m in results)
 # no assert on which is faster: on a busy machine one slow block can swap the medians
 
-# %% cuda-async tags=["requires-cuda"]
+# %% cuda-async tags=["requires-cuda", "varies"]
 x = torch.randn(4096, 4096, device="cuda")
 x @ x  # warm up: the first call loads the kernels
 torch.cuda.synchronize()
@@ -90,7 +93,7 @@ print(f"with synchronize:    {finished * 1e3:.2f} ms")
 # %% cuda-async-checks tags=["requires-cuda", "remove-cell"]
 assert finished > 3 * launched  # the loop returned long before the GPU was done
 
-# %% cuda-events tags=["requires-cuda"]
+# %% cuda-events tags=["requires-cuda", "varies"]
 begin = torch.cuda.Event(enable_timing=True)
 end = torch.cuda.Event(enable_timing=True)
 begin.record()
@@ -99,7 +102,8 @@ for _ in range(10):
 end.record()
 torch.cuda.synchronize()
 print(f"events: {begin.elapsed_time(end):.2f} ms")  # measured on the GPU
-timed = benchmark.Timer("x @ x", globals={"x": x}).blocked_autorange(min_run_time=0.2)
+gpu_timer = benchmark.Timer("x @ x", globals={"x": x})
+timed = gpu_timer.blocked_autorange(min_run_time=0.2)
 print(f"Timer:  {timed.median * 1e3:.2f} ms per product")
 
 # %% cuda-events-checks tags=["requires-cuda", "remove-cell"]
@@ -113,8 +117,10 @@ torch.cuda.reset_peak_memory_stats()
 before = torch.cuda.memory_allocated()
 y = x @ x
 z = (y * 2).sum()
-print(f"allocated now: {(torch.cuda.memory_allocated() - before) / 2**20:.0f} MiB")
-print(f"peak:          {(torch.cuda.max_memory_allocated() - before) / 2**20:.0f} MiB")
+allocated = (torch.cuda.memory_allocated() - before) / 2**20
+peak = (torch.cuda.max_memory_allocated() - before) / 2**20
+print(f"allocated now: {allocated:.0f} MiB")
+print(f"peak:          {peak:.0f} MiB")
 
 # %% cuda-memory-checks tags=["requires-cuda", "remove-cell"]
 one = 4096 * 4096 * 4  # bytes of one 4096x4096 float32 tensor: 64 MiB
@@ -122,10 +128,11 @@ assert one == 64 * 2**20
 assert one <= torch.cuda.memory_allocated() - before < 2 * one  # y stays, y * 2 is gone
 assert torch.cuda.max_memory_allocated() - before >= 2 * one  # y and y * 2 at once
 
-# %% profiler
+# %% profiler tags=["varies"]
 import os
 
-os.environ["KINETO_LOG_LEVEL"] = "6"  # no profiler_start/stop lines from the profiler
+# no profiler_start/stop lines from the profiler
+os.environ["KINETO_LOG_LEVEL"] = "6"
 
 model = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 10))
 x = torch.randn(64, 128)

@@ -11,14 +11,19 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 dataset = TensorDataset(torch.randn(64, 4), torch.randn(64, 1))
-loader = DataLoader(dataset, batch_size=16, shuffle=True)  # shuffles with torch's RNG
+# shuffles with torch's RNG
+loader = DataLoader(dataset, batch_size=16, shuffle=True)
 
 
 def make_training(seed=0):
     torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 1))
+    model = nn.Sequential(
+        nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 1)
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    scheduler = torch.optim.lr_scheduler.StepLR(
+        optimizer, step_size=2, gamma=0.5
+    )
     return model, optimizer, scheduler
 
 
@@ -85,7 +90,9 @@ torch.set_rng_state(checkpoint["rng"]["torch"])
 random.setstate(checkpoint["rng"]["python"])
 start = checkpoint["epoch"]
 
-resumed = first + [train_epoch(model, optimizer, scheduler) for epoch in range(start, 4)]
+resumed = first + [
+    train_epoch(model, optimizer, scheduler) for epoch in range(start, 4)
+]
 print([round(loss, 6) for loss in resumed])
 print(resumed == losses)
 
@@ -105,7 +112,9 @@ model, optimizer, scheduler = make_training(seed=123)
 checkpoint = torch.load("checkpoint.pt")
 model.load_state_dict(checkpoint["model"])  # and nothing else
 
-partial = first + [train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)]
+partial = first + [
+    train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)
+]
 print([round(loss, 6) for loss in partial])
 print(partial == losses)
 print(optimizer.param_groups[0]["lr"])
@@ -123,7 +132,9 @@ optimizer.load_state_dict(checkpoint["optimizer"])
 scheduler.load_state_dict(checkpoint["scheduler"])
 # no torch.set_rng_state: shuffling and dropout draw other numbers
 
-unseeded = first + [train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)]
+unseeded = first + [
+    train_epoch(model, optimizer, scheduler) for epoch in range(2, 4)
+]
 print([round(loss, 6) for loss in unseeded])
 print(unseeded == losses)
 
@@ -148,7 +159,12 @@ else:
     raise AssertionError("weights_only=True should refuse a NumPy array")
 
 # %% safe-globals
-allowed = [np._core.multiarray._reconstruct, np.ndarray, np.dtype, np.dtypes.UInt32DType]
+allowed = [
+    np._core.multiarray._reconstruct,
+    np.ndarray,
+    np.dtype,
+    np.dtypes.UInt32DType,
+]
 with torch.serialization.safe_globals(allowed):
     checkpoint = torch.load("checkpoint.pt")
 np.random.set_state(checkpoint["rng"]["numpy"])
@@ -175,4 +191,5 @@ torch.save({"model": model.state_dict()}, "gpu.pt")
 on_gpu = torch.load("gpu.pt")  # tensors come back where they were saved
 on_cpu = torch.load("gpu.pt", map_location="cpu")
 print(on_gpu["model"]["0.weight"].device, on_cpu["model"]["0.weight"].device)
-assert on_gpu["model"]["0.weight"].is_cuda and not on_cpu["model"]["0.weight"].is_cuda
+assert on_gpu["model"]["0.weight"].is_cuda
+assert not on_cpu["model"]["0.weight"].is_cuda

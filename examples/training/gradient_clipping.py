@@ -17,7 +17,8 @@ print([g.norm().item() for g in grads])
 # %% clip-norm
 total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 print(total)  # the norm of all gradients together, before clipping
-after = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+param_norms = torch.stack([p.grad.norm() for p in model.parameters()])
+after = torch.linalg.vector_norm(param_norms)
 print(after)
 
 # %% clip-norm-checks tags=["remove-cell"]
@@ -105,7 +106,8 @@ assert torch.equal(model.bias.grad, torch.zeros(1))  # the finite ones are wiped
 
 # %% nonfinite-error tags=["raises-exception"]
 model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])
-nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0, error_if_nonfinite=True)
+params = model.parameters()
+nn.utils.clip_grad_norm_(params, max_norm=1.0, error_if_nonfinite=True)
 
 # %% nonfinite-error-checks tags=["remove-cell"]
 try:

@@ -79,11 +79,15 @@ print(head(out.float()).dtype)  # or run head inside the block too
 # %% formats
 for dtype in [torch.float16, torch.bfloat16, torch.float32]:
     info = torch.finfo(dtype)
-    print(f"{str(dtype):15} max {info.max:.3g}  smallest normal {info.tiny:.3g}  eps {info.eps:.3g}")
+    print(
+        f"{str(dtype):15} max {info.max:.3g}"
+        f"  smallest normal {info.tiny:.3g}  eps {info.eps:.3g}"
+    )
 
-print(torch.tensor(1e-8).half(), torch.tensor(1e-8).bfloat16())  # small gradient
-print(torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16())  # large activation
-print(torch.tensor(1.001).half(), torch.tensor(1.001).bfloat16())  # precision
+# in turn: a small gradient, a large activation, precision near 1
+print(torch.tensor(1e-8).half(), torch.tensor(1e-8).bfloat16())
+print(torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16())
+print(torch.tensor(1.001).half(), torch.tensor(1.001).bfloat16())
 
 # %% formats-checks tags=["remove-cell"]
 assert torch.finfo(torch.float16).max == 65504
@@ -149,7 +153,8 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scaler = torch.amp.GradScaler("cpu", init_scale=2.0**24)  # too large on purpose
 history = []
 
-while len(history) < 2 or not (history[-2][1] and history[-1][1]):  # two steps taken
+# until two steps in a row are taken
+while len(history) < 2 or not (history[-2][1] and history[-1][1]):
     before = model[0].weight.detach().clone()
     scale = scaler.get_scale()
     with torch.autocast("cpu", dtype=torch.float16):

@@ -74,7 +74,9 @@ orders = []
 for extra_draws in [0, 1, 5]:
     torch.rand(extra_draws)  # whatever the rest of the program draws
     generator = torch.Generator().manual_seed(0)
-    loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=generator)
+    loader = DataLoader(
+        dataset, batch_size=4, shuffle=True, generator=generator
+    )
     orders.append(first_batch(loader))
 print(orders)
 
@@ -194,7 +196,9 @@ values = torch.rand(1_000_000, device=device)
 index = torch.randint(0, 10, (1_000_000,), device=device)
 a, b = torch.rand(256, 256, device=device), torch.rand(256, 256, device=device)
 ops = {
-    "index_add_": lambda: torch.zeros(10, device=device).index_add_(0, index, values),
+    "index_add_": lambda: torch.zeros(10, device=device).index_add_(
+        0, index, values
+    ),
     "histc": lambda: torch.histc(values, bins=10),
     "a @ b": lambda: a @ b,
 }
