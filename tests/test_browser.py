@@ -305,7 +305,8 @@ TAB_SET = """() => {
     set.className = "tabbed-set tabbed-alternate";
     set.innerHTML = '<input checked id="__t_1" name="__t" type="radio"><input id="__t_2" name="__t" type="radio">'
         + '<div class="tabbed-labels"><label for="__t_1">CPU</label><label for="__t_2">CUDA</label></div>'
-        + '<div class="tabbed-content"><div class="tabbed-block"><p>a</p></div><div class="tabbed-block"><p>b</p></div></div>';
+        + '<div class="tabbed-content"><div class="tabbed-block"><p>a</p></div>'
+        + '<div class="tabbed-block"><p>b</p></div></div>';
     document.querySelector("article p").after(set);
 }"""
 
