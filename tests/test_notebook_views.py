@@ -213,3 +213,25 @@ def test_a_chinese_view_notes_a_gpu_recording_in_chinese(real_site):
     zh = text_of((site / "zh/notebooks/devices/gpu_memory/index.html").read_text())
     assert "Output recorded on a GPU (" in en and "输出是在 GPU 上录制的" not in en
     assert "输出是在 GPU 上录制的（" in zh and "Output recorded on a GPU" not in zh
+
+
+def test_a_second_build_renders_no_view_again_in_either_language(tmp_path, monkeypatch):
+    """mkdocs-jupyter deletes, at the end of each build, the renderings that build did not use: with
+    static-i18n each language deleted the other's, and every build rendered them all again."""
+    from mkdocs_jupyter import convert
+
+    root = with_jupyter(tmp_path / "site")
+    with (root / "examples" / "one.py").open("a") as example:  # its view notes this cell in its language
+        example.write('\n# %% gpu tags=["requires-cuda"]\nprint(torch.ones(1, device="cuda"))\n')
+    rendered: list[str] = []
+    original = convert.nb2html
+    monkeypatch.setattr(convert, "nb2html", lambda path, **options: rendered.append(path) or original(path, **options))
+    build_site(root)
+    first = sorted(rendered)
+    assert any("/zh/" in path for path in first) and any("/zh/" not in path for path in first)  # both languages
+    cached = sorted(p.name for p in (root / ".cache" / "mkdocs-jupyter").glob("*.json"))
+    assert len(cached) == len(first)
+    rendered.clear()
+    build_site(root)
+    assert rendered == []
+    assert sorted(p.name for p in (root / ".cache" / "mkdocs-jupyter").glob("*.json")) == cached

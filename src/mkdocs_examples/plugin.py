@@ -69,6 +69,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._outcomes: dict[str, Outcome] = {}
         self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
+        self._jupyter_cache = notebook_views.JupyterCache()  # kept across the language builds
         self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
         self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
         self._repo_url: str | None = None
@@ -254,10 +255,22 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         return notebook_views.slim(output, page) if page.file.src_uri in self._views else output
 
+    @event_priority(50)  # before mkdocs-jupyter's (0), which would delete the other languages' renderings
+    def _hold_jupyter_cache(self, *, config: MkDocsConfig) -> None:
+        if self._with_views:
+            self._jupyter_cache.hold(config)
+
+    @event_priority(-50)  # after it, before static-i18n's (-100) builds the other languages
+    def _release_jupyter_cache(self, *, config: MkDocsConfig) -> None:
+        if self._with_views:
+            self._jupyter_cache.release(config)
+
     @event_priority(-200)  # after static-i18n's on_post_build, which builds the other languages
     def _write_downloads(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):
             return
+        if self._with_views:
+            self._jupyter_cache.evict(config)
         if self._engine:  # every example that built, as a script and as a notebook with its outputs
             notebooks.write_downloads(Path(config.site_dir) / "downloads", self._built())
         self._end_build()
@@ -278,7 +291,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             config.site_dir = str(staging.site)
         staging.commit() if self._finished else staging.discard()
 
-    on_post_build = CombinedEvent(_write_downloads, _site_written)
+    on_post_build = CombinedEvent(_hold_jupyter_cache, _release_jupyter_cache, _write_downloads, _site_written)
 
     def on_build_error(self, *, error: Exception) -> None:
         self._end_build()

@@ -84,6 +84,44 @@ def configure(config: MkDocsConfig, root: Path) -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+class JupyterCache:
+    """mkdocs-jupyter's cache of rendered notebooks, kept across the language builds of one build.
+
+    At the end of each build mkdocs-jupyter deletes the renderings that build did not use. With
+    static-i18n every language is a build of its own, so each language's views deleted the other's,
+    and every build rendered the views of each language again with nbconvert (about 10 s for this
+    site's 108). Its deletion is held off while the languages build (it reads its ``cache`` option
+    at the end of a build, the pages read it before), and done once, with what every language used.
+    """
+
+    def __init__(self) -> None:
+        self.used: set[Path] = set()
+        self._held = False
+
+    def hold(self, config: MkDocsConfig) -> None:
+        """Before mkdocs-jupyter's ``on_post_build``: keep what this language build used, delete nothing."""
+        plugin = jupyter(config)
+        if plugin is None or not plugin.config["cache"]:
+            return
+        self.used |= {Path(path) for path in plugin._used_cache_paths}
+        plugin.config["cache"], self._held = False, True
+
+    def release(self, config: MkDocsConfig) -> None:
+        """After it, before the next language builds: its pages read the cache again."""
+        plugin = jupyter(config)
+        if plugin is not None and self._held:
+            plugin.config["cache"], self._held = True, False
+
+    def evict(self, config: MkDocsConfig) -> None:
+        """Once every language has built: delete the renderings no language used."""
+        plugin = jupyter(config)
+        if plugin is not None and plugin.config["cache"] and self.used:
+            for file in Path(plugin.config["cache_dir"]).glob("*.json"):
+                if file not in self.used:
+                    file.unlink()
+        self.used = set()
+
+
 def add(
     files: Files,
     config: MkDocsConfig,
