@@ -347,13 +347,18 @@ def _object(validator: Validator, node: _Node, expected: str | None, nullable: b
             else:
                 check = others
             if check is not None:
-                try:
-                    check(item)
-                except JSONError as error:
-                    error.path.insert(0, key)
-                    raise
+                _within(check, item, key)
 
     return checked
+
+
+def _within(check: Check, value: Any, at: str | int) -> None:
+    """``check(value)`` for the member ``at`` of an object or array: an error names its path from there."""
+    try:
+        check(value)
+    except JSONError as error:
+        error.path.insert(0, at)
+        raise
 
 
 def _array(validator: Validator, node: _Node, expected: str | None, nullable: bool) -> Check:
@@ -369,11 +374,7 @@ def _array(validator: Validator, node: _Node, expected: str | None, nullable: bo
             raise node.error(f"{len(value)} items, more than {most}")
         if items is not None:
             for index, item in enumerate(value):
-                try:
-                    items(item)
-                except JSONError as error:
-                    error.path.insert(0, index)
-                    raise
+                _within(items, item, index)
 
     return checked
 
