@@ -61,6 +61,13 @@ def test_a_device_difference_is_attributed_through_the_gpu_machines_own_cpu_run(
     assert "??? note" not in text  # its CPU output is the build's: nothing else to say
 
 
+def test_a_device_difference_in_another_release_whose_cpu_output_is_not_the_builds_is_a_note():
+    # torch 2.11 prints otherwise on both devices: a CPU | CUDA tab would put 2.13 beside 2.11
+    text = page("tensor([1.])\n", recording(CPU_2_11, "old cpu\n"), recording(GPU_2_11, "old cuda\n"))
+    assert "===" not in text
+    assert "old cpu" in text and "old cuda" in text and text.count("??? note") == 2
+
+
 def test_a_release_only_difference_is_a_version_note_never_a_tab():
     text = page("old wording\n", recording(CPU_2_14, "new wording\n"))
     assert "===" not in text

@@ -88,12 +88,13 @@ def attribute(views: list[View]) -> Shown:
         return Shown([], [])
     first, others = views[0], views[1:]
     tabs = [first]
-    for view in others:
+    for view in sorted(others, key=lambda v: not same_environment(v.env, first.env)):  # the page's own first
         if view.device == first.device or any(t.device == view.device for t in tabs):
             continue
-        # the output of the page's device in this view's environment: the build's, or a recording's
+        # the output of the page's device in this view's environment: the build's, or a recording's. A tab
+        # only where that is the page's own output too: tabs never put two releases side by side
         reference = next((r for r in views if r.device == first.device and same_environment(r.env, view.env)), None)
-        if reference is not None and key(reference.cell) != key(view.cell):
+        if reference is not None and key(reference.cell) == key(first.cell) != key(view.cell):
             tabs.append(view)
     notes: dict[tuple, list[View]] = {}
     for view in others:
