@@ -213,3 +213,13 @@ def test_a_measurement_shows_the_builds_own_value_and_no_other_release_s():
     text = render_example(example, built("1.2 ms\n"), None, lang="en", limit=1000,
                           published=(Published("cpu", other, site),))  # fmt: skip
     assert "1.2 ms" in text and "0.9 ms" not in text and "??? note" not in text
+
+
+def test_the_error_index_leaves_out_a_recorded_cell_whose_check_failed_as_the_page_does():
+    from mkdocs_examples.recordings.published import PublishedRecordings
+
+    published = PublishedRecordings(Path("/nowhere"), [])
+    failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    published.found = {"cpu-torch2.14.1-py3.11": {EXAMPLE.path: recording(CPU_2_14, "stops here\n", failed)}}
+    (result,) = published.results(EXAMPLE)
+    assert [c.cell for c in result.cells] == [0, 2]

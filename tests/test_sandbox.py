@@ -248,3 +248,21 @@ def test_a_helper_is_known_by_the_kernel_s_name_for_it_while_it_exits():
     assert _helpers_time(["4242 (torch_shm_manag)"]) == HELPERS["torch_shm_manager"] - LEFTOVER
     assert _helpers_time(["4242"]) == 0.0  # nothing known of it: no extra time
     assert _helpers_time(["4242 (torch)"]) == 0.0  # a name that merely begins like a helper's
+
+
+def test_an_example_whose_landlock_rules_the_kernel_refuses_does_not_run(tmp_path, monkeypatch):
+    from mkdocs_examples.execute.child import sandbox
+
+    monkeypatch.setattr(landlock, "restrict", lambda rules, writable: False)  # in the forked child below
+    monkeypatch.setattr(namespaces, "drop_capabilities", lambda: None)
+    prepared = sandbox.Prepared(rules=landlock.Rules(abi=7, handled=0, grants=()))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sandbox.enter(prepared, tmp_path / "box", None, Options())
+            os._exit(0)
+        except OSError as error:
+            os._exit(7 if "refused this example's Landlock rules" in str(error) else 1)
+        except BaseException:
+            os._exit(1)
+    assert os.waitpid(pid, 0)[1] >> 8 == 7

@@ -69,7 +69,8 @@ def abi() -> int:
     """The Landlock ABI version this kernel offers; 0 where there is none (Linux only)."""
     if sys.platform != "linux":
         return 0
-    version = _libc().syscall(ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint(1))
+    flags = ctypes.c_uint(_CREATE_RULESET_VERSION)
+    version = _libc().syscall(ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0), flags)
     return max(0, version)
 
 
@@ -80,11 +81,6 @@ class Rules:
     abi: int
     handled: int
     grants: tuple[tuple[int, int], ...]  # (descriptor, rights)
-
-    def close(self) -> None:
-        for fd, _ in self.grants:
-            with contextlib.suppress(OSError):
-                os.close(fd)
 
 
 def readable_python() -> list[Path]:

@@ -98,8 +98,8 @@ def enter(prepared: Prepared, box: Path, cgroup: Path | None, options: Options) 
     apply_limits(options)
     if linux:
         namespaces.drop_capabilities()
-        if prepared.rules is not None:
-            landlock.restrict(prepared.rules, writable=[box])
+        if prepared.rules is not None and not landlock.restrict(prepared.rules, writable=[box]):
+            raise OSError("the kernel refused this example's Landlock rules: it does not run unconfined")
 
 
 def close_descriptors(keep: list[int]) -> None:
