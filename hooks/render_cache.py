@@ -25,7 +25,6 @@ import inspect
 import json
 import logging
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
 from mkdocs_examples import i18n
+from mkdocs_examples.environment import package_version
 
 FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
 TEMPLATES = Path(".cache") / "jinja"
@@ -175,7 +175,7 @@ def _signature(*parts: str) -> str:
 
 def _configuration(config: MkDocsConfig) -> str:
     """mkdocs.yml, the Markdown extensions as configured now, and the versions that render them."""
-    versions = {name: _version(name) for name in PACKAGES}
+    versions = {name: package_version(name) for name in PACKAGES}
     extensions = [_named(extension) for extension in config.markdown_extensions]
     settings = json.dumps(config.mdx_configs, sort_keys=True, default=_named)
     text = Path(config.config_file_path).read_text(encoding="utf-8")
@@ -195,13 +195,6 @@ def _named(value: Any) -> str:
     if source and "site-packages" not in source:  # a hook's own extension: its code is an input too
         name += "@" + hashlib.sha256(Path(source).read_bytes()).hexdigest()
     return name
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "-"
 
 
 def _rendered(page: Page) -> dict[str, Any]:

@@ -37,7 +37,6 @@ import keyword
 import os
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples import i18n, yaml_files
+from mkdocs_examples.environment import package_version
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
@@ -262,16 +262,9 @@ def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
     """What a page's index entries are made of."""
     meta = {k: page.meta.get(k) for k in ("title", "tags", "search")}
     toc = [[item.id, item.title, item.level, [c.id for c in item.children]] for item in page.toc]
-    versions = [_version("mkdocs-material"), _version("jieba")]
+    versions = [package_version("mkdocs-material"), package_version("jieba")]
     parts = [versions, terms, page.url, str(page.title), meta, toc, seen]
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "-"
 
 
 # -- one index per language -----------------------------------------------------------------------

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import os
 import re
 import shutil
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -32,20 +29,11 @@ if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def base_url(real_site):
     site, _ = real_site
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with search_queries.served(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import tree
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -30,10 +31,6 @@ def repo(tmp_path) -> Path:
         shutil.copy2(ROOT / name, tmp_path / name)
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     return tmp_path
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def nav(root: Path) -> list:
