@@ -13,7 +13,9 @@ answer on every run, and as large as the 64-bit seeds an unseeded torch picks fo
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -80,10 +82,16 @@ def env(seed: int) -> dict[str, str]:
 
 def forked(batch: tuple[int, list[Path]]) -> list[str]:
     seed, batch_scripts = batch
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, *map(str, batch_scripts)], env=env(seed), capture_output=True, text=True,
-        timeout=600,
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, *map(str, batch_scripts)], env=env(seed), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
+    try:
+        stdout, stderr = driver.communicate(timeout=600)
+    finally:  # a pass that hung, and whatever its examples started, ends with the test
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(driver.pid, signal.SIGKILL)
+    done = subprocess.CompletedProcess(driver.args, driver.returncode, stdout, stderr)
     failed = [Path(line.split(" ", 1)[1]) for line in done.stdout.splitlines() if line.startswith("FAIL ")]
     return [f"{f.name} (seed {seed}):\n{Path(f'{f}.{seed}.log').read_text()[-3000:]}" for f in failed] + (
         [f"the forked pass with seed {seed} failed:\n{done.stderr[-3000:]}"] if done.returncode else []

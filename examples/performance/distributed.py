@@ -47,6 +47,10 @@ def train(rank, world_size, store):
     dist.barrier()  # the others wait until it is written
     record["end"] = model.module.weight.detach().clone()
     torch.save(record, f"rank{rank}.pt")
+    # DDP holds the process group: let it go while both processes are there,
+    # then close the group (freed after it, gloo could wait forever)
+    dist.barrier()
+    del model, optimizer
     dist.destroy_process_group()
 
 
