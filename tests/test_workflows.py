@@ -759,7 +759,8 @@ def test_the_version_matrix_reads_its_releases_from_mkdocs_yml(capsys):
     matrix = json.loads(capsys.readouterr().out)["include"]
     releases = sorted({job["torch"] for job in matrix}, key=lambda r: tuple(map(int, r.split("."))))
     assert releases == [f"2.{minor}" for minor in range(4, 16)]
-    ci_python = [s["with"]["python-version"] for _, _, s in steps(load("ci.yml")) if "setup-python" in s.get("uses", "")]
+    ci = load("ci.yml")
+    ci_python = [s["with"]["python-version"] for _, _, s in steps(ci) if "setup-python" in s.get("uses", "")]
     assert {job["python"] for job in matrix} == set(ci_python) == {"3.11"}
 
 
