@@ -266,8 +266,8 @@ SIGMOID = 'Traceback (most recent call last):\n  File "examples/a.py", line 3, i
           "operation: [torch.FloatTensor [3]], which is output 0 of {op}, is at version 1; expected version 0\n"
 
 
-def _env(torch: str, device: str = "cpu") -> dict[str, str]:
-    return {"device": device, "torch": torch, "python": "3.11.7"}
+def _env(torch: str, device: str = "cpu", python: str = "3.11.7") -> dict[str, str]:
+    return {"device": device, "torch": torch, "python": python}
 
 
 def _index(results: list[Result], source: str = '# %% one tags=["raises-exception"]\nx\n') -> list:
@@ -279,22 +279,23 @@ def test_two_releases_with_other_words_for_one_error_are_one_entry_each_wording_
     built = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="SigmoidBackward0")),), env=_env("2.13.0+cpu"))
     newer = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="Sigmoid")),), env=_env("2.14.1+cu130"))  # FIXTURE
     cuda = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="SigmoidBackward0")),),
-                  env=_env("2.11.0+cu130", "cuda"))  # fmt: skip  (FIXTURE)
+                  env=_env("2.11.0+cu130", "cuda", "3.12.3"))  # fmt: skip  (FIXTURE)
     (entry,) = _index([built, newer, cuda])
     assert "SigmoidBackward0" in entry.message  # named by the build's wording
     variants = [(w.message.split(" of ")[-1][:16], sorted((p.torch, p.device) for p in w.printed))
                 for w in entry.wordings]  # fmt: skip
     assert variants == [
         ("Sigmoid, is at v", [("2.14.1", "cpu")]),
-        ("SigmoidBackward0", [("2.11.0", "cuda"), ("2.13.0", "cpu")]),
+        ("SigmoidBackward0", [("2.11.0", "cuda"), ("2.13.0", "cpu")]),  # the same words: one wording
     ]
     assert [s.recorded for s in entry.shown] == [""]  # one cell, which this build shows: one link, unmarked
     en = render([entry], "errors/all.md", "en")
     assert "- torch 2.14.1: `one of the variables" in en and "output N of Sigmoid, is" in en
-    assert "  \n  torch 2.13.0; torch 2.11.0 · CUDA: `one of the variables" in en
+    assert "  \n  torch 2.13.0; torch 2.11.0 · Python 3.12 · CUDA: `one of the variables" in en
     assert "  \n  [P](../p.md#ex-a-one)" in en and "(torch" not in en
     zh = render([entry], "errors/all.md", "zh")
-    assert "- torch 2.14.1：`one of the variables" in zh and "  \n  torch 2.13.0；torch 2.11.0 · CUDA：`one" in zh
+    assert "- torch 2.14.1：`one of the variables" in zh
+    assert "  \n  torch 2.13.0；torch 2.11.0 · Python 3.12 · CUDA：`one" in zh
 
 
 def test_the_same_wording_in_two_releases_is_shown_once_with_both():

@@ -17,8 +17,9 @@ the same build, it cannot drift from what the pages show.
 An entry is one error across environments: this build's torch and the published recordings
 (other torch releases, other devices). Where one cell raises the same type of exception with
 other words in another environment, both wordings are variants of one error and one entry lists
-them, each labelled with the releases (and the device, where it is not the CPU) that printed
-it: ``torch 2.13.0, 2.14.1: ...`` / ``torch 2.11.0 · CUDA: ...``. Wordings that are the same once
+them, each labelled with the releases (and the Python where it is not the build's, the device
+where it is not the CPU) that printed it: ``torch 2.13.0, 2.14.1: ...`` / ``torch 2.11.0 · Python
+3.12 · CUDA: ...``. Wordings that are the same once
 the machine's noise is out (``render.attribution.normalise``) and numbers folded are one wording,
 shown once with all their releases. A link to an output only a recording shows names its device
 (``CUDA``) or, on the build's device, its release.
@@ -31,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mkdocs_examples.recordings.store import release
+from mkdocs_examples.recordings.store import python_minor, release
 from mkdocs_examples.render.attribution import normalise
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
@@ -91,10 +92,12 @@ class Shown:
 
 @dataclass(frozen=True, order=True)
 class Printed:
-    """An environment that printed a wording: its device and torch release (``""`` where unknown)."""
+    """An environment that printed a wording: its device, torch release (``""`` where unknown) and Python
+    minor where it is not the build's (else ``""``)."""
 
     device: str
     torch: str
+    python: str = ""
 
     @property
     def version(self) -> tuple[int, ...]:
@@ -184,7 +187,9 @@ def collect(
             shown_results = results.get(block.path, [])
             for n, result in enumerate(shown_results):
                 recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
-                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")))
+                python = python_minor(result.env.get("python", ""))
+                other_python = python if python != python_minor(shown_results[0].env.get("python", "")) else ""
+                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")), other_python)
                 for cell in result.cells:
                     source = example.cells[cell.cell]
                     if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
@@ -278,18 +283,19 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
 
 
 def _wording(wording: Wording, lang: str) -> str:
-    """A wording with its label, ``torch 2.13.0, 2.14.1; torch 2.11.0 · CUDA: `message```. Environments whose
-    torch is unknown are left out of the label."""
+    """A wording with its label, ``torch 2.13.0, 2.14.1; torch 2.11.0 · Python 3.12 · CUDA: `message```: its
+    releases, by device (named where it is not the CPU) and Python (named where it is not the build's).
+    Environments whose torch is unknown are left out of the label."""
     releases, devices, colon = _LABELS.get(lang, _LABELS["en"])
     text = _code(wording.message or "(no message)")
-    by_device: dict[str, list[Printed]] = {}
+    by_device: dict[tuple[str, str], list[Printed]] = {}
     for env in sorted(wording.printed, key=lambda p: p.version):
         if env.torch:
-            by_device.setdefault(env.device, []).append(env)
+            by_device.setdefault((env.device, env.python), []).append(env)
     groups = []
-    for device, envs in sorted(by_device.items(), key=lambda item: item[0] != "cpu"):
-        names = releases.join(p.torch for p in envs)
-        groups.append(f"torch {names}" + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
+    for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
+        label = f"torch {releases.join(p.torch for p in envs)}" + (f" · Python {python}" if python else "")
+        groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
     return devices.join(groups) + colon + text if groups else text
 
 
