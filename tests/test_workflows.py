@@ -807,6 +807,11 @@ def test_the_version_merge_merges_each_release_on_its_own(tmp_path):
     (bin_dir / "python").chmod(0o755)
     for name in ("recordings-2.1-0", "recordings-2.10-2", "recordings-2.10-3"):
         (tmp_path / "shards" / name).mkdir(parents=True)
+    # the committed folder of 2.10's environment is where merge starts from (it keeps unchanged recordings)
+    (tmp_path / "shards/recordings-2.10-3/environment.json").write_text('{"id": "cpu-torch2.10.1-py3.11"}')
+    (tmp_path / "recordings/cpu-torch2.10.1-py3.11").mkdir(parents=True)
+    (tmp_path / "recordings/cpu-torch2.10.1-py3.11/x.json").write_text("committed")
+    (tmp_path / "shards/recordings-2.1-0/environment.json").write_text('{"id": "../../etc"}')  # not an id: ignored
     jobs = [{"torch": t, "python": "3.11", "shard": f"{k}/2"} for t in ("2.1", "2.10") for k in (1, 2)]
     code, log, _ = _run_step("versions.yml", MERGE_RELEASES, {"MATRIX": json.dumps({"include": jobs})}, tmp_path)
     assert code == 0, log
@@ -815,6 +820,8 @@ def test_the_version_merge_merges_each_release_on_its_own(tmp_path):
         "-m mkdocs_examples merge shards/recordings-2.10-2/ shards/recordings-2.10-3/ --device cpu --allow-missing "
         "--into merged",
     ]
+    assert sorted(p.name for p in (tmp_path / "merged").iterdir()) == ["cpu-torch2.10.1-py3.11"]
+    assert (tmp_path / "merged/cpu-torch2.10.1-py3.11/x.json").read_text() == "committed"
     jobs.append({"torch": "2.11", "python": "3.11", "shard": "1/2"})  # a release whose shards recorded nothing
     code, log, _ = _run_step("versions.yml", MERGE_RELEASES, {"MATRIX": json.dumps({"include": jobs})}, tmp_path)
     assert code == 1 and "torch 2.11: no shard recorded anything" in log
