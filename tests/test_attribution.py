@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mkdocs_examples.recordings.store import Failed, Published, Recording
 from mkdocs_examples.render.attribution import View, attribute, normalise
-from mkdocs_examples.render.checks import render_checks
+from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells
@@ -223,3 +223,28 @@ def test_the_error_index_leaves_out_a_recorded_cell_whose_check_failed_as_the_pa
     published.found = {"cpu-torch2.14.1-py3.11": {EXAMPLE.path: recording(CPU_2_14, "stops here\n", failed)}}
     (result,) = published.results(EXAMPLE)
     assert [c.cell for c in result.cells] == [0, 2]
+
+
+def test_the_checked_line_says_where_outputs_differ():
+    # test data: recordings of 2.11.0 and 2.14.1 (FIXTURE), one printing other than the build
+    older, newer = recording(CPU_2_11, "tensor([1.])\n"), recording(CPU_2_14, "b\n")
+    assert differing(EXAMPLE, built("b\n"), [older, newer]) == {"2.11.0"}
+    assert differing(EXAMPLE, built("b\n"), [recording(CPU_2_14, "b\n")]) == set()
+    recorded = {"d/x.py": [older, newer]}
+    line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en", differ={"2.11.0"}))
+    assert "Checked on torch 2.11.0, 2.13.0 and 2.14.1. Outputs differ before torch 2.13.0: see the notes" in line
+    line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en", differ={"2.14.1"}))
+    assert "Outputs differ on torch 2.14.1: see the notes under them." in line  # newer, not "before"
+    zh = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh", differ={"2.11.0"}))
+    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。torch 2.13.0 之前的版本输出有所不同" in zh
+    assert "differ" not in unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en"))
+
+
+def test_noise_a_measurement_or_a_failed_cell_is_no_difference_for_the_checked_line():
+    moved = recording(CPU_2_14, "x.py:12: UserWarning: w\n")
+    assert differing(EXAMPLE, built("x.py:99: UserWarning: w\n"), [moved]) == set()
+    failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    assert differing(EXAMPLE, built("a\n"), [recording(CPU_2_14, "half\n", failed)]) == set()
+    measured = SOURCE.replace("# %% shown", '# %% shown tags=["varies"]')
+    varies = Example.from_source(EXAMPLE.path, EXAMPLE.file, measured)
+    assert differing(varies, built("1.2 ms\n"), [recording(CPU_2_14, "1.5 ms\n")]) == set()

@@ -172,8 +172,12 @@ def _entries(index_page: str) -> list[re.Pattern]:
     """Each entry of a built error index as a pattern of the messages it stands for: its N and 0x… stand
     for any number and address (read from the page, not made with the engine's own ``fold``)."""
     patterns = []
-    for item in re.findall(r"<li>\s*<p>\s*<code>(.*?)</code>|<li>\s*<code>(.*?)</code>", index_page, re.S):
-        message = html.unescape(re.sub(r"<[^>]+>", "", item[0] or item[1])).strip()
+    # an entry: each wording, `torch 2.13.0, 2.14.1: <code>message</code>`, then the links
+    wordings = [code for item in re.findall(r"<li>(.*?)</li>", index_page, re.S)
+                for code in re.findall(r"<code>(.*?)</code>", item.split("<a ", 1)[0], re.S)]  # fmt: skip
+    assert wordings
+    for item in wordings:
+        message = html.unescape(re.sub(r"<[^>]+>", "", item)).strip()
         pattern = re.escape(message).replace(r"0x…", r"0x[0-9a-fA-F]+")
         pattern = re.sub(r"(?<![A-Za-wyz0-9])N(?![A-Za-wyz0-9])", r"(?:N|-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)", pattern)
         patterns.append(re.compile(pattern))
@@ -253,14 +257,89 @@ def test_the_marker_inside_fenced_code_is_shown_as_code_not_replaced():
     assert replace_marker(page, lambda: "INDEX") == "INDEX\n\n```markdown\n/// error-index\n///\n```\n"
 
 
-def test_a_link_to_an_output_of_another_torch_release_names_that_release():
-    a = example("a.py", '# %% one tags=["raises-exception"]\nx\n')
-    built = Result(cells=(CellResult(0, traceback=TRACEBACK.replace("RuntimeError: mat1", "ValueError: old")),),
-                   env={"device": "cpu", "torch": "2.13.0+cpu"})  # fmt: skip
-    other = Result(cells=(CellResult(0, traceback=TRACEBACK.replace("RuntimeError: mat1", "ValueError: new")),),
-                   env={"device": "cpu", "torch": "2.14.1+cu130"})  # fmt: skip (a recording: test data)
-    entries = collect({"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}, {"a.py": a}, {"a.py": [built, other]})
-    assert [(e.message.split()[0], [s.recorded for s in e.shown]) for e in entries] == [
-        ("new", ["torch 2.14.1"]), ("old", [""]),
+# --- One error across environments: which release printed which wording ------------------------------
+# The results below stand for recordings of other torch releases and devices: test data, made up here
+# (FIXTURE), not anything a machine printed.
+
+SIGMOID = 'Traceback (most recent call last):\n  File "examples/a.py", line 3, in <module>\n    y.sum().backward()\n' \
+          "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace " \
+          "operation: [torch.FloatTensor [3]], which is output 0 of {op}, is at version 1; expected version 0\n"
+
+
+def _env(torch: str, device: str = "cpu", python: str = "3.11.7") -> dict[str, str]:
+    return {"device": device, "torch": torch, "python": python}
+
+
+def _index(results: list[Result], source: str = '# %% one tags=["raises-exception"]\nx\n') -> list:
+    a = example("a.py", source)
+    return collect({"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}, {"a.py": a}, {"a.py": results})
+
+
+def test_two_releases_with_other_words_for_one_error_are_one_entry_each_wording_labelled():
+    built = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="SigmoidBackward0")),), env=_env("2.13.0+cpu"))
+    newer = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="Sigmoid")),), env=_env("2.14.1+cu130"))  # FIXTURE
+    cuda = Result(cells=(CellResult(0, traceback=SIGMOID.format(op="SigmoidBackward0")),),
+                  env=_env("2.11.0+cu130", "cuda", "3.12.3"))  # fmt: skip  (FIXTURE)
+    (entry,) = _index([built, newer, cuda])
+    assert "SigmoidBackward0" in entry.message  # named by the build's wording
+    variants = [(w.message.split(" of ")[-1][:16], sorted((p.torch, p.device) for p in w.printed))
+                for w in entry.wordings]  # fmt: skip
+    assert variants == [
+        ("Sigmoid, is at v", [("2.14.1", "cpu")]),
+        ("SigmoidBackward0", [("2.11.0", "cuda"), ("2.13.0", "cpu")]),  # the same words: one wording
+    ]
+    assert [s.recorded for s in entry.shown] == [""]  # one cell, which this build shows: one link, unmarked
+    en = render([entry], "errors/all.md", "en")
+    assert "- torch 2.14.1: `one of the variables" in en and "output N of Sigmoid, is" in en
+    assert "  \n  torch 2.13.0; torch 2.11.0 · Python 3.12 · CUDA: `one of the variables" in en
+    assert "  \n  [P](../p.md#ex-a-one)" in en and "(torch" not in en
+    zh = render([entry], "errors/all.md", "zh")
+    assert "- torch 2.14.1：`one of the variables" in zh
+    assert "  \n  torch 2.13.0；torch 2.11.0 · Python 3.12 · CUDA：`one" in zh
+
+
+def test_the_same_wording_in_two_releases_is_shown_once_with_both():
+    built = Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.13.0+cpu"))
+    moved = TRACEBACK.replace('line 3, in <module>', 'line 9, in <module>').replace("(2x3 and 4x5)", "(7x3 and 4x5)")
+    other = Result(cells=(CellResult(0, traceback=moved),), env=_env("2.14.1+cu130"))  # FIXTURE: 2.14.1
+    older = Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.9.1+cpu"))  # FIXTURE: 2.9.1
+    (entry,) = _index([built, other, older])
+    assert len(entry.wordings) == 1
+    en = render([entry], "errors/all.md", "en")
+    assert "- torch 2.9.1, 2.13.0, 2.14.1: `mat1 and mat2 shapes cannot be multiplied (NxN and NxN)`" in en
+    assert en.count("mat1 and mat2") == 1
+    assert "- torch 2.9.1、2.13.0、2.14.1：`mat1 and mat2" in render([entry], "errors/all.md", "zh")
+
+
+def test_wordings_that_differ_only_by_the_machines_noise_are_one():
+    tmp = TRACEBACK.replace("RuntimeError: mat1", "FileNotFoundError: no file /tmp/abc123/x.pt, mat1")
+    other = TRACEBACK.replace("RuntimeError: mat1", "FileNotFoundError: no file /tmp/zz9/x.pt, mat1")
+    results = [Result(cells=(CellResult(0, traceback=tmp),), env=_env("2.13.0+cpu")),
+               Result(cells=(CellResult(0, traceback=other),), env=_env("2.14.1+cpu"))]  # fmt: skip  (FIXTURE)
+    (entry,) = _index(results)
+    assert len(entry.wordings) == 1 and "/tmp/abc123/x.pt" in entry.wordings[0].message
+
+
+def test_another_type_of_exception_in_another_release_is_an_error_of_its_own():
+    # torch 2.4 lacks an API the cell calls: its AttributeError is no variant of the build's error
+    missing = TRACEBACK.replace("RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+                                "AttributeError: module 'torch' has no attribute 'compiler'")  # fmt: skip
+    results = [Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.13.0+cpu")),
+               Result(cells=(CellResult(0, traceback=missing),), env=_env("2.4.1+cpu"))]  # fmt: skip  (FIXTURE)
+    entries = _index(results)
+    assert [(e.kind, [s.recorded for s in e.shown]) for e in entries] == [
+        ("AttributeError", ["torch 2.4.1"]), ("RuntimeError", [""]),
     ]  # fmt: skip
-    assert "[P](../p.md#ex-a-one) (torch 2.14.1)" in render(entries, "errors/all.md", "en")
+    md = render(entries, "errors/all.md", "en")
+    assert "- torch 2.4.1: `module 'torch' has no attribute 'compiler'`  \n  [P](../p.md#ex-a-one) (torch 2.4.1)" in md
+
+
+def test_variants_join_through_a_wording_two_cells_share():
+    # cell one: A here, B in 2.14.1; cell two: B here, C in 2.14.1: A, B and C are one error
+    source = '# %% one tags=["raises-exception"]\nx\n# %% two tags=["raises-exception"]\ny\n'
+    a, b, c = (TRACEBACK.replace("mat1 and mat2", word) for word in ("alpha", "beta", "gamma"))
+    built = Result(cells=(CellResult(0, traceback=a), CellResult(1, traceback=b)), env=_env("2.13.0+cpu"))
+    other = Result(cells=(CellResult(0, traceback=b), CellResult(1, traceback=c)), env=_env("2.14.1+cpu"))  # FIXTURE
+    (entry,) = _index([built, other], source)
+    assert entry.message.startswith("alpha") and len(entry.wordings) == 3
+    assert [s.anchor for s in entry.shown] == ["ex-a-one", "ex-a-two"]

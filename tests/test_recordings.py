@@ -19,7 +19,7 @@ from helpers import build_site
 from mkdocs.exceptions import Abort, PluginError
 
 from mkdocs_examples.cli import main
-from mkdocs_examples.recordings import shards
+from mkdocs_examples.recordings import matrix, shards
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError, dumps, read, read_folder
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
@@ -263,6 +263,51 @@ def test_the_shards_command_prints_the_workflow_matrix(site, capsys):
     matrix = json.loads(capsys.readouterr().out)
     assert matrix == {"include": [{"shard": f"{k}/3", "runner": "big-gpu"} for k in (1, 2, 3)]
                       + [{"shard": "gpu-2x", "runner": "gpu-2x"}]}  # fmt: skip
+
+
+def test_the_versions_command_prints_a_job_per_release_and_shard(site, capsys):
+    configure(site, versions={"python": "3.11", "shards": 2, "releases": {"2.10": "3.10-3.14", "2.4": "3.8-3.12"}})
+    assert main(["versions", "-f", str(site / "mkdocs.yml")]) == 0
+    matrix = json.loads(capsys.readouterr().out)
+    assert matrix == {"include": [{"torch": t, "python": "3.11", "shard": f"{k}/2"}
+                                  for t in ("2.4", "2.10") for k in (1, 2)]}  # fmt: skip  (oldest first, by number)
+
+
+@pytest.mark.parametrize(
+    ("releases", "error"),
+    [
+        ({2.1: "3.10-3.14"}, "2.1 is not a minor release written as a string: quote it"),  # YAML's reading of 2.10
+        ({"2.4": "3.12"}, "2.4: '3.12'; expected the Pythons it has wheels for"),
+        ({"2.4": "3.12-3.8"}, "expected the Pythons it has wheels for"),
+        ({"2.0": "3.8-3.10"}, "torch 2.0 has wheels for Python 3.8-3.10 only, and the engine needs Python 3.11"),
+    ],
+)
+def test_the_versions_command_names_what_is_wrong_in_the_list(site, capsys, releases, error):
+    config = yaml.safe_load((site / "mkdocs.yml").read_text())
+    config["plugins"][1]["examples"]["versions"] = {"releases": releases}
+    (site / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    assert main(["versions", "-f", str(site / "mkdocs.yml")]) == 2
+    assert error in capsys.readouterr().err
+
+
+def test_each_release_is_recorded_under_the_builds_python_or_the_nearest_it_has_wheels_for():
+    assert matrix.python_for("2.4", "3.8-3.12", "3.11") == "3.11"  # the build's: only torch differs
+    assert matrix.python_for("2.4", "3.8-3.12", "3.13") == "3.12"  # an old release lacks the build's Python
+    assert matrix.python_for("2.15", "3.12-3.15", "3.11") == "3.12"  # a new one dropped it
+    assert matrix.python_for("x", "3.10-3.14", "3.12") == "3.12"
+    with pytest.raises(matrix.MatrixError, match="leave the release out"):
+        matrix.python_for("2.0", "3.8-3.10", "3.9")  # never older than the engine runs on, whatever the build's
+
+
+def test_a_version_matrix_shard_records_the_pinned_examples_too(site, capsys):
+    # the GPU plan sends pinned examples to their own runner; on the version matrix's CPU runners every
+    # example is in a numbered shard
+    configure(site, record={"shards": 2, "pins": {"one.py": "gpu-2x", "two.py": "gpu-2x"}})
+    config = str(site / "mkdocs.yml")
+    assert main(["record", "--shard", "1/1", "--out", str(site / "g"), "-f", config]) == 0
+    assert read_folder(site / "g") == {}
+    assert main(["record", "--matrix", "versions", "--shard", "1/1", "--out", str(site / "v"), "-f", config]) == 0
+    assert sorted(read_folder(site / "v")) == ["one.py", "two.py"]
 
 
 def fixture_site_with_gpu_page(site: Path) -> Example:

@@ -6,6 +6,7 @@ project that neither knows.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from mkdocs_examples.cli import main
 
 ROOT = Path(__file__).parent.parent
 WORKFLOWS = {p.name: p for p in sorted((ROOT / ".github" / "workflows").glob("*.yml"))}
@@ -31,7 +34,7 @@ def steps(workflow: dict):
 
 
 def test_the_workflows_are_there():
-    assert set(WORKFLOWS) == {"ci.yml", "deploy.yml", "gpu.yml", "preview.yml"}
+    assert set(WORKFLOWS) == {"ci.yml", "deploy.yml", "gpu.yml", "preview.yml", "versions.yml"}
 
 
 @pytest.mark.parametrize("name", sorted(WORKFLOWS))
@@ -297,7 +300,8 @@ def test_what_counts_as_running_examples():
 
 def test_the_jobs_that_run_example_code_are_these():
     found = {(name, job_name) for name, job_name, _ in _executing_jobs()}
-    assert found == {("ci.yml", "check"), ("ci.yml", "base"), ("deploy.yml", "examples"), ("gpu.yml", "record")}
+    assert found == {("ci.yml", "check"), ("ci.yml", "base"), ("deploy.yml", "examples"), ("gpu.yml", "record"),
+                     ("versions.yml", "record")}  # fmt: skip
 
 
 def test_no_job_that_runs_example_code_has_a_write_permission_a_secret_or_an_environment():
@@ -426,17 +430,26 @@ def _flag(tmp_path: Path, files: list[str], head_repository: str = "o/r", branch
 
 def test_the_summary_flags_recordings_changed_by_hand(tmp_path):
     text = _flag(tmp_path, ["docs/en/x.md", "recordings/cuda/tensors/x.json"])
-    assert "CUDA recordings changed by hand" in text and "- `recordings/cuda/tensors/x.json`" in text
+    assert "Recordings changed by hand" in text and "- `recordings/cuda/tensors/x.json`" in text
     assert "::warning::" in text and "docs/en/x.md" not in text
 
 
 def test_a_fork_branch_named_like_the_gpu_workflows_is_still_by_hand(tmp_path):
     text = _flag(tmp_path, ["recordings/cuda/x.json"], head_repository="someone/fork", branch="refresh-cuda-recordings")
-    assert "CUDA recordings changed by hand" in text
+    assert "Recordings changed by hand" in text
 
 
 def test_the_gpu_workflows_own_pull_request_is_not_flagged(tmp_path):
     assert _flag(tmp_path, ["recordings/cuda/x.json"], branch="refresh-cuda-recordings") == ""
+
+
+def test_the_version_matrix_pull_request_may_change_cpu_environments_only(tmp_path):
+    cpu = "recordings/cpu-torch2.4.1-py3.11/tensors/x.json"
+    assert _flag(tmp_path, [cpu], branch="refresh-version-recordings") == ""
+    text = _flag(tmp_path, [cpu, "recordings/cuda-torch2.11.0-py3.12/x.json"], branch="refresh-version-recordings")
+    assert "- `recordings/cuda-torch2.11.0-py3.12/x.json`" in text and cpu not in text
+    forked = _flag(tmp_path, [cpu], head_repository="someone/fork", branch="refresh-version-recordings")
+    assert "Recordings changed by hand" in forked and cpu in forked
 
 
 def test_the_summary_names_changes_to_the_code_that_made_its_outputs(tmp_path):
@@ -718,3 +731,138 @@ def test_the_proposal_pushes_the_recordings_to_their_branch_and_opens_the_pull_r
     env.pop("GH_TOKEN")
     code, log, _ = _run_step("gpu.yml", PROPOSE, {**env, "GH_TOKEN": ""}, tmp_path, cwd=checkout)
     assert code == 1 and "set the secret RECORDINGS_TOKEN in the environment recordings" in log
+
+
+# --- The version matrix: torch releases on GitHub's CPU runners ------------------------------------
+
+
+def test_the_version_matrix_runs_weekly_on_main_and_by_hand_never_for_pull_requests():
+    versions = load("versions.yml")
+    assert set(versions["on"]) == {"push", "schedule", "workflow_dispatch"}
+    assert versions["on"]["push"]["branches"] == ["main"] and len(versions["on"]["schedule"]) == 1
+    assert versions["concurrency"]["group"] == "version-recordings"
+
+
+def test_the_version_matrix_reads_its_releases_from_mkdocs_yml(capsys):
+    # the plan job prints the matrix from mkdocs.yml; the record jobs take release, Python and shard from it
+    jobs = load("versions.yml")["jobs"]
+    (plan,) = [s["run"] for s in jobs["plan"]["steps"] if "mkdocs_examples" in s.get("run", "")]
+    assert plan == 'echo "matrix=$(python -m mkdocs_examples versions)" >> "$GITHUB_OUTPUT"'
+    record = jobs["record"]
+    assert record["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+    (python,) = [s for s in record["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
+    assert python["with"]["python-version"] == "${{ matrix.python }}"
+    text = WORKFLOWS["versions.yml"].read_text(encoding="utf-8")
+    assert not re.search(r"(?<![\w.])2\.\d+\b", text), "a torch release written in the workflow"
+    # and the one list: the releases the site supports, 2.4 to 2.15, under the build's Python where they can be
+    assert main(["versions", "-f", str(ROOT / "mkdocs.yml")]) == 0
+    matrix = json.loads(capsys.readouterr().out)["include"]
+    releases = sorted({job["torch"] for job in matrix}, key=lambda r: tuple(map(int, r.split("."))))
+    assert releases == [f"2.{minor}" for minor in range(4, 16)]
+    ci = load("ci.yml")
+    ci_python = [s["with"]["python-version"] for _, _, s in steps(ci) if "setup-python" in s.get("uses", "")]
+    assert {job["python"] for job in matrix} == set(ci_python) == {"3.11"}
+
+
+def test_the_gpu_workflow_reads_its_jobs_from_mkdocs_yml_too():
+    (plan,) = [s["run"] for s in load("gpu.yml")["jobs"]["plan"]["steps"] if "mkdocs_examples" in s.get("run", "")]
+    assert "python -m mkdocs_examples shards" in plan
+    assert load("gpu.yml")["jobs"]["record"]["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+
+
+def test_the_version_matrix_installs_torch_from_pytorchs_cpu_index_and_records_every_example():
+    record = load("versions.yml")["jobs"]["record"]
+    assert record["runs-on"] == "ubuntu-24.04" and record["permissions"] == {"contents": "read"}
+    scripts = [s.get("run", "") for s in record["steps"]]
+    (install,) = [s for s in scripts if "pip install" in s and "torch" in s]
+    assert '--index-url https://download.pytorch.org/whl/cpu "torch==${TORCH}.*"' in install
+    assert "tools/cpu_only.py" in install and "--extra-index-url" not in install
+    (recording,) = [s for s in scripts if "-m mkdocs_examples record" in s]
+    words = shlex.split(recording.split("-m mkdocs_examples record", 1)[1].splitlines()[0])
+    assert words_after(words, "--matrix") == "versions" and words_after(words, "--device") == "cpu"
+    assert "--keep-failed" in words and words_after(words, "--shard") == "$SHARD"
+
+
+def test_the_version_matrix_gives_the_token_only_to_the_job_that_runs_no_code():
+    versions = load("versions.yml")
+    for name in ("plan", "record", "merge"):
+        assert versions["jobs"][name]["permissions"] == {"contents": "read"}, name
+        assert "environment" not in versions["jobs"][name] and "secrets." not in yaml.safe_dump(versions["jobs"][name])
+    propose = versions["jobs"]["propose"]
+    assert propose["environment"] == "recordings" and propose["permissions"] == {"contents": "read"}
+    assert "github.token" not in WORKFLOWS["versions.yml"].read_text(encoding="utf-8")
+    assert [s.get("uses", "").split("@")[0] for s in propose["steps"] if "uses" in s] == [
+        "actions/checkout", "actions/download-artifact"]  # fmt: skip
+    assert not any("pip" in s.get("run", "") or "python" in s.get("run", "") for s in propose["steps"])
+
+
+MERGE_RELEASES = "Merge each release (fails for a release with no recording, or a malformed one)"
+
+
+def test_the_version_merge_merges_each_release_on_its_own(tmp_path):
+    # a stand-in `python` logs the merge it is asked for
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").write_text(f'#!/bin/bash\necho "$*" >> {tmp_path}/python.log\n')
+    (bin_dir / "python").chmod(0o755)
+    for name in ("recordings-2.1-0", "recordings-2.10-2", "recordings-2.10-3"):
+        (tmp_path / "shards" / name).mkdir(parents=True)
+    # the committed folder of 2.10's environment is where merge starts from (it keeps unchanged recordings)
+    (tmp_path / "shards/recordings-2.10-3/environment.json").write_text('{"id": "cpu-torch2.10.1-py3.11"}')
+    (tmp_path / "recordings/cpu-torch2.10.1-py3.11").mkdir(parents=True)
+    (tmp_path / "recordings/cpu-torch2.10.1-py3.11/x.json").write_text("committed")
+    (tmp_path / "shards/recordings-2.1-0/environment.json").write_text('{"id": "../../etc"}')  # not an id: ignored
+    jobs = [{"torch": t, "python": "3.11", "shard": f"{k}/2"} for t in ("2.1", "2.10") for k in (1, 2)]
+    code, log, _ = _run_step("versions.yml", MERGE_RELEASES, {"MATRIX": json.dumps({"include": jobs})}, tmp_path)
+    assert code == 0, log
+    assert (tmp_path / "python.log").read_text().splitlines() == [
+        "-m mkdocs_examples merge shards/recordings-2.1-0/ --device cpu --allow-missing --into merged",
+        "-m mkdocs_examples merge shards/recordings-2.10-2/ shards/recordings-2.10-3/ --device cpu --allow-missing "
+        "--into merged",
+    ]
+    assert sorted(p.name for p in (tmp_path / "merged").iterdir()) == ["cpu-torch2.10.1-py3.11"]
+    assert (tmp_path / "merged/cpu-torch2.10.1-py3.11/x.json").read_text() == "committed"
+    jobs.append({"torch": "2.11", "python": "3.11", "shard": "1/2"})  # a release whose shards recorded nothing
+    code, log, _ = _run_step("versions.yml", MERGE_RELEASES, {"MATRIX": json.dumps({"include": jobs})}, tmp_path)
+    assert code == 1 and "torch 2.11: no shard recorded anything" in log
+
+
+VERSIONS_PROPOSE = 'Open or update the pull request "Refresh torch release recordings"'
+
+
+def test_the_version_proposal_refuses_a_cuda_folder(tmp_path):
+    merged = tmp_path / "merged"
+    (merged / "cuda-torch2.13.0-py3.11").mkdir(parents=True)
+    (merged / "cuda-torch2.13.0-py3.11" / "x.json").write_text("{}")
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
+    code, log, _ = _run_step("versions.yml", VERSIONS_PROPOSE, env, tmp_path)
+    assert code == 1 and "a folder that names no CPU environment" in log, log
+
+
+def test_the_version_proposal_replaces_cpu_environments_and_leaves_the_gpu_workflows_twin(tmp_path):
+    url = "https://x-access-token:t@github.com/o/r.git"
+    remote, git_env = _remote(tmp_path, url, {
+        "README.md": "r",
+        "recordings/cpu-torch2.14.1-py3.11/old.json": "{}",  # an older patch of a release: replaced by 2.14.2
+        "recordings/cuda-torch2.13.0-py3.11/gpu.json": "{}",  # the GPU workflow's ...
+        "recordings/cpu-torch2.13.0-py3.11/twin.json": "{}",  # ... and its CPU twin: both stay as they are
+    }, "main")  # fmt: skip
+    checkout = tmp_path / "checkout"
+    _git("clone", "--quiet", "--branch", "main", str(remote), str(checkout), cwd=tmp_path)
+    merged = tmp_path / "merged"
+    for name in ("cpu-torch2.4.1-py3.11", "cpu-torch2.14.2-py3.11", "cpu-torch2.13.0-py3.11"):
+        (merged / name / "tensors").mkdir(parents=True)
+        (merged / name / "tensors" / "new.json").write_text('{"a": 1}')
+        (merged / name / "environment.json").write_text("{}")
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged), "GITHUB_RUN_ID": "9", **git_env}
+    code, log, _ = _run_step("versions.yml", VERSIONS_PROPOSE, env, tmp_path, gh='[ "$2" != edit ]', cwd=checkout)
+    assert code == 0, log
+    files = set(_git("ls-tree", "-r", "--name-only", "refresh-version-recordings", cwd=remote).split())
+    assert files == {
+        "README.md", "recordings/cuda-torch2.13.0-py3.11/gpu.json", "recordings/cpu-torch2.13.0-py3.11/twin.json",
+        *(f"recordings/{name}/{file}" for name in ("cpu-torch2.4.1-py3.11", "cpu-torch2.14.2-py3.11")
+          for file in ("tensors/new.json", "environment.json")),
+    }  # fmt: skip
+    calls = (tmp_path / "gh.log").read_text().splitlines()
+    assert calls[0].startswith("pr edit refresh-version-recordings") and calls[1].startswith("pr create --base main")
+    assert "--title Refresh torch release recordings" in calls[1]

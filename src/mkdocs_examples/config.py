@@ -21,6 +21,15 @@ class RecordConfig(base.Config):
     pins = opt.Type(dict, default={})  # example path: a shard number, or a runner label of its own
 
 
+class VersionsConfig(base.Config):
+    """The version matrix the CPU workflow records (recordings/matrix.py; .github/workflows/versions.yml)."""
+
+    python = opt.Type(str, default="3.11")  # the build's Python: every release is recorded under it where it can be
+    shards = opt.Type(int, default=1)  # jobs per release, balanced by the CPU recordings' durations
+    # minor release ("2.4", quoted): the Pythons PyTorch publishes wheels of it for, "3.8-3.12"
+    releases = opt.Type(dict, default={})
+
+
 class ExamplesConfig(base.Config):
     enabled = opt.Type(bool, default=True)  # false: blocks render without running anything
     # build the site beside site_dir and swap it in at the end: a failed build leaves the last site whole
@@ -45,6 +54,7 @@ class ExamplesConfig(base.Config):
     # the folders of recordings pages show beside the build's own; empty (the default): every one there
     publish = opt.Type(list, default=[])
     record = opt.SubConfig(RecordConfig)
+    versions = opt.SubConfig(VersionsConfig)
     # true (the default): where mkdocs-jupyter is configured, each example that built gets a page of its
     # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
     notebook_views = opt.Type(bool, default=True)

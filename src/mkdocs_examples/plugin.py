@@ -38,7 +38,7 @@ from mkdocs_examples.publish import changes, error_index, notebook_views, notebo
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
-from mkdocs_examples.render.checks import render_checks
+from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import (
     branch,
     github,
@@ -222,14 +222,15 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not self._recordings:
             return ""
         built = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
-        recorded = {}
+        recorded, differ = {}, set()
         for path in dict.fromkeys(b.path for b in blocks):
             example = self._examples.get(path)
             if isinstance(example, Example) and path in self._outcomes:
                 recorded[path] = self._recordings.checked(example)
+                differ |= differing(example, self._outcomes[path].result, recorded[path])
         if not any(recorded.values()):
             return ""
-        return render_checks(built, recorded, self.config.folder, lang=lang)
+        return render_checks(built, recorded, self.config.folder, lang=lang, differ=differ)
 
     def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Each code block's title, the example's file, links to that file in the repository."""

@@ -26,6 +26,8 @@ TEXT: dict[str, dict[str, str]] = {
         "prints": "{what} prints",
         "print": "{what} print",
         "checked": "Checked on torch {releases}.",
+        "differ.before": "Outputs differ before torch {release}: see the notes under them.",
+        "differ.on": "Outputs differ on torch {releases}: see the notes under them.",
         "and": "and",
         "sep": ", ",  # between items of a list in a sentence
         "gap": " ",  # between two sentences
@@ -72,6 +74,8 @@ TEXT: dict[str, dict[str, str]] = {
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
         "checked": "本页示例已在 torch {releases} 上检验。",
+        "differ.before": "torch {release} 之前的版本输出有所不同，见输出下方的注释。",
+        "differ.on": "torch {releases} 上的输出有所不同，见输出下方的注释。",
         "and": "和",
         "sep": "、",
         "gap": "",

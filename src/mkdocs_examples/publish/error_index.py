@@ -11,9 +11,18 @@ numbers and shapes folded, so ``shapes cannot be multiplied (2x3 and 4x5)`` and 
 the message's fixed text (``more than 1 value per channel``) stay, and what changes from run
 to run without saying anything (the processes an out-of-memory message lists) is left out.
 A message whose first line ends with a colon is named with the head of its next line, so the
-kinds of ``Error(s) in loading state_dict`` are entries of their own. Links to an output
-recorded on another device (a GPU) say so. Built from the results of the same build, it
-cannot drift from what the pages show.
+kinds of ``Error(s) in loading state_dict`` are entries of their own. Built from the results of
+the same build, it cannot drift from what the pages show.
+
+An entry is one error across environments: this build's torch and the published recordings
+(other torch releases, other devices). Where one cell raises the same type of exception with
+other words in another environment, both wordings are variants of one error and one entry lists
+them, each labelled with the releases (and the Python where it is not the build's, the device
+where it is not the CPU) that printed it: ``torch 2.13.0, 2.14.1: ...`` / ``torch 2.11.0 · Python
+3.12 · CUDA: ...``. Wordings that are the same once
+the machine's noise is out (``render.attribution.normalise``) and numbers folded are one wording,
+shown once with all their releases. A link to an output only a recording shows names its device
+(``CUDA``) or, on the build's device, its release.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from mkdocs_examples.recordings.store import python_minor, release
+from mkdocs_examples.render.attribution import normalise
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
@@ -47,6 +58,8 @@ def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[
 # Punctuation of the rendered list, by language: between the pages of an entry, and around
 # a device's name or the number of a page's further cell
 _PUNCTUATION = {"en": (", ", " ({})"), "zh": ("、", "（{}）")}
+# ... and of a wording's label: between releases, between the label's devices, before the wording
+_LABELS = {"en": (", ", "; ", ": "), "zh": ("、", "；", "：")}
 
 _FRAME = re.compile(r'^  File "')
 _SHAPE = re.compile(r"(?<![\w.])\d+(?:x\d+)+(?![\w.])")
@@ -77,11 +90,35 @@ class Shown:
     recorded: str = ""
 
 
+@dataclass(frozen=True, order=True)
+class Printed:
+    """An environment that printed a wording: its device, torch release (``""`` where unknown) and Python
+    minor where it is not the build's (else ``""``)."""
+
+    device: str
+    torch: str
+    python: str = ""
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        return tuple(int(part) for part in re.findall(r"\d+", self.torch)[:3])
+
+
+@dataclass
+class Wording:
+    """One wording of an error: how some environments word it, folded (numbers as N)."""
+
+    kind: str
+    message: str
+    printed: set[Printed] = field(default_factory=set)
+
+
 @dataclass
 class Entry:
-    kind: str  # the exception's type: RuntimeError
+    kind: str  # the exception's type: RuntimeError (of the build's wording, where the build printed one)
     message: str  # folded: numbers as N
     shown: list[Shown] = field(default_factory=list)
+    wordings: list[Wording] = field(default_factory=list)  # every variant, the newest release's first
 
 
 def exception_line(traceback: str) -> str | None:
@@ -135,9 +172,12 @@ def collect(
     """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
 
     ``results``: what each example's blocks show: this build's result first, then the
-    published recordings (made on another device) that the pages show beside it.
+    published recordings (other releases, other devices) that the pages show beside it.
     """
-    entries: dict[tuple[str, str], Entry] = {}
+    wordings: dict[tuple[str, str], Wording] = {}  # by identity: type and message, noise out, folded
+    places: dict[tuple[str, str], list[Shown]] = {}
+    cells: dict[tuple[str, int, str], set[tuple[str, str]]] = {}  # a cell and an exception type: its wordings
+    built: set[tuple[str, str]] = set()  # the wordings this build printed
     for page, (title, blocks) in sorted(pages.items()):
         for block in blocks:
             example = examples.get(block.path)
@@ -147,18 +187,69 @@ def collect(
             shown_results = results.get(block.path, [])
             for n, result in enumerate(shown_results):
                 recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
+                python = python_minor(result.env.get("python", ""))
+                other_python = python if python != python_minor(shown_results[0].env.get("python", "")) else ""
+                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")), other_python)
                 for cell in result.cells:
                     source = example.cells[cell.cell]
                     if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
                         continue
                     if source.has("remove-output") or not (line := index_line(cell.traceback)):
                         continue
-                    key = fold(line)
-                    entry = entries.setdefault(key, Entry(*key))
+                    key = fold(normalise(line))
+                    wording = wordings.setdefault(key, Wording(*fold(line)))
+                    wording.printed.add(printed)
+                    built.update([key] if n == 0 else [])
+                    cells.setdefault((block.path, cell.cell, key[0]), set()).add(key)
                     place = Shown(page, title, anchor(example, cell.cell), recorded)
-                    if all((s.page, s.anchor) != (place.page, place.anchor) for s in entry.shown):
-                        entry.shown.append(place)  # the same cell, recorded too: linked once
-    return [entries[key] for key in sorted(entries)]
+                    known = places.setdefault(key, [])
+                    if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
+                        known.append(place)  # the same cell, recorded too: linked once
+    entries = [_entry(group, wordings, places, built) for group in _variants(cells.values())]
+    return sorted(entries, key=lambda entry: (entry.kind, entry.message))
+
+
+def _variants(cells: Iterable[set[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
+    """The wordings that are one error: those one cell printed (in some environments), and by extension
+    those that share a wording with them."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(key: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    for keys in cells:
+        first, *rest = sorted(keys)
+        root(first)
+        for key in rest:
+            parent[root(key)] = root(first)
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for key in sorted(parent):
+        groups.setdefault(root(key), []).append(key)
+    return list(groups.values())
+
+
+def _entry(
+    keys: list[tuple[str, str]], wordings: dict[tuple[str, str], Wording],
+    places: dict[tuple[str, str], list[Shown]], built: set[tuple[str, str]],
+) -> Entry:  # fmt: skip
+    """One error: named by the build's wording where it printed one, linking every place any of its wordings shows."""
+    variants = [wordings[key] for key in keys]
+    main = wordings[min(keys, key=lambda key: (key not in built, key))]
+    variants.sort(key=lambda w: (_newest(w), w.kind, w.message))
+    shown: list[Shown] = []
+    for key in sorted(keys, key=lambda key: (key not in built, key)):
+        for place in places[key]:
+            if all((s.page, s.anchor) != (place.page, place.anchor) for s in shown):
+                shown.append(place)
+    shown.sort(key=lambda place: place.page)  # stable: a page's cells stay in the order they were found
+    return Entry(main.kind, main.message, shown, variants)
+
+
+def _newest(wording: Wording) -> tuple[int, ...]:
+    """A sort key that puts the wording of the newest release first."""
+    return tuple(-part for part in max(p.version for p in wording.printed))
 
 
 def _recorded_label(env: dict[str, str], built: dict[str, str]) -> str:
@@ -186,8 +277,26 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
             by_page.setdefault(shown.page, []).append(shown)
         between, _ = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
         links = between.join(_links(places, here, lang) for places in by_page.values())
-        parts.append(f"- {_code(entry.message or '(no message)')}  \n  {links}")
+        lines = [_wording(w, lang) for w in entry.wordings] or [_code(entry.message or "(no message)")]
+        parts.append("- " + "  \n  ".join([*lines, links]))
     return "\n\n".join(parts) + "\n"
+
+
+def _wording(wording: Wording, lang: str) -> str:
+    """A wording with its label, ``torch 2.13.0, 2.14.1; torch 2.11.0 · Python 3.12 · CUDA: `message```: its
+    releases, by device (named where it is not the CPU) and Python (named where it is not the build's).
+    Environments whose torch is unknown are left out of the label."""
+    releases, devices, colon = _LABELS.get(lang, _LABELS["en"])
+    text = _code(wording.message or "(no message)")
+    by_device: dict[tuple[str, str], list[Printed]] = {}
+    for env in sorted(wording.printed, key=lambda p: p.version):
+        if env.torch:
+            by_device.setdefault((env.device, env.python), []).append(env)
+    groups = []
+    for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
+        label = f"torch {releases.join(p.torch for p in envs)}" + (f" · Python {python}" if python else "")
+        groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
+    return devices.join(groups) + colon + text if groups else text
 
 
 def _links(places: list[Shown], here: str, lang: str = "en") -> str:

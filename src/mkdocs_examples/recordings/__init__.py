@@ -1,1 +1,2 @@
-"""Outputs made on other machines (a GPU): the recording format, and the GPU workflow's record, merge and shards."""
+"""Outputs made on other machines (a GPU, another torch release): the recording format, and the workflows'
+record, merge, shards and version matrix."""

@@ -4,6 +4,8 @@
     python -m mkdocs_examples record --shard 2/3 --out o2  # run shard 2 of 3 here, write its recordings
     python -m mkdocs_examples record --device cpu --shard 2/3 --out c2  # the same on this machine's CPU
     python -m mkdocs_examples merge o1 o2 o3 --into recordings  # → recordings/cuda-torch2.11.0-py3.12/
+    python -m mkdocs_examples versions                     # the version matrix's jobs (recordings/matrix.py)
+    python -m mkdocs_examples record --matrix versions --shard 1/2 --keep-failed --out c1  # one of them
 
 Recordings are made on the machine's own device and say so: a run on a CPU records
 ``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder. Each folder holds one
@@ -24,7 +26,7 @@ from pathlib import Path
 from mkdocs_examples.config import Site, load_site
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.recordings import shards
+from mkdocs_examples.recordings import matrix, shards
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples
@@ -42,6 +44,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     rec.add_argument("--keep-failed", action="store_true",
                      help="also keep the recording of an example whose check fails here (a claim that does not hold "
                      "on this torch): pages note it; for environments other than the build's")  # fmt: skip
+    rec.add_argument("--matrix", choices=("gpu", "versions"), default="gpu",
+                     help="whose plan --shard K/N follows: gpu (the `record` options: pins, CUDA durations; the "
+                     "default) or versions (the version matrix: no pins, CPU durations)")  # fmt: skip
     rec.add_argument("-f", "--config-file", **config)
     merge = commands.add_parser("merge", help="combine shards' recordings; fail on a gap or a duplicate")
     merge.add_argument("shards", nargs="+", type=Path, help="the folders `record --out` wrote")
@@ -59,6 +64,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     plan.add_argument("--device", default="cuda", choices=DEVICES, help="whose recorded durations balance the shards")
     plan.add_argument("--list", action="store_true", help="also list each shard's examples and seconds")
     plan.add_argument("-f", "--config-file", **config)
+    versions = commands.add_parser("versions", help="print the version matrix as JSON (torch release, Python and "
+                                   "shard per job), from the `versions` options")  # fmt: skip
+    versions.add_argument("-f", "--config-file", **config)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -66,10 +74,13 @@ def main(args: argparse.Namespace) -> int:
         site = load_site(args.config_file)
         if args.command == "record":
             return _record(site, args.paths, args.out, args.shard, args.jobs or 0,
-                           device=args.device, keep_failed=args.keep_failed)  # fmt: skip
+                           device=args.device, keep_failed=args.keep_failed, plan=args.matrix)  # fmt: skip
         if args.command == "merge":
             return _merge(site, args.shards, args.out or args.into, args.device,
                           allow_missing=args.allow_missing, into=args.into is not None)  # fmt: skip
+        if args.command == "versions":
+            print(json.dumps({"include": matrix.jobs(site.config.versions)}))
+            return 0
         return _shards(site, args.device, show=args.list)
     except (OSError, ValueError, RecordingError, EngineError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -99,10 +110,13 @@ def durations(site: Site, device: str) -> dict[str, float]:
 
 def _record(
     site: Site, paths: list[Path], out: Path, shard: str | None, jobs: int,
-    *, device: str | None = None, keep_failed: bool = False,
+    *, device: str | None = None, keep_failed: bool = False, plan: str = "gpu",
 ) -> int:  # fmt: skip
     chosen = find_examples(site.examples_dir, paths)
-    if shard:
+    if shard and plan == "versions":
+        # the version matrix's CPU runners record every example, the GPU jobs' pinned ones too
+        chosen = shards.select(shard, chosen, durations(site, "cpu"), {})
+    elif shard:
         # planned as the `shards` command plans the workflow's jobs, whichever device this run records on,
         # so that a job records the same examples on its GPU and on its CPU
         planned = "cuda" if site.config.device == "auto" else site.config.device

@@ -6,14 +6,23 @@ the build's own, and each published recording of the same source. A check that f
 recorded environment (``record --keep-failed``) does not fail the build; the line says "does
 not hold on torch X", or "holds since torch Y" where it fails only on releases older than
 every release where it holds. (It fails the build, as always, on the build's own release.)
+
+Where a release prints other outputs than the build (:func:`differing`: a cell the page shows,
+noise aside, measurements left out), the line says where, and that the notes under the outputs
+show it: "outputs differ before torch 2.9.1" where every release that differs is older than
+every one that does not, else "outputs differ on torch 2.4.1, 2.14.1".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from mkdocs_examples.recordings.store import Recording, release
+from mkdocs_examples.render.attribution import key
 from mkdocs_examples.render.provenance import inline
+from mkdocs_examples.results import Result
+from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
 
 
@@ -22,9 +31,27 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", release(version))[:3])
 
 
-def render_checks(built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str) -> str:
+def differing(example: Example, result: Result, recordings: list[Recording]) -> set[str]:
+    """The releases of ``recordings`` in which a cell of ``example`` that pages show printed other than the
+    build's ``result``, the machine's noise aside; a measurement (``varies``) and a cell whose check failed
+    there are left out, as pages leave them out."""
+    shown = {c.index for c in example.cells if not any(c.has(t) for t in ("remove-cell", "remove-output", "varies"))}
+    ours = {cell.cell: key(cell) for cell in result.cells if cell.cell in shown}
+    found = set()
+    for recording in recordings:
+        failed = recording.failed.cell if recording.failed else None
+        cells = [c for c in recording.cells if c.cell in ours and c.cell != failed]
+        if any(key(cell) != ours[cell.cell] for cell in cells):
+            found.add(release(recording.env.get("torch", "?")))
+    return found
+
+
+def render_checks(
+    built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str, differ: Iterable[str] = ()
+) -> str:
     """The paragraph of checked releases for a page whose examples' fresh recordings are ``recorded`` (example
-    path: its recordings); ``built``: the build's env; ``folder``: the examples folder, as messages name it."""
+    path: its recordings); ``built``: the build's env; ``folder``: the examples folder, as messages name it;
+    ``differ``: the releases that print other outputs than the build (:func:`differing`)."""
     if not recorded:
         return ""
     text = texts(lang)
@@ -46,5 +73,12 @@ def render_checks(built: dict[str, str], recorded: dict[str, list[Recording]], f
     everywhere = set.intersection(*checked) if checked else {here}
     releases = sorted(everywhere, key=version_key)
     joined = releases[0] if len(releases) == 1 else f"{text['sep'].join(releases[:-1])} {text['and']} {releases[-1]}"
-    body = text["gap"].join(inline(line) for line in [text["checked"].format(releases=joined), *lines])
+    sentences = [text["checked"].format(releases=joined)]
+    if differ := set(differ) & everywhere:
+        same = everywhere - differ
+        if same and max(differ, key=version_key) < min(same, key=version_key):
+            sentences.append(text["differ.before"].format(release=min(same, key=version_key)))
+        else:
+            sentences.append(text["differ.on"].format(releases=text["sep"].join(sorted(differ, key=version_key))))
+    body = text["gap"].join(inline(line) for line in [*sentences, *lines])
     return f'\n\n<p class="mx-checked" data-search-exclude><small>{body}</small></p>\n'
