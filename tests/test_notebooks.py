@@ -81,6 +81,60 @@ def test_the_runnable_script_goes_to_its_end(tmp_path):
     assert parse_cells(script.read_text())[1].name == "fails"  # still a percent-format script
 
 
+def test_a_cuda_cell_meant_to_raise_says_it_needs_a_gpu_in_the_script_on_this_cpu_machine(tmp_path):
+    example = read_example(ROOT / "examples", "errors/conversion.py")
+    assert example.cell("numpy-cuda").tags == ("requires-cuda", "raises-exception")
+    script = tmp_path / "conversion.py"
+    script.write_text(runnable_script(example))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "(this cell needs a CUDA GPU; none here)" in done.stdout
+    assert "not compiled with CUDA" not in done.stderr  # the traceback a reader without a GPU got
+    raising = [c for c in example.cells if c.has("raises-exception") and not c.has("requires-cuda")]
+    assert done.stderr.count("Traceback (most recent call last)") == len(raising) > 0  # their errors, printed
+
+
+FAKE_TORCH = """\
+class cuda:
+    @staticmethod
+    def is_available():
+        return {gpu}
+
+def ones(n, device="cpu"):
+    if not cuda.is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    raise TypeError("can't convert cuda:0 device type tensor to numpy")
+"""
+CUDA_RAISING = """\
+# %% setup
+import torch
+
+# %% numpy-cuda tags=["requires-cuda", "raises-exception"]
+torch.ones(1, device="cuda").numpy()
+
+# %% after
+print("after")
+"""
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(tmp_path, gpu):
+    (tmp_path / "torch.py").write_text(FAKE_TORCH.format(gpu=gpu))  # a stand-in: this machine has no GPU
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(Example.from_source("demo.py", script, CUDA_RAISING)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    if gpu:  # the error the page shows, printed, and the script goes on
+        assert done.stdout == "after\n"
+        assert done.stderr.rstrip().endswith("TypeError: can't convert cuda:0 device type tensor to numpy")
+    else:
+        assert (done.stdout, done.stderr) == ("(this cell needs a CUDA GPU; none here)\nafter\n", "")
+    nb = notebook(Example.from_source("demo.py", script, CUDA_RAISING))
+    (cell,) = (c for c in nb["cells"] if c["id"] == "numpy-cuda")
+    assert cell["source"].startswith("if torch.cuda.is_available():\n    try:\n")  # Colab's form: guarded too
+    assert cell["source"].endswith('print("(this cell needs a CUDA GPU; none here)")')
+
+
 def test_the_notebook_without_outputs_runs_to_its_end_in_jupyter(tmp_path):
     from nbclient import NotebookClient
 

@@ -3,7 +3,7 @@
 - :func:`runnable_script`: on the site a cell tagged ``raises-exception`` shows its
   traceback and the example goes on; ``python example.py`` would stop there. The runnable
   form wraps such a cell in ``try``/``except`` that prints the traceback, and a
-  ``requires-cuda`` cell in a check for a GPU, and leaves every other line as written, cell
+  ``requires-cuda`` cell (one meant to raise too) in a check for a GPU, and leaves every other line as written, cell
   markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
 - :func:`notebook`: the example as a Jupyter notebook (nbformat 4) holding the outputs the
   site shows: printed text as stream outputs, the traceback of a raising cell as an error
@@ -170,11 +170,8 @@ def _runnable_cells(example: Example) -> dict[int, str]:
     """The runnable source of each cell that differs from the original, by index."""
     wrapped = {}
     for cell in example.cells:
-        body = cell.source.rstrip("\n")
-        if cell.has("raises-exception"):
-            wrapped[cell.index] = _wrap_raising(body)
-        elif cell.has("requires-cuda"):
-            wrapped[cell.index] = _wrap_cuda(body)
+        if cell.has("raises-exception") or cell.has("requires-cuda"):
+            wrapped[cell.index] = _runnable(cell, cell.source.rstrip("\n"))
     if (head := _head(example)) and example.cells:
         first = example.cells[0]
         wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
@@ -196,6 +193,17 @@ def _after_future(head: str, source: str) -> str:
     return "\n".join([*lines[:at], *head.splitlines(), *lines[at:]])
 
 
+def _runnable(cell: Cell, body: str) -> str:
+    """A raising cell's ``body`` caught, a CUDA cell's guarded; one that is both, caught inside the guard.
+
+    Without a GPU, a CUDA cell that is meant to raise would print ``Torch not compiled with CUDA
+    enabled`` instead of the error the page shows: the reader sees the note of any CUDA cell.
+    """
+    if cell.has("raises-exception"):
+        body = _wrap_raising(body)
+    return _wrap_cuda(body) if cell.has("requires-cuda") else body
+
+
 def _wrap_raising(body: str) -> str:
     return (
         f"try:\n{textwrap.indent(body, '    ')}\n"
@@ -215,14 +223,8 @@ def runnable_script(example: Example) -> str:
     lines = example.source.splitlines()
     for cell in sorted(example.cells, key=lambda c: c.lineno, reverse=True):
         first, count = cell.lineno - 1, cell.source.count("\n")
-        body = "\n".join(lines[first : first + count])
-        if cell.has("raises-exception"):
-            wrapped = _wrap_raising(body)
-        elif cell.has("requires-cuda"):
-            wrapped = _wrap_cuda(body)
-        else:
-            continue
-        lines[first : first + count] = wrapped.splitlines()
+        if cell.has("raises-exception") or cell.has("requires-cuda"):
+            lines[first : first + count] = _runnable(cell, "\n".join(lines[first : first + count])).splitlines()
     if not example.cells:
         return example.source
     # the first lines of the first code cell (a notebook runs them too), after `from __future__`
