@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from mkdocs_examples.cli import main
-from mkdocs_examples.publish.notebooks import dumps, notebook, runnable_script
+from mkdocs_examples.publish.notebooks import dumps, foreign_notes, notebook, runnable_script
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells, read_example
@@ -135,6 +135,34 @@ def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(t
     assert cell["source"].endswith('print("(this cell needs a CUDA GPU; none here)")')
 
 
+BILINGUAL = SOURCE.replace(
+    "# A note for notebook readers\n",
+    '# A note for notebook readers\n\n# %% [markdown] lang="zh"\n# 给笔记本读者的说明\n',
+)
+
+
+@pytest.mark.parametrize(("lang", "mine", "other"), [("en", "A note", "给笔记本"), ("zh", "给笔记本", "A note")])
+def test_the_notebook_and_the_script_carry_the_note_in_the_readers_language(tmp_path, lang, mine, other):
+    example = Example.from_source("demo.py", tmp_path / "demo.py", BILINGUAL)
+    nb = notebook(example, RESULT, lang=lang)
+    assert next(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown").startswith(mine)
+    assert other not in dumps(nb)
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(example, lang=lang))
+    assert mine in script.read_text() and other not in script.read_text()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tensor(2.)\n(this cell needs a CUDA GPU; none here)\nafter\n"
+    assert [c.name for c in parse_cells(script.read_text())] == ["setup", "fails", "gpu", "checks"]
+
+
+def test_a_note_in_a_language_the_site_does_not_build_is_named():
+    example = Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL.replace('lang="zh"', 'lang="cn"'))
+    (problem,) = foreign_notes(example, ["en", "zh"])
+    assert problem.startswith("examples/demo.py:4: a note in language 'cn', which this site does not build (en, zh)")
+    assert foreign_notes(Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL), ["en", "zh"]) == []
+
+
 def test_the_notebook_without_outputs_runs_to_its_end_in_jupyter(tmp_path):
     from nbclient import NotebookClient
 
@@ -165,7 +193,7 @@ def test_every_page_offers_downloads_that_hold_what_it_shows(real_site, lang):
             nb = nbformat.reads(target.read_text(), as_version=4)
             nbformat.validate(nb)
             example = read_example(
-                ROOT / "examples", target.relative_to(site / "downloads").with_suffix(".py").as_posix()
+                ROOT / "examples", target.relative_to(site / lang / "downloads").with_suffix(".py").as_posix()
             )
             for cell in example.cells:  # what the page shows of each cell, the notebook holds too
                 if f'id="{anchor(example, cell.index)}"' not in text or cell.has("remove-output"):
