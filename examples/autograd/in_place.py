@@ -2,6 +2,10 @@
 # A trailing underscore marks an in-place operation; autograd forbids it on leaves
 # that require grad and detects it on tensors saved for backward
 
+# %% [markdown] lang="zh"
+# 以下划线结尾的方法是原地操作：autograd 不允许对需要梯度的
+# 叶子张量做原地操作，反向传播要用到的张量被原地修改时也会被发现
+
 # %% underscore
 import torch
 

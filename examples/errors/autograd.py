@@ -1,6 +1,10 @@
 # %% [markdown]
 # Autograd errors: backward twice, no graph, non-scalar outputs, in-place changes, non-leaf tensors
 
+# %% [markdown] lang="zh"
+# autograd 的常见报错：两次 backward、没有计算图、输出不是标量、
+# 原地修改、非叶子张量
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,11 @@
 # GPU and CUDA errors: a torch without CUDA, tensors and weights on different devices or
 # dtypes, checkpoints saved on a GPU, out of memory, device-side asserts, CUDA in workers
 
+# %% [markdown] lang="zh"
+# GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量和权重的设备或 dtype
+# 不一致、在 GPU 上保存的 checkpoint、显存不足、device-side assert、
+# 在 worker 进程里使用 CUDA
+
 # %% setup
 import multiprocessing as mp
 import os

@@ -2,6 +2,10 @@
 # Saving and resuming training: a checkpoint holds the model, the optimizer, the
 # scheduler, the epoch and the random number generators' states
 
+# %% [markdown] lang="zh"
+# 保存与恢复训练：checkpoint 要包含模型、优化器、学习率调度器、
+# 当前 epoch，以及各个随机数生成器的状态
+
 # %% setup
 import random
 
