@@ -3,8 +3,8 @@
 # that require grad and detects it on tensors saved for backward
 
 # %% [markdown] lang="zh"
-# 以下划线结尾的方法是原地操作：autograd 不允许对需要梯度的
-# 叶子张量做原地操作，反向传播要用到的张量被原地修改时也会被发现
+# 以下划线结尾的方法是原地操作：autograd 不允许原地修改需要梯度的叶子节点，
+# 为反向传播保存下来的张量若被原地修改，也会被它检测出来
 
 # %% underscore
 import torch

@@ -3,9 +3,9 @@
 # dtypes, checkpoints saved on a GPU, out of memory, device-side asserts, CUDA in workers
 
 # %% [markdown] lang="zh"
-# GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量和权重的设备或 dtype
-# 不一致、在 GPU 上保存的 checkpoint、显存不足、device-side assert、
-# 在 worker 进程里使用 CUDA
+# GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量与权重的设备或 dtype 不一致、
+# 在 GPU 上保存的检查点、显存不足、device-side assert、
+# 在 worker（加载进程）里使用 CUDA
 
 # %% setup
 import multiprocessing as mp

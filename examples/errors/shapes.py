@@ -2,7 +2,7 @@
 # Shape and dtype errors: each one reproduced, explained by the page, then fixed
 
 # %% [markdown] lang="zh"
-# 形状与 dtype 的报错：逐个复现，页面解释原因，再给出修复
+# 形状与 dtype 的报错：逐个复现，由页面解释原因，再给出修复
 
 # %% setup
 import numpy as np

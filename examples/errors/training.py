@@ -2,7 +2,7 @@
 # Errors of the training loop: checkpoints, data loading, modules, targets and devices
 
 # %% [markdown] lang="zh"
-# 训练循环中的报错：checkpoint、数据加载、模块、目标值（target）和设备
+# 训练循环中的报错：检查点、数据加载、模块、目标（target）与设备
 
 # %% setup
 import torch

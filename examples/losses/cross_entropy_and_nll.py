@@ -3,8 +3,8 @@
 # CrossEntropyLoss is log_softmax followed by NLLLoss
 
 # %% [markdown] lang="zh"
-# NLLLoss 取出 -input[i, target[i]]（再乘以类别权重）并求平均；
-# CrossEntropyLoss 就是先做 log_softmax，再算 NLLLoss
+# `NLLLoss` 取出 `-input[i, target[i]]`（再乘以类别权重）并求平均；
+# `CrossEntropyLoss` 就是先做 `log_softmax`，再算 `NLLLoss`
 
 # %% log-prob
 import torch

@@ -3,8 +3,8 @@
 # batching
 
 # %% [markdown] lang="zh"
-# 推理：inference_mode() 与 no_grad() 的区别、二者之后各自不允许做什么、
-# eval() 与批处理
+# 推理：`inference_mode()` 与 `no_grad()` 的区别、二者之后各自不允许做什么、
+# `eval()`，以及按 batch 推理
 
 # %% model
 import time

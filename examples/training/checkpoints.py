@@ -3,8 +3,8 @@
 # scheduler, the epoch and the random number generators' states
 
 # %% [markdown] lang="zh"
-# 保存与恢复训练：checkpoint 要包含模型、优化器、学习率调度器、
-# 当前 epoch，以及各个随机数生成器的状态
+# 保存与恢复训练：检查点要包含模型、优化器、调度器、当前 epoch，
+# 以及各个随机数生成器的状态
 
 # %% setup
 import random

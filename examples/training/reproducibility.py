@@ -3,8 +3,8 @@
 # and turn on deterministic algorithms to find ops that may differ from run to run
 
 # %% [markdown] lang="zh"
-# 可复现性：给用到的每个随机数生成器设种子，为 DataLoader 单独传入
-# generator，并开启确定性算法，找出每次运行结果可能不同的算子
+# 可复现性：给用到的每个随机数生成器设种子，为 `DataLoader` 单独传入
+# `generator`，并开启确定性算法，找出每次运行结果可能不同的运算
 
 # %% seed-everything
 import random
