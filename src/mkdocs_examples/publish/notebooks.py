@@ -3,15 +3,19 @@
 - :func:`runnable_script`: on the site a cell tagged ``raises-exception`` shows its
   traceback and the example goes on; ``python example.py`` would stop there. The runnable
   form wraps such a cell in ``try``/``except`` that prints the traceback, and a
-  ``requires-cuda`` cell (one meant to raise too) in a check for a GPU, and leaves every other line as written, cell
-  markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
+  ``requires-cuda`` cell (one meant to raise too) in a check for a GPU, keeps the notes of
+  the reader's language (source/cells.notes_for), and leaves every other line as written,
+  cell markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
 - :func:`notebook`: the example as a Jupyter notebook (nbformat 4) holding the outputs the
   site shows: printed text as stream outputs, the traceback of a raising cell as an error
   output, figures as PNG. Hidden check cells are kept, tagged ``remove-cell`` as on the
   site (Jupyter Book hides them too): they are the assertions that keep the page true, and
   a reader can run them. Without a result, the notebook has no outputs and its raising and
   CUDA cells are in their runnable form, so "Run all" goes to the end (the form committed
-  for Colab).
+  for Colab). Its notes too are those of the reader's language.
+
+Both are written once per language of the site (:func:`write_downloads`), each page linking
+its language's.
 """
 
 from __future__ import annotations
