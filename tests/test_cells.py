@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mkdocs_examples.source.cells import ExampleError, parse_cells, read_example
+from mkdocs_examples.source.cells import ExampleError, Note, notes_for, parse_cells, parse_notes, read_example
 
 SCRIPT = '''\
 """Docstring above the first marker is a cell of its own."""
@@ -43,6 +43,10 @@ def test_file_without_markers_is_one_cell():
         ("# %% a\nx = 1\n# %% a\ny = 2\n", 3, "already used at line 1"),
         ("# %% tags=[remove-cell]\nx = 1\n", 1, "must be JSON"),
         ('# %% named tags=["remove-cell"]\n\n', 1, "no code"),
+        ("x = 1\n# %% [markdown] lang=zh\n# 注释\n", 2, "must be JSON"),
+        ('x = 1\n# %% [markdown] lang="Chinese"\n# 注释\n', 2, "names a language as the site does"),
+        ('x = 1\n# %% [markdown] lang=["zh"]\n# 注释\n', 2, "names a language as the site does"),
+        ('x = 1\n# %% [markdown] language="zh"\n# 注释\n', 2, "takes only lang="),
     ],
 )
 def test_malformed_headers_name_the_line(script, line, words):
@@ -63,3 +67,42 @@ def test_read_example_and_find_cells(tmp_path):
         example.cell("cube")
     with pytest.raises(ExampleError, match=r"examples/topic/missing\.py: no such example file"):
         read_example(tmp_path, "topic/missing.py")
+
+
+NOTES = """\
+# %% [markdown]
+# Joins along a dimension that *exists*
+#
+# (two lines)
+
+# %% [markdown] lang="zh"
+# 沿已有的维度拼接
+
+# %% setup
+x = 1
+
+# %% [markdown]
+# Only in English
+
+# %% show
+print(x)
+# %% [markdown] lang="zh"
+# 只有中文
+"""
+
+
+def test_notes_carry_their_language_and_the_code_cells_before_them():
+    assert parse_notes(NOTES) == (
+        Note("Joins along a dimension that *exists*\n\n(two lines)", 1, 0),
+        Note("沿已有的维度拼接", 6, 0, "zh"),
+        Note("Only in English", 12, 1),
+        Note("只有中文", 17, 2, "zh"),
+    )
+    assert [c.name for c in parse_cells(NOTES)] == ["setup", "show"]  # notes are no code, in any language
+
+
+def test_a_reader_gets_the_notes_in_their_language_else_those_in_none():
+    notes = parse_notes(NOTES)
+    assert [n.lineno for n in notes_for(notes, "en")] == [1, 12]
+    assert [n.lineno for n in notes_for(notes, "zh")] == [6, 12, 17]  # no Chinese note after setup: the English one
+    assert [n.lineno for n in notes_for(notes, "fr")] == [1, 12]

@@ -48,10 +48,15 @@ def with_jupyter(root: Path, options: str = "") -> Path:
     return root
 
 
+NOTES = '# %% [markdown]\n# Six times *seven*\n\n# %% [markdown] lang="zh"\n# 六乘以*七*\n\n'
+
+
 @pytest.fixture(scope="module")
 def fixture_site(tmp_path_factory) -> Path:
     """The fixture site with notebook views, built once: its site folder."""
     root = with_jupyter(tmp_path_factory.mktemp("views") / "site")
+    two = root / "examples" / "two.py"
+    two.write_text(NOTES + two.read_text())
     build_site(root)
     return root / "site"
 
@@ -86,6 +91,26 @@ def test_the_fixture_gets_a_view_of_each_example_in_each_language(fixture_site, 
     for href in links(page, view):  # the take-away line of the page, in its language, links each view
         assert (home.parent / href / "index.html").is_file(), href
     assert "answer: 42" in text_of((fixture_site / lang / "notebooks" / "two" / "index.html").read_text())
+
+
+@pytest.mark.parametrize(("lang", "note", "shown", "other"), [
+    ("", "Six times *seven*", "Six times <em>seven</em>", "六乘以"),
+    ("zh/", "六乘以*七*", "六乘以<em>七</em>", "Six times"),
+])  # fmt: skip
+def test_each_languages_view_and_downloads_carry_the_examples_note_in_that_language(
+    fixture_site, lang, note, shown, other
+):
+    view = fixture_site / lang / "notebooks" / "two" / "index.html"
+    assert shown in view.read_text() and other not in view.read_text()
+    page = (fixture_site / lang / "index.html").read_text()
+    (href,) = re.findall(r'<a href="([^"]+/two\.ipynb)" download>', page)  # the take-away line's notebook
+    download = (fixture_site / lang / href).resolve()
+    assert download.parent == (fixture_site / lang / "downloads").resolve()
+    for notebook in (download, view.parent / "two.ipynb"):  # and the view's own download button
+        cells = nbformat.reads(notebook.read_text(), as_version=4).cells
+        assert [c.source for c in cells if c.cell_type == "markdown"] == [note]
+    script = download.with_suffix(".py").read_text()
+    assert note in script and other not in script
 
 
 def test_views_are_left_out_of_the_fixtures_search_index(fixture_site):

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from mkdocs_examples.cli import main
-from mkdocs_examples.publish.notebooks import dumps, notebook, runnable_script
+from mkdocs_examples.publish.notebooks import dumps, foreign_notes, notebook, runnable_script
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells, read_example
@@ -81,6 +81,88 @@ def test_the_runnable_script_goes_to_its_end(tmp_path):
     assert parse_cells(script.read_text())[1].name == "fails"  # still a percent-format script
 
 
+def test_a_cuda_cell_meant_to_raise_says_it_needs_a_gpu_in_the_script_on_this_cpu_machine(tmp_path):
+    example = read_example(ROOT / "examples", "errors/conversion.py")
+    assert example.cell("numpy-cuda").tags == ("requires-cuda", "raises-exception")
+    script = tmp_path / "conversion.py"
+    script.write_text(runnable_script(example))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "(this cell needs a CUDA GPU; none here)" in done.stdout
+    assert "not compiled with CUDA" not in done.stderr  # the traceback a reader without a GPU got
+    raising = [c for c in example.cells if c.has("raises-exception") and not c.has("requires-cuda")]
+    assert done.stderr.count("Traceback (most recent call last)") == len(raising) > 0  # their errors, printed
+
+
+FAKE_TORCH = """\
+class cuda:
+    @staticmethod
+    def is_available():
+        return {gpu}
+
+def ones(n, device="cpu"):
+    if not cuda.is_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    raise TypeError("can't convert cuda:0 device type tensor to numpy")
+"""
+CUDA_RAISING = """\
+# %% setup
+import torch
+
+# %% numpy-cuda tags=["requires-cuda", "raises-exception"]
+torch.ones(1, device="cuda").numpy()
+
+# %% after
+print("after")
+"""
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(tmp_path, gpu):
+    (tmp_path / "torch.py").write_text(FAKE_TORCH.format(gpu=gpu))  # a stand-in: this machine has no GPU
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(Example.from_source("demo.py", script, CUDA_RAISING)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    if gpu:  # the error the page shows, printed, and the script goes on
+        assert done.stdout == "after\n"
+        assert done.stderr.rstrip().endswith("TypeError: can't convert cuda:0 device type tensor to numpy")
+    else:
+        assert (done.stdout, done.stderr) == ("(this cell needs a CUDA GPU; none here)\nafter\n", "")
+    nb = notebook(Example.from_source("demo.py", script, CUDA_RAISING))
+    (cell,) = (c for c in nb["cells"] if c["id"] == "numpy-cuda")
+    assert cell["source"].startswith("if torch.cuda.is_available():\n    try:\n")  # Colab's form: guarded too
+    assert cell["source"].endswith('print("(this cell needs a CUDA GPU; none here)")')
+
+
+BILINGUAL = SOURCE.replace(
+    "# A note for notebook readers\n",
+    '# A note for notebook readers\n\n# %% [markdown] lang="zh"\n# 给笔记本读者的说明\n',
+)
+
+
+@pytest.mark.parametrize(("lang", "mine", "other"), [("en", "A note", "给笔记本"), ("zh", "给笔记本", "A note")])
+def test_the_notebook_and_the_script_carry_the_note_in_the_readers_language(tmp_path, lang, mine, other):
+    example = Example.from_source("demo.py", tmp_path / "demo.py", BILINGUAL)
+    nb = notebook(example, RESULT, lang=lang)
+    assert next(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown").startswith(mine)
+    assert other not in dumps(nb)
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(example, lang=lang))
+    assert mine in script.read_text() and other not in script.read_text()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tensor(2.)\n(this cell needs a CUDA GPU; none here)\nafter\n"
+    assert [c.name for c in parse_cells(script.read_text())] == ["setup", "fails", "gpu", "checks"]
+
+
+def test_a_note_in_a_language_the_site_does_not_build_is_named():
+    example = Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL.replace('lang="zh"', 'lang="cn"'))
+    (problem,) = foreign_notes(example, ["en", "zh"])
+    assert problem.startswith("examples/demo.py:4: a note in language 'cn', which this site does not build (en, zh)")
+    assert foreign_notes(Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL), ["en", "zh"]) == []
+
+
 def test_the_notebook_without_outputs_runs_to_its_end_in_jupyter(tmp_path):
     from nbclient import NotebookClient
 
@@ -111,7 +193,7 @@ def test_every_page_offers_downloads_that_hold_what_it_shows(real_site, lang):
             nb = nbformat.reads(target.read_text(), as_version=4)
             nbformat.validate(nb)
             example = read_example(
-                ROOT / "examples", target.relative_to(site / "downloads").with_suffix(".py").as_posix()
+                ROOT / "examples", target.relative_to(site / lang / "downloads").with_suffix(".py").as_posix()
             )
             for cell in example.cells:  # what the page shows of each cell, the notebook holds too
                 if f'id="{anchor(example, cell.index)}"' not in text or cell.has("remove-output"):

@@ -308,3 +308,19 @@ def test_pages_mkdocs_leaves_out_are_not_read_for_examples(built_site, option):
         (built_site / "docs" / lang / "wip.md").write_text("# WIP\n\n/// example | missing.py\n///\n")
     assert build_site(built_site) == []
     assert not (built_site / "site" / "wip" / "index.html").exists()
+
+
+def test_a_note_in_a_language_the_site_does_not_build_fails_a_strict_build_naming_its_line(built_site, caplog):
+    two = built_site / "examples" / "two.py"
+    two.write_text('# %% [markdown] lang="fr"\n# Six fois sept\n\n' + two.read_text())
+    strict = load_config(str(built_site / "mkdocs.yml"), strict=True)
+    strict.plugins.on_startup(command="build", dirty=False)
+    try:
+        with pytest.raises(Abort):
+            build(strict)
+    finally:
+        strict.plugins.on_shutdown()
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warning.startswith(
+        "mkdocs_examples: examples/two.py:1: a note in language 'fr', which this site does not build (en, zh)"
+    )

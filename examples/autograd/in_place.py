@@ -2,6 +2,10 @@
 # A trailing underscore marks an in-place operation; autograd forbids it on leaves
 # that require grad and detects it on tensors saved for backward
 
+# %% [markdown] lang="zh"
+# 以下划线结尾的方法是原地操作：autograd 不允许原地修改需要梯度的叶子节点，
+# 为反向传播保存下来的张量若被原地修改，也会被它检测出来
+
 # %% underscore
 import torch
 

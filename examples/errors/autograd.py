@@ -1,6 +1,10 @@
 # %% [markdown]
 # Autograd errors: backward twice, no graph, non-scalar outputs, in-place changes, non-leaf tensors
 
+# %% [markdown] lang="zh"
+# autograd 的报错：`backward` 调用两次、没有计算图、输出不是标量、原地修改、
+# 非叶子节点
+
 # %% setup
 import torch
 from torch import nn

@@ -1,6 +1,10 @@
 # %% [markdown]
 # Errors when tensors become NumPy arrays, Python numbers, booleans, or are built from lists
 
+# %% [markdown] lang="zh"
+# 张量转换时的报错：转成 NumPy 数组、Python 数值或布尔值，
+# 以及从列表构造张量
+
 # %% setup
 import torch
 

@@ -2,6 +2,11 @@
 # GPU and CUDA errors: a torch without CUDA, tensors and weights on different devices or
 # dtypes, checkpoints saved on a GPU, out of memory, device-side asserts, CUDA in workers
 
+# %% [markdown] lang="zh"
+# GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量与权重的设备或 dtype 不一致、
+# 在 GPU 上保存的检查点、显存不足、device-side assert、
+# 在 worker（加载进程）里使用 CUDA
+
 # %% setup
 import multiprocessing as mp
 import os
@@ -52,8 +57,9 @@ if torch.version.cuda is None:  # the CPU build that builds this site
         raise AssertionError("a CPU build created a CUDA tensor")
 
 # %% deserialize-here tags=["raises-exception"]
-torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")
-on_a_machine_without_gpu(lambda: torch.load("checkpoint.pt", map_location="cuda"))
+path = "checkpoint.pt"
+torch.save(nn.Linear(2, 1).state_dict(), path)
+on_a_machine_without_gpu(lambda: torch.load(path, map_location="cuda"))
 
 # %% deserialize-here-checks tags=["remove-cell"]
 if torch.version.cuda is None:  # in this process too, not only in the child
@@ -74,7 +80,8 @@ assert model.weight.device.type == device
 assert torch.backends.cuda.is_built() == (torch.version.cuda is not None)
 
 # %% deserialize tags=["requires-cuda", "raises-exception"]
-torch.save(nn.Linear(2, 1).to("cuda").state_dict(), "checkpoint.pt")  # on the GPU
+weights = nn.Linear(2, 1).to("cuda").state_dict()
+torch.save(weights, "checkpoint.pt")  # tensors on the GPU
 load = 'import torch; torch.load("checkpoint.pt")'
 child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
     [sys.executable, "-c", load],
@@ -82,13 +89,18 @@ child = subprocess.run(  # a fresh Python that sees no GPU, as a laptop
     capture_output=True,
     text=True,
 )
-message = child.stderr.rpartition("RuntimeError: ")[2].strip()  # the child's error
-assert "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False" in message
+# the child's error
+message = child.stderr.rpartition("RuntimeError: ")[2].strip()
+assert (
+    "Attempting to deserialize object on a CUDA device but "
+    "torch.cuda.is_available() is False"
+) in message
 raise RuntimeError(message)
 
 # %% deserialize-fix
 torch.save(nn.Linear(2, 1).to(device).state_dict(), "checkpoint.pt")
-state = torch.load("checkpoint.pt", map_location="cpu")  # every tensor to the CPU
+# map_location="cpu": every tensor to the CPU
+state = torch.load("checkpoint.pt", map_location="cpu")
 print({key: value.device.type for key, value in state.items()})
 
 # %% deserialize-fix-checks tags=["remove-cell"]
@@ -115,14 +127,16 @@ model(torch.ones(1, 2))  # the input is still on the CPU
 # %% device-mismatch-fix
 device = "cuda" if torch.cuda.is_available() else "cpu"
 model = nn.Linear(2, 1).to(device)
-x = torch.ones(1, 2, device=device)  # one `device` for the model and all of its inputs
+x = torch.ones(1, 2, device=device)  # one `device` for model and inputs
 print(model(x).device.type == device)
 
 # %% device-mismatch-fix-checks tags=["remove-cell"]
 assert model.weight.device == x.device
 
 # %% conv-dtype tags=["raises-exception"]
-model = nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8))  # float32
+model = nn.Sequential(  # float32
+    nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8)
+)
 images = torch.rand(2, 3, 8, 8).half()  # half precision, e.g. to save memory
 model(images)
 
@@ -136,7 +150,8 @@ else:
 
 # %% conv-dtype-fix
 weight = model[0].weight
-x = images.to(weight.dtype)  # the input follows the model, not the other way round
+# the input follows the model, not the other way round
+x = images.to(weight.dtype)
 print(x.dtype, model(x).shape)
 
 # %% conv-dtype-fix-checks tags=["remove-cell"]
@@ -163,10 +178,12 @@ assert stats["num_ooms"] >= 1  # before it gave up
 # %% accumulate
 model = nn.Linear(4, 1)
 x, y = torch.randn(8, 4), torch.randn(8, 1)
-steps = 4  # 4 batches of 2 samples: the memory of a batch of 2, the gradient of 8
+# 4 batches of 2 samples: the memory of a batch of 2, the gradient of 8
+steps = 4
 model.zero_grad()
 for x_part, y_part in zip(x.chunk(steps), y.chunk(steps)):
-    loss = F.mse_loss(model(x_part), y_part) / steps  # each part's share of the mean
+    # each part's share of the mean
+    loss = F.mse_loss(model(x_part), y_part) / steps
     loss.backward()  # gradients add up in .grad
 accumulated = model.weight.grad.clone()
 model.zero_grad()
@@ -200,7 +217,8 @@ def saved_for_backward(forward):
 
 kept, out = saved_for_backward(lambda: blocks(x))
 kept_checkpointed, out_checkpointed = saved_for_backward(
-    lambda: checkpoint(blocks, x, use_reentrant=False)  # recomputed during backward
+    # recomputed during backward
+    lambda: checkpoint(blocks, x, use_reentrant=False)
 )
 print(kept, "tensors kept without checkpointing,", kept_checkpointed, "with it")
 
@@ -217,7 +235,7 @@ import torch
 import torch.nn.functional as F
 
 logits = torch.randn(2, 3, device="cuda")
-labels = torch.tensor([1, 3], device="cuda")  # 3 classes: label 3 does not exist
+labels = torch.tensor([1, 3], device="cuda")  # 3 classes: no label 3
 try:
     loss = F.cross_entropy(logits, labels)  # line 8: the mistake
     total = torch.ones(4, device="cuda").sum()  # line 9: an innocent line
@@ -247,10 +265,13 @@ for blocking in ("0", "1"):
 kernel = [line for line in child.stderr.splitlines() if "Assertion" in line]
 if kernel:  # what the kernel printed to stderr, from the word "Assertion" on
     print("the kernel:", kernel[0][kernel[0].index("Assertion"):])
-assert runs["1"][0].startswith("line 8:")  # with blocking launches, the right line
-for lines in runs.values():  # the error surfaces, and CUDA is unusable afterwards
+# with blocking launches, the right line
+assert runs["1"][0].startswith("line 8:")
+# the error surfaces, and CUDA is unusable afterwards
+for lines in runs.values():
     assert "device-side assert triggered" in lines[0]
-    assert lines[1].startswith("afterwards:") and "device-side assert" in lines[1]
+    assert lines[1].startswith("afterwards:")
+    assert "device-side assert" in lines[1]
 
 # %% fork-cuda tags=["requires-cuda", "raises-exception"]
 class OnTheGpu(torch.utils.data.Dataset):
@@ -267,8 +288,10 @@ next(iter(loader))
 
 # %% fork-cuda-fix
 device = "cuda" if torch.cuda.is_available() else "cpu"
-started = torch.cuda.is_available() and torch.cuda.is_initialized()  # CUDA in use?
-loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)  # CPU tensors only
+# CUDA in use?
+started = torch.cuda.is_available() and torch.cuda.is_initialized()
+# CPU tensors only
+loader = DataLoader(torch.arange(8.0), batch_size=4, num_workers=2)
 for batch in loader:
     batch = batch.to(device)  # to the GPU in the main process, where CUDA lives
 print(started, batch.device.type == device)

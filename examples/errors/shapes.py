@@ -1,6 +1,9 @@
 # %% [markdown]
 # Shape and dtype errors: each one reproduced, explained by the page, then fixed
 
+# %% [markdown] lang="zh"
+# 形状与 dtype 的报错：逐个复现，由页面解释原因，再给出修复
+
 # %% setup
 import numpy as np
 import torch

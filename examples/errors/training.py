@@ -1,6 +1,9 @@
 # %% [markdown]
 # Errors of the training loop: checkpoints, data loading, modules, targets and devices
 
+# %% [markdown] lang="zh"
+# 训练循环中的报错：检查点、数据加载、模块、目标（target）与设备
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # NLLLoss picks -input[i, target[i]] (times the class weight) and averages it;
 # CrossEntropyLoss is log_softmax followed by NLLLoss
 
+# %% [markdown] lang="zh"
+# `NLLLoss` 取出 `-input[i, target[i]]`（再乘以类别权重）并求平均；
+# `CrossEntropyLoss` 就是先做 `log_softmax`，再算 `NLLLoss`
+
 # %% log-prob
 import torch
 import torch.nn as nn
@@ -9,7 +13,8 @@ import torch.nn.functional as F
 
 a = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype=torch.float32)
 target = torch.tensor([0, 1, 2])  # class indices, not one-hot
-weight = torch.tensor([0.2, 0.4, 1.0])  # one weight per class; need not sum to 1
+# one weight per class; the weights need not sum to 1
+weight = torch.tensor([0.2, 0.4, 1.0])
 
 log_prob = F.log_softmax(a, dim=1)
 print(log_prob)
@@ -29,7 +34,8 @@ print(loss)
 print(-weight[target] * log_prob[torch.arange(3), target])
 
 # %% nll-mean
-print(nn.NLLLoss(weight=weight)(log_prob, target))  # reduction="mean" is the default
+# reduction="mean" is the default
+print(nn.NLLLoss(weight=weight)(log_prob, target))
 print(loss.sum() / weight[target].sum())
 
 # %% nll-sum
@@ -40,7 +46,7 @@ target2 = torch.tensor([2, 2, 0])
 loss2 = nn.NLLLoss(weight=weight, reduction="none")(log_prob, target2)
 mean2 = nn.NLLLoss(weight=weight)(log_prob, target2)
 print(mean2)
-print(loss2.sum() / weight[target2].sum())  # right: weights of this batch's targets
+print(loss2.sum() / weight[target2].sum())  # right: the targets' weights
 print(loss2.sum() / weight.sum())  # wrong: all class weights
 
 # %% nll-picks
@@ -84,16 +90,19 @@ print(nn.CrossEntropyLoss()(z, tz))
 padded = torch.tensor([0, -100, 1])  # -100: the default ignore_index
 print(nn.CrossEntropyLoss(reduction="none")(a, padded))
 print(nn.CrossEntropyLoss()(a, padded))
-print(nn.CrossEntropyLoss()(a[[0, 2]], padded[[0, 2]]))  # as if the row were not there
+# as if the row were not there
+print(nn.CrossEntropyLoss()(a[[0, 2]], padded[[0, 2]]))
 
 # %% double-softmax
 y_hat = torch.tensor([[8.0, 0.0, 0.0], [0.0, 8.0, 0.0]])  # confident and right
 t_right = torch.tensor([0, 1])
 print(nn.CrossEntropyLoss()(y_hat, t_right))  # right: logits
-print(nn.CrossEntropyLoss()(y_hat.softmax(dim=1), t_right))  # wrong: softmax twice
+# wrong: softmax twice
+print(nn.CrossEntropyLoss()(y_hat.softmax(dim=1), t_right))
 
 # %% double-softmax-grad
-y_bad = torch.tensor([[0.0, 8.0, 0.0]], requires_grad=True)  # confident and wrong
+# confident and wrong
+y_bad = torch.tensor([[0.0, 8.0, 0.0]], requires_grad=True)
 t_bad = torch.tensor([0])
 nn.CrossEntropyLoss()(y_bad, t_bad).backward()
 print(y_bad.grad)  # right: a strong push towards class 0
@@ -102,7 +111,8 @@ nn.CrossEntropyLoss()(y_bad.softmax(dim=1), t_bad).backward()
 print(y_bad.grad)  # softmax twice: almost no gradient
 
 # %% float-target tags=["raises-exception"]
-float_target = torch.tensor([0.0, 1.0, 2.0])  # e.g. labels read from a float array
+# e.g. labels read from a float array
+float_target = torch.tensor([0.0, 1.0, 2.0])
 nn.CrossEntropyLoss()(a, float_target)
 
 # %% float-target-fixed
@@ -110,7 +120,8 @@ print(nn.CrossEntropyLoss()(a, float_target.long()))
 
 # %% byte-target-nd tags=["raises-exception"]
 pixels = torch.randn(2, 3, 4, 4)  # (N, C, H, W): a class score for every pixel
-mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)  # (N, H, W) class masks
+# (N, H, W): a class mask per image
+mask = torch.randint(0, 3, (2, 4, 4), dtype=torch.uint8)
 nn.CrossEntropyLoss()(pixels, mask)
 
 # %% byte-target-nd-fixed

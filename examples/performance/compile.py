@@ -2,6 +2,10 @@
 # torch.compile: the first call compiles (measured against later calls), graph breaks,
 # recompilation on a new shape and dynamic=, modes
 
+# %% [markdown] lang="zh"
+# `torch.compile`：第一次调用时编译（与之后的调用比较耗时）、图中断、
+# 遇到新形状时的重新编译与 `dynamic=`、各种 `mode`
+
 # %% first-call tags=["varies"]
 import time
 

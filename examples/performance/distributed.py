@@ -2,6 +2,11 @@
 # DistributedDataParallel on CPU: two processes with the gloo backend, DistributedSampler
 # and set_epoch, gradients averaged across processes, saving from rank 0
 
+# %% [markdown] lang="zh"
+# 在 CPU 上使用 `DistributedDataParallel`：gloo 后端的两个进程、
+# `DistributedSampler` 与 `set_epoch`、梯度在进程间取平均、
+# 只在 rank 0 上保存
+
 # %% worker
 import os
 

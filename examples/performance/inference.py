@@ -2,6 +2,10 @@
 # Inference: inference_mode() against no_grad(), what each forbids afterwards, eval() and
 # batching
 
+# %% [markdown] lang="zh"
+# 推理：`inference_mode()` 与 `no_grad()` 的区别、二者之后各自不允许做什么、
+# `eval()`，以及按 batch 推理
+
 # %% model
 import time
 

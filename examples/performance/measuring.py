@@ -2,6 +2,10 @@
 # Measuring speed and memory: torch.utils.benchmark.Timer against time.time(), CUDA's
 # asynchronous launches, torch.profiler's table on CPU
 
+# %% [markdown] lang="zh"
+# 测量速度与内存：`torch.utils.benchmark.Timer` 与 `time.time()` 的对比、
+# CUDA 的异步执行、CPU 上 `torch.profiler` 的统计表
+
 # %% one-shot tags=["varies"]
 import time
 

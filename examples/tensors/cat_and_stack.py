@@ -2,6 +2,10 @@
 # torch.cat joins tensors along a dimension they already have;
 # torch.stack adds a new dimension and joins along it
 
+# %% [markdown] lang="zh"
+# `torch.cat` 沿张量已有的某个维度拼接；
+# `torch.stack` 先新增一个维度，再沿这个新维度拼接
+
 # %% setup
 import torch
 

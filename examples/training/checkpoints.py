@@ -2,6 +2,10 @@
 # Saving and resuming training: a checkpoint holds the model, the optimizer, the
 # scheduler, the epoch and the random number generators' states
 
+# %% [markdown] lang="zh"
+# 保存与恢复训练：检查点要包含模型、优化器、调度器、当前 epoch，
+# 以及各个随机数生成器的状态
+
 # %% setup
 import random
 

@@ -2,6 +2,10 @@
 # Gradient clipping: clip_grad_norm_ returns the norm before clipping, clip_grad_value_
 # clamps each element; clip after unscaling with AMP; find where a NaN starts
 
+# %% [markdown] lang="zh"
+# 梯度裁剪：`clip_grad_norm_` 返回裁剪前的范数，`clip_grad_value_` 逐元素截断；
+# 用 AMP 时先 unscale 再裁剪；找出 NaN 最早出现在哪里
+
 # %% setup
 import torch
 from torch import nn

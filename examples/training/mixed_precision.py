@@ -2,6 +2,10 @@
 # Mixed precision: autocast runs some ops in bfloat16 or float16 and others in float32,
 # the weights stay float32, and GradScaler scales the loss for float16
 
+# %% [markdown] lang="zh"
+# 混合精度：`autocast` 让一部分运算以 bfloat16 或 float16 执行，
+# 其余仍用 float32；权重始终是 float32；用 float16 时由 `GradScaler` 缩放损失
+
 # %% setup
 import math
 

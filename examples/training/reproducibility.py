@@ -2,6 +2,10 @@
 # Reproducibility: seed every generator you use, give DataLoaders their own generator,
 # and turn on deterministic algorithms to find ops that may differ from run to run
 
+# %% [markdown] lang="zh"
+# 可复现性：给用到的每个随机数生成器设种子，为 `DataLoader` 单独传入
+# `generator`，并开启确定性算法，找出每次运行结果可能不同的运算
+
 # %% seed-everything
 import random
 

@@ -159,6 +159,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not self._engine:
             return
         self._examples = self._load({block.path for _, blocks in self._pages.values() for block in blocks})
+        for example in (e for e in self._examples.values() if isinstance(e, Example)):
+            for problem in notebooks.foreign_notes(example, i18n.languages(config)):
+                log.warning(problem)  # a note no reader would get: fails a strict build
         self._outcomes = self._run([e for e in self._examples.values() if isinstance(e, Example)])
         self._read_recordings()
         problems = [
@@ -203,6 +206,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not blocks:
             return markdown
         root = "../" * page.url.count("/")  # the site's root, relative to this page
+        downloads = root + i18n.prefix(config, lang)  # each language's downloads carry its notes
         firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
 
         def render(block: Block) -> str:
@@ -211,7 +215,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
                 view = self._view_urls.get(example.path)
                 text += "\n" + render_downloads(
-                    root, example, self._colab(example), lang=lang, view=root + view if view else None
+                    downloads, example, self._colab(example), lang=lang, view=root + view if view else None
                 )
             return text
 
@@ -273,7 +277,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._with_views:
             self._jupyter_cache.evict(config)
         if self._engine:  # every example that built, as a script and as a notebook with its outputs
-            notebooks.write_downloads(Path(config.site_dir) / "downloads", self._built())
+            for lang in i18n.languages(config):  # in each language's folder, with its notes
+                folder = Path(config.site_dir) / i18n.prefix(config, lang) / "downloads"
+                notebooks.write_downloads(folder, self._built(), lang=lang)
         self._end_build()
 
     @event_priority(-10_000)  # the very last: every plugin and hook has written its files

@@ -7,11 +7,12 @@ that language's files, :func:`add` writes one notebook per example that built in
 ``.cache/notebook-views/`` (never into the docs folder) and has mkdocs-jupyter render it at
 ``<lang>/notebooks/<path>/`` (the default language at ``notebooks/<path>/``).
 
-- The notebook is the one readers download (publish/notebooks.py): the outputs the site shows,
-  CUDA cells from their recordings, with the notes the engine adds (a GPU recording, a cell that
-  needs CUDA) in the view's language. A notebook without such notes is the same bytes in every
-  language, so mkdocs-jupyter's cache (keyed by content, evicting what a build did not use)
-  renders it once.
+- The notebook is the one readers of its language download (publish/notebooks.py): the outputs
+  the site shows, CUDA cells from their recordings, the example's notes in the view's language
+  where it has them (``# %% [markdown] lang="zh"``), and the notes the engine adds (a GPU
+  recording, a cell that needs CUDA) in that language. A notebook without notes of either kind
+  is the same bytes in every language, so mkdocs-jupyter's cache (keyed by content, evicting
+  what a build did not use) renders it once.
 - A view's title is that of the first page (by path) that embeds the example in the view's
   language, as plain text (no Markdown: the title of `torch.cat` 与 `torch.stack` showed its
   backticks, in ``<title>`` too), with a link back to it; its edit button edits the example file.

@@ -3,15 +3,19 @@
 - :func:`runnable_script`: on the site a cell tagged ``raises-exception`` shows its
   traceback and the example goes on; ``python example.py`` would stop there. The runnable
   form wraps such a cell in ``try``/``except`` that prints the traceback, and a
-  ``requires-cuda`` cell in a check for a GPU, and leaves every other line as written, cell
-  markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
+  ``requires-cuda`` cell (one meant to raise too) in a check for a GPU, keeps the notes of
+  the reader's language (source/cells.notes_for), and leaves every other line as written,
+  cell markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
 - :func:`notebook`: the example as a Jupyter notebook (nbformat 4) holding the outputs the
   site shows: printed text as stream outputs, the traceback of a raising cell as an error
   output, figures as PNG. Hidden check cells are kept, tagged ``remove-cell`` as on the
   site (Jupyter Book hides them too): they are the assertions that keep the page true, and
   a reader can run them. Without a result, the notebook has no outputs and its raising and
   CUDA cells are in their runnable form, so "Run all" goes to the end (the form committed
-  for Colab).
+  for Colab). Its notes too are those of the reader's language.
+
+Both are written once per language of the site (:func:`write_downloads`), each page linking
+its language's.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from mkdocs_examples import texts
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import machine
 from mkdocs_examples.results import Result
-from mkdocs_examples.source.cells import Cell, Example, is_code, split_chunks
+from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
 CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"
@@ -41,7 +45,8 @@ def notebook(
 
     ``recorded``: a recording of this very source on a GPU; the cells ``result`` skipped
     (``requires-cuda``) get its outputs, each followed by a note naming the machine. The notes
-    the engine adds are in language ``lang`` (the example's own Markdown cells are as written).
+    the engine adds are in language ``lang``, and so are the example's own notes where it has
+    notes in that language (source/cells.notes_for).
     """
     words = texts.text(lang)
     by_line = {cell.lineno: cell for cell in example.cells}
@@ -53,17 +58,17 @@ def notebook(
                 outputs[index] = theirs
                 from_gpu.add(index)
     runnable = _runnable_cells(example) if result is None else {}
+    chosen = {note.lineno: note for note in notes_for(example.notes, lang)}
     cells: list[dict[str, Any]] = []
     count = 0
     notes = 0
     for marker, header, lines in split_chunks(example.source):
-        text = "\n".join(lines).strip("\n")
-        if not text.strip():
-            continue
         if not is_code(header):
-            notes += 1
-            text = "\n".join(line.removeprefix("#").removeprefix(" ") for line in text.splitlines())
-            cells.append(_markdown(text, notes))
+            if marker in chosen:
+                notes += 1
+                cells.append(_markdown(chosen[marker].text, notes))
+            continue
+        if not "\n".join(lines).strip():
             continue
         cell = next((c for line, c in by_line.items() if marker < line <= marker + len(lines) + 1), None)
         if cell is None:
@@ -97,13 +102,30 @@ def notebook(
     }
 
 
-def write_downloads(folder: Path, built: Iterable[tuple[Example, Result, Recording | None]]) -> None:
-    """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``."""
+def write_downloads(
+    folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT
+) -> None:
+    """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``.
+
+    Both for readers of ``lang``: the example's notes in that language where it has them, the
+    notes the engine adds to the notebook too.
+    """
     for example, result, recorded in built:
         target = folder / example.path.removesuffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.with_suffix(".py").write_text(runnable_script(example), encoding="utf-8")
-        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded)), encoding="utf-8")
+        target.with_suffix(".py").write_text(runnable_script(example, lang=lang), encoding="utf-8")
+        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded, lang=lang)), encoding="utf-8")
+
+
+def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
+    """A message for each note of ``example`` in a language the site does not build: no reader gets it."""
+    known = list(languages)
+    return [
+        f"{example.display}:{note.lineno}: a note in language {note.lang!r}, which this site does not build "
+        f"({', '.join(known)}): name one of those in lang=, or remove the note"
+        for note in example.notes
+        if note.lang is not None and note.lang not in known
+    ]
 
 
 def colab_url(repository: str, example: Example, branch: str = "main") -> str:
@@ -170,11 +192,8 @@ def _runnable_cells(example: Example) -> dict[int, str]:
     """The runnable source of each cell that differs from the original, by index."""
     wrapped = {}
     for cell in example.cells:
-        body = cell.source.rstrip("\n")
-        if cell.has("raises-exception"):
-            wrapped[cell.index] = _wrap_raising(body)
-        elif cell.has("requires-cuda"):
-            wrapped[cell.index] = _wrap_cuda(body)
+        if cell.has("raises-exception") or cell.has("requires-cuda"):
+            wrapped[cell.index] = _runnable(cell, cell.source.rstrip("\n"))
     if (head := _head(example)) and example.cells:
         first = example.cells[0]
         wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
@@ -196,6 +215,17 @@ def _after_future(head: str, source: str) -> str:
     return "\n".join([*lines[:at], *head.splitlines(), *lines[at:]])
 
 
+def _runnable(cell: Cell, body: str) -> str:
+    """A raising cell's ``body`` caught, a CUDA cell's guarded; one that is both, caught inside the guard.
+
+    Without a GPU, a CUDA cell that is meant to raise would print ``Torch not compiled with CUDA
+    enabled`` instead of the error the page shows: the reader sees the note of any CUDA cell.
+    """
+    if cell.has("raises-exception"):
+        body = _wrap_raising(body)
+    return _wrap_cuda(body) if cell.has("requires-cuda") else body
+
+
 def _wrap_raising(body: str) -> str:
     return (
         f"try:\n{textwrap.indent(body, '    ')}\n"
@@ -210,19 +240,14 @@ def _wrap_cuda(body: str) -> str:
     )
 
 
-def runnable_script(example: Example) -> str:
-    """The source of ``example``, with raising cells caught and CUDA cells guarded."""
+def runnable_script(example: Example, *, lang: str = texts.DEFAULT) -> str:
+    """The source of ``example``, with raising cells caught and CUDA cells guarded, and the notes for ``lang``."""
+    example = _notes_of(example, lang)
     lines = example.source.splitlines()
     for cell in sorted(example.cells, key=lambda c: c.lineno, reverse=True):
         first, count = cell.lineno - 1, cell.source.count("\n")
-        body = "\n".join(lines[first : first + count])
-        if cell.has("raises-exception"):
-            wrapped = _wrap_raising(body)
-        elif cell.has("requires-cuda"):
-            wrapped = _wrap_cuda(body)
-        else:
-            continue
-        lines[first : first + count] = wrapped.splitlines()
+        if cell.has("raises-exception") or cell.has("requires-cuda"):
+            lines[first : first + count] = _runnable(cell, "\n".join(lines[first : first + count])).splitlines()
     if not example.cells:
         return example.source
     # the first lines of the first code cell (a notebook runs them too), after `from __future__`
@@ -230,3 +255,19 @@ def runnable_script(example: Example) -> str:
     first = example.cells[0].lineno - 1 + sum(1 for line in opening if line.startswith("from __future__"))
     lines[first:first] = _head(example).splitlines()
     return "\n".join(lines) + "\n"
+
+
+def _notes_of(example: Example, lang: str) -> Example:
+    """``example`` with only the notes a reader of ``lang`` gets (source/cells.notes_for).
+
+    Each other note goes with its marker and its lines up to the next marker.
+    """
+    mine = {note.lineno for note in notes_for(example.notes, lang)}
+    others = {note.lineno for note in example.notes} - mine
+    if not others:
+        return example
+    lines = example.source.splitlines(keepends=True)
+    for marker, _, body in reversed(split_chunks(example.source)):  # from the end: lines above stay put
+        if marker in others:
+            del lines[marker - 1 : marker + len(body)]
+    return Example.from_source(example.path, example.file, "".join(lines), example.folder)

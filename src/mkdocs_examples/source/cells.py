@@ -4,8 +4,17 @@ A cell starts at a line ``# %%``, optionally followed by a name and metadata::
 
     # %% shares-storage tags=["raises-exception"]
 
-Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are
-comments for notebook users and are not executed or shown.
+Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are notes for
+notebook readers, neither executed nor shown on a page. A note may name its language, in
+jupytext's metadata syntax::
+
+    # %% [markdown]
+    # torch.cat joins tensors along a dimension they already have
+    # %% [markdown] lang="zh"
+    # torch.cat 沿张量已有的维度拼接
+
+Of the notes between two code cells, a reader of a language gets those in that language, and
+where there is none those that name no language (:func:`notes_for`).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ _MARKER = re.compile(r"^# ?%%(?!%)(?P<rest>.*)$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _META = re.compile(r"(?P<key>[A-Za-z_][\w-]*)=")
 _NON_CODE = re.compile(r"\[(markdown|md|raw)\]")
+_LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")  # a language as the site names it: zh, en, pt-BR
 
 
 class ExampleError(Exception):
@@ -53,6 +63,16 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A ``# %% [markdown]`` cell: a note for notebook readers."""
+
+    text: str  # its Markdown, without the comment signs
+    lineno: int  # the line of its marker
+    position: int  # how many code cells come before it: notes of one position are read together
+    lang: str | None = None  # lang="zh": for readers of that language; None: for those without a note of theirs
+
+
+@dataclass(frozen=True)
 class Example:
     path: str  # relative to the examples folder, with forward slashes
     file: Path  # absolute path on disk
@@ -67,6 +87,10 @@ class Example:
     @classmethod
     def from_source(cls, path: str, file: Path, source: str, folder: str = "examples") -> Example:
         return cls(path, file, source, parse_cells(source, f"{folder}/{path}"), folder)
+
+    @property
+    def notes(self) -> tuple[Note, ...]:
+        return parse_notes(self.source, self.display)
 
     @property
     def display(self) -> str:
@@ -159,6 +183,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
     seen: dict[str, int] = {}
     for marker_line, header, lines in split_chunks(source):
         if not is_code(header):
+            _note_language(header, display, marker_line)  # a malformed note is refused with the file
             continue
         name, tags = _parse_header(header, display, marker_line)
         first = next((i for i, text in enumerate(lines) if text.strip()), None)
@@ -175,33 +200,72 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
     return tuple(cells)
 
 
+def parse_notes(source: str, display: str = "<example>") -> tuple[Note, ...]:
+    """The notes of an example (``# %% [markdown]`` cells with text), in order."""
+    notes: list[Note] = []
+    position = 0
+    for marker_line, header, lines in split_chunks(source):
+        if is_code(header):
+            position += any(line.strip() for line in lines)
+            continue
+        text = "\n".join(line.removeprefix("#").removeprefix(" ") for line in lines).strip("\n")
+        if text.strip():
+            notes.append(Note(text, marker_line, position, _note_language(header, display, marker_line)))
+    return tuple(notes)
+
+
+def notes_for(notes: tuple[Note, ...], lang: str) -> tuple[Note, ...]:
+    """The notes a reader of ``lang`` gets: of the notes of each position, those in ``lang``, else those in none."""
+    chosen: list[Note] = []
+    for position in dict.fromkeys(note.position for note in notes):
+        here = [note for note in notes if note.position == position]
+        chosen += [n for n in here if n.lang == lang] or [n for n in here if n.lang is None]
+    return tuple(chosen)
+
+
+def _note_language(header: str, display: str, line: int) -> str | None:
+    """The language a note's header names (``[markdown] lang="zh"``), None for none."""
+    meta = _META.search(header)
+    values = _parse_metadata(header[meta.start() :], display, line, 'lang="zh"') if meta else {}
+    unknown = sorted(set(values) - {"lang"})
+    if unknown:
+        raise ExampleError(display, line, f'a note takes only lang= (e.g. lang="zh"), not {unknown[0]}=')
+    lang = values.get("lang")
+    if lang is not None and not (isinstance(lang, str) and _LANG.match(lang)):
+        raise ExampleError(display, line, f'lang= names a language as the site does, e.g. lang="zh", not {lang!r}')
+    return lang
+
+
+def _parse_metadata(rest: str, display: str, line: int, example: str) -> dict[str, object]:
+    """A header's ``key=<JSON>`` pairs (jupytext's cell metadata), by key."""
+    decoder = json.JSONDecoder()
+    values: dict[str, object] = {}
+    while rest:
+        match = _META.match(rest)
+        if not match:
+            raise ExampleError(display, line, f"cannot read cell metadata {rest!r}; write e.g. {example}")
+        try:
+            values[match["key"]], end = decoder.raw_decode(rest, match.end())
+        except json.JSONDecodeError:
+            raise ExampleError(display, line, f"metadata {match['key']}= must be JSON, e.g. {example}") from None
+        rest = rest[end:].strip()
+    return values
+
+
 def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tuple[str, ...]]:
     tags: tuple[str, ...] = ()
     meta_start = _META.search(header)
     title = header[: meta_start.start()].strip() if meta_start else header
     if meta_start:
-        decoder = json.JSONDecoder()
-        rest = header[meta_start.start() :]
-        while rest:
-            match = _META.match(rest)
-            if not match:
-                raise ExampleError(
-                    display, line, f'cannot read cell metadata {rest!r}; write e.g. tags=["remove-cell"]'
-                )
-            try:
-                value, end = decoder.raw_decode(rest, match.end())
-            except json.JSONDecodeError:
-                raise ExampleError(
-                    display, line, f'metadata {match["key"]}= must be JSON, e.g. tags=["remove-cell"]'
-                ) from None
-            if match["key"] == "tags":
-                if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-                    raise ExampleError(display, line, "tags must be a list of strings")
-                unknown = [t for t in value if t not in TAGS]
-                if unknown:
-                    raise ExampleError(display, line, f"unknown tag {unknown[0]!r}; known tags: {', '.join(TAGS)}")
-                tags = tuple(value)
-            rest = rest[end:].strip()
+        values = _parse_metadata(header[meta_start.start() :], display, line, 'tags=["remove-cell"]')
+        if "tags" in values:
+            value = values["tags"]
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                raise ExampleError(display, line, "tags must be a list of strings")
+            unknown = [t for t in value if t not in TAGS]
+            if unknown:
+                raise ExampleError(display, line, f"unknown tag {unknown[0]!r}; known tags: {', '.join(TAGS)}")
+            tags = tuple(value)
     if not title:
         return None, tags
     if not _NAME.match(title):
