@@ -135,7 +135,7 @@ def test_no_views_with_the_option_off_or_without_mkdocs_jupyter(tmp_path, monkey
     monkeypatch.chdir(elsewhere.parent.parent)
     for root in (off, plain):
         build_site(root)
-        assert (elsewhere / "another-project.json").exists(), f"the build of {root.name} emptied the current folder's cache"
+        assert (elsewhere / "another-project.json").exists(), f"{root.name}: the current folder's cache emptied"
         assert not (root / "site" / "notebooks").exists() and not (root / "site" / "zh" / "notebooks").exists()
         page = (root / "site" / "index.html").read_text()
         assert "downloads/one.ipynb" in page  # the take-away line, without a link to a view
