@@ -5,13 +5,17 @@ part of a build that runs no example (about 2 s of 7 here, both languages). The 
 page depends only on:
 
 - its Markdown, after the plugins (the examples' outputs are in it),
-- its URL and the site's files (relative links, and the warnings for broken ones),
-- mkdocs.yml and the Markdown extensions it configures, hooks' extensions included,
+- its URL, and the files its relative links name: each render records what it looked up
+  (``Files.get_file_from_path``: a file's URL and inclusion, or none), and a later build
+  takes the render only where every lookup gives the same answer,
+- mkdocs.yml without its navigation (``nav`` and static-i18n's ``nav_translations``, which
+  no page body shows) and the Markdown extensions it configures, hooks' extensions included,
 - the versions of MkDocs, Python-Markdown, pymdown-extensions, Pygments and the theme.
 
-A page whose inputs are those of an earlier build gets that build's HTML, table of contents,
-title and anchors (``.cache/pages/<sha256 of the inputs>.json``; in memory too, for
-`mkdocs serve`). A build that logged a warning keeps nothing of its renders, so the next one
+So adding a page renders that page and the pages whose links now resolve differently, not
+every page. A page whose inputs are those of an earlier build gets that build's HTML, table
+of contents, title and anchors (``.cache/pages/<sha256 of the inputs>.json``; in memory too,
+for `mkdocs serve`). A build that logged a warning keeps nothing of its renders, so the next one
 renders (and warns) again; a build that ends well removes the entries it did not use.
 Jinja's compiled templates are kept in ``.cache/jinja/`` likewise (Jinja checks each against
 its template's source).
@@ -31,7 +35,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
@@ -41,7 +45,7 @@ from mkdocs_examples.environment import package_version
 FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
 TEMPLATES = Path(".cache") / "jinja"
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material")
-FORMAT = 1  # of the files below FOLDER
+FORMAT = 2  # of the files below FOLDER
 
 
 class _Warnings(logging.Handler):
@@ -58,7 +62,7 @@ class _Build:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.files: dict[str, str] = {}  # language being built: the signature of its files and configuration
+        self.files: dict[str, str] = {}  # language being built: the signature of its configuration
         self.made: dict[str, dict[str, Any]] = {}  # signature: what render() set
         self.used: dict[str, dict[str, Any]] = {}  # the same, of the renders taken from memory or disk
         self.warnings = _Warnings()
@@ -104,8 +108,7 @@ def on_build_error(*, error: Exception) -> None:
 @event_priority(-1000)  # after static-i18n and the other plugins and hooks have settled the files
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     if _build is not None:
-        listed = "\n".join(sorted(f"{f.src_uri} {f.url}" for f in files))
-        _build.files[i18n.build_language(config)] = _signature(_configuration(config), listed)
+        _build.files[i18n.build_language(config)] = _signature(_configuration(config))
     return files
 
 
@@ -116,15 +119,27 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
         return markdown
     signature = _signature(build.files.get(i18n.build_language(config), ""), page.file.url, markdown)
     known = _memory.get(signature) or _read(build.folder, signature)
-    if known is not None:
+    if known is not None and all(_target(files.get_file_from_path(p)) == t for p, t in known["files"].items()):
         build.used[signature] = known
         page.render = lambda config, files: _restore(page, files, known)  # type: ignore[method-assign]
         return markdown
     render = page.render
 
     def render_and_keep(config: MkDocsConfig, files: Files) -> None:
-        render(config, files)
-        build.made[signature] = _rendered(page)
+        looked: dict[str, list[str] | None] = {}
+        lookup = files.get_file_from_path
+
+        def recorded(path: str) -> File | None:
+            found = lookup(path)
+            looked[path] = _target(found)
+            return found
+
+        files.get_file_from_path = recorded  # type: ignore[method-assign]  # for this render only
+        try:
+            render(config, files)
+        finally:
+            del files.get_file_from_path
+        build.made[signature] = {**_rendered(page), "files": looked}
 
     page.render = render_and_keep  # type: ignore[method-assign]  # this page's render, not the class's
     return markdown
@@ -174,12 +189,39 @@ def _signature(*parts: str) -> str:
 
 
 def _configuration(config: MkDocsConfig) -> str:
-    """mkdocs.yml, the Markdown extensions as configured now, and the versions that render them."""
+    """mkdocs.yml less its navigation, the Markdown extensions as configured now, and the versions that render them."""
     versions = {name: package_version(name) for name in PACKAGES}
     extensions = [_named(extension) for extension in config.markdown_extensions]
     settings = json.dumps(config.mdx_configs, sort_keys=True, default=_named)
-    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    text = _without_navigation(Path(config.config_file_path).read_text(encoding="utf-8"))
     return json.dumps([FORMAT, versions, extensions, settings, text])
+
+
+_NAVIGATION = ("nav:", "nav_translations:")  # keys whose values only the navigation shows
+
+
+def _without_navigation(text: str) -> str:
+    """mkdocs.yml's text without the ``nav`` and ``nav_translations`` keys and what is indented under them."""
+    kept, skipping = [], None  # the indentation of the key being left out
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if skipping is not None:
+            if not stripped or stripped.startswith("#") or indent > skipping:
+                continue
+            if indent == skipping and stripped.startswith("- "):  # a list written at its key's indentation
+                continue
+            skipping = None
+        if stripped.startswith(_NAVIGATION):
+            skipping = indent
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _target(file: File | None) -> list[str] | None:
+    """What a page's render takes from a file it links to: its URL and whether it is published."""
+    return None if file is None else [file.url, file.inclusion.name]
 
 
 def _named(value: Any) -> str:
@@ -228,8 +270,10 @@ def _read(folder: Path, signature: str) -> dict[str, Any] | None:
         data = json.loads((folder / f"{signature}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    fields = {"content", "toc", "title", "anchors", "links"}
-    return data if isinstance(data, dict) and set(data) == fields and isinstance(data["content"], str) else None
+    fields = {"content", "toc", "title", "anchors", "links", "files"}
+    if not isinstance(data, dict) or set(data) != fields or not isinstance(data["files"], dict):
+        return None
+    return data if isinstance(data["content"], str) else None
 
 
 def _write(file: Path, rendered: dict[str, Any]) -> None:

@@ -122,3 +122,24 @@ def _build_real_site(root: Path, site: Path) -> list[Logged]:
         config.plugins.on_shutdown()
         logging.getLogger("mkdocs").removeHandler(handler)
     return handler.records
+
+
+def _checkout_state() -> dict[str, tuple[int, int]]:
+    """Size and modification time of each file the checkout's builds leave: caches, site, sources."""
+    state = {}
+    for folder in (".cache", "site", "docs", "examples", "recordings", "notebooks"):
+        for file in (ROOT / folder).rglob("*"):
+            if file.is_file():
+                stat = file.stat()
+                state[file.relative_to(ROOT).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return state
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _checkout_left_alone():
+    """No test writes into the checkout: builds run in copies (`copy_project`), from folders of their own."""
+    before = _checkout_state()
+    yield
+    after = _checkout_state()
+    changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    assert not changed, f"the tests changed {len(changed)} file(s) of the checkout, e.g. {changed[:5]}"

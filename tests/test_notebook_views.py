@@ -150,11 +150,17 @@ def test_a_mkdocs_jupyter_that_would_not_render_the_views_stops_the_build_saying
     assert "notebook_views: false" in caplog.text
 
 
-def test_no_views_with_the_option_off_or_without_mkdocs_jupyter(tmp_path):
+def test_no_views_with_the_option_off_or_without_mkdocs_jupyter(tmp_path, monkeypatch):
     off = with_jupyter(tmp_path / "off", options="      notebook_views: false\n")
     plain = shutil.copytree(FIXTURE, tmp_path / "plain")
+    # the folder the build is started from: mkdocs-jupyter's cache there is another project's, left alone
+    elsewhere = tmp_path / "elsewhere" / ".cache" / "mkdocs-jupyter"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "another-project.json").write_text("{}")
+    monkeypatch.chdir(elsewhere.parent.parent)
     for root in (off, plain):
         build_site(root)
+        assert (elsewhere / "another-project.json").exists(), f"{root.name}: the current folder's cache emptied"
         assert not (root / "site" / "notebooks").exists() and not (root / "site" / "zh" / "notebooks").exists()
         page = (root / "site" / "index.html").read_text()
         assert "downloads/one.ipynb" in page  # the take-away line, without a link to a view

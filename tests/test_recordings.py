@@ -382,6 +382,19 @@ def test_a_machine_that_cannot_be_probed_records_nothing(monkeypatch):
         store.environment("cuda")
 
 
+def test_a_process_probes_its_torch_once_per_set_of_visible_gpus(monkeypatch, tmp_path):
+    from mkdocs_examples.recordings import store
+
+    log = tmp_path / "probes"
+    monkeypatch.setattr(store, "_PROBE", f"open({str(log)!r}, 'a').write('x'); print('{{\"torch\": \"2.13.0+cpu\"}}')")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    assert store.environment("cpu")["torch"] == store.environment("cpu")["torch"] == "2.13.0+cpu"
+    assert log.read_text() == "x"  # a record command's shards and folders: one probe, importing torch once
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # `record --device cpu`: another answer, probed again
+    store.environment("cpu")
+    assert log.read_text() == "xx"
+
+
 def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words():
     import html
     import re

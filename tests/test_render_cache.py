@@ -17,6 +17,7 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
+render_cache = helpers.load_file("render_cache_hook", ROOT / "hooks" / "render_cache.py")
 
 
 @pytest.fixture
@@ -72,18 +73,40 @@ def test_a_changed_page_alone_is_rendered_again(site, renders):
     assert len(list((site / ".cache" / "pages").glob("*.json"))) == 4  # the old render of the page is gone
 
 
-def test_a_new_file_or_a_changed_configuration_renders_every_page_again(site, renders):
+def test_a_new_page_renders_itself_and_the_pages_whose_links_now_resolve_differently(site, renders):
+    page = site / "docs" / "en" / "more.md"
+    page.write_text(page.read_text() + "\nSee [the new section](new/).\n")  # no file yet: an INFO line, no warning
     build_site(site)
     renders.clear()
-    for lang in ("en", "zh"):  # relative links could now resolve differently
-        (site / "docs" / lang / "new.md").write_text("# New\n")
+    for lang in ("en", "zh"):
+        (site / "docs" / lang / "new").mkdir()
+        (site / "docs" / lang / "new" / "index.md").write_text("# New\n")
+    built = build_site(site)
+    # the index pages link to nothing that changed: taken from the cache, as zh/more.md is
+    assert sorted(renders) == ["en/more.md", "en/new/index.md", "zh/new/index.md"]
+    assert 'href="../new/"' in built["more/index.html"].decode()
+
+
+def test_a_changed_navigation_renders_no_page_and_a_changed_configuration_every_page(site, renders):
     build_site(site)
-    assert len(renders) == 6
     renders.clear()
     config = site / "mkdocs.yml"
+    config.write_text(config.read_text() + "nav:\n- index.md\n- More: more.md\n")  # the navigation only
+    built = build_site(site)
+    assert renders == []
+    assert "More" in built["index.html"].decode()
     config.write_text(config.read_text().replace("site_name: Fixture", "site_name: Fixture 2"))
     build_site(site)
-    assert len(renders) == 6
+    assert len(renders) == 4
+
+
+def test_the_navigation_is_all_that_is_left_out_of_mkdocs_yml():
+    text = "site_name: A\nnav:\n- Home: index.md\n- Part:\n    - a.md\n\n  # note\nplugins:\n  - i18n:\n"
+    text += "      languages:\n        - locale: zh\n          nav_translations:\n            Home: 首页\n"
+    text += "          name: 中文\n"
+    assert render_cache._without_navigation(text).splitlines() == [
+        "site_name: A", "plugins:", "  - i18n:", "      languages:", "        - locale: zh", "          name: 中文",
+    ]
 
 
 def test_a_build_with_a_warning_keeps_none_of_its_renders_so_the_warning_comes_again(site, renders, caplog):

@@ -136,7 +136,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._with_views = bool(
             self.config.enabled and self.config.notebook_views and notebook_views.jupyter(config) is not None
         )
-        if self._with_views:
+        if notebook_views.jupyter(config) is not None:  # with views or without: its cache, beside mkdocs.yml
             notebook_views.configure(config, self._root)
         site = Path(config.site_dir)
         if self.config.atomic_site and self._aside and self._staging is None and not i18n.is_nested_build(config):

@@ -77,7 +77,13 @@ def jupyter(config: MkDocsConfig) -> Any | None:
 
 
 def configure(config: MkDocsConfig, root: Path) -> None:
-    """mkdocs-jupyter's cache relative to mkdocs.yml, not the current folder; its log lines per notebook quiet."""
+    """mkdocs-jupyter's cache relative to mkdocs.yml, not the current folder; its log lines per notebook quiet.
+
+    Done wherever the site configures mkdocs-jupyter, views or not: at the end of a build
+    mkdocs-jupyter deletes every rendering in its cache folder that the build did not use, and
+    with its default, relative folder that is the *current* folder's ``.cache/mkdocs-jupyter``
+    (a build with ``-f other/mkdocs.yml`` emptied the cache of the project it was started from).
+    """
     plugin = jupyter(config)
     assert plugin is not None
     plugin.config["cache_dir"] = str(root / plugin.config["cache_dir"])

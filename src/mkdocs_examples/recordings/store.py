@@ -382,6 +382,26 @@ print(json.dumps(info))
 """
 
 
+_probed: dict[tuple[str, str, str], dict[str, str]] = {}  # what _probe found, by what it ran and which GPUs it saw
+
+
+def _probe() -> dict[str, str]:
+    """torch's version and the GPU it sees, from a fresh interpreter (it imports torch: seconds); once per process."""
+    key = (sys.executable, _PROBE, os.environ.get("CUDA_VISIBLE_DEVICES", "<unset>"))
+    if key in _probed:
+        return dict(_probed[key])
+    why = ""
+    try:
+        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+        why = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
+        found = validate(loads(probe.stdout), f"{RESULT}#/$defs/env")
+    except (OSError, subprocess.SubprocessError, JSONError) as error:
+        why = why or str(error)
+        raise RecordingError(f"cannot tell which torch this machine runs ({why}); nothing was recorded") from error
+    _probed[key] = found
+    return dict(found)
+
+
 def environment(device: str = "cpu") -> dict[str, str]:
     """What a recording says about the machine: torch, CUDA, cuDNN, GPU, driver, Python, OS, engine.
 
@@ -389,14 +409,7 @@ def environment(device: str = "cpu") -> dict[str, str]:
     if the probe fails, this raises :class:`RecordingError` instead of writing it without them.
     """
     env = {"python": platform.python_version(), "os": platform.platform(), "engine": __version__}
-    why = ""
-    try:
-        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
-        why = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
-        env.update(validate(loads(probe.stdout), f"{RESULT}#/$defs/env"))
-    except (OSError, subprocess.SubprocessError, JSONError) as error:
-        why = why or str(error)
-        raise RecordingError(f"cannot tell which torch this machine runs ({why}); nothing was recorded") from error
+    env.update(_probe())
     if device == "cuda" and "gpu" not in env:
         raise RecordingError("recording for cuda, but torch sees no CUDA GPU here; nothing was recorded")
     with contextlib.suppress(OSError, subprocess.SubprocessError):
