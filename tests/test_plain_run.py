@@ -31,12 +31,18 @@ SEEDS = (2**63 + 7, 0, 1234, 2**64 - 1, 2**62 + 3)
 SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)"
 
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
-# own and seeded; prints "FAIL path" for each failure
+# own and seeded; prints "TRIED" and the module names its imports looked for, then "FAIL path" for each failure
 DRIVER = r"""
 import importlib, os, random, runpy, sys, tempfile, traceback
+tried = set()  # every top-level module name the imports below look for, found or not
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        tried.add(name.partition(".")[0])
+sys.meta_path.insert(0, Spy())
 import numpy, torch
 for name in os.environ["PRELOAD"].split():
     importlib.import_module(name)
+print("TRIED", *sorted(tried), flush=True)
 seed = int(os.environ["SEED"])
 for script in sys.argv[1:]:
     pid = os.fork()
@@ -80,7 +86,7 @@ def env(seed: int) -> dict[str, str]:
                 **threads)  # fmt: skip
 
 
-def forked(batch: tuple[int, list[Path]]) -> list[str]:
+def forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
     seed, batch_scripts = batch
     driver = subprocess.Popen(
         [sys.executable, "-c", DRIVER, *map(str, batch_scripts)], env=env(seed), stdout=subprocess.PIPE,
@@ -93,9 +99,10 @@ def forked(batch: tuple[int, list[Path]]) -> list[str]:
             os.killpg(driver.pid, signal.SIGKILL)
     done = subprocess.CompletedProcess(driver.args, driver.returncode, stdout, stderr)
     failed = [Path(line.split(" ", 1)[1]) for line in done.stdout.splitlines() if line.startswith("FAIL ")]
+    tried = {name for line in done.stdout.splitlines() if line.startswith("TRIED ") for name in line.split()[1:]}
     return [f"{f.name} (seed {seed}):\n{Path(f'{f}.{seed}.log').read_text()[-3000:]}" for f in failed] + (
         [f"the forked pass with seed {seed} failed:\n{done.stderr[-3000:]}"] if done.returncode else []
-    )
+    ), tried
 
 
 def test_every_example_runs_to_its_end_as_a_plain_script(tmp_path):
@@ -103,5 +110,14 @@ def test_every_example_runs_to_its_end_as_a_plain_script(tmp_path):
     assert len(written) > 40
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         batches = [(seed, written) for seed in SEEDS]  # one interpreter (one hash seed) per pass
-        failures = [f for found in pool.map(forked, batches) for f in found]
+        passes = list(pool.map(forked, batches))
+    failures = [f for found, _ in passes for f in found]
     assert not failures, "\n\n".join(failures)
+    # `python cuda.py`, the download of an example once named errors/cuda.py, put itself first on
+    # sys.path: torch's `import cuda.bindings` found the script, which imported torch half-initialised
+    tried = set.union(*(names for _, names in passes))
+    assert "torch" in tried  # the driver saw the imports
+    examples = [f.relative_to(ROOT).as_posix() for f in EXAMPLES.rglob("*.py")]
+    shadowing = sorted(path for path in examples if Path(path).stem in tried)
+    assert not shadowing, (f"{', '.join(shadowing)}: run as a download (`python name.py`), the script's name "
+                           "hides a module that importing torch looks for: rename the example")
