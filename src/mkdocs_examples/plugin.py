@@ -435,14 +435,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _recorded_results(self, example: Example) -> list[Result]:
         return self._recordings.results(example) if self._recordings else []
 
-    def _recording_of(self, example: Example) -> Recording | None:
-        """The first published recording of exactly this source, if any: downloads and views carry its outputs."""
-        return self._recordings.first(example) if self._recordings else None
-
     def _built(self) -> list[tuple[Example, Result, Recording | None]]:
-        """Every example that built, by path, with its result and recording: what downloads and views show."""
-        return [(o.example, o.result, self._recording_of(o.example)) for _, o in sorted(self._outcomes.items())
-                if o.failure is None]  # fmt: skip
+        """Every example that built, by path, with its result and its first published recording on another
+        device (of exactly this source), if any: what downloads and views show."""
+        first = self._recordings.first if self._recordings else lambda example: None
+        return [(o.example, o.result, first(o.example)) for _, o in sorted(self._outcomes.items()) if o.failure is None]
 
     def _downloadable(self, path: str) -> bool:
         outcome = self._outcomes.get(path)
