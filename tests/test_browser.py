@@ -443,8 +443,25 @@ def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, 
     for release, _ in _cpu_releases():
         page.get_by_role("combobox", name="Outputs of torch").select_option(release)
         expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)  # applied
-        assert [cuda.nth(i).inner_text() for i in range(cuda.count())] == before
+        after = [cuda.nth(i).inner_text() for i in range(cuda.count())]
+        assert all(a.startswith(b) for a, b in zip(after, before, strict=True)), after  # "(nearest recorded to …)"
         assert [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())] == outputs
+
+
+def test_a_release_recorded_on_no_cpu_shows_the_nearest_cpu_run_and_says_so(page, base_url):
+    """Today torch 2.11.0 has CUDA recordings only: a CPU output shows the nearest CPU run's, named as such."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base_url}/")
+    picker = page.get_by_role("combobox", name="Outputs of torch")
+    offered = [o.get_attribute("value") for o in picker.locator("option").all()]
+    cpu = {release for release, _ in _cpu_releases()} | {BUILT_TORCH.split("+")[0]}
+    gpu_only = [release for release in offered if release not in cpu]
+    assert gpu_only, offered  # the CUDA recordings' torch 2.11.0
+    for release in gpu_only:
+        picker.select_option(release)
+        expect(page.locator(VERSIONS)).to_contain_text(f"(nearest recorded to torch {release})")
+        assert page.locator(VERSIONS).inner_text().startswith("torch ")
 
 
 def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browser, base_url):

@@ -111,21 +111,24 @@
     return nodes;
   }
 
+  // The label of an output of `environment` for a reader who picked `pick`
+  function relabel(label, environment, pick, words) {
+    label.textContent = environment.release === pick ? environment.label
+      : format(words["picker.nearest"], {label: environment.label, release: pick});
+    label.title = environment.full;
+  }
+
   // Show, beside `label`, the output of the environment `target` (a name of environments.json)
   function show(label, target, pick, site, example, words) {
     var kept = restore(label);
     var own = label.dataset.mxEnv;
-    if (!target || target === own) return;
     var environment = site.environments[target];
     var cell = example && example.cells[label.dataset.mxCell] || {};
     if (!(target in cell)) { // not recorded there (or stale, or its check failed): say so, keep the build's
       label.textContent = format(words["picker.missing"], {label: kept.text, other: environment.label});
       return;
     }
-    var name = environment.release === pick ? environment.label
-      : format(words["picker.nearest"], {label: environment.label, release: pick});
-    label.textContent = name;
-    label.title = environment.full;
+    relabel(label, environment, pick, words);
     if (cell[target] === cell[own]) return; // the same output, printed there too
     var nodes = render(example.outputs[cell[target]], words);
     var anchor = label.closest("p") || label;
@@ -139,10 +142,11 @@
     return json("outputs/environments.json").then(function (site) {
       var entry = site.releases.filter(function (r) { return r.release === release; })[0];
       var words = texts(site);
-      var wanted = labels.filter(function (label) {
+      var wanted = labels.filter(function (label) { // those that may show another environment's output
         var target = entry && entry.shows[label.dataset.mxDevice];
-        if (!target || target === label.dataset.mxEnv) { restore(label); return false; }
-        return true;
+        restore(label);
+        if (target && target === label.dataset.mxEnv) relabel(label, site.environments[target], release, words);
+        return Boolean(target) && target !== label.dataset.mxEnv;
       });
       var paths = wanted.map(function (label) { return label.dataset.mxExample; })
         .filter(function (path, i, all) { return all.indexOf(path) === i; });
