@@ -156,3 +156,56 @@ def test_the_files_are_written_under_outputs(tmp_path):
     example = json.loads((tmp_path / "outputs" / "examples" / "d" / "x.json").read_text())
     assert site["build"] == "2.13.0" and example["example"] == "d/x.py"
     assert "cpu-torch2.14.1-py3.11" in example["cells"]["1"]
+
+
+# --- the picker in Chromium, on the fixture site: a cell recorded in the picked release, and one that is not ---
+
+
+@pytest.fixture(scope="module")
+def picked_site(tmp_path_factory) -> Path:
+    """The fixture site with a recording of one.py, and none of two.py, in a torch 2.14.1 on the CPU (test data)."""
+    import shutil
+
+    from helpers import build_site
+
+    from mkdocs_examples.recordings.store import dumps, manifest_of, write_manifest
+
+    root = shutil.copytree(Path(__file__).parent / "site", tmp_path_factory.mktemp("picker") / "site")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - pymdownx.superfences\n", "  - pymdownx.superfences\n"
+                      "  - pymdownx.tabbed:\n      alternate_style: true\n  - pymdownx.details\n"))  # fmt: skip
+    one = Example.from_source("one.py", root / "examples" / "one.py", (root / "examples" / "one.py").read_text())
+    made = Recording("one.py", one.digest, "2026-11-23T10:00:00Z", CPU_2_14, 0.1,
+                     (CellResult(0, "[0, 2, 4] as torch 2.14.1 printed it (test data)\n"),))  # fmt: skip
+    folder = root / "recordings" / "cpu-torch2.14.1-py3.11"
+    folder.mkdir(parents=True)
+    (folder / "one.json").write_text(dumps(made))
+    write_manifest(folder, manifest_of([made]))
+    build_site(root)
+    return root / "site"
+
+
+def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says_so(picked_site):
+    from playwright.sync_api import expect, sync_playwright
+    from test_browser import ARGS, CHROMIUM, search_queries
+
+    shown = """label => {
+        let node = label.closest("p").previousElementSibling;
+        while (node && node.hidden) node = node.previousElementSibling;
+        return node.querySelector("code").textContent.replace(/\\n$/, "");
+    }"""
+    with search_queries.served(picked_site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            one, two = page.locator('[data-mx-example="one.py"]'), page.locator('[data-mx-example="two.py"]')
+            built = two.inner_text()
+            assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
+            page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
+            expect(one).to_have_text("torch 2.14.1 · CPU")
+            assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
+            expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
+            assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
+        finally:
+            browser.close()
