@@ -478,3 +478,28 @@ def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browse
         assert f"torch {BUILT_TORCH} · CPU · Python {platform.python_version()}" in sources
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["", "zh/devices/gpu-memory/"])
+def test_axe_finds_no_critical_or_serious_violation_once_a_release_is_picked(browser, base_url, axe_source, path,
+                                                                              scheme):  # fmt: skip
+    """The picker's outputs and labels, as axe sees them after a reader picked another release."""
+    from playwright.sync_api import expect
+
+    release = _cpu_releases()[0][0]
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{path}")
+        page.locator("select.mx-picker__select").select_option(release)
+        expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "critical" || v.impact === "serious")
+                .map(v => ({rule: v.id, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))"""
+        )
+    finally:
+        page.close()
+    assert violations == [], violations
+
