@@ -99,3 +99,17 @@ def test_the_worker_rewrites_chinese_queries_without_a_textual_wildcard(real_sit
     worker = json.loads(config.search((site / "index.html").read_text()).group(1))["search"]
     text = (site / worker).read_text()
     assert 'join("* ")' not in text and "e=ptQuery(e,this.index)" in text
+
+
+def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
+    from pathlib import Path
+
+    from helpers import load_file
+
+    from mkdocs_examples.render.provenance import BUILD, Source, Sources
+
+    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    label = Sources().label(Source(BUILD, {"torch": "2.13.0+cpu", "device": "cpu"}, None), example="a_b.py", cell=3)
+    assert "data-mx-example" in label
+    indexed = hook._for_index(f"<p>Prose.</p>\n<p>{label}</p>\n<p>More prose.</p>")
+    assert "torch 2.13.0" not in indexed and "Prose." in indexed and "More prose." in indexed
