@@ -26,6 +26,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from mkdocs_examples.publish.notebooks import notebook
 from mkdocs_examples.recordings.store import Published, Recording
 from mkdocs_examples.render.page import render_example
+from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 
@@ -84,11 +85,12 @@ def test_provenance_values_are_text_however_markdown_reads_them(payload, lang):
     shown = example()
     built = result({"torch": payload, "device": "cpu", "python": payload})
     published = (Published("cuda", recording(shown, gpu=payload), {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
-    page = markdown.markdown(
-        render_example(shown, built, None, lang=lang, limit=100, published=published), extensions=EXTENSIONS
-    )
+    sources = Sources()  # the labels beside outputs, and the page's block of environments in full
+    text = render_example(shown, built, None, lang=lang, limit=100, published=published, sources=sources)
+    page = markdown.markdown(text + sources.block(lang), extensions=EXTENSIONS)
     assert not unsafe(page), unsafe(page)
-    assert payload in html.unescape(re.sub(r"<[^>]+>", "", page))  # shown, as text
+    shown_text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert shown_text.count(payload) >= 3  # as text: the build's torch and Python, the recording's GPU
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
