@@ -426,6 +426,10 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
     page.reload()  # remembered
     expect(label).to_have_text(f"torch {release} · CPU")
     assert label.evaluate(SHOWN_OUTPUT) == recorded and picker.input_value() == release
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")  # and on every other page
+    expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(f"torch {release}")
+    assert picker.input_value() == release
+    page.go_back()
     picker.select_option(BUILT_TORCH.split("+")[0])  # the build's own release: the page as built
     expect(label).to_have_text(built)
     assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT)
