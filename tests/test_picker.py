@@ -13,7 +13,8 @@ import pytest
 
 from mkdocs_examples.publish import picker
 from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, nearest, releases, site_data
-from mkdocs_examples.recordings.store import Failed, Recording
+from mkdocs_examples.recordings.store import Failed, Published, Recording
+from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells
 
@@ -140,6 +141,16 @@ def test_outputs_are_cut_as_pages_cut_them_and_kept_as_text():
     data = example_data(EXAMPLE, BUILT, {"cpu-torch2.14.1-py3.11": long}, limit=100)
     output = data["outputs"][data["cells"]["1"]["cpu-torch2.14.1-py3.11"]]
     assert output["output"] == (payload + "y" * 5000)[:100] and output["truncated"] == len(payload) + 5000 - 100
+
+
+def test_a_timing_is_left_out_and_its_label_stays_as_built():
+    source = '# %% timing tags=["varies"]\nprint("0.1 s")\n'
+    timed = Example("d/t.py", Path("/x/d/t.py"), source, parse_cells(source))
+    built = Result(env=BUILD_ENV, cells=(CellResult(0, "0.1 s\n"),))
+    made = Recording(timed.path, timed.digest, "2026-11-23T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "0.3 s\n"),))
+    assert example_data(timed, built, {"cpu-torch2.14.1-py3.11": made}, limit=100)["cells"] == {}
+    md = render_example(timed, built, None, lang="en", limit=100, published=(Published("cpu", made),))
+    assert ">torch 2.13.0 · CPU</small>" in md and "data-mx-" not in md  # the picker leaves it alone
 
 
 def test_a_figure_that_is_not_base64_is_left_out():

@@ -65,8 +65,10 @@ def render_example(
             if recording.failed and recording.failed.cell == item.index:
                 continue  # its output stops where the check failed: the page's line on checks says so
             views.append(View(Source(other.environment, recording.env, recording.date), capped(recorded, limit)))
-        shown = attribute(views[:1] if item.has("varies") else views)  # a timing differs on every run: one
-        labelled = [_labelled(v, example.path, item.index, sources, text, limit) for v in shown.tabs]
+        varies = item.has("varies")  # a timing differs on every run: the build's alone, which the picker keeps
+        shown = attribute(views[:1] if varies else views)
+        path = None if varies else example.path
+        labelled = [_labelled(v, path, item.index, sources, text, limit) for v in shown.tabs]
         if len(shown.tabs) > 1:  # outputs that differ between devices of one environment: one tab each
             parts.append(_tabs([(device_label(v.env), out) for v, out in zip(shown.tabs, labelled, strict=True)]))
         elif shown.tabs:
@@ -180,8 +182,11 @@ def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], lim
     return f'??? note "{inline(title)}"\n\n{indented}'
 
 
-def _labelled(view: View, example: str, cell: int, sources: Sources, text: dict[str, str], limit: int) -> list[str]:
-    """A view's outputs and the label that names their environment (none where it printed nothing)."""
+def _labelled(
+    view: View, example: str | None, cell: int, sources: Sources, text: dict[str, str], limit: int
+) -> list[str]:
+    """A view's outputs and the label that names their environment (none where it printed nothing); with
+    ``example``, a label the torch picker may change (:meth:`Sources.label`)."""
     outputs = _outputs(view.cell, text, limit)
     return [*outputs, sources.label(view.source, example=example, cell=cell)] if outputs else []
 
