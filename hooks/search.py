@@ -176,7 +176,7 @@ def on_build_error(*, error: Exception) -> None:
 
 # -- what the index holds --------------------------------------------------------------------------
 
-_PROVENANCE = re.compile(r'<p><small class="mx-provenance[^"]*">.*?</small></p>', re.S)  # recorded ones too
+_PROVENANCE = re.compile(r'<p><small class="mx-provenance[^"]*"[^>]*>.*?</small></p>', re.S)  # each output's label
 _LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
 # what a cell printed (under its "Output" label); a text block written in the page has no label
 _OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)

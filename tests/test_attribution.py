@@ -13,6 +13,7 @@ from mkdocs_examples.recordings.store import Failed, Published, Recording
 from mkdocs_examples.render.attribution import View, attribute, normalise
 from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import render_example
+from mkdocs_examples.render.provenance import Source, Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells
 
@@ -45,7 +46,9 @@ def recording(env: dict[str, str], output: str, failed: Failed | None = None) ->
 def page(build_output: str, *recorded: Recording, lang: str = "en") -> str:
     site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
     published = tuple(Published(r.device, r, site) for r in recorded)
-    return render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published)
+    sources = Sources()
+    md = render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published, sources=sources)
+    return md + sources.block(lang)  # as a page ends: each environment of its outputs in full
 
 
 def test_a_device_difference_within_one_release_is_a_tab_set():
@@ -144,8 +147,8 @@ def test_a_check_that_fails_only_on_older_releases_holds_since():
 
 
 def test_views_attribute_directly():
-    a = View(BUILD_ENV, CellResult(1, "x\n"), None)
-    b = View(GPU_2_11, CellResult(1, "y\n"), "recorded")
+    a = View(Source("build", BUILD_ENV, None), CellResult(1, "x\n"))
+    b = View(Source("cuda-torch2.11.0-py3.12", GPU_2_11, "2026-11-22"), CellResult(1, "y\n"))
     shown = attribute([a, b])
     assert shown.tabs == [a] and shown.notes == [[b]]
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import platform
 import re
 import shutil
 import sys
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
@@ -392,3 +394,137 @@ def test_the_exception_line_of_a_traceback_stands_out(page, base_url):
     message = traceback.locator(".gr + .n").first.evaluate(style)
     frame = traceback.locator(".gt").first.evaluate(style)  # "Traceback (most recent call last):"
     assert exception == message and exception[0] != frame[0] and int(exception[1]) >= 700 > int(frame[1])
+
+
+# -- the torch picker: each output as the reader's release printed it ---------------------------
+
+RECORDINGS = Path(__file__).parent.parent / "recordings"
+BUILT_TORCH = metadata.version("torch")  # the torch the real site was built with
+
+
+def _cpu_releases() -> list[tuple[str, Path]]:
+    """Each CPU environment recorded in this repository: its torch release and its folder (from its manifest)."""
+    found = []
+    for manifest in sorted(RECORDINGS.glob("*/environment.json")):
+        env = json.loads(manifest.read_text())
+        if env["device"] == "cpu" and env["torch"].split("+")[0] != BUILT_TORCH.split("+")[0]:
+            found.append((env["torch"].split("+")[0], manifest.parent))
+    return found
+
+
+def _recorded(folder: Path, example: str, name: str) -> str:
+    """What the recording in ``folder`` says cell ``name`` of ``example`` printed, read from the file itself."""
+    data = json.loads((folder / f"{example.removesuffix('.py')}.json").read_text())
+    return "".join(next(c for c in data["cells"] if c["name"] == name)["output"]).rstrip("\n")
+
+
+# the visible output before a label: the picker's, or the build's (hidden once the picker replaces it)
+SHOWN_OUTPUT = """label => {
+    let node = label.closest("p").previousElementSibling;
+    while (node && node.hidden) node = node.previousElementSibling;
+    return node.querySelector("code").textContent.replace(/\\n$/, "");
+}"""
+VERSIONS = '.mx-provenance[data-mx-example="check_install.py"][data-mx-cell="0"]'  # the home page's first output
+
+
+@pytest.mark.parametrize(("release", "folder"), _cpu_releases())
+@pytest.mark.parametrize(("lang", "name"), [("", "Outputs of torch"), ("zh/", "输出来自 torch")])
+def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(page, base_url, release, folder,
+                                                                               lang, name):  # fmt: skip
+    from playwright.sync_api import expect
+
+    page.goto(f"{base_url}/{lang}")
+    label = page.locator(VERSIONS)
+    built = f"torch {BUILT_TORCH.split('+')[0]} · CPU"
+    expect(label).to_have_text(built)
+    assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT)
+    picker = page.get_by_role("combobox", name=name)  # a labelled <select> in the header
+    assert picker.locator("xpath=ancestor::header").count() == 1
+    picker.select_option(release)
+    expect(label).to_have_text(f"torch {release} · CPU")
+    recorded = _recorded(folder, "check_install.py", "versions")
+    assert label.evaluate(SHOWN_OUTPUT) == recorded and f"torch {BUILT_TORCH}" not in recorded
+    page.reload()  # remembered
+    expect(label).to_have_text(f"torch {release} · CPU")
+    assert label.evaluate(SHOWN_OUTPUT) == recorded and picker.input_value() == release
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")  # and on every other page
+    expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(f"torch {release}")
+    assert picker.input_value() == release
+    page.go_back()
+    picker.select_option(BUILT_TORCH.split("+")[0])  # the build's own release: the page as built
+    expect(label).to_have_text(built)
+    assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT)
+
+
+def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, base_url):
+    from playwright.sync_api import expect
+
+    page.goto(f"{base_url}/devices/gpu-memory/")
+    cuda = page.locator('.mx-provenance[data-mx-device="cuda"]')
+    assert cuda.count() > 0
+    before = [cuda.nth(i).inner_text() for i in range(cuda.count())]
+    outputs = [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())]
+    assert all("torch" in text and "CPU" not in text for text in before), before
+    for release, _ in _cpu_releases():
+        page.get_by_role("combobox", name="Outputs of torch").select_option(release)
+        expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)  # applied
+        after = [cuda.nth(i).inner_text() for i in range(cuda.count())]
+        assert all(a.startswith(b) for a, b in zip(after, before, strict=True)), after  # "(nearest recorded to …)"
+        assert [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())] == outputs
+
+
+def test_a_release_recorded_on_no_cpu_shows_the_nearest_cpu_run_and_says_so(page, base_url):
+    """Today torch 2.11.0 has CUDA recordings only: a CPU output shows the nearest CPU run's, named as such."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base_url}/")
+    picker = page.get_by_role("combobox", name="Outputs of torch")
+    offered = [o.get_attribute("value") for o in picker.locator("option").all()]
+    cpu = {release for release, _ in _cpu_releases()} | {BUILT_TORCH.split("+")[0]}
+    gpu_only = [release for release in offered if release not in cpu]
+    assert gpu_only, offered  # the CUDA recordings' torch 2.11.0
+    for release in gpu_only:
+        picker.select_option(release)
+        expect(page.locator(VERSIONS)).to_contain_text(f"(nearest recorded to torch {release})")
+        assert page.locator(VERSIONS).inner_text().startswith("torch ")
+
+
+def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browser, base_url):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/")
+        label = page.locator(VERSIONS)
+        assert label.inner_text() == f"torch {BUILT_TORCH.split('+')[0]} · CPU"
+        output = label.locator("xpath=../preceding-sibling::*[1]").inner_text()
+        assert f"torch {BUILT_TORCH}" in output
+        assert page.locator(".mx-picker").count() == 0
+        sources = page.locator(".mx-sources").inner_text()
+        assert f"torch {BUILT_TORCH} · CPU · Python {platform.python_version()}" in sources
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["", "zh/devices/gpu-memory/"])
+def test_axe_finds_no_critical_or_serious_violation_once_a_release_is_picked(browser, base_url, axe_source, path,
+                                                                              scheme):  # fmt: skip
+    """The picker's outputs and labels, as axe sees them after a reader picked another release."""
+    from playwright.sync_api import expect
+
+    release = _cpu_releases()[0][0]
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{path}")
+        page.locator("select.mx-picker__select").select_option(release)
+        expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)
+        page.add_script_tag(content=axe_source)
+        violations = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => v.impact === "critical" || v.impact === "serious")
+                .map(v => ({rule: v.id, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))"""
+        )
+    finally:
+        page.close()
+    assert violations == [], violations
+

@@ -57,5 +57,7 @@ def test_site_builds_strict_with_real_outputs_and_no_warnings(real_site, caplog)
         assert "zero-dimensional tensor (at position 0) cannot be concatenated" in html
         assert "torch.Size([3, 2, 3])" in html
     torch = metadata.version("torch")  # the torch this build runs, whatever requirements.txt pins
-    assert f"Output produced by torch {torch} · CPU · Python {platform.python_version()}." in en
-    assert f"以上输出由 torch {torch} · CPU · Python {platform.python_version()} 实际运行得到。" in zh
+    label = f">torch {torch.split('+')[0]} · CPU</small>"  # beside each output; in full once, at the page's end
+    assert label in en and label in zh
+    assert f": produced by torch {torch} · CPU · Python {platform.python_version()} when this site was built." in en
+    assert f"：构建本站时由 torch {torch} · CPU · Python {platform.python_version()} 实际运行得到。" in zh

@@ -26,6 +26,7 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from mkdocs_examples.publish.notebooks import notebook
 from mkdocs_examples.recordings.store import Published, Recording
 from mkdocs_examples.render.page import render_example
+from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 
@@ -84,11 +85,12 @@ def test_provenance_values_are_text_however_markdown_reads_them(payload, lang):
     shown = example()
     built = result({"torch": payload, "device": "cpu", "python": payload})
     published = (Published("cuda", recording(shown, gpu=payload), {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
-    page = markdown.markdown(
-        render_example(shown, built, None, lang=lang, limit=100, published=published), extensions=EXTENSIONS
-    )
+    sources = Sources()  # the labels beside outputs, and the page's block of environments in full
+    text = render_example(shown, built, None, lang=lang, limit=100, published=published, sources=sources)
+    page = markdown.markdown(text + sources.block(lang), extensions=EXTENSIONS)
     assert not unsafe(page), unsafe(page)
-    assert payload in html.unescape(re.sub(r"<[^>]+>", "", page))  # shown, as text
+    shown_text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert shown_text.count(payload) >= 3  # as text: the build's torch and Python, the recording's GPU
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -179,10 +181,18 @@ def hostile_site(tmp_path_factory) -> Path:
     made = Recording("x.py", shown.digest, "2026-11-22T10:00:00Z",
                      {"device": "cuda", "gpu": PAYLOADS[1] + payload, "torch": "2.13.0", "python": "3.11.7"}, 0.1,
                      (CellResult(0, "x\n"), CellResult(1, payload + "\n")))  # fmt: skip
-    from mkdocs_examples.recordings.store import dumps
+    from mkdocs_examples.recordings.store import dumps, manifest_of, write_manifest
 
     (root / "recordings" / "cuda").mkdir(parents=True)
     (root / "recordings" / "cuda" / "x.json").write_text(dumps(made))
+    # another torch release on the CPU, whose output the torch picker fetches and shows: a payload
+    other = Recording("x.py", shown.digest, "2026-11-23T10:00:00Z",
+                      {"device": "cpu", "torch": "2.14.1+cpu", "python": "3.11.7"}, 0.1,
+                      (CellResult(0, PAYLOADS[3] + "\n"), CellResult(1, skipped="requires-cuda")))  # fmt: skip
+    folder = root / "recordings" / "cpu-torch2.14.1-py3.11"
+    folder.mkdir()
+    (folder / "x.json").write_text(dumps(other))
+    write_manifest(folder, manifest_of([other]))
     build_site(root)
     return root / "site"
 
@@ -207,6 +217,27 @@ def test_no_dialog_opens_on_any_page_built_from_hostile_examples_and_recordings(
             for page in pages:
                 tab.goto((hostile_site / page).as_uri())
                 tab.wait_for_load_state("load")
+        finally:
+            browser.close()
+    assert not dialogs
+
+
+def test_the_output_of_a_picked_release_is_text_however_hostile(hostile_site):
+    from playwright.sync_api import expect, sync_playwright
+    from test_browser import ARGS, CHROMIUM, search_queries
+
+    dialogs: list[str] = []
+    with search_queries.served(hostile_site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            tab = browser.new_page()
+            tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            tab.goto(f"{url}/x/")
+            tab.locator("select.mx-picker__select").select_option("2.14.1")
+            expect(tab.locator('.mx-provenance[data-mx-cell="0"]')).to_have_text("torch 2.14.1 · CPU")
+            article = tab.locator("article")
+            assert PAYLOADS[3] in article.inner_text()  # shown, as text
+            assert not unsafe(article.evaluate("e => e.innerHTML")), unsafe(article.evaluate("e => e.innerHTML"))
         finally:
             browser.close()
     assert not dialogs

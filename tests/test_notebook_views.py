@@ -25,9 +25,9 @@ JUPYTER = """  - search
       include_source: true
 """
 REPOSITORY = "repo_url: https://github.com/owner/repo\nedit_uri: edit/trunk/docs/\n"
-# an output of another device (a tab with its "mx-recorded" line) or of another environment (a folded note)
+# an output of another device (a tab labelled with a recording's environment) or of another environment (a folded note)
 OTHER_DEVICE = re.compile(
-    r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?mx-recorded'
+    r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?data-mx-env="(?!build")'
     r'|<details class="note">.*?</details>',
     re.S,
 )

@@ -22,6 +22,7 @@ from mkdocs_examples.cli import main
 from mkdocs_examples.recordings import matrix, shards
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError, dumps, read, read_folder
 from mkdocs_examples.render.page import render_example
+from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells
 
@@ -55,8 +56,11 @@ def fixture_recording(example: Example = EXAMPLE, env: dict | None = None) -> Re
 
 
 def page(example=EXAMPLE, recording=None, lang="en", site=SITE) -> str:
+    """The example on a page, and the page's block on where its outputs come from."""
     published = (Published("cuda", recording, site),)
-    return render_example(example, BUILT, None, lang=lang, limit=1000, published=published)
+    sources = Sources()
+    md = render_example(example, BUILT, None, lang=lang, limit=1000, published=published, sources=sources)
+    return md + sources.block(lang)
 
 
 def html(text: str) -> str:
@@ -148,7 +152,8 @@ def test_a_cuda_cell_shows_its_recorded_output_with_the_gpus_provenance(lang):
     assert "tensor([1.], device=&#x27;cuda:0&#x27;)" in html(md) or "tensor([1.], device='cuda:0')" in md
     provenance = "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
     assert provenance in unescape(md)  # each character Markdown would read is a character reference
-    assert ("Recorded on" if lang == "en" else "以上输出录制于") in md
+    assert ("FIXTURE GPU (test data) · torch 2.13.0: recorded on" if lang == "en" else
+            "FIXTURE GPU (test data) · torch 2.13.0：录制于") in unescape(md)  # fmt: skip
     assert "needs a CUDA GPU" not in md and "此单元需要" not in md
 
 
@@ -160,8 +165,8 @@ def test_outputs_that_differ_by_device_are_tabs_and_identical_ones_show_once(lan
     rendered = html(md)
     assert rendered.count('class="tabbed-set') == 1
     cpu, cuda = rendered.split('class="tabbed-content"')[1:3]
-    assert "cpu" in cpu and ("Output produced by" in cpu or "实际运行得到" in cpu)
-    assert "cuda:0" in cuda and "FIXTURE GPU" in cuda
+    assert "cpu" in cpu and ">torch 2.13.0 · CPU</small>" in cpu  # each tab's output with its label
+    assert "cuda:0" in cuda and "FIXTURE GPU &#40;test data&#41; · torch 2.13.0</small>" in cuda
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -180,10 +185,12 @@ def test_without_a_recording_the_cell_says_it_was_never_recorded(lang):
 
 
 def test_a_recording_made_with_another_torch_says_so():
-    md = page(recording=fixture_recording(env={**FAKE_GPU, "torch": "2.11.0+cu130"}))
-    assert "torch 2.11.0+cu130" in md and "The other outputs of this site come from torch 2.13.0+cpu" in md
-    same = page(recording=fixture_recording())
-    assert "other outputs of this site" not in same  # 2.13.0+cu130 and 2.13.0+cpu: the same torch
+    md = unescape(page(recording=fixture_recording(env={**FAKE_GPU, "torch": "2.11.0+cu130"})))
+    assert ">FIXTURE GPU (test data) · torch 2.11.0</small>" in md  # its label
+    block = md[md.index('<div class="mx-sources"'):]  # the page's block: each environment in full, once
+    assert "torch 2.13.0 · CPU: produced by torch 2.13.0+cpu · CPU · Python 3.11.7 when this site was built." in block
+    assert "FIXTURE GPU (test data) · torch 2.11.0: recorded on FIXTURE GPU (test data) · CUDA 13.0 · " in block
+    assert "torch 2.11.0+cu130 · Python 3.11.7 · 2026-11-22." in block
 
 
 # --- record → shard → merge → publish, end to end on CPU --------------------------------
@@ -402,7 +409,7 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     from mkdocs_examples.publish.notebooks import notebook
 
     recording = fixture_recording()
-    line = re.search(r"Recorded on (.*?)\.</small>", page(recording=recording))
+    line = re.search(r"recorded on (.*?)\.</li>", page(recording=recording))
     assert line
     machine = html.unescape(line[1])
     assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"

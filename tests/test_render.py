@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from html import unescape
 from pathlib import Path
 
 import markdown
 import pytest
 
 from mkdocs_examples.render.page import render_error, render_example
+from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
 
@@ -52,7 +55,8 @@ def html(text: str) -> str:
 
 
 def test_whole_example_respects_tags():
-    md = render_example(EXAMPLE, RESULT, None, lang="en", limit=10)
+    sources = Sources()
+    md = render_example(EXAMPLE, RESULT, None, lang="en", limit=10, sources=sources)
     assert "assert True" not in md and "hidden output" not in md  # remove-cell
     assert "x = 1" in md  # remove-output keeps the code
     assert 'print("only output")' not in md and "only output" in md  # remove-input
@@ -61,7 +65,26 @@ def test_whole_example_respects_tags():
     assert "… 1,234 more characters cut (this page shows at most 10 per cell)" in md
     assert md.count('title="examples/t/demo.py"') == 1
     assert 'linenums="3"' in md
-    assert "Output produced by torch 2.13.0+cpu · CPU · Python 3.11.7." in md
+    # beside each output (cells shown, bare, fails) a short label; the environment in full once, at the page's end
+    assert md.count(">torch 2.13.0 · CPU</small>") == 3
+    assert "Python 3.11.7" not in md
+    block = unescape(sources.block("en"))
+    assert "torch 2.13.0 · CPU: produced by torch 2.13.0+cpu · CPU · Python 3.11.7 when this site was built." in block
+    assert block.count("<li>") == 1 and "data-search-exclude" in block
+
+
+def test_a_label_names_the_cell_the_torch_picker_may_replace():
+    md = render_example(EXAMPLE, RESULT, "bare", lang="en", limit=10)
+    label = re.search(r"<small [^>]*>", md)
+    assert label and re.findall(r'data-mx-(\w+)="([^"]*)"', label[0]) == [
+        ("env", "build"), ("device", "cpu"), ("example", "t/demo.py"), ("cell", "4")
+    ]
+
+
+def test_a_page_that_shows_no_output_says_nothing_of_where_outputs_come_from():
+    sources = Sources()
+    render_example(EXAMPLE, RESULT, "quiet", lang="en", limit=10, sources=sources)
+    assert sources.block("en") == ""
 
 
 def test_output_is_escaped_in_html():
@@ -74,8 +97,12 @@ def test_one_cell_and_chinese_text():
     md = render_example(EXAMPLE, RESULT, "gpu", lang="zh", limit=10)
     assert "1 / 0" not in md
     assert "此单元需要 CUDA GPU" in md
-    md = render_example(EXAMPLE, RESULT, "bare", lang="zh", limit=10)
-    assert "以上输出由 torch 2.13.0+cpu · CPU · Python 3.11.7 实际运行得到。" in md
+    sources = Sources()
+    md = render_example(EXAMPLE, RESULT, "bare", lang="zh", limit=10, sources=sources)
+    assert ">torch 2.13.0 · CPU</small>" in md
+    assert "torch 2.13.0 · CPU：构建本站时由 torch 2.13.0+cpu · CPU · Python 3.11.7 实际运行得到。" in unescape(
+        sources.block("zh")
+    )
     with pytest.raises(ExampleError):
         render_example(EXAMPLE, RESULT, "nope", lang="en", limit=10)
 

@@ -62,7 +62,8 @@ def test_the_index_holds_errors_and_code_names_not_outputs(indexes):
         docs = {doc["location"]: doc["text"] for doc in index["docs"]}
         text = docs["tensors/cat-and-stack/#what-each-one-requires"] if index is indexes["en"] else ""
         every = " ".join(docs.values())
-        assert "Output produced by" not in every and "实际运行得到" not in every  # provenance lines
+        assert not re.search(r"torch [\d.]+ · CPU", every)  # the label beside each output
+        assert "when this site was built" not in every and "实际运行得到" not in every  # the block of environments
         assert "Traceback (most recent call last)" not in every and 'File "examples/' not in every
         assert "RuntimeError: Sizes of tensors must match except in dimension 0." in every
         assert "torch.Size([4, 3])" not in every  # a printed value
@@ -98,3 +99,17 @@ def test_the_worker_rewrites_chinese_queries_without_a_textual_wildcard(real_sit
     worker = json.loads(config.search((site / "index.html").read_text()).group(1))["search"]
     text = (site / worker).read_text()
     assert 'join("* ")' not in text and "e=ptQuery(e,this.index)" in text
+
+
+def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
+    from pathlib import Path
+
+    from helpers import load_file
+
+    from mkdocs_examples.render.provenance import BUILD, Source, Sources
+
+    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    label = Sources().label(Source(BUILD, {"torch": "2.13.0+cpu", "device": "cpu"}, None), example="a_b.py", cell=3)
+    assert "data-mx-example" in label
+    indexed = hook._for_index(f"<p>Prose.</p>\n<p>{label}</p>\n<p>More prose.</p>")
+    assert "torch 2.13.0" not in indexed and "Prose." in indexed and "More prose." in indexed

@@ -58,6 +58,9 @@ class ExamplesConfig(base.Config):
     # true (the default): where mkdocs-jupyter is configured, each example that built gets a page of its
     # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
     notebook_views = opt.Type(bool, default=True)
+    # true (the default): where recordings are published, a torch picker in the header shows each cell's
+    # output recorded nearest to the reader's release (publish/picker.py); false: none
+    picker = opt.Type(bool, default=True)
 
     @property
     def folder(self) -> str:

@@ -32,9 +32,9 @@ from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import i18n
 from mkdocs_examples.config import ExamplesConfig
-from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, grouped, summary
 from mkdocs_examples.execute.pool import PoolError
-from mkdocs_examples.publish import changes, error_index, notebook_views, notebooks
+from mkdocs_examples.publish import changes, error_index, notebook_views, notebooks, picker
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
@@ -47,6 +47,7 @@ from mkdocs_examples.render.page import (
     render_error,
     render_example,
 )
+from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
@@ -56,6 +57,7 @@ log = get_plugin_logger(__name__)
 
 REQUIRED_EXTENSIONS = ("pymdownx.superfences", "pymdownx.highlight", "admonition")
 CSS = "assets/mkdocs_examples.css"
+PICKER = ("assets/mkdocs_examples_picker.css", "assets/mkdocs_examples_picker.js")  # the torch picker's
 
 
 class ExamplesPlugin(BasePlugin[ExamplesConfig]):
@@ -68,6 +70,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._examples: dict[str, Example | ExampleError] = {}
         self._outcomes: dict[str, Outcome] = {}
         self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
+        self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = notebook_views.JupyterCache()  # kept across the language builds
         self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
@@ -118,12 +121,15 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(
                 f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}"
             )
-        if CSS not in config.extra_css:
-            config.extra_css.append(CSS)
         self._root = Path(config.config_file_path).parent
-        self._docs = Path(config.docs_dir).name
         if self._recordings is None or not i18n.is_nested_build(config):  # a language build keeps what was read
             self._recordings = PublishedRecordings(self._root / self.config.recordings, list(self.config.publish))
+        self._assets = [CSS, *(PICKER if self.config.picker and self._recordings.folders() else ())]
+        for asset in self._assets:
+            scripts = config.extra_javascript if asset.endswith(".js") else config.extra_css
+            if asset not in [str(s) for s in scripts]:
+                scripts.append(asset)
+        self._docs = Path(config.docs_dir).name
         needed = [e for e in ("pymdownx.tabbed", "pymdownx.details") if e not in config.markdown_extensions]
         if self._recordings.folders() and needed:
             raise PluginError(
@@ -168,7 +174,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             p for uri, (_, blocks) in self._pages.items() for block in blocks if (p := self._problem(uri, block))
         ]
         if problems and not self._serving:
-            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(_grouped(problems)))
+            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(grouped(problems)))
         for problem in problems:
             # Not a warning: under `strict: true` a warning aborts the rebuild, and `serve` would keep
             # the reader waiting instead of showing the error box on the page
@@ -180,8 +186,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             server.watch(str(folder))
         return server
 
-    def _add_stylesheet(self, files: Files, *, config: MkDocsConfig) -> Files:
-        files.append(File.generated(config, CSS, abs_src_path=str(Path(__file__).parent / CSS)))
+    def _add_assets(self, files: Files, *, config: MkDocsConfig) -> Files:
+        for asset in self._assets:
+            files.append(File.generated(config, asset, abs_src_path=str(Path(__file__).parent / asset)))
         return files
 
     @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
@@ -195,7 +202,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._view_urls = {view.example: view.url for view in self._views.values()}
         return files
 
-    on_files = CombinedEvent(_add_stylesheet, _add_views)
+    on_files = CombinedEvent(_add_assets, _add_views)
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         lang = i18n.page_language(page, config)
@@ -208,9 +215,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         root = "../" * page.url.count("/")  # the site's root, relative to this page
         downloads = root + i18n.prefix(config, lang)  # each language's downloads carry its notes
         firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
+        sources = Sources()  # the environments of the page's outputs, said once at its end
 
         def render(block: Block) -> str:
-            text = self._render(page.file.src_uri, block, lang)
+            text = self._render(page.file.src_uri, block, lang, sources)
             example = self._examples.get(block.path)
             if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
                 view = self._view_urls.get(example.path)
@@ -219,13 +227,13 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 )
             return text
 
-        return replace_blocks(markdown, blocks, render) + self._checks(blocks, lang)
+        return replace_blocks(markdown, blocks, render) + sources.block(lang) + self._checks(blocks, lang)
 
     def _checks(self, blocks: list[Block], lang: str) -> str:
         """The line on the torch releases the page's examples were checked on, where recordings add any."""
         if not self._recordings:
             return ""
-        built = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
+        built = self._site_env()
         recorded, differ = {}, set()
         for path in dict.fromkeys(b.path for b in blocks):
             example = self._examples.get(path)
@@ -280,6 +288,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             for lang in i18n.languages(config):  # in each language's folder, with its notes
                 folder = Path(config.site_dir) / i18n.prefix(config, lang) / "downloads"
                 notebooks.write_downloads(folder, self._built(), lang=lang)
+        if self._engine and self._recordings and PICKER[1] in self._assets:  # what the torch picker fetches
+            built = [(e, r) for e, r, _ in self._built()]
+            picker.write(Path(config.site_dir), self._recordings.found, built, self.config.max_output)
         self._end_build()
 
     @event_priority(-10_000)  # the very last: every plugin and hook has written its files
@@ -318,25 +329,30 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _error_index(self, page: Page, lang: str) -> str:
         """The index of the errors shown on the pages of ``page``'s language tree."""
-        first = page.file.src_uri.split("/", 1)[0]
-        scope = f"{first}/" if first == lang else ""
-        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        pages, here = self._tree(page, lang)
         examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
         results = {path: [o.result, *self._recorded_results(o.example)] for path, o in self._outcomes.items()}
-        here = page.file.src_uri.removeprefix(scope)
         return error_index.render(error_index.collect(pages, examples, results), here, lang)
 
     def _changes(self, page: Page, lang: str) -> str:
         """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
-        first = page.file.src_uri.split("/", 1)[0]
-        scope = f"{first}/" if first == lang else ""
-        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        pages, here = self._tree(page, lang)
         examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
         built = {path: o.result for path, o in self._outcomes.items() if o.failure is None}
         recorded = {path: self._recordings.checked(e) for path, e in examples.items()} if self._recordings else {}
-        env = next((r.env for r in built.values() if "torch" in r.env), {})
         found = changes.collect(pages, examples, built, recorded)
-        return changes.render(found, env, page.file.src_uri.removeprefix(scope), self.config.folder, lang)
+        return changes.render(found, self._site_env(), here, self.config.folder, lang)
+
+    def _tree(self, page: Page, lang: str) -> tuple[dict[str, tuple[str, list[Block]]], str]:
+        """The pages of ``page``'s language tree (by their path in it), and ``page``'s path there."""
+        first = page.file.src_uri.split("/", 1)[0]
+        scope = f"{first}/" if first == lang else ""
+        pages = {uri.removeprefix(scope): value for uri, value in self._pages.items() if uri.startswith(scope)}
+        return pages, page.file.src_uri.removeprefix(scope)
+
+    def _site_env(self) -> dict[str, str]:
+        """The build's own environment (torch, device, Python): of any example it ran; empty before that."""
+        return next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
 
     def _load(self, paths: set[str]) -> dict[str, Example | ExampleError]:
         assert self._engine
@@ -387,7 +403,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return f"{describe(outcome)}\n(embedded at {where})"
         return None
 
-    def _render(self, src_uri: str, block: Block, lang: str) -> str:
+    def _render(self, src_uri: str, block: Block, lang: str, sources: Sources) -> str:
         page = self._shown(src_uri)
         if not self._engine:  # disabled: show the code, run nothing
             try:
@@ -411,30 +427,26 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return render_error(message, lang=lang)
         return render_example(
             loaded, outcome.result, block.cell, lang=lang, limit=self.config.max_output,
-            published=self._recordings.of(loaded.path) if self._recordings else (),
+            published=self._recordings.of(loaded.path) if self._recordings else (), sources=sources,
         )  # fmt: skip
 
     def _read_recordings(self) -> None:
         """Every published recording, checked; those of examples that changed since are listed (not an error)."""
         assert self._recordings
         examples = {path: e for path, e in self._examples.items() if isinstance(e, Example)}
-        site = next((o.result.env for o in self._outcomes.values() if "torch" in o.result.env), {})
         try:
-            self._recordings.read(examples, site, log.info)
+            self._recordings.read(examples, self._site_env(), log.info)
         except RecordingError as error:
             raise PluginError(str(error)) from None
 
     def _recorded_results(self, example: Example) -> list[Result]:
         return self._recordings.results(example) if self._recordings else []
 
-    def _recording_of(self, example: Example) -> Recording | None:
-        """The first published recording of exactly this source, if any: downloads and views carry its outputs."""
-        return self._recordings.first(example) if self._recordings else None
-
     def _built(self) -> list[tuple[Example, Result, Recording | None]]:
-        """Every example that built, by path, with its result and recording: what downloads and views show."""
-        return [(o.example, o.result, self._recording_of(o.example)) for _, o in sorted(self._outcomes.items())
-                if o.failure is None]  # fmt: skip
+        """Every example that built, by path, with its result and its first published recording on another
+        device (of exactly this source), if any: what downloads and views show."""
+        first = self._recordings.first if self._recordings else lambda example: None
+        return [(o.example, o.result, first(o.example)) for _, o in sorted(self._outcomes.items()) if o.failure is None]
 
     def _downloadable(self, path: str) -> bool:
         outcome = self._outcomes.get(path)
@@ -450,17 +462,3 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._views, self._view_urls = {}, {}
         if self._engine:
             self._engine.forget_failures()  # a failed example runs again on the next `serve` rebuild
-
-
-def _grouped(problems: list[str]) -> list[str]:
-    """One message per failed example, naming every block that embeds it (the first five), not one per block."""
-    places: dict[str, list[str]] = {}
-    for problem in problems:
-        head, found, where = problem.rpartition("\n(embedded at ")
-        key = head if found else problem
-        places.setdefault(key, []).extend([where.removesuffix(")")] if found else [])
-    grouped = []
-    for message, where_all in places.items():
-        listed = ", ".join(where_all[:5]) + (f" and {len(where_all) - 5} more" if len(where_all) > 5 else "")
-        grouped.append(message + (f"\n(embedded at {listed})" if where_all else ""))
-    return grouped

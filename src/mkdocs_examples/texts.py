@@ -20,9 +20,10 @@ TEXT: dict[str, dict[str, str]] = {
         "this page has none.",
         "stale": "The GPU output of this cell is not shown: the example has changed since it was recorded on "
         "{gpu} ({date}). The GPU job records it again once the change is merged.",
-        "provenance": "Output produced by {what}.",
-        "recorded": "Recorded on {what}.",
-        "other-torch": "The other outputs of this site come from {versions}.",
+        # render: the page's one block on where its outputs come from (each output has a short label)
+        "sources": "Where the outputs on this page come from:",
+        "sources.built": "{label}: produced by {what} when this site was built.",
+        "sources.recorded": "{label}: recorded on {what}.",
         "prints": "{what} prints",
         "print": "{what} print",
         "checked": "Checked on torch {releases}.",
@@ -40,6 +41,11 @@ TEXT: dict[str, dict[str, str]] = {
         "notebook": "notebook with these outputs (.ipynb)",
         "view": "notebook view",
         "colab": "open in Colab",
+        # the torch picker in the header (assets/mkdocs_examples_picker.js, publish/picker.py)
+        "picker.label": "Outputs of torch",
+        "picker.built": "{release} (this build)",
+        "picker.nearest": "{label} (nearest recorded to torch {release})",
+        "picker.missing": "{label} (no output of this cell recorded with {other})",
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
@@ -68,9 +74,9 @@ TEXT: dict[str, dict[str, str]] = {
         "cuda": "此单元需要 CUDA GPU。它还没有在 GPU 上录制过，构建本页的机器也没有 GPU。",
         "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
         "改动合并后，GPU 任务会重新录制。",
-        "provenance": "以上输出由 {what} 实际运行得到。",
-        "recorded": "以上输出录制于 {what}。",
-        "other-torch": "本站其他输出来自 {versions}。",
+        "sources": "本页输出的来源：",
+        "sources.built": "{label}：构建本站时由 {what} 实际运行得到。",
+        "sources.recorded": "{label}：录制于 {what}。",
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
         "checked": "本页示例已在 torch {releases} 上检验。",
@@ -87,6 +93,10 @@ TEXT: dict[str, dict[str, str]] = {
         "notebook": "带输出的笔记本（.ipynb）",
         "view": "笔记本视图",
         "colab": "在 Colab 中打开",
+        "picker.label": "输出来自 torch",
+        "picker.built": "{release}（本次构建）",
+        "picker.nearest": "{label}（最接近 torch {release} 的录制）",
+        "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
         "changes.summary": "与本次构建的 torch {torch}（Python {python}）相比，"

@@ -292,3 +292,17 @@ def summary(outcomes: list[Outcome], seconds: float) -> str:
     if slowest:
         line += "; slowest: " + ", ".join(f"{o.example.path} {o.result.seconds:.2f} s" for o in slowest)
     return line
+
+
+def grouped(problems: list[str]) -> list[str]:
+    """One message per failed example, naming every block that embeds it (the first five), not one per block."""
+    places: dict[str, list[str]] = {}
+    for problem in problems:
+        head, found, where = problem.rpartition("\n(embedded at ")
+        key = head if found else problem
+        places.setdefault(key, []).extend([where.removesuffix(")")] if found else [])
+    messages = []
+    for message, where_all in places.items():
+        listed = ", ".join(where_all[:5]) + (f" and {len(where_all) - 5} more" if len(where_all) > 5 else "")
+        messages.append(message + (f"\n(embedded at {listed})" if where_all else ""))
+    return messages

@@ -58,7 +58,7 @@ class PublishedRecordings:
 
     def of(self, path: str) -> tuple[Published, ...]:
         """Each published environment's recording of example ``path`` (None where it has none)."""
-        return tuple(Published(_device_of(found, path, name), found.get(path), self.site)
+        return tuple(Published(_device_of(found, path, name), found.get(path), self.site, name)
                      for name, found in self.found.items())  # fmt: skip
 
     def fresh(self, example: Example) -> list[Recording]:

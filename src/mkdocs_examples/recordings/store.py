@@ -174,6 +174,12 @@ class Published:
     # the build's own torch and Python ({"torch": "2.13.0+cpu", "Python": "3.11.7"}): a recording
     # made with other versions says so, since they too change what is printed
     site: dict[str, str] = field(default_factory=dict)
+    folder: str = ""  # the folder of recordings it comes from (its environment's name); "": named by its env
+
+    @property
+    def environment(self) -> str:
+        """The name of the environment: its folder, ``cpu-torch2.14.1-py3.11`` (:func:`environment_id`)."""
+        return self.folder or (environment_id(self.recording.env) if self.recording else self.device)
 
     def fresh(self, example: Example) -> bool:
         """Whether the recording ran exactly the source the page shows."""

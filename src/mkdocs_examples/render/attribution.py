@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 from mkdocs_examples.recordings.store import python_minor, release
+from mkdocs_examples.render.provenance import Source
 from mkdocs_examples.results import CellResult
 
 # (pattern, replacement): what differs between two runs of the same code without meaning anything
@@ -57,9 +58,13 @@ def key(cell: CellResult) -> tuple:
 class View:
     """One environment's output of a cell."""
 
-    env: dict[str, str]  # device, torch, python (and gpu) of the run
+    source: Source  # the environment: the build's own, or a folder of recordings
     cell: CellResult
-    provenance: str | None  # its provenance line; None for the build's own (said once under the example)
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Device, torch, python (and gpu) of the run."""
+        return self.source.env
 
     @property
     def device(self) -> str:

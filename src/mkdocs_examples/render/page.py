@@ -13,7 +13,7 @@ from dataclasses import replace
 from mkdocs_examples.recordings.store import Published
 from mkdocs_examples.render.attribution import View, attribute, describe
 from mkdocs_examples.render.fences import fence
-from mkdocs_examples.render.provenance import built_line, device_label, inline, recorded_line
+from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
@@ -27,21 +27,25 @@ def render_example(
     lang: str,
     limit: int,
     published: tuple[Published, ...] = (),
+    sources: Sources | None = None,
 ) -> str:
     """Markdown for the whole example, or for its cell named ``cell``; code alone when ``result`` is None.
 
     ``published``: recordings of the example made in other environments (devices, torch
     releases, Pythons). What differs is attributed (render/attribution.py): outputs that differ
-    by device within one torch release and Python show as tabs ("CPU | CUDA"), each with its
-    provenance; any other difference is a folded note naming its environments; the same output
-    (noise aside) shows once; a stale recording is never shown.
+    by device within one torch release and Python show as tabs ("CPU | CUDA"); any other
+    difference is a folded note naming its environments; the same output (noise aside) shows
+    once; a stale recording is never shown. Each output has a short label naming its
+    environment; ``sources`` collects those environments, which the page then says once in full
+    (:meth:`Sources.block`).
     """
     text = texts(lang)
+    sources = Sources() if sources is None else sources
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
-    here = built_line(result.env, lang) if result else ""
+    built = Source(BUILD, result.env if result else {}, None)
     parts: list[str] = []
-    shown_output = titled = False
+    titled = False
     for item in chosen:
         if item.has("remove-cell"):
             continue
@@ -52,9 +56,7 @@ def render_example(
         if item.has("remove-output") or item.index not in cell_results:
             continue
         mine = cell_results[item.index]
-        views: list[View] = []
-        if not mine.skipped:
-            views.append(View(result.env if result else {}, mine, None))  # None: the build's, said once below
+        views: list[View] = [] if mine.skipped else [View(built, mine)]
         for other in published:
             recording = other.recording if other.fresh(example) else None
             recorded = recording.cell(item.index) if recording else None
@@ -62,23 +64,20 @@ def render_example(
                 continue
             if recording.failed and recording.failed.cell == item.index:
                 continue  # its output stops where the check failed: the page's line on checks says so
-            views.append(View(recording.env, _capped(recorded, limit), recorded_line(other, lang)))
-        shown = attribute(views[:1] if item.has("varies") else views)  # a timing differs on every run: one
+            views.append(View(Source(other.environment, recording.env, recording.date), capped(recorded, limit)))
+        varies = item.has("varies")  # a timing differs on every run: the build's alone, which the picker keeps
+        shown = attribute(views[:1] if varies else views)
+        path = None if varies else example.path
+        labelled = [_labelled(v, path, item.index, sources, text, limit) for v in shown.tabs]
         if len(shown.tabs) > 1:  # outputs that differ between devices of one environment: one tab each
-            parts.append(_tabs([(device_label(v.env), _outputs(v.cell, text, limit), v.provenance or here)
-                                for v in shown.tabs]))  # fmt: skip
+            parts.append(_tabs([(device_label(v.env), out) for v, out in zip(shown.tabs, labelled, strict=True)]))
         elif shown.tabs:
-            first = shown.tabs[0]
-            outputs = _outputs(first.cell, text, limit)
-            parts += outputs + ([first.provenance] if first.provenance and outputs else [])
-            shown_output = shown_output or (first.provenance is None and bool(outputs))
+            parts += labelled[0]
         if shown.tabs:
             page_env = shown.tabs[0].env
-            parts += [_note(group, page_env, text, limit) for group in shown.notes]
+            parts += [_note(group, page_env, text, limit, sources) for group in shown.notes]
         if not views and mine.skipped == "requires-cuda":
             parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
-    if result and shown_output:
-        parts.append(here)
     return "\n\n".join(parts) + "\n"
 
 
@@ -165,25 +164,34 @@ def _missing(example: Example, published: list[Published], text: dict[str, str])
     )
 
 
-def _tabs(views: list[tuple[str, list[str], str]]) -> str:
-    """Material content tabs: one per device, each with its output and provenance."""
+def _tabs(views: list[tuple[str, list[str]]]) -> str:
+    """Material content tabs: one per device, each with its output and its label."""
     tabs = []
-    for label, outputs, note in views:
-        body = "\n\n".join([*outputs, note])
+    for label, outputs in views:
+        body = "\n\n".join(outputs)
         tabs.append(f'=== "{label}"\n\n' + "\n".join("    " + line if line else line for line in body.splitlines()))
     return "\n\n".join(tabs)
 
 
-def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], limit: int) -> str:
+def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], limit: int, sources: Sources) -> str:
     """A folded note: what other environments printed, named by what differs from the page's output."""
     names = list(dict.fromkeys(describe(v.env, page_env) for v in group))
     title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
-    body = "\n\n".join([*_outputs(group[0].cell, text, limit), *(v.provenance for v in group if v.provenance)])
+    body = "\n\n".join([*_outputs(group[0].cell, text, limit), sources.labels([v.source for v in group])])
     indented = "\n".join("    " + line if line else line for line in body.splitlines())
     return f'??? note "{inline(title)}"\n\n{indented}'
 
 
-def _capped(cell: CellResult, limit: int) -> CellResult:
+def _labelled(
+    view: View, example: str | None, cell: int, sources: Sources, text: dict[str, str], limit: int
+) -> list[str]:
+    """A view's outputs and the label that names their environment (none where it printed nothing); with
+    ``example``, a label the torch picker may change (:meth:`Sources.label`)."""
+    outputs = _outputs(view.cell, text, limit)
+    return [*outputs, sources.label(view.source, example=example, cell=cell)] if outputs else []
+
+
+def capped(cell: CellResult, limit: int) -> CellResult:
     """A recorded cell cut as this build cuts its own outputs: a recording was made under options of its own."""
     if len(cell.output) <= limit and len(cell.traceback or "") <= limit:
         return cell

@@ -1,19 +1,25 @@
-"""Which machine produced an output, in words: the line under a page's output, and a recording's machine.
+"""Which machine produced an output, in words: the short label beside each output, and the page's one block
+that says each of those environments in full.
 
-:func:`machine` is the one description of a GPU recording's machine (GPU, CUDA, torch,
-Python, date): pages show it in their provenance line, notebooks in the note under a
-recorded output. Every value in these lines comes from a recording or from the example's own
-process, so from whoever wrote them: each character that HTML or Markdown reads is written as
-a character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
+Beside each output a page shows a short label (:func:`short`: ``torch 2.13.0 · CPU``, ``H100 · torch
+2.11.0``); once per page, at its end, :class:`Sources` lists every environment whose outputs the
+page shows, in full (:func:`full`: GPU, CUDA, torch build, Python, date). :func:`machine` is the
+one description of a recording's machine: pages show it in that block, notebooks in the note under
+a recorded output. Every value in these lines comes from a recording or from the example's own
+process, so from whoever wrote them: each character that HTML or Markdown reads is written as a
+character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
 """
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import dataclass, field
 
-from mkdocs_examples.recordings.store import Published, Recording
+from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.texts import text
+
+BUILD = "build"  # the name of the build's own environment; a recorded one is named by its folder
 
 
 def device_label(env: dict[str, str]) -> str:
@@ -25,32 +31,78 @@ def device_label(env: dict[str, str]) -> str:
 
 def machine(recording: Recording) -> str:
     """A recording's machine and versions: ``NVIDIA H100 · CUDA 13.0 · torch 2.11.0 · Python 3.12.3 · 2026-01-02``."""
-    env = recording.env
-    what = [env.get("gpu") or device_label(env)]
+    return full(recording.env, recording.date)
+
+
+def full(env: dict[str, str], date: str | None = None) -> str:
+    """An environment in full: GPU (or device), CUDA, torch with its build, Python, and the date of a recording."""
+    torch = [f"torch {env['torch']}"] if "torch" in env else []
+    what = [env["gpu"]] if env.get("gpu") else [*torch, device_label(env)]  # the GPU's name first; else torch's
     what += [f"CUDA {env['cuda']}"] if env.get("cuda") else []
-    what += [f"torch {env.get('torch', '?')}", f"Python {env.get('python', '?')}", recording.date]
+    what += (torch if env.get("gpu") else []) + [f"Python {env.get('python', '?')}"] + ([date] if date else [])
     return " · ".join(what)
 
 
-def built_line(env: dict[str, str], lang: str) -> str:
-    """The provenance line of this build's outputs: torch, device, Python."""
-    what = [f"torch {env['torch']}"] if "torch" in env else []
-    what += [device_label(env), f"Python {env.get('python', '?')}"]
-    line = text(lang)["provenance"].format(what=" · ".join(what))
-    return _block("mx-provenance", line)
+# What a GPU's marketing name adds to its model: ``NVIDIA H100 80GB HBM3`` is an ``H100``
+_GPU_NOISE = re.compile(r"^(?:NVIDIA|AMD)\s+|\s+(?:\d+\s*GB|HBM\d*e?|PCIe|SXM\d*|NVL)\b", re.I)
 
 
-def recorded_line(published: Published, lang: str) -> str:
-    """The provenance line of a recorded output: its machine; a torch unlike the site's, said so."""
-    recording = published.recording
-    assert recording
-    words = text(lang)
-    line = words["recorded"].format(what=machine(recording))
-    env = recording.env
-    if published.site and any(env.get(k, "").split("+")[0] != v.split("+")[0] for k, v in published.site.items()):
-        versions = " · ".join(f"{name.replace('python', 'Python')} {v}" for name, v in published.site.items())
-        line += ("" if line.endswith("。") else " ") + words["other-torch"].format(versions=versions)
-    return _block("mx-provenance mx-recorded", line)
+def short(env: dict[str, str]) -> str:
+    """The label beside an output: ``torch 2.13.0 · CPU``; ``H100 · torch 2.11.0`` for a GPU's."""
+    torch = [f"torch {release(env['torch'])}"] if "torch" in env else [f"Python {python_minor(env.get('python', '?'))}"]
+    if env.get("gpu"):
+        gpu = _GPU_NOISE.sub("", env["gpu"]).strip() or env["gpu"]
+        return " · ".join([gpu[:40], *torch])
+    return " · ".join([*torch, device_label(env)] if "torch" in env else [device_label(env), *torch])
+
+
+@dataclass(frozen=True)
+class Source:
+    """An environment whose outputs a page shows: ``name`` (:data:`BUILD`, or its recordings' folder)."""
+
+    name: str
+    env: dict[str, str]
+    date: str | None  # of a recording; None for the build's own outputs
+
+
+@dataclass
+class Sources:
+    """The environments a page's outputs come from, each once, in the order the page first shows them."""
+
+    found: dict[str, Source] = field(default_factory=dict)
+
+    def label(self, source: Source, *, example: str | None = None, cell: int | None = None) -> str:
+        """The short label beside an output of ``source``. With ``example`` and ``cell``, the picker
+        (assets/mkdocs_examples_picker.js) finds the output by it and may show another environment's."""
+        self.found.setdefault(source.name, source)
+        data = ""
+        if example is not None and cell is not None:
+            device = source.env.get("device", "?")
+            values = {"env": source.name, "device": device, "example": example, "cell": str(cell)}
+            data = "".join(f' data-mx-{key}="{inline(value)}"' for key, value in values.items())
+        return f'<small class="mx-provenance"{data}>{inline(short(source.env))}</small>'
+
+    def labels(self, sources: list[Source]) -> str:
+        """One label for outputs several environments printed alike (a folded note)."""
+        for source in sources:
+            self.found.setdefault(source.name, source)
+        names = " / ".join(dict.fromkeys(short(s.env) for s in sources))
+        return f'<small class="mx-provenance">{inline(names)}</small>'
+
+    def block(self, lang: str) -> str:
+        """The page's one paragraph on where its outputs come from; empty for a page that shows none."""
+        if not self.found:
+            return ""
+        words = text(lang)
+        items = []
+        for source in sorted(self.found.values(), key=lambda s: s.name != BUILD):  # the build's own first
+            key = "sources.built" if source.date is None else "sources.recorded"
+            line = words[key].format(label=short(source.env), what=full(source.env, source.date))
+            items.append(f"<li>{inline(line)}</li>")
+        return (
+            f'\n\n<div class="mx-sources" data-search-exclude>\n<p>{inline(words["sources"])}</p>\n'
+            f"<ul>\n{chr(10).join(items)}\n</ul>\n</div>\n"
+        )
 
 
 # Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes
@@ -62,7 +114,3 @@ _MARKDOWN = str.maketrans({c: f"&#{ord(c)};" for c in "!\"'()*<>[\\]_`{|}~"})
 def inline(line: str) -> str:
     """``line`` as text that neither HTML nor Markdown (attr_list and all) reads anything into."""
     return html.escape(line, quote=False).translate(_MARKDOWN)
-
-
-def _block(classes: str, line: str) -> str:
-    return f'<small class="{classes}">{inline(line)}</small>'

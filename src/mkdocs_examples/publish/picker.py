@@ -1,0 +1,171 @@
+"""The torch picker's data: which releases a reader can pick, which environment each pick shows, and every
+example's outputs in each environment, as the JSON files the picker fetches.
+
+The picker (``assets/mkdocs_examples_picker.js``) adds a ``<select>`` to the page's header. Its
+releases are the build's own and those of every published folder of recordings, newest first
+(:func:`releases`). For each release and device, :func:`nearest` names the environment whose
+output a cell of that device shows: the same release where one was recorded, else the nearest
+release (by minor version, then patch; of two as near, the older). So a CPU cell shows a CPU
+output and a cell only a GPU ran keeps its GPU's.
+
+Two kinds of file, written at the end of a build under ``<site>/outputs/`` (:data:`FOLDER`),
+fetched only once a reader picks a release other than the build's:
+
+- ``environments.json`` (:func:`site_data`): the releases, the environment each shows per
+  device, each environment's short label and full description, and the picker's texts in each
+  language the engine speaks;
+- ``examples/<path>.json`` (:func:`example_data`), one per example that built: for each cell a
+  page shows, the index of its output in each environment (the build's, each fresh recording's)
+  into a list of outputs, each once, cut to ``max_output`` as pages cut them.
+
+Every text in them comes from an example's run or a recording, so from whoever wrote it: the
+picker writes it with ``textContent`` only, and takes a figure only as base64 PNG data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs_examples.recordings.store import Recording, release
+from mkdocs_examples.render.checks import version_key
+from mkdocs_examples.render.page import capped
+from mkdocs_examples.render.provenance import BUILD, full, short
+from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example
+from mkdocs_examples.texts import TEXT
+
+SCHEMA = 1
+FOLDER = "outputs"  # under the site's root
+SITE = "environments.json"  # the site's file; each example's is examples/<path>.json
+TEXTS = ("picker.label", "picker.built", "picker.nearest", "picker.missing", "output", "exception", "figure")
+
+
+@dataclass(frozen=True)
+class Environment:
+    """An environment the site has outputs of: ``name`` is :data:`BUILD`, or the folder of its recordings."""
+
+    name: str
+    env: dict[str, str]
+    date: str | None = None  # of its recordings (the newest); None for the build's own
+
+    @property
+    def device(self) -> str:
+        return self.env.get("device", "?")
+
+    @property
+    def release(self) -> str:
+        return release(self.env.get("torch", "?"))
+
+
+def releases(environments: list[Environment]) -> list[str]:
+    """The releases a reader can pick: each environment's torch release, once, newest first."""
+    return sorted({e.release for e in environments if "torch" in e.env}, key=version_key, reverse=True)
+
+
+def nearest(pick: str, device: str, environments: list[Environment]) -> str | None:
+    """The environment of ``device`` whose output a cell shows for a reader of torch ``pick``; None if none.
+
+    The same release first (the build's own before a recording of it); else the nearest minor
+    release, then the nearest patch; of two as near, the older.
+    """
+    wanted = (*version_key(pick), 0, 0, 0)
+    candidates = [e for e in environments if e.device == device]
+
+    def distance(environment: Environment) -> tuple:
+        have = (*version_key(environment.release), 0, 0, 0)
+        minors = abs((have[0] - wanted[0]) * 1000 + have[1] - wanted[1])
+        patches = abs(have[2] - wanted[2]) if not minors else 0  # a patch counts within its minor release only
+        return minors, patches, have > wanted, environment.name != BUILD, environment.name
+
+    return min(candidates, key=distance).name if candidates else None
+
+
+def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
+    """The content of ``environments.json``."""
+    texts = {lang: {key: words[key] for key in TEXTS} for lang, words in TEXT.items()}
+    for lang, words in TEXT.items():  # "… {n} more characters cut": the picker puts the number in
+        texts[lang]["cut"] = words["cut"].replace("{n:,}", "{n}").replace("{limit:,}", f"{limit:,}")
+    devices = sorted({e.device for e in environments})
+    shows = [{"release": r, "shows": {d: nearest(r, d, environments) for d in devices}} for r in releases(environments)]
+    return {
+        "schema": SCHEMA,
+        "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
+        "releases": shows,
+        "environments": {
+            e.name: {"device": e.device, "release": e.release, "label": short(e.env), "full": full(e.env, e.date)}
+            for e in environments
+        },
+        "texts": texts,
+    }
+
+
+def example_data(example: Example, result: Result, recorded: dict[str, Recording], limit: int) -> dict[str, Any]:
+    """The content of an example's file: its cells' outputs in the build (``result``) and in each
+    environment of ``recorded`` (its name: the recording), fresh recordings only."""
+    outputs: list[dict[str, Any]] = []
+    index: dict[str, int] = {}  # an output, as JSON: its place in `outputs`
+    cells: dict[str, dict[str, int]] = {}
+    runs = {BUILD: result.cells, **{name: r.cells for name, r in recorded.items() if r.digest == example.digest}}
+    for item in example.cells:
+        if item.has("remove-cell") or item.has("remove-output") or item.has("varies"):
+            continue  # not shown; or a timing, which differs on every run: pages show the build's alone
+        for name, run in runs.items():
+            found = next((c for c in run if c.cell == item.index), None)
+            failed = recorded[name].failed if name in recorded else None
+            if found is None or found.skipped or (failed and failed.cell == item.index):
+                continue  # not run there, or its check failed there: its output stops short
+            output = _output(capped(found, limit))
+            key = json.dumps(output, sort_keys=True)
+            if key not in index:
+                index[key] = len(outputs)
+                outputs.append(output)
+            cells.setdefault(str(item.index), {})[name] = index[key]
+    return {"schema": SCHEMA, "example": example.path, "outputs": outputs, "cells": cells}
+
+
+def _output(cell: CellResult) -> dict[str, Any]:
+    return {
+        "output": cell.output.rstrip("\n"),
+        "truncated": cell.truncated,
+        "traceback": cell.traceback.rstrip("\n") if cell.traceback else None,
+        "images": [image for image in cell.images if _BASE64.fullmatch(image)],
+    }
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def environments(built: dict[str, str], found: dict[str, dict[str, Recording]]) -> list[Environment]:
+    """The build's environment (``built``, its env) and each folder of recordings in ``found`` (its name:
+    example path: recording) that holds any."""
+    named = [Environment(BUILD, built)] if built else []
+    for name, recordings in found.items():
+        if recordings:
+            newest = max(recordings.values(), key=lambda r: r.recorded)
+            named.append(Environment(name, newest.env, newest.date))
+    return named
+
+
+def write(
+    site_dir: Path, found: dict[str, dict[str, Recording]], results: list[tuple[Example, Result]], limit: int
+) -> None:
+    """The picker's files under ``site_dir``: the site's, and one per example of ``results`` (each with the
+    build's result); ``found``: the published recordings, by folder and example."""
+    folder = site_dir / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    envs = [result.env for _, result in results]
+    built = next((env for env in envs if "torch" in env), envs[0] if envs else {})  # examples that import torch say
+    _dump(folder / SITE, site_data(environments(built, found), limit))
+    for example, result in results:
+        recorded = {name: r for name, recordings in found.items() if (r := recordings.get(example.path))}
+        _dump(folder / "examples" / f"{example.path.removesuffix('.py')}.json",
+              example_data(example, result, recorded, limit))  # fmt: skip
+
+
+def _dump(file: Path, data: dict[str, Any]) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

@@ -1,0 +1,222 @@
+"""The torch picker's data (publish/picker.py): which environment a pick shows, and the JSON the picker reads.
+
+Every recording here is test data made in these tests ("FIXTURE GPU (test data)"); the picker
+itself, in Chromium on the real site, is tried in test_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mkdocs_examples.publish import picker
+from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, nearest, releases, site_data
+from mkdocs_examples.recordings.store import Failed, Published, Recording
+from mkdocs_examples.render.page import render_example
+from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.cells import Example, parse_cells
+
+BUILD_ENV = {"device": "cpu", "torch": "2.13.0+cpu", "python": "3.11.7"}
+CPU_2_14 = {"device": "cpu", "torch": "2.14.1+cu130", "python": "3.11.7"}  # test data
+CPU_2_9 = {"device": "cpu", "torch": "2.9.1+cpu", "python": "3.11.7"}  # test data
+GPU_2_11 = {"device": "cuda", "gpu": "FIXTURE GPU (test data)", "torch": "2.11.0+cu130", "python": "3.12.3"}
+SITE = [
+    Environment(BUILD, BUILD_ENV),
+    Environment("cpu-torch2.14.1-py3.11", CPU_2_14, "2026-11-23"),
+    Environment("cpu-torch2.9.1-py3.11", CPU_2_9, "2026-11-23"),
+    Environment("cuda-torch2.11.0-py3.12", GPU_2_11, "2026-11-22"),
+]
+
+SOURCE = """\
+# %% shown
+print("same")
+# %% changed
+print("changed")
+# %% checks tags=["remove-cell"]
+assert True
+# %% quiet tags=["remove-output"]
+print("never shown")
+# %% gpu tags=["requires-cuda"]
+print("cuda only")
+"""
+EXAMPLE = Example("d/x.py", Path("/x/d/x.py"), SOURCE, parse_cells(SOURCE))
+
+
+def cells(changed: str, gpu: CellResult | None = None) -> tuple[CellResult, ...]:
+    return (CellResult(0, "same\n"), CellResult(1, changed), CellResult(2), CellResult(3, "never shown\n"),
+            gpu or CellResult(4, skipped="requires-cuda"))  # fmt: skip
+
+
+def recording(env: dict[str, str], output: str, *, gpu: CellResult | None = None, **extra) -> Recording:
+    values = {"failed": None, "digest": EXAMPLE.digest, **extra}
+    return Recording(EXAMPLE.path, values["digest"], "2026-11-23T10:00:00Z", env, 1.0, cells(output, gpu),
+                     tuple(c.name for c in EXAMPLE.cells), values["failed"])  # fmt: skip
+
+
+BUILT = Result(env=BUILD_ENV, cells=cells("changed\n"))
+
+
+def test_the_picker_lists_every_release_once_newest_first():
+    assert releases(SITE) == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]
+    assert releases([*SITE, Environment("cuda-torch2.14.1-py3.11", {**CPU_2_14, "device": "cuda"})])[0] == "2.14.1"
+
+
+@pytest.mark.parametrize(
+    ("pick", "device", "shows"),
+    [
+        ("2.13.0", "cpu", BUILD),  # the build's own release: the page as built
+        ("2.14.1", "cpu", "cpu-torch2.14.1-py3.11"),
+        ("2.9.1", "cpu", "cpu-torch2.9.1-py3.11"),
+        ("2.11.0", "cpu", "cpu-torch2.9.1-py3.11"),  # 2.9 and 2.13 are both two minors away: the older
+        ("2.12.0", "cpu", BUILD),  # one minor away, against three
+        ("2.15.0", "cpu", "cpu-torch2.14.1-py3.11"),  # a release no one recorded: the nearest
+        ("2.14.1", "cuda", "cuda-torch2.11.0-py3.12"),  # a CUDA cell keeps the only CUDA run
+        ("2.9.1", "cuda", "cuda-torch2.11.0-py3.12"),
+        ("2.14.1", "mps", None),  # no run of that device at all
+    ],
+)
+def test_each_pick_shows_the_nearest_environment_of_the_cells_device(pick, device, shows):
+    assert nearest(pick, device, SITE) == shows
+
+
+def test_of_two_runs_of_the_picked_release_the_builds_own_comes_first():
+    twin = Environment("cpu-torch2.13.0-py3.12", {**BUILD_ENV, "python": "3.12.3"}, "2026-11-23")
+    assert nearest("2.13.0", "cpu", [twin, *SITE]) == BUILD
+    assert nearest("2.13.1", "cpu", [twin, *SITE]) == BUILD
+
+
+def test_the_sites_file_names_each_environment_and_what_each_release_shows():
+    data = json.loads(json.dumps(site_data(SITE, limit=1000)))  # what the picker reads
+    assert data["build"] == "2.13.0"
+    assert [r["release"] for r in data["releases"]] == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]
+    shown = {r["release"]: r["shows"] for r in data["releases"]}
+    assert shown["2.14.1"] == {"cpu": "cpu-torch2.14.1-py3.11", "cuda": "cuda-torch2.11.0-py3.12"}
+    assert shown["2.13.0"] == {"cpu": BUILD, "cuda": "cuda-torch2.11.0-py3.12"}
+    gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
+    assert gpu["label"] == "FIXTURE GPU (test data) · torch 2.11.0" and gpu["device"] == "cuda"
+    assert gpu["full"] == "FIXTURE GPU (test data) · torch 2.11.0+cu130 · Python 3.12.3 · 2026-11-22"
+    assert data["environments"][BUILD]["label"] == "torch 2.13.0 · CPU"
+    assert data["texts"]["en"]["cut"] == "… {n} more characters cut (this page shows at most 1,000 per cell)"
+    assert data["texts"]["zh"]["picker.label"] and set(data["texts"]["zh"]) == set(data["texts"]["en"])
+
+
+def test_environments_come_from_the_build_and_each_folder_with_recordings():
+    found = {"cpu-torch2.14.1-py3.11": {"d/x.py": recording(CPU_2_14, "new\n")}, "empty": {}}
+    named = environments(BUILD_ENV, found)
+    assert [e.name for e in named] == [BUILD, "cpu-torch2.14.1-py3.11"]
+    assert named[1].release == "2.14.1" and named[1].date == "2026-11-23"
+
+
+def test_an_examples_file_holds_each_shown_cells_output_in_each_environment_once():
+    recorded = {
+        "cpu-torch2.14.1-py3.11": recording(CPU_2_14, "changed in 2.14\n"),
+        "cuda-torch2.11.0-py3.12": recording(GPU_2_11, "changed\n", gpu=CellResult(4, "cuda only\n")),
+    }
+    data = json.loads(json.dumps(example_data(EXAMPLE, BUILT, recorded, limit=1000)))
+    assert set(data["cells"]) == {"0", "1", "4"}  # not the hidden cell, nor the one whose output is removed
+    outputs = [o["output"] for o in data["outputs"]]
+    assert sorted(outputs) == ["changed", "changed in 2.14", "cuda only", "same"]  # each output once
+    everywhere = data["cells"]["0"]
+    assert len(everywhere) == 3 and len(set(everywhere.values())) == 1
+    changed = data["cells"]["1"]
+    assert outputs[changed["cpu-torch2.14.1-py3.11"]] == "changed in 2.14"
+    assert changed[BUILD] == changed["cuda-torch2.11.0-py3.12"]
+    assert data["cells"]["4"] == {"cuda-torch2.11.0-py3.12": outputs.index("cuda only")}  # the build skipped it
+
+
+def test_a_stale_recording_and_a_cell_whose_check_failed_there_have_no_output_in_the_file():
+    stale = recording(CPU_2_14, "old source\n", digest="0" * 64)
+    failed = recording(CPU_2_9, "stops short\n", failed=Failed(1, 4, "exception", "AssertionError"))
+    data = example_data(EXAMPLE, BUILT, {"stale": stale, "failed": failed}, limit=1000)
+    assert "stale" not in data["cells"]["0"] and "stale" not in data["cells"]["1"]
+    assert "failed" in data["cells"]["0"] and "failed" not in data["cells"]["1"]
+    assert "old source" not in json.dumps(data) and "stops short" not in json.dumps(data)
+
+
+def test_outputs_are_cut_as_pages_cut_them_and_kept_as_text():
+    payload = '<img src=x onerror="alert(1)">'
+    long = recording(CPU_2_14, payload + "y" * 5000)
+    data = example_data(EXAMPLE, BUILT, {"cpu-torch2.14.1-py3.11": long}, limit=100)
+    output = data["outputs"][data["cells"]["1"]["cpu-torch2.14.1-py3.11"]]
+    assert output["output"] == (payload + "y" * 5000)[:100] and output["truncated"] == len(payload) + 5000 - 100
+
+
+def test_a_timing_is_left_out_and_its_label_stays_as_built():
+    source = '# %% timing tags=["varies"]\nprint("0.1 s")\n'
+    timed = Example("d/t.py", Path("/x/d/t.py"), source, parse_cells(source))
+    built = Result(env=BUILD_ENV, cells=(CellResult(0, "0.1 s\n"),))
+    made = Recording(timed.path, timed.digest, "2026-11-23T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "0.3 s\n"),))
+    assert example_data(timed, built, {"cpu-torch2.14.1-py3.11": made}, limit=100)["cells"] == {}
+    md = render_example(timed, built, None, lang="en", limit=100, published=(Published("cpu", made),))
+    assert ">torch 2.13.0 · CPU</small>" in md and "data-mx-" not in md  # the picker leaves it alone
+
+
+def test_a_figure_that_is_not_base64_is_left_out():
+    figure = CellResult(1, "", images=("iVBORw0KGgo=", 'x" onerror="alert(1)'))
+    built = Result(env=BUILD_ENV, cells=(CellResult(0, "same\n"), figure))
+    data = example_data(EXAMPLE, built, {}, limit=100)
+    assert data["outputs"][data["cells"]["1"][BUILD]]["images"] == ["iVBORw0KGgo="]
+
+
+def test_the_files_are_written_under_outputs(tmp_path):
+    found = {"cpu-torch2.14.1-py3.11": {"d/x.py": recording(CPU_2_14, "changed in 2.14\n")}}
+    picker.write(tmp_path, found, [(EXAMPLE, BUILT)], limit=1000)
+    site = json.loads((tmp_path / "outputs" / "environments.json").read_text())
+    example = json.loads((tmp_path / "outputs" / "examples" / "d" / "x.json").read_text())
+    assert site["build"] == "2.13.0" and example["example"] == "d/x.py"
+    assert "cpu-torch2.14.1-py3.11" in example["cells"]["1"]
+
+
+# --- the picker in Chromium, on the fixture site: a cell recorded in the picked release, and one that is not ---
+
+
+@pytest.fixture(scope="module")
+def picked_site(tmp_path_factory) -> Path:
+    """The fixture site with a recording of one.py, and none of two.py, in a torch 2.14.1 on the CPU (test data)."""
+    import shutil
+
+    from helpers import build_site
+
+    from mkdocs_examples.recordings.store import dumps, manifest_of, write_manifest
+
+    root = shutil.copytree(Path(__file__).parent / "site", tmp_path_factory.mktemp("picker") / "site")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - pymdownx.superfences\n", "  - pymdownx.superfences\n"
+                      "  - pymdownx.tabbed:\n      alternate_style: true\n  - pymdownx.details\n"))  # fmt: skip
+    one = Example.from_source("one.py", root / "examples" / "one.py", (root / "examples" / "one.py").read_text())
+    made = Recording("one.py", one.digest, "2026-11-23T10:00:00Z", CPU_2_14, 0.1,
+                     (CellResult(0, "[0, 2, 4] as torch 2.14.1 printed it (test data)\n"),))  # fmt: skip
+    folder = root / "recordings" / "cpu-torch2.14.1-py3.11"
+    folder.mkdir(parents=True)
+    (folder / "one.json").write_text(dumps(made))
+    write_manifest(folder, manifest_of([made]))
+    build_site(root)
+    return root / "site"
+
+
+def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says_so(picked_site):
+    from playwright.sync_api import expect, sync_playwright
+    from test_browser import ARGS, CHROMIUM, search_queries
+
+    shown = """label => {
+        let node = label.closest("p").previousElementSibling;
+        while (node && node.hidden) node = node.previousElementSibling;
+        return node.querySelector("code").textContent.replace(/\\n$/, "");
+    }"""
+    with search_queries.served(picked_site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            one, two = page.locator('[data-mx-example="one.py"]'), page.locator('[data-mx-example="two.py"]')
+            built = two.inner_text()
+            assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
+            page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
+            expect(one).to_have_text("torch 2.14.1 · CPU")
+            assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
+            expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
+            assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
+        finally:
+            browser.close()
