@@ -143,7 +143,8 @@ def test_a_check_that_fails_only_on_older_releases_holds_since():
     recorded = {"d/x.py": [recording(CPU_2_11, "a\n", failed), recording(CPU_2_14, "a\n")]}
     line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh"))
     assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。examples/d/x.py" in line
-    assert "自 torch 2.13.0 起成立" in line
+    # the release it failed on is named, with where it holds from: 2.12, never checked, is claimed by neither
+    assert "在 torch 2.11.0+cu130 上不成立，自 torch 2.13.0 起成立" in line
 
 
 def test_views_attribute_directly():
@@ -235,11 +236,12 @@ def test_the_checked_line_says_where_outputs_differ():
     assert differing(EXAMPLE, built("b\n"), [recording(CPU_2_14, "b\n")]) == set()
     recorded = {"d/x.py": [older, newer]}
     line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en", differ={"2.11.0"}))
-    assert "Checked on torch 2.11.0, 2.13.0 and 2.14.1. Outputs differ before torch 2.13.0: see the notes" in line
+    # the release itself, not "before torch 2.13.0": 2.12, between the two, was never checked
+    assert "Checked on torch 2.11.0, 2.13.0 and 2.14.1. Outputs differ on torch 2.11.0: see the notes" in line
     line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en", differ={"2.14.1"}))
-    assert "Outputs differ on torch 2.14.1: see the notes under them." in line  # newer, not "before"
+    assert "Outputs differ on torch 2.14.1: see the notes under them." in line
     zh = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh", differ={"2.11.0"}))
-    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。torch 2.13.0 之前的版本输出有所不同" in zh
+    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。torch 2.11.0 上的输出有所不同" in zh
     assert "differ" not in unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en"))
 
 

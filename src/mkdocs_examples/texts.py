@@ -27,13 +27,13 @@ TEXT: dict[str, dict[str, str]] = {
         "prints": "{what} prints",
         "print": "{what} print",
         "checked": "Checked on torch {releases}.",
-        "differ.before": "Outputs differ before torch {release}: see the notes under them.",
         "differ.on": "Outputs differ on torch {releases}: see the notes under them.",
         "and": "and",
         "sep": ", ",  # between items of a list in a sentence
         "gap": " ",  # between two sentences
         "fails": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
-        "since": "A check of {example} (line {line}: {message}) holds since torch {release}.",
+        "since": "A check of {example} (line {line}: {message}) does not hold on torch {releases}; it holds from "
+                 "torch {release} on.",
         "failed": "This example failed to build",
         # render: the take-away line under an example's first block
         "download": "Take it away:",
@@ -80,13 +80,12 @@ TEXT: dict[str, dict[str, str]] = {
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
         "checked": "本页示例已在 torch {releases} 上检验。",
-        "differ.before": "torch {release} 之前的版本输出有所不同，见输出下方的注释。",
         "differ.on": "torch {releases} 上的输出有所不同，见输出下方的注释。",
         "and": "和",
         "sep": "、",
         "gap": "",
         "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
-        "since": "{example} 中的一项检验（第 {line} 行：{message}）自 torch {release} 起成立。",
+        "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，自 torch {release} 起成立。",
         "failed": "示例构建失败",
         "download": "带走这个示例：",
         "script": "脚本（.py）",

@@ -4,13 +4,14 @@ Every cell of an example runs in each environment, its hidden checks (``remove-c
 assertions) too. A page names the releases where every example it embeds ran as it is now:
 the build's own, and each published recording of the same source. A check that failed in a
 recorded environment (``record --keep-failed``) does not fail the build; the line says "does
-not hold on torch X", or "holds since torch Y" where it fails only on releases older than
+not hold on torch X", and "it holds from torch Y on" where it fails only on releases older than
 every release where it holds. (It fails the build, as always, on the build's own release.)
+Releases are named one by one, never as a range or "before": a release between two that were
+checked was not checked.
 
 Where a release prints other outputs than the build (:func:`differing`: a cell the page shows,
 noise aside, measurements left out), the line says where, and that the notes under the outputs
-show it: "outputs differ before torch 2.9.1" where every release that differs is older than
-every one that does not, else "outputs differ on torch 2.4.1, 2.14.1".
+show it: "outputs differ on torch 2.9.1, 2.14.1".
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def render_checks(
             values = {"example": f"{folder}/{path}", "line": failed.line or "?", "message": failed.message}
             newest_bad, oldest_ok = max(bad, key=version_key), min(ok, key=version_key)
             if version_key(newest_bad) < version_key(oldest_ok):
-                lines.append(text["since"].format(release=oldest_ok, **values))
+                lines.append(text["since"].format(release=oldest_ok, releases=text["sep"].join(bad), **values))
             else:
                 lines.append(text["fails"].format(releases=text["sep"].join(bad), **values))
     everywhere = set.intersection(*checked) if checked else {here}
@@ -75,10 +76,6 @@ def render_checks(
     joined = releases[0] if len(releases) == 1 else f"{text['sep'].join(releases[:-1])} {text['and']} {releases[-1]}"
     sentences = [text["checked"].format(releases=joined)]
     if differ := set(differ) & everywhere:
-        same = everywhere - differ
-        if same and max(differ, key=version_key) < min(same, key=version_key):
-            sentences.append(text["differ.before"].format(release=min(same, key=version_key)))
-        else:
-            sentences.append(text["differ.on"].format(releases=text["sep"].join(sorted(differ, key=version_key))))
+        sentences.append(text["differ.on"].format(releases=text["sep"].join(sorted(differ, key=version_key))))
     body = text["gap"].join(inline(line) for line in [*sentences, *lines])
     return f'\n\n<p class="mx-checked" data-search-exclude><small>{body}</small></p>\n'
