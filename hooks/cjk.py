@@ -20,28 +20,14 @@ from markdown.extensions import Extension  # type: ignore[import-untyped]
 from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]
 from mkdocs.config.defaults import MkDocsConfig
 
-# CJK symbols and punctuation (the ideographic comma and full stop, book-title marks), kana,
-# ideographs (with extensions A and B, and the compatibility block), full-width forms (the
-# comma, colon and parentheses of Chinese text)
-_CJK = re.compile(
-    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002a6df]"
-)
-# Punctuation that Chinese text shares with English (curly quotes, ellipsis, em dash, middle
-# dot): joined only next to a CJK character
-_SHARED = re.compile("[\u2018\u2019\u201c\u201d\u2026\u2014\u00b7]")
+from mkdocs_examples.cjk import joins
+
 _BREAK = re.compile(r"[ \t]*\n[ \t]*")
 _CODE = {"code", "pre", "kbd", "samp", "script", "style"}
 _BLOCKS = {
     "p", "li", "ul", "ol", "dl", "dt", "dd", "div", "blockquote", "details", "summary", "table", "thead",
     "tbody", "tr", "th", "td", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "figure", "figcaption", "section",
 }  # fmt: skip
-
-
-def joins(before: str, after: str) -> bool:
-    """Whether a line break between the characters ``before`` and ``after`` should go."""
-    cjk = bool(_CJK.match(before)) + bool(_CJK.match(after))
-    shared = bool(_SHARED.match(before)) + bool(_SHARED.match(after))
-    return cjk >= 1 and cjk + shared == 2
 
 
 class _Slot:

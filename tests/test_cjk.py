@@ -62,3 +62,13 @@ def test_the_hook_registers_the_extension_once():
     config = Config()
     cjk.on_config(cjk.on_config(config))
     assert [type(e).__name__ for e in config.markdown_extensions] == ["str", "CJKLineBreaks"]
+
+
+def test_a_notes_chinese_lines_are_one_line_where_a_browser_would_show_a_space():
+    from mkdocs_examples.cjk import unwrap
+
+    note = "张量的 `grad` 只在叶子节点上，\n  保留中间结果要调用 `retain_grad()`。\n\n- 第一项，\n- 第二项\n"
+    joined = "张量的 `grad` 只在叶子节点上，保留中间结果要调用 `retain_grad()`。"
+    assert unwrap(note) == joined + "\n\n- 第一项，\n- 第二项\n"
+    assert unwrap("torch\nversion, 中文\nEnglish") == "torch\nversion, 中文\nEnglish"  # a Latin side keeps its break
+    assert unwrap("```\n中文，\n代码\n```") == "```\n中文，\n代码\n```"  # code keeps its lines

@@ -85,7 +85,8 @@ TEXT: dict[str, dict[str, str]] = {
         "sep": "、",
         "gap": "",
         "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
-        "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，自 torch {release} 起成立。",
+        "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
+                 "自 torch {release} 起成立。",
         "failed": "示例构建失败",
         "download": "带走这个示例：",
         "script": "脚本（.py）",

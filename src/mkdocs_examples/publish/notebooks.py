@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import texts
+from mkdocs_examples.cjk import unwrap
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import machine
 from mkdocs_examples.results import Result
@@ -141,7 +142,8 @@ def dumps(notebook: dict[str, Any]) -> str:
 
 
 def _markdown(text: str, number: int) -> dict[str, Any]:
-    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": disarmed(text)}
+    # a line break between two Chinese characters is a stray space on the notebook's page
+    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": disarmed(unwrap(text))}
 
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)

@@ -1,0 +1,49 @@
+"""Chinese text wrapped over lines: which line breaks a browser would show as a stray space.
+
+A browser shows a newline inside a paragraph as a space; between two Chinese characters that
+is a space in the middle of a sentence. :func:`joins` says whether a break between two
+characters should go (the site's hook ``hooks/cjk.py`` applies it to the pages' HTML);
+:func:`unwrap` applies it to the lines of a short Markdown text, an example's note.
+"""
+
+from __future__ import annotations
+
+import re
+
+# CJK symbols and punctuation (the ideographic comma and full stop, book-title marks), kana,
+# ideographs (with extensions A and B, and the compatibility block), full-width forms (the
+# comma, colon and parentheses of Chinese text)
+_CJK = re.compile(
+    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002a6df]"
+)
+# Punctuation that Chinese text shares with English (curly quotes, ellipsis, em dash, middle
+# dot): joined only next to a CJK character
+_SHARED = re.compile("[\u2018\u2019\u201c\u201d\u2026\u2014\u00b7]")
+_FENCE = re.compile(r"\s*(```|~~~)")
+
+
+def joins(before: str, after: str) -> bool:
+    """Whether a line break between the characters ``before`` and ``after`` should go."""
+    cjk = bool(_CJK.match(before)) + bool(_CJK.match(after))
+    shared = bool(_SHARED.match(before)) + bool(_SHARED.match(after))
+    return cjk >= 1 and cjk + shared == 2
+
+
+def unwrap(markdown: str) -> str:
+    """``markdown`` with each line break inside a paragraph between two CJK characters removed, with the
+    indentation after it; paragraphs, list items and fenced code keep their lines."""
+    lines = markdown.split("\n")
+    out = [lines[0]]
+    fenced = bool(_FENCE.match(lines[0]))
+    for line in lines[1:]:
+        previous, stripped = out[-1].rstrip(), line.lstrip()
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif (
+            not fenced and previous and stripped and not stripped.startswith(("- ", "* ", "+ ", "#", ">"))
+            and joins(previous[-1], stripped[0])
+        ):  # fmt: skip
+            out[-1] = previous + stripped
+            continue
+        out.append(line)
+    return "\n".join(out)
