@@ -46,6 +46,7 @@ from mkdocs_examples.render.page import (
     render_downloads,
     render_error,
     render_example,
+    under_title,
 )
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
@@ -202,20 +203,23 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
+        markdown = replace_blocks(markdown, blocks, lambda block: self._render(page.file.src_uri, block, lang))
+        if downloads := self._downloads(blocks, page, lang):  # at the top, where a reader looks for them
+            markdown = under_title(markdown, downloads)
+        return markdown + self._checks(blocks, lang)
+
+    def _downloads(self, blocks: list[Block], page: Page, lang: str) -> str:
+        """The take-away line of each example of the page that built, in the order the page embeds them."""
         root = "../" * page.url.count("/")  # the site's root, relative to this page
-        firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
-
-        def render(block: Block) -> str:
-            text = self._render(page.file.src_uri, block, lang)
-            example = self._examples.get(block.path)
-            if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
+        lines = []
+        for path in dict.fromkeys(block.path for block in blocks):
+            example = self._examples.get(path)
+            if isinstance(example, Example) and self._downloadable(path):
                 view = self._view_urls.get(example.path)
-                text += "\n" + render_downloads(
-                    root, example, self._colab(example), lang=lang, view=root + view if view else None
+                lines.append(
+                    render_downloads(root, example, self._colab(example), lang=lang, view=root + view if view else None)
                 )
-            return text
-
-        return replace_blocks(markdown, blocks, render) + self._checks(blocks, lang)
+        return "".join(lines)
 
     def _checks(self, blocks: list[Block], lang: str) -> str:
         """The line on the torch releases the page's examples were checked on, where recordings add any."""
