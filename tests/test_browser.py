@@ -289,7 +289,7 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
     assert violations == [], violations
 
 
-# The markup of pymdownx.tabbed (alternate_style), put after the page's first paragraph
+# The markup of pymdownx.tabbed (alternate_style), put after the first paragraph of the page's prose
 TAB_SET = """() => {
     const set = document.createElement("div");
     set.className = "tabbed-set tabbed-alternate";
@@ -297,7 +297,7 @@ TAB_SET = """() => {
         + '<div class="tabbed-labels"><label for="__t_1">CPU</label><label for="__t_2">CUDA</label></div>'
         + '<div class="tabbed-content"><div class="tabbed-block"><p>a</p></div>'
         + '<div class="tabbed-block"><p>b</p></div></div>';
-    document.querySelector("article p").after(set);
+    document.querySelector("article p:not(.mx-downloads)").after(set);  // prose, not the take-away line
 }"""
 
 
@@ -460,7 +460,7 @@ def test_formulas_are_rendered_by_the_sites_own_katex(browser, base_url, path, s
         assert formulas.count() == page.locator(".arithmatex .katex").count() > 3  # every one of them
         assert page.locator("div.arithmatex .katex-display").count() >= 1  # the displayed ones too
         assert page.locator(".katex-error").count() == 0
-        text = page.locator("article p").first.evaluate("e => getComputedStyle(e).color")
+        text = page.locator("p:has(> .arithmatex)").first.evaluate("e => getComputedStyle(e).color")
         maths = page.locator(".arithmatex .katex").first.evaluate("e => getComputedStyle(e).color")
         fonts = page.evaluate("() => document.fonts.check('16px KaTeX_Main')")
     finally:
