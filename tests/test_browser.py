@@ -353,10 +353,18 @@ SITE_PATH = urlsplit(yaml_files.load(search_queries.ROOT / "mkdocs.yml")["site_u
 
 
 @pytest.mark.parametrize(
-    ("lang", "title", "home"), [("", "404: page not found", "home page"), ("zh/", "404：页面不存在", "首页")]
+    ("lang", "title", "home", "query", "found"),
+    [
+        ("", "404: page not found", "home page", "concatenated", "tensors/cat-and-stack/"),
+        ("zh/", "404：页面不存在", "首页", "显存", "devices/gpu-memory/"),
+    ],
 )
-def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(page, base_url, lang, title, home):
-    """Under /zh/, the Chinese 404 page, without a redirect; its links and styles work at any depth."""
+def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(
+    page, base_url, lang, title, home, query, found
+):
+    """Under /zh/, the Chinese 404 page, without a redirect; its links, styles and search work at any depth."""
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
     typed = f"{base_url}{SITE_PATH}{lang}no/such/page/"
     response = page.goto(typed)
     assert response is not None and response.status == 404
@@ -369,6 +377,10 @@ def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(page,
     assert page.locator("body").evaluate("e => getComputedStyle(e).visibility") == "visible"
     header = page.locator(".md-header").evaluate("e => getComputedStyle(e).backgroundColor")
     assert header == "rgb(196, 60, 0)", header  # the site's stylesheet, loaded from three folders down
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    assert f"{SITE_PATH}{lang}{found}" in search_queries.ask(page, query)[:3]  # the search of its language
+    assert indexes == [f"{SITE_PATH}{lang}search/search_index.json"]
+    page.keyboard.press("Escape")
     link = page.locator("article a", has_text=home)
     assert urlsplit(urljoin(page.url, link.get_attribute("href"))).path == f"{SITE_PATH}{lang}"
     link.click()
