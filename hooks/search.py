@@ -6,8 +6,8 @@ mkdocs-static-i18n:
 - mkdocs-static-i18n merges every language into one `search/search_index.json` (its issue #271).
   We keep each language's entries as its own build ends and write one index per language:
   `search/search_index.json` for the default language, `<lang>/search/search_index.json` for the
-  others, whose pages get their language's folder as the search `base` (so they load only their
-  index, and its locations are relative to that folder).
+  others, whose pages (their 404 page too) get their language's folder as the search `base` (so
+  they load only their index, and its locations are relative to that folder).
 - The index holds what readers search for: prose, the names the code uses, error and warning
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
