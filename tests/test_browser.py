@@ -277,6 +277,7 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
     try:
         page.goto(f"{base_url}/{lang}{path}")
         assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        page.wait_for_function("() => !document.querySelector('.arithmatex:not(:has(.katex))')")  # as KaTeX drew
         page.add_script_tag(content=axe_source)
         violations = page.evaluate(
             """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
