@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links record lock-gpu notebooks bench lint clean
+.PHONY: build serve test page run diff links record lock-gpu notebooks katex bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -52,6 +52,9 @@ lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.t
 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks
+
+katex:  ## vendor KaTeX (the release pinned in tools/vendor_katex.py) from npm into docs/assets/katex/ (needs npm)
+	python3 tools/vendor_katex.py
 
 bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example, then the edit loop of `make serve`: bench/README.md (minutes; not in `test`)
 	$(PYTHON) bench/bench.py

@@ -3,7 +3,8 @@
 - A description (``<meta name="description">``) from the page's first paragraph, so each
   page and each language has its own, unless the page's front matter sets one.
 - The date of the last commit that changed the page or an example it embeds (git; absent
-  outside a git checkout), shown by Material under the page.
+  outside a git checkout), shown by Material under the page and given to search engines as the
+  page's ``<lastmod>`` in the sitemaps (the day of the build for a page without one).
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
   `Tensor.detach`) link to PyTorch's reference. Each name is resolved against the installed
   torch: one that does not exist is a warning (a strict build fails), unless the page
@@ -100,7 +101,9 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     known = _dates(root, config)
     dates = [d for source in sources if (d := known.get(_relative(source, root)))]
     if dates:
-        page.meta["revision_date"] = max(dates)
+        # Material shows revision_date under the page; the sitemaps' <lastmod> is update_date (MkDocs
+        # sets it to the day of the build, which would tell search engines every page changed that day)
+        page.meta["revision_date"] = page.update_date = max(dates)
     return markdown
 
 

@@ -6,8 +6,8 @@ mkdocs-static-i18n:
 - mkdocs-static-i18n merges every language into one `search/search_index.json` (its issue #271).
   We keep each language's entries as its own build ends and write one index per language:
   `search/search_index.json` for the default language, `<lang>/search/search_index.json` for the
-  others, whose pages get their language's folder as the search `base` (so they load only their
-  index, and its locations are relative to that folder).
+  others, whose pages (their 404 page too) get their language's folder as the search `base` (so
+  they load only their index, and its locations are relative to that folder).
 - The index holds what readers search for: prose, the names the code uses, error and warning
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
@@ -380,13 +380,26 @@ _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</s
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     if _search(config) is None or _build is None:
         return output
-    default, lang = i18n.default_language(config), i18n.page_language(page, config)
+    return _searching(output, i18n.page_language(page, config), config, page.file.src_uri)
+
+
+def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
+    """The 404 page of each language searches as its pages do (its language's index, our worker)."""
+    if template_name != "404.html" or _search(config) is None or _build is None:
+        return output
+    return _searching(output, i18n.build_language(config), config, template_name)
+
+
+def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
+    """A page's HTML with our search worker, its language's index and search_assets/input.js."""
+    assert _build is not None
+    default = i18n.default_language(config)
     name, _ = _build.worker
 
     def config_json(match: re.Match) -> str:
         data = json.loads(match.group(2))
-        if lang != default:
-            data["base"] = f"{data['base']}/{lang}/"  # the folder of this language's index
+        if lang != default:  # the folder of this language's index (a 404 page's base is an absolute path)
+            data["base"] = f"{data['base'].rstrip('/')}/{lang}/"
         data["search"] = re.sub(r"search\.\w+\.min\.js$", name, data["search"])
         text = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
         return f"{match.group(1)}{text}{match.group(3)}"
@@ -395,6 +408,6 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     # before Material's bundle, which requests the index as it starts
     bundle = re.search(r'<script src="([^"]*)assets/javascripts/bundle\.', output)
     if bundle is None:
-        raise RuntimeError(f"{page.file.src_uri}: Material's script is not found")
+        raise RuntimeError(f"{where}: Material's script is not found")
     script = f'<script src="{bundle.group(1)}{INPUT}{_build.input[0]}"></script>\n'
     return f"{output[: bundle.start()]}{script}{output[bundle.start() :]}"

@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 
+from mkdocs_examples import yaml_files
+
 sys.path.insert(0, str(Path(__file__).parent.parent / "tools"))
 import search_queries  # tools/search_queries.py: drives the search, reads its data
 
@@ -283,6 +285,7 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
     violations = {}
     try:
         page.goto(f"{base_url}/{lang}{path}")
+        page.wait_for_function("() => !document.querySelector('.arithmatex:not(:has(.katex))')")  # as KaTeX drew
         page.add_script_tag(content=axe_source)
         for scheme, palette in (("light", "default"), ("dark", "slate")):
             if scheme == "dark":
@@ -310,7 +313,7 @@ def test_the_dark_palette_a_reader_toggles_to_is_the_one_a_dark_system_gets(brow
     assert schemes[0] == schemes[1]
 
 
-# The markup of pymdownx.tabbed (alternate_style), put after the page's first paragraph
+# The markup of pymdownx.tabbed (alternate_style), put after the first paragraph of the page's prose
 TAB_SET = """() => {
     const set = document.createElement("div");
     set.className = "tabbed-set tabbed-alternate";
@@ -318,7 +321,7 @@ TAB_SET = """() => {
         + '<div class="tabbed-labels"><label for="__t_1">CPU</label><label for="__t_2">CUDA</label></div>'
         + '<div class="tabbed-content"><div class="tabbed-block"><p>a</p></div>'
         + '<div class="tabbed-block"><p>b</p></div></div>';
-    document.querySelector("article p").after(set);
+    document.querySelector("article p:not(.mx-downloads)").after(set);  // prose, not the take-away line
 }"""
 
 
@@ -355,7 +358,10 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     try:
         context.route("**/*", keep_or_refuse)
         page = context.new_page()
-        for path in ["", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/"]:
+        for path in [
+            "", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/",
+            "losses/kl-div/", "zh/losses/bce/",  # formulas: KaTeX and its fonts
+        ]:  # fmt: skip
             page.goto(f"{base_url}/{path}")
             page.wait_for_load_state("networkidle")
         _search(page, base_url, "zh/", "显存")
@@ -363,6 +369,48 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     finally:
         context.close()
     assert elsewhere == []
+
+
+# -- the 404 page: GitHub Pages serves the root 404.html for every missing path ----------------------
+
+SITE_PATH = urlsplit(yaml_files.load(search_queries.ROOT / "mkdocs.yml")["site_url"]).path  # /pytorch-tips/
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "home", "query", "found"),
+    [
+        ("", "404: page not found", "home page", "concatenated", "tensors/cat-and-stack/"),
+        ("zh/", "404：页面不存在", "首页", "显存", "devices/gpu-memory/"),
+    ],
+)
+def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(
+    page, base_url, lang, title, home, query, found
+):
+    """Under /zh/, the Chinese 404 page, without a redirect; its links, styles and search work at any depth."""
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    typed = f"{base_url}{SITE_PATH}{lang}no/such/page/"
+    response = page.goto(typed)
+    assert response is not None and response.status == 404
+    heading = page.locator("article h1")
+    heading.wait_for()
+    page.wait_for_function(f"() => document.querySelector('article h1').textContent.trim() === {title!r}")
+    page.wait_for_load_state("networkidle")
+    assert page.url == typed  # the address the reader typed, not /zh/404.html
+    assert page.evaluate("document.documentElement.lang") == (lang.strip("/") or "en")
+    assert page.locator("body").evaluate("e => getComputedStyle(e).visibility") == "visible"
+    header = page.locator(".md-header").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert header == "rgb(196, 60, 0)", header  # the site's stylesheet, loaded from three folders down
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    assert f"{SITE_PATH}{lang}{found}" in search_queries.ask(page, query)[:3]  # the search of its language
+    assert indexes == [f"{SITE_PATH}{lang}search/search_index.json"]
+    page.keyboard.press("Escape")
+    link = page.locator("article a", has_text=home)
+    assert urlsplit(urljoin(page.url, link.get_attribute("href"))).path == f"{SITE_PATH}{lang}"
+    link.click()
+    page.wait_for_load_state()
+    assert urlsplit(page.url).path == f"{SITE_PATH}{lang}"
+    assert "404" not in page.locator("article h1").first.inner_text()
 
 
 # -- reading: what a reader looks for stands out ------------------------------------------------
@@ -528,3 +576,82 @@ def test_axe_finds_no_critical_or_serious_violation_once_a_release_is_picked(bro
         page.close()
     assert violations == [], violations
 
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_output_looks_unlike_code(browser, base_url, scheme):
+    """Code on the grey of code blocks; an output, and a traceback, on the page's background with a rule."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/errors/training/")
+        look = """e => { const block = e.closest(".highlight"), s = getComputedStyle(block);
+            return [getComputedStyle(e).backgroundColor, s.borderLeftWidth, s.borderLeftColor] }"""
+        code = page.locator(".language-python pre > code").first.evaluate(look)
+        output = page.locator(".language-text:has(.filename) pre > code").first.evaluate(look)
+        traceback = page.locator(".language-pytb pre > code").first.evaluate(look)
+        body = page.locator("body").evaluate("e => getComputedStyle(e).backgroundColor")
+    finally:
+        page.close()
+    assert output[0] == traceback[0] == body != code[0], (output, traceback, code, body)
+    assert float(output[1].removesuffix("px")) >= 3 and float(traceback[1].removesuffix("px")) >= 3
+    assert output[2] != traceback[2]  # a traceback's rule is not an output's
+
+
+@pytest.mark.parametrize(("lang", "words"), [("", "Take it away:"), ("zh/", "带走这个示例：")])
+def test_the_take_away_links_are_at_the_top_of_the_page(page, base_url, lang, words):
+    page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
+    line = page.locator("article p.mx-downloads")
+    assert line.count() == 1  # at the top only: not again under the first code block
+    assert line.evaluate("e => e.previousElementSibling.tagName") == "H1"
+    assert line.inner_text().startswith(words) and line.get_attribute("data-search-exclude") is not None
+    hrefs = [urljoin(page.url, a.get_attribute("href")) for a in line.locator("a").all()]
+    assert [urlsplit(h).path.rsplit("/", 2)[-2:] for h in hrefs[:3]] == [
+        ["tensors", "cat_and_stack.py"], ["tensors", "cat_and_stack.ipynb"], ["cat_and_stack", ""],
+    ]  # fmt: skip
+    assert urlsplit(hrefs[3]).netloc == "colab.research.google.com"
+    for href in hrefs[:3]:  # the script, the notebook and the view are there
+        assert page.request.get(href).ok, href
+
+
+# -- maths: the site's own KaTeX, only where a page has a formula -------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["losses/kl-div/", "zh/losses/cross-entropy-and-nll/"])
+def test_formulas_are_rendered_by_the_sites_own_katex(browser, base_url, path, scheme):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    asked = []
+    page.on("request", lambda r: asked.append(r.url))
+    try:
+        page.goto(f"{base_url}/{path}")
+        page.wait_for_function("() => document.querySelectorAll('.arithmatex .katex').length > 0")
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        formulas = page.locator(".arithmatex")
+        assert formulas.count() == page.locator(".arithmatex .katex").count() > 3  # every one of them
+        assert page.locator("div.arithmatex .katex-display").count() >= 1  # the displayed ones too
+        assert page.locator(".katex-error").count() == 0
+        text = page.locator("p:has(> .arithmatex)").first.evaluate("e => getComputedStyle(e).color")
+        maths = page.locator(".arithmatex .katex").first.evaluate("e => getComputedStyle(e).color")
+        fonts = page.evaluate("() => document.fonts.check('16px KaTeX_Main')")
+    finally:
+        page.close()
+    assert maths == text  # in the text's colour, dark mode included
+    assert fonts
+    katex = [url for url in asked if "/katex/" in url]
+    assert katex and all(url.startswith(f"{base_url}/assets/katex/") for url in katex), katex
+
+
+def test_katex_is_fetched_only_by_a_page_with_a_formula_and_follows_material_s_pages(page, base_url):
+    """A page without formulas asks nothing of KaTeX; a formula that comes with a later page (Material's
+    instant navigation announces it on document$) is rendered then."""
+    asked = []
+    page.on("request", lambda r: asked.append(urlsplit(r.url).path))
+    page.goto(f"{base_url}/tensors/cat-and-stack/")
+    page.wait_for_load_state("networkidle")
+    assert not [path for path in asked if "katex" in path]
+    page.evaluate(
+        """() => { const formula = document.createElement("span");
+            formula.className = "arithmatex"; formula.textContent = "\\(x^2\\)";
+            document.querySelector("article p").append(formula); document$.next(document) }"""
+    )
+    page.wait_for_selector(".arithmatex .katex")
+    assert "/assets/katex/katex.min.js" in asked

@@ -8,7 +8,7 @@ from pathlib import Path
 import markdown
 import pytest
 
-from mkdocs_examples.render.page import render_error, render_example
+from mkdocs_examples.render.page import render_error, render_example, under_title
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
@@ -139,3 +139,19 @@ def test_repository_links_follow_the_branch_of_edit_uri():
     assert url == "https://colab.research.google.com/github/o/r/blob/trunk/notebooks/a/b.ipynb"
     title = '<span class="filename">examples/a/b.py</span>'
     assert "/blob/trunk/examples/a/b.py" in link_titles(title, "https://github.com/o/r", {"examples/a/b.py"}, "trunk")
+
+
+LINE = '<p class="mx-downloads" data-search-exclude>Take it away: …</p>'
+
+
+def test_the_take_away_line_goes_under_the_first_title_outside_code():
+    page = "```python\n# not a title: a comment in code\n```\n\n# The title\n\nProse.\n\n# Another h1\n"
+    lines = under_title(page, LINE + "\n").splitlines()
+    assert lines[lines.index("# The title") + 2] == LINE and lines.count(LINE) == 1
+    assert lines.index(LINE) < lines.index("Prose.")
+    html = markdown.markdown(under_title("# Title\nProse.\n", LINE))
+    assert html.startswith(f"<h1>Title</h1>\n{LINE}\n") and "<p>Prose.</p>" in html  # not glued to the prose
+
+
+def test_the_take_away_line_of_a_page_without_a_title_in_its_markdown_goes_at_its_top():
+    assert under_title("Prose.\n\n#hashtag is no title\n", LINE).splitlines()[:3] == ["", LINE, ""]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -325,3 +326,27 @@ def test_a_note_in_a_language_the_site_does_not_build_fails_a_strict_build_namin
     assert warning.startswith(
         "mkdocs_examples: examples/two.py:1: a note in language 'fr', which this site does not build (en, zh)"
     )
+
+
+@pytest.mark.parametrize(
+    ("front", "at_top"), [("", True), ("take_away: top\n", True), ("take_away: under-example\n", False)]
+)
+def test_the_take_away_line_goes_under_the_title_or_under_the_example_as_the_page_says(built_site, front, at_top):
+    docs = built_site / "docs" / "en" / "index.md"
+    if front:
+        docs.write_text(f"---\n{front}---\n\n{docs.read_text()}")
+    build_site(built_site)
+    text = page(built_site)
+    line = text.index('<p class="mx-downloads"')
+    assert text.count('<p class="mx-downloads"') == 2  # one.py and two.py, each once
+    assert (line < text.index('class="highlight"')) is at_top  # above every code block, or under one
+    assert bool(re.search(r'</h1>\s*<p class="mx-downloads"', text)) is at_top  # right under the title
+
+
+def test_a_take_away_place_the_engine_does_not_know_is_a_warning_naming_the_page(built_site, caplog):
+    docs = built_site / "docs" / "en" / "index.md"
+    docs.write_text(f"---\ntake_away: bottom\n---\n\n{docs.read_text()}")
+    with caplog.at_level(logging.WARNING):
+        build_site(built_site)
+    assert "docs/en/index.md: front matter `take_away: bottom` is neither `top` nor `under-example`" in caplog.text
+    assert page(built_site).index('<p class="mx-downloads"') < page(built_site).index('class="highlight"')

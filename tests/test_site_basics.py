@@ -153,6 +153,21 @@ def test_sitemaps_list_only_real_pages_per_language(real_site):
             assert (site / path / "index.html").exists() or (site / path).is_file(), url
 
 
+def test_sitemaps_give_each_page_the_date_it_shows_as_lastmod(real_site):
+    """<lastmod> is the date under the page (its last commit, or its examples'), not the day of the build."""
+    site, _ = real_site
+    for sitemap, label in ((site / "sitemap.xml", "Last update: "), (site / "zh" / "sitemap.xml", "最后更新：")):
+        entries = re.findall(r"<loc>([^<]+)</loc>\s*<lastmod>([^<]+)</lastmod>", sitemap.read_text())
+        dated = 0
+        for url, lastmod in entries:
+            page = site / url.removeprefix(SITE_URL) / "index.html"
+            shown = re.search(rf"{label}(\d{{4}}-\d{{2}}-\d{{2}})", page.read_text())
+            if shown:  # a page with no date of its own keeps the day of the build
+                dated += 1
+                assert lastmod == shown[1], url
+        assert dated > 40, sitemap
+
+
 def test_a_404_page_in_each_language_leads_home(real_site):
     site, _ = real_site
     base = urlsplit(SITE_URL).path

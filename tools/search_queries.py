@@ -87,11 +87,34 @@ def rank(pages: list[str], lang: str, expected: str) -> int:
 
 @contextmanager
 def served(site: Path) -> Iterator[str]:
-    """``site`` served on a free local port: its base URL."""
+    """``site`` served on a free local port, as GitHub Pages serves it: its base URL.
+
+    A missing file is answered with the site's ``404.html`` (status 404), and every path is also
+    served under the path of ``site_url`` (``/pytorch-tips/x`` is ``/x``), where the 404 page's
+    absolute links point.
+    """
+    prefix = urlsplit(yaml_files.load(ROOT / "mkdocs.yml").get("site_url") or "/").path.rstrip("/")
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
+
+        def translate_path(self, path: str) -> str:
+            if prefix and (path == prefix or path.startswith(prefix + "/")):
+                path = path[len(prefix) :] or "/"
+            return super().translate_path(path)
+
+        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+            not_found = site / "404.html"
+            if code != 404 or not not_found.is_file():
+                return super().send_error(code, message, explain)
+            body = not_found.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -46,6 +46,7 @@ from mkdocs_examples.render.page import (
     render_downloads,
     render_error,
     render_example,
+    under_title,
 )
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import Result
@@ -212,22 +213,47 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         blocks = find_blocks(markdown)
         if not blocks:
             return markdown
-        root = "../" * page.url.count("/")  # the site's root, relative to this page
-        downloads = root + i18n.prefix(config, lang)  # each language's downloads carry its notes
+        downloads = self._downloads(blocks, page, lang, i18n.prefix(config, lang))
+        at_top = self._take_away_at_top(page)
         firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
         sources = Sources()  # the environments of the page's outputs, said once at its end
 
         def render(block: Block) -> str:
             text = self._render(page.file.src_uri, block, lang, sources)
-            example = self._examples.get(block.path)
-            if firsts[block.path] is block and isinstance(example, Example) and self._downloadable(block.path):
-                view = self._view_urls.get(example.path)
-                text += "\n" + render_downloads(
-                    downloads, example, self._colab(example), lang=lang, view=root + view if view else None
-                )
+            if not at_top and firsts[block.path] is block and block.path in downloads:
+                text += "\n" + downloads[block.path]
             return text
 
-        return replace_blocks(markdown, blocks, render) + sources.block(lang) + self._checks(blocks, lang)
+        markdown = replace_blocks(markdown, blocks, render)
+        if at_top and downloads:  # under the title, where a reader looks for them
+            markdown = under_title(markdown, "".join(downloads.values()))
+        return markdown + sources.block(lang) + self._checks(blocks, lang)
+
+    def _downloads(self, blocks: list[Block], page: Page, lang: str, prefix: str) -> dict[str, str]:
+        """The take-away line of each example of the page that built, in the order the page embeds them;
+        ``prefix``: the language's folder, whose downloads carry that language's notes."""
+        root = "../" * page.url.count("/")  # the site's root, relative to this page
+        downloads = root + prefix
+        lines = {}
+        for path in dict.fromkeys(block.path for block in blocks):
+            example = self._examples.get(path)
+            if isinstance(example, Example) and self._downloadable(path):
+                view = self._view_urls.get(example.path)
+                lines[path] = render_downloads(
+                    downloads, example, self._colab(example), lang=lang, view=root + view if view else None
+                )
+        return lines
+
+    def _take_away_at_top(self, page: Page) -> bool:
+        """Where the page's front matter puts its take-away lines (``take_away``): ``top`` (the default),
+        or ``under-example``, under the first block of each example (a page whose example is an aside)."""
+        where = page.meta.get("take_away", "top")
+        if where not in ("top", "under-example"):
+            log.warning(
+                f"{self._docs}/{page.file.src_uri}: front matter `take_away: {where}` is neither `top` nor "
+                "`under-example`; the take-away line goes at the top"
+            )
+        return where != "under-example"
 
     def _checks(self, blocks: list[Block], lang: str) -> str:
         """The line on the torch releases the page's examples were checked on, where recordings add any."""

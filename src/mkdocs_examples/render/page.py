@@ -1,7 +1,8 @@
 """Turn an example and its recorded result into Markdown for a page.
 
 Code and output go into fenced blocks, so the highlighter escapes every character
-of them; the only raw HTML written here is built from escaped values.
+of them; the only raw HTML written here is built from escaped values. The take-away line
+(downloads, notebook view, Colab) goes under the page's title.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from mkdocs_examples.render.attribution import View, attribute, describe
 from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source.blocks import fenced_lines
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
 
@@ -82,7 +84,8 @@ def render_example(
 
 
 def render_downloads(root: str, example: Example, colab: str | None, *, lang: str, view: str | None = None) -> str:
-    """A line of links to the example's downloads (under ``root``, the site's root as seen from the page).
+    """A line of links to the example's downloads (under ``root``, the site's root as seen from the page),
+    for the top of the page (:func:`under_title`), as pytorch.org's tutorials put theirs.
 
     ``view``: the URL of the example's notebook view, if the site has one (publish/notebook_views.py).
     """
@@ -97,6 +100,19 @@ def render_downloads(root: str, example: Example, colab: str | None, *, lang: st
     if colab:
         links.append(f'<a href="{html.escape(colab)}">{text["colab"]}</a>')
     return f'<p class="mx-downloads" data-search-exclude>{text["download"]} ' + " · ".join(links) + "</p>\n"
+
+
+_TITLE_LINE = re.compile(r"^#[ \t]+\S")  # an ATX heading of level 1: `# Title`
+
+
+def under_title(markdown: str, html_text: str) -> str:
+    """``markdown`` with ``html_text`` (a block of raw HTML) under its first ``# Title``, outside fenced code;
+    at its top if it has none (a title from the front matter or the nav)."""
+    lines = markdown.splitlines()
+    fenced = fenced_lines(markdown)
+    title = next((i for i, line in enumerate(lines) if i not in fenced and _TITLE_LINE.match(line)), None)
+    at = 0 if title is None else title + 1
+    return "\n".join([*lines[:at], "", html_text.rstrip("\n"), "", *lines[at:]]) + "\n"
 
 
 # A code block's title (<span class="filename">examples/x.py</span>), and the number of its first line
