@@ -37,10 +37,12 @@ PAYLOADS = [
     "[click](javascript:alert(1))",
     '"><svg onload=alert(1)>',
 ]
+MATHS = "$x^2$ \\(y\\)"  # no markup, but the site's KaTeX would draw it as maths: not what the machine said
 EXTENSIONS = [
     "admonition", "attr_list", "md_in_html", "pymdownx.superfences", "pymdownx.highlight",
-    "pymdownx.tabbed", "pymdownx.details",
+    "pymdownx.tabbed", "pymdownx.details", "pymdownx.arithmatex",
 ]  # fmt: skip
+CONFIGS = {"pymdownx.arithmatex": {"generic": True}}  # as mkdocs.yml: formulas for the site's KaTeX
 SOURCE = "# %% [markdown]\n# {note}\n\n# %% shown\nprint(1)\n\n# %% gpu tags=[\"requires-cuda\"]\nprint(2)\n"
 
 
@@ -80,21 +82,22 @@ def recording(of: Example, gpu: str, output: str = "2\n") -> Recording:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("payload", PAYLOADS)
+@pytest.mark.parametrize("payload", [*PAYLOADS, MATHS])
 def test_provenance_values_are_text_however_markdown_reads_them(payload, lang):
     shown = example()
     built = result({"torch": payload, "device": "cpu", "python": payload})
     published = (Published("cuda", recording(shown, gpu=payload), {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
     sources = Sources()  # the labels beside outputs, and the page's block of environments in full
     text = render_example(shown, built, None, lang=lang, limit=100, published=published, sources=sources)
-    page = markdown.markdown(text + sources.block(lang), extensions=EXTENSIONS)
+    page = markdown.markdown(text + sources.block(lang), extensions=EXTENSIONS, extension_configs=CONFIGS)
     assert not unsafe(page), unsafe(page)
     shown_text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert shown_text.count(payload) >= 3  # as text: the build's torch and Python, the recording's GPU
+    assert "arithmatex" not in page  # no formula made of a machine's name
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("payload", PAYLOADS)
+@pytest.mark.parametrize("payload", [*PAYLOADS, MATHS])
 def test_a_version_notes_title_and_body_are_text_however_markdown_reads_them(payload, lang):
     shown = example()
     built = Result(cells=(CellResult(0, "1\n"), CellResult(1, skipped="requires-cuda")),
@@ -105,8 +108,9 @@ def test_a_version_notes_title_and_body_are_text_however_markdown_reads_them(pay
     published = (Published("cpu", made, {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
     text = render_example(shown, built, None, lang=lang, limit=100, published=published)
     assert "??? note" in text
-    page = markdown.markdown(text, extensions=EXTENSIONS)
+    page = markdown.markdown(text, extensions=EXTENSIONS, extension_configs=CONFIGS)
     assert "<details" in page and not unsafe(page), unsafe(page)
+    assert "arithmatex" not in page  # no formula made of another release's output or name
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)

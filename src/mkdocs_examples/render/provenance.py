@@ -108,7 +108,7 @@ class Sources:
 # Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes
 # these through as they are, and the browser shows the characters. (Raw HTML is no shelter: in a
 # tab of content, indented, Markdown reads inside it.)
-_MARKDOWN = str.maketrans({c: f"&#{ord(c)};" for c in "!\"'()*<>[\\]_`{|}~"})
+_MARKDOWN = str.maketrans({c: f"&#{ord(c)};" for c in "!\"$'()*<>[\\]_`{|}~"})
 
 
 def inline(line: str) -> str:
