@@ -47,3 +47,13 @@ def test_broken_blocks_carry_an_error():
     assert "takes no content" in with_body.error
     assert "cannot read 'c.txt'" in bad_path.error
     assert escaping.error is None and escaping.path == "../secret.py"  # refused when read: see test_cells
+
+
+def test_a_pages_title_is_the_one_mkdocs_gives_it_not_a_comment_in_front_matter_or_code():
+    from mkdocs_examples.source.pages import title_of
+
+    front = "---\n# the example is an aside\ntake_away: under-example\n---\n\n# PyTorch Tips\n"
+    assert title_of(front, "index") == "PyTorch Tips"  # the home page was listed as "the example is an aside"
+    assert title_of("```python\n# a comment\n```\n\n# `torch.cat`\n", "x") == "`torch.cat`"
+    assert title_of("---\ntitle: Given\n---\n\n# Heading\n", "x") == "Given"
+    assert title_of("No heading here.\n", "fallback") == "fallback"

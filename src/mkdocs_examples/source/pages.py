@@ -9,10 +9,12 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import InclusionLevel, get_files
+from mkdocs.utils.meta import get_data
 
 from mkdocs_examples.source.blocks import Block, find_blocks
 
-_TITLE = re.compile(r"^# +(.+?) *#*$", re.MULTILINE)
+_TITLE = re.compile(r"# +(.+?) *#*$")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(?<!\w)(\*\*|__|\*|_)(?=\S)|(?<=\S)(\*\*|__|\*|_)(?!\w)")
@@ -31,9 +33,20 @@ def read_pages(config: MkDocsConfig, *, serving: bool) -> dict[str, tuple[str, l
 
 
 def title_of(markdown: str, fallback: str) -> str:
-    """A page's first level-one heading, as the error index and notebook views name the page."""
-    found = _TITLE.search(markdown)
-    return found[1].strip() if found else fallback
+    """A page's title as MkDocs gives it, as the error index, the changes page and notebook views name the
+    page: its front matter's ``title``, else its first level-one heading outside front matter and fenced
+    code (a YAML comment or a Python comment starts with ``# `` too), else ``fallback``."""
+    body, meta = get_data(markdown)
+    if isinstance(meta.get("title"), str) and meta["title"].strip():
+        return meta["title"].strip()
+    fence = None
+    for line in body.splitlines():
+        marker = _FENCE.match(line)
+        if marker and (fence is None or marker[1].startswith(fence)):
+            fence = None if fence else marker[1]
+        elif fence is None and (found := _TITLE.match(line)):
+            return found[1].strip()
+    return fallback
 
 
 def refuse_links(docs: Path) -> None:
