@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import helpers
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
@@ -222,13 +223,8 @@ def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, kin
     config.write_text(config.read_text().replace("timeout: 2", f"timeout: 2\n      enabled: {str(enabled).lower()}"))
     page_file = site / "docs" / "en" / "index.md"
     page_file.write_text(page_file.read_text() + f"\n/// example | {target}\n///\n")
-    strict = load_config(str(config), strict=True)
-    strict.plugins.on_startup(command="build", dirty=False)
-    try:
-        with pytest.raises(Abort):
-            build(strict)
-    finally:
-        strict.plugins.on_shutdown()
+    with pytest.raises(Abort):
+        helpers.build_site(site, strict=True)
     text = "\n".join(r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR"))
     assert "docs/en/index.md:11" in text and message in text and detail in text
     assert not marker.exists()
@@ -315,13 +311,8 @@ def test_pages_mkdocs_leaves_out_are_not_read_for_examples(built_site, option):
 def test_a_note_in_a_language_the_site_does_not_build_fails_a_strict_build_naming_its_line(built_site, caplog):
     two = built_site / "examples" / "two.py"
     two.write_text('# %% [markdown] lang="fr"\n# Six fois sept\n\n' + two.read_text())
-    strict = load_config(str(built_site / "mkdocs.yml"), strict=True)
-    strict.plugins.on_startup(command="build", dirty=False)
-    try:
-        with pytest.raises(Abort):
-            build(strict)
-    finally:
-        strict.plugins.on_shutdown()
+    with pytest.raises(Abort):
+        helpers.build_site(built_site, strict=True)
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning.startswith(
         "mkdocs_examples: examples/two.py:1: a note in language 'fr', which this site does not build (en, zh)"
