@@ -63,6 +63,7 @@ TEXT: dict[str, dict[str, str]] = {
         "view.description": "{title}: the example as a notebook, with the outputs the page shows.",
         "view.back": "Back to the page",
         # publish: the notes of a notebook (a view's, or the one downloaded)
+        "notebook.built": "Outputs produced by {what} when this site was built, but where a note says otherwise.",
         "notebook.recorded": "Output recorded on a GPU ({machine}); the machine that built the site has none.",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
     },
@@ -110,6 +111,7 @@ TEXT: dict[str, dict[str, str]] = {
         "view.title": "{title}：笔记本",
         "view.description": "{title}：示例的笔记本版本，带有页面上展示的输出。",
         "view.back": "返回页面",
+        "notebook.built": "除注明之外，输出都是构建本站时由 {what} 实际运行得到的。",
         "notebook.recorded": "输出是在 GPU 上录制的（{machine}）；构建本站的机器没有 GPU。",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
     },
