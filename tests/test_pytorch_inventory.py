@@ -35,6 +35,12 @@ Prose naming {py:func}`torch.not_published` links, but publishes nothing.
 .. autoclass:: SymInt
    :members:
 ```
+
+<!-- to be documented
+```{eval-rst}
+.. py:module:: torch.hidden_in_a_comment
+```
+-->
 """
 
 TENSORS_RST = """\

@@ -11,6 +11,7 @@ SOURCE is a git directory of pytorch/pytorch (read at HEAD with `git ls-tree`/`g
   starts with ``torch.``; a leading ``~`` is dropped (it only shortens the shown name);
 - ``.. autofunction::``, ``autoclass::``, ``automethod::``, ``autodata::``, ``class::``,
   ``function::`` ... (and their ``py:`` forms): ``<page>.html#<full.name>`` on the page itself;
+- an HTML comment in a .md page hides the directives in it (PyTorch keeps "to be documented" lists so);
 - ``.. module::``, ``.. automodule::``, ``.. currentmodule::`` set the current module (per page);
   a module itself is published as ``<page>.html#module-<name>`` (by ``module``/``automodule``).
 
@@ -59,6 +60,8 @@ def _git(git_dir: Path, *args: str) -> str:
 def names_of_page(path: str, text: str) -> dict[str, str]:
     """The names one page publishes: full name -> "page#anchor" (the page path as Sphinx writes it)."""
     page = re.sub(r"\.(rst|md)$", ".html", path)
+    if path.endswith(".md"):  # an HTML comment hides what it holds from MyST
+        text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     found: dict[str, str] = {}
     module = ""
     lines = text.splitlines()
