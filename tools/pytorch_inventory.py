@@ -36,7 +36,7 @@ OBJECT = {
 MODULE = {"module", "automodule"}  # publish the module and make it current
 _RST = re.compile(r"^(?P<indent>\s*)\.\. (?:py:)?(?P<name>[\w-]+)::\s*(?P<arg>.*?)\s*$")
 _MYST = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(?:py:)?(?P<name>[\w-]+)\}\s*(?P<arg>.*?)\s*$")
-_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def pages(source: Path) -> Iterator[tuple[str, str]]:
@@ -124,10 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="a pytorch/pytorch git directory or its docs/source folder")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "hooks" / "pytorch_api.json")
-    parser.add_argument("--describe", default="", help="where the sources came from (commit, version): kept in the file")
+    parser.add_argument("--describe", default="", help="where the sources came from (commit, version)")
     args = parser.parse_args(argv)
     if not args.source.exists():
-        print(f"error: {args.source} does not exist: give a pytorch/pytorch git directory or docs/source", file=sys.stderr)
+        print(f"error: {args.source} does not exist: give a pytorch/pytorch git dir or docs/source", file=sys.stderr)
         return 2
     names = inventory(args.source)
     if not names:
