@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
@@ -35,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -231,11 +233,11 @@ class _Names:
 
     Resolving a name imports torch (more than a second); a build whose pages name nothing new
     (every warm build) reads the answers of an earlier one instead. They are only kept for the
-    exact torch that gave them and the rules of this file that made them (its hash), so a new
-    torch, or a changed rule, resolves every name afresh.
+    exact torch that gave them, this file and the inventory (their hash), so a new torch, a
+    changed rule or a new inventory resolves every name afresh.
     """
 
-    RULES = hashlib.sha256(Path(__file__).read_bytes() + INVENTORY.read_bytes()).hexdigest()[:16]
+    RULES = hashlib.sha256(b"".join(p.read_bytes() for p in (Path(__file__), INVENTORY) if p.exists())).hexdigest()[:16]
 
     def __init__(self, file: Path) -> None:
         self.file, self.torch = file, metadata.version("torch")
@@ -291,9 +293,19 @@ def reference(name: str, inventory: dict[str, str] | None = None) -> str | None:
     return ""
 
 
+@functools.cache
 def _inventory() -> dict[str, str]:
-    names = json.loads(INVENTORY.read_text(encoding="utf-8"))["names"]
-    return {k: v for k, v in names.items() if isinstance(k, str) and isinstance(v, str)}
+    """hooks/pytorch_api.json's names, read once per process; a clear error if it is missing or not one."""
+    try:
+        names = json.loads(INVENTORY.read_text(encoding="utf-8"))["names"]
+        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+            raise ValueError('"names" is not an object of strings')
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise PluginError(
+            f"{INVENTORY}: not an inventory of PyTorch's API names ({error}); "
+            "write it again with tools/pytorch_inventory.py (CONTRIBUTING.md)"
+        ) from error
+    return names
 
 
 def _resolve(full: str) -> Any:

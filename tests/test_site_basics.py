@@ -13,7 +13,7 @@ import pytest
 from helpers import load_file
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from mkdocs.exceptions import Abort
+from mkdocs.exceptions import Abort, PluginError
 
 from mkdocs_examples import yaml_files
 
@@ -108,6 +108,16 @@ def test_every_name_left_unlinked_on_purpose_is_really_missing_from_the_inventor
     hook = pages_hook()
     names = hook._inventory()
     assert not [name for name in hook.UNLINKED if name in names]
+
+
+@pytest.mark.parametrize("content", [None, "{not json", '{"names": ["torch.cat"]}', '{"source": ""}'])
+def test_a_missing_or_broken_inventory_is_an_error_naming_the_file_and_the_tool(tmp_path, content):
+    hook = pages_hook()
+    hook.INVENTORY = tmp_path / "pytorch_api.json"
+    if content is not None:
+        hook.INVENTORY.write_text(content)
+    with pytest.raises(PluginError, match=r"pytorch_api\.json: not an inventory .*tools/pytorch_inventory\.py"):
+        hook.reference("torch.cat")
 
 
 def test_api_names_cached_by_other_rules_are_resolved_again(tmp_path):
