@@ -133,3 +133,27 @@ def test_the_script_writes_a_sorted_file_and_refuses_a_folder_without_docs(tmp_p
     (tmp_path / "empty").mkdir()
     assert pytorch_inventory.main([str(tmp_path / "empty"), "--out", str(out)]) == 1
     assert "no documented names" in capsys.readouterr().err
+
+
+def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():
+    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (README): each
+    name they document must still be one the installed torch has, or the file is from another release."""
+    import importlib
+
+    def exists(name: str) -> bool:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                value = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for part in parts[cut:]:
+                if not hasattr(value, part):
+                    return False
+                value = getattr(value, part)
+            return True
+        return False
+
+    names = json.loads((ROOT / "hooks" / "pytorch_api.json").read_text())["names"]
+    assert len(names) > 1500
+    assert [name for name in names if not exists(name)] == []

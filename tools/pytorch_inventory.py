@@ -15,8 +15,9 @@ SOURCE is a git directory of pytorch/pytorch (read at HEAD with `git ls-tree`/`g
 - ``.. module::``, ``.. automodule::``, ``.. currentmodule::`` set the current module (per page);
   a module itself is published as ``<page>.html#module-<name>`` (by ``module``/``automodule``).
 
-Not recorded: the members that ``:members:`` would add (they need the installed code), and names
-that a page only mentions in prose. The site links only what the file lists.
+Not recorded: the members that ``:members:`` would add (they need the installed code), directives
+nested in another's content (a ``.. class::``'s own ``.. automethod::``), and names that a page
+only mentions in prose. The site links only what the file lists.
 """
 
 from __future__ import annotations
