@@ -56,7 +56,7 @@ UNLINKED = {
     "torch.zero_grad": "shown on purpose as a mistake: it does not exist",
     "torch.nn.pdist": "shown on purpose as a mistake: it does not exist",
     "torch.pdist": "an alias of torch.nn.functional.pdist (linked) with no entry of its own",
-    "torch.relu": "torch.md lists no relu; the page compares it with clamp, not a reference to read",
+    "torch.relu": "torch.md lists no relu (torch.nn.functional.relu has the entry)",
     "torch.nn.init.xavier_uniform": "a deprecated alias, shown as such; nn.init.md documents xavier_uniform_",
     "torch.nn.init": "nn.init.md has no module entry (no automodule), only its functions",
     "torch.nn.utils.rnn": "nn.md declares the module only inside an HTML comment; its functions are linked",
