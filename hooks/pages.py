@@ -6,15 +6,20 @@
   outside a git checkout), shown by Material under the page and given to search engines as the
   page's ``<lastmod>`` in the sitemaps (the day of the build for a page without one).
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
-  `Tensor.detach`) link to PyTorch's reference. Each name is resolved against the installed
-  torch: one that does not exist is a warning (a strict build fails), unless the page
-  shows on purpose that it does not exist (``ABSENT`` below). The answers are kept in
-  ``.cache/api-names.json`` for that torch version, so a warm build imports no torch.
+  `Tensor.detach`) link to the page and anchor that PyTorch's documentation gives them, as
+  listed in ``hooks/pytorch_api.json`` (written by tools/pytorch_inventory.py from PyTorch's
+  docs sources): a name is looked up as written, then under the full name of the object in
+  the installed torch (``torch.set_grad_enabled`` is documented as
+  ``torch.autograd.grad_mode.set_grad_enabled``). A name with no entry is a warning (a strict
+  build fails) unless it is left unlinked on purpose (``UNLINKED`` below, with why); values
+  (dtypes, flags) without an entry are not linked. The answers are kept in
+  ``.cache/api-names.json`` for that torch version and that inventory, so a warm build imports no torch.
 - A 404 page in each language, with links home, and a sitemap for each language.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
@@ -31,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -41,25 +47,28 @@ from mkdocs_examples import i18n
 log = get_plugin_logger("pages")
 
 REFERENCE = "https://docs.pytorch.org/docs/stable/"
-# Names that pages show on purpose as mistakes: they do not exist, and the page says so
-ABSENT = {"torch.zero_grad", "torch.nn.pdist"}
+# What PyTorch's documentation publishes: name -> "page#anchor" (tools/pytorch_inventory.py writes it)
+INVENTORY = Path(__file__).with_name("pytorch_api.json")
 SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torch.Tensor."), ("torch.", "torch."))
-# Modules whose reference is one page with an anchor per name, not a page per name
-ONE_PAGE = {"torch.utils.data": "data.html", "torch.nn.init": "nn.init.html"}
-# Names whose reference is not generated/<name>.html, as PyTorch's docs/source lays them out:
-# `.. class:: Tensor()` in tensors.rst; `.. class:: dtype` and `.. class:: device` in
-# tensor_attributes.rst; `.. autoclass:: torch.Size` in size.rst; nn.rst's autosummary lists
-# Parameter as `~parameter.Parameter`, so its page is named after torch.nn.parameter
-ELSEWHERE = {
-    "torch.Tensor": "tensors.html#torch.Tensor",
-    "torch.dtype": "tensor_attributes.html#torch.dtype",
-    "torch.device": "tensor_attributes.html#torch.device",
-    "torch.Size": "size.html#torch.Size",
-    "torch.nn.Parameter": "generated/torch.nn.parameter.Parameter.html",
+# Names the pages write that PyTorch's documentation (hooks/pytorch_api.json) has no entry for,
+# left unlinked on purpose: name -> why. Any other name missing from it is a warning.
+UNLINKED = {
+    "torch.zero_grad": "shown on purpose as a mistake: it does not exist",
+    "torch.nn.pdist": "shown on purpose as a mistake: it does not exist",
+    "torch.pdist": "an alias of torch.nn.functional.pdist (linked) with no entry of its own",
+    "torch.relu": "torch.md lists no relu (torch.nn.functional.relu has the entry)",
+    "torch.nn.init.xavier_uniform": "a deprecated alias, shown as such; nn.init.md documents xavier_uniform_",
+    "torch.nn.init": "nn.init.md has no module entry (no automodule), only its functions",
+    "torch.nn.utils.rnn": "nn.md declares the module only inside an HTML comment; its functions are linked",
+    "torch.FloatTensor": "a legacy type: tensors.md names it in a table, without an entry",
+    "torch.cuda.FloatTensor": "a legacy type: tensors.md names it in a table, without an entry",
+    "torch.FloatTensor.abs_": "a legacy spelling the page shows as old; Tensor.abs_ is the entry",
+    "torch.amp.GradScaler": "amp.md of the sources read documents only torch.cuda.amp/torch.cpu.amp.GradScaler",
+    "torch.multiprocessing.start_processes": "multiprocessing.md documents spawn, not start_processes",
+    "torch._dynamo.explain": "a private module: no entry in the pages read",
+    "torch._dynamo.exc.Unsupported": "a private module: no entry in the pages read",
+    "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
 }
-# The legacy tensor types (torch.FloatTensor, torch.cuda.LongTensor...) have no entry of their own:
-# tensors.rst names them in its table of data types, without a target; their methods are Tensor's
-LEGACY_TYPE = re.compile(r"torch\.(?:cuda\.)?(?:Float|Double|Half|BFloat16|Byte|Char|Short|Int|Long|Bool)Tensor")
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
 
@@ -210,8 +219,8 @@ def _link_names(html: str, where: Callable[[str], str], names: _Names) -> str:
             return match[0]
         if url == "":
             log.warning(
-                f"{where(match[1])}: `{match[1]}` is not in torch {names.torch}: was it removed? Fix the name, "
-                "or add it to ABSENT in hooks/pages.py if the page shows on purpose that it does not exist"
+                f"{where(match[1])}: `{match[1]}` is not in PyTorch's documentation (hooks/pytorch_api.json): "
+                "fix the name, or add it to UNLINKED in hooks/pages.py, saying why, if the page means it"
             )
             return match[0]
         return f'<a href="{url}" class="mx-api" title="PyTorch reference">{match[0]}</a>'
@@ -224,11 +233,11 @@ class _Names:
 
     Resolving a name imports torch (more than a second); a build whose pages name nothing new
     (every warm build) reads the answers of an earlier one instead. They are only kept for the
-    exact torch that gave them and the rules of this file that made them (its hash), so a new
-    torch, or a changed rule, resolves every name afresh.
+    exact torch that gave them, this file and the inventory (their hash), so a new torch, a
+    changed rule or a new inventory resolves every name afresh.
     """
 
-    RULES = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    RULES = hashlib.sha256(b"".join(p.read_bytes() for p in (Path(__file__), INVENTORY) if p.exists())).hexdigest()[:16]
 
     def __init__(self, file: Path) -> None:
         self.file, self.torch = file, metadata.version("torch")
@@ -260,28 +269,43 @@ class _Names:
             log.info(f"API names are not cached: cannot write {self.file} ({error.strerror or error})")
 
 
-def reference(name: str) -> str | None:
-    """The reference URL of an API name; "" if torch has no such name; None if it is not linked."""
+def reference(name: str, inventory: dict[str, str] | None = None) -> str | None:
+    """The reference URL of an API name; "" if PyTorch's documentation has no entry for it; None if not linked.
+
+    A name is looked up as written (short forms expanded), then under the full name of the object it
+    is in the installed torch (``torch.set_grad_enabled`` is documented as
+    ``torch.autograd.grad_mode.set_grad_enabled``). Values (dtypes, flags) that the documentation
+    does not index are not linked.
+    """
+    names = _inventory() if inventory is None else inventory
     name = name.removesuffix("()")
     full = next((long + name[len(short) :] for short, long in SHORT if name.startswith(short)), None)
-    if full is None or full in ABSENT:
+    if full is None or full in UNLINKED:
         return None
+    if full in names:
+        return REFERENCE + names[full]
     found = _resolve(full)
-    if found is None:
-        return ""
-    if inspect.ismodule(found) or not (callable(found) or inspect.isclass(found)):
-        return None  # modules, dtypes and other values: no page of their own
-    if full in ELSEWHERE:
-        return REFERENCE + ELSEWHERE[full]
-    if legacy := LEGACY_TYPE.match(full):
-        rest = full[legacy.end() :]
-        return f"{REFERENCE}generated/torch.Tensor{rest}.html" if rest else f"{REFERENCE}tensors.html"
-    for module, page in ONE_PAGE.items():
-        if full.startswith(module + "."):
-            if module == "torch.nn.init" and not full.endswith("_") and full != "torch.nn.init.calculate_gain":
-                return None  # nn.init.rst documents the in-place functions only, not their deprecated aliases
-            return f"{REFERENCE}{page}#{full}"
-    return f"{REFERENCE}generated/{full}.html"
+    own = f"{getattr(found, '__module__', '')}.{getattr(found, '__qualname__', '')}"
+    if own in names:
+        return REFERENCE + names[own]
+    if found is not None and not (inspect.ismodule(found) or callable(found) or inspect.isclass(found)):
+        return None  # a value (torch.float32, a config flag): no entry of its own
+    return ""
+
+
+@functools.cache
+def _inventory() -> dict[str, str]:
+    """hooks/pytorch_api.json's names, read once per process; a clear error if it is missing or not one."""
+    try:
+        names = json.loads(INVENTORY.read_text(encoding="utf-8"))["names"]
+        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+            raise ValueError('"names" is not an object of strings')
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise PluginError(
+            f"{INVENTORY}: not an inventory of PyTorch's API names ({error}); "
+            "write it again with tools/pytorch_inventory.py (CONTRIBUTING.md)"
+        ) from error
+    return names
 
 
 def _resolve(full: str) -> Any:

@@ -13,7 +13,7 @@ import pytest
 from helpers import load_file
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from mkdocs.exceptions import Abort
+from mkdocs.exceptions import Abort, PluginError
 
 from mkdocs_examples import yaml_files
 
@@ -47,23 +47,22 @@ def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
         assert "md-footer__link--prev" in text and "md-footer__link--next" in text
 
 
-def test_api_names_link_to_the_reference_of_names_that_exist(real_site):
-    import importlib
-
+def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real_site):
+    """Issue 19: a link is only made to an entry of the inventory (hooks/pytorch_api.json), never by a rule."""
     site, _ = real_site
     hook, links = pages_hook(), set()
     for page in pages(site):
         links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"[^>]*><code>([^<]+)</code>', page.read_text()))
     assert len(links) > 50
+    published = set(hook._inventory().values())
     for url, shown in links:
-        # the name the link shows, in full (`nn.Parameter`: torch.nn.Parameter), not as its URL spells it
-        shown = shown.removesuffix("()")
-        name = next(long + shown[len(short) :] for short, long in hook.SHORT if shown.startswith(short))
-        parts = name.split(".")
-        value = importlib.import_module(parts[0])
-        for i, part in enumerate(parts[1:], start=1):
-            value = getattr(value, part, None) or importlib.import_module(".".join(parts[: i + 1]))
-        assert callable(value), url
+        assert url.startswith(hook.REFERENCE) and url.removeprefix(hook.REFERENCE) in published, (shown, url)
+        page, _, anchor = url.removeprefix(hook.REFERENCE).partition("#")
+        assert page.endswith(".html") and anchor, url
+    # these pointed to generated/<name>.html pages that PyTorch's reference does not have
+    shown = {s.removesuffix("()"): u.removeprefix(hook.REFERENCE) for u, s in links}
+    assert shown["torch.autograd.detect_anomaly"] == "autograd.html#torch.autograd.detect_anomaly"
+    assert shown["torch.utils.checkpoint.checkpoint"] == "checkpoint.html#torch.utils.checkpoint.checkpoint"
 
 
 def pages_hook():
@@ -71,19 +70,20 @@ def pages_hook():
     return load_file("pages_hook_under_test", ROOT / "hooks" / "pages.py")
 
 
-def test_api_names_resolve_to_their_reference_page():
+def test_api_names_resolve_to_their_entry_in_the_inventory():
     hook = pages_hook()
-    assert hook.reference("torch.cat").endswith("generated/torch.cat.html")
-    assert hook.reference("nn.Linear").endswith("generated/torch.nn.Linear.html")
-    assert hook.reference("F.cross_entropy").endswith("generated/torch.nn.functional.cross_entropy.html")
-    assert hook.reference("Tensor.detach()").endswith("generated/torch.Tensor.detach.html")
+    assert hook.reference("torch.cat").endswith("generated/torch.cat.html#torch.cat")
+    assert hook.reference("nn.Linear").endswith("generated/torch.nn.Linear.html#torch.nn.Linear")
+    assert hook.reference("F.cross_entropy").endswith("#torch.nn.functional.cross_entropy")
+    assert hook.reference("Tensor.detach()").endswith("generated/torch.Tensor.detach.html#torch.Tensor.detach")
     assert hook.reference("torch.utils.data.DataLoader").endswith("data.html#torch.utils.data.DataLoader")
-    assert hook.reference("torch.float32") is None and hook.reference("torch.nn") is None
-    assert hook.reference("torch.zero_grad") is None  # shown on purpose as a mistake (ABSENT)
+    assert hook.reference("torch.nn").endswith("nn.html#module-torch.nn")  # a module with an entry
+    assert hook.reference("torch.float32") is None  # a value: no entry of its own, not linked
+    assert hook.reference("torch.zero_grad") is None  # shown on purpose as a mistake (UNLINKED)
     assert hook.reference("torch.no_such_function") == ""
 
 
-def test_api_names_documented_elsewhere_link_where_pytorch_documents_them():
+def test_api_names_documented_under_another_name_link_where_pytorch_documents_them():
     """Issue 19: these pointed to generated/<name>.html pages that PyTorch's reference does not have."""
     hook = pages_hook()
     expected = {
@@ -91,15 +91,33 @@ def test_api_names_documented_elsewhere_link_where_pytorch_documents_them():
         "torch.dtype": "tensor_attributes.html#torch.dtype",
         "torch.device": "tensor_attributes.html#torch.device",
         "torch.Size": "size.html#torch.Size",
-        "nn.Parameter": "generated/torch.nn.parameter.Parameter.html",
-        "torch.FloatTensor": "tensors.html",
-        "torch.cuda.FloatTensor": "tensors.html",
-        "torch.FloatTensor.abs_()": "generated/torch.Tensor.abs_.html",
+        "nn.Parameter": "generated/torch.nn.parameter.Parameter.html#torch.nn.parameter.Parameter",
+        "torch.set_grad_enabled": (
+            "generated/torch.autograd.grad_mode.set_grad_enabled.html#torch.autograd.grad_mode.set_grad_enabled"
+        ),
+        "torch.cuda.empty_cache": "generated/torch.cuda.memory.empty_cache.html#torch.cuda.memory.empty_cache",
         "nn.init.xavier_uniform_": "nn.init.html#torch.nn.init.xavier_uniform_",
-        "nn.init.calculate_gain": "nn.init.html#torch.nn.init.calculate_gain",
+        "torch.profiler.profile": "profiler.html#torch.profiler.profile",
+        "torch.utils.benchmark.Timer": "benchmark_utils.html#torch.utils.benchmark.Timer",
     }
     assert {name: hook.reference(name) for name in expected} == {n: hook.REFERENCE + u for n, u in expected.items()}
-    assert hook.reference("nn.init.xavier_uniform") is None  # a deprecated alias: no anchor on nn.init.html
+    assert hook.reference("nn.init.xavier_uniform") is None  # a deprecated alias: unlinked on purpose
+
+
+def test_every_name_left_unlinked_on_purpose_is_really_missing_from_the_inventory():
+    hook = pages_hook()
+    names = hook._inventory()
+    assert not [name for name in hook.UNLINKED if name in names]
+
+
+@pytest.mark.parametrize("content", [None, "{not json", '{"names": ["torch.cat"]}', '{"source": ""}'])
+def test_a_missing_or_broken_inventory_is_an_error_naming_the_file_and_the_tool(tmp_path, content):
+    hook = pages_hook()
+    hook.INVENTORY = tmp_path / "pytorch_api.json"
+    if content is not None:
+        hook.INVENTORY.write_text(content)
+    with pytest.raises(PluginError, match=r"pytorch_api\.json: not an inventory .*tools/pytorch_inventory\.py"):
+        hook.reference("torch.cat")
 
 
 def test_api_names_cached_by_other_rules_are_resolved_again(tmp_path):
@@ -114,7 +132,10 @@ def test_api_names_cached_by_other_rules_are_resolved_again(tmp_path):
 
 
 @pytest.mark.parametrize("strict", [False, True])
-def test_a_removed_api_is_a_warning_naming_the_page_and_fails_a_strict_build(tmp_path, caplog, strict):
+@pytest.mark.parametrize("name", ["torch.no_such_function", "torch.conv2d"])  # torch.conv2d: in torch, not in torch.md
+def test_a_name_not_in_pytorchs_documentation_is_a_warning_naming_the_page_and_fails_a_strict_build(
+    tmp_path, caplog, strict, name
+):
     site = shutil.copytree(ROOT / "tests" / "site", tmp_path / "site")
     config_file = site / "mkdocs.yml"
     text = config_file.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
@@ -122,7 +143,7 @@ def test_a_removed_api_is_a_warning_naming_the_page_and_fails_a_strict_build(tmp
     # on the default language's page: a strict build that fails inside static-i18n's build of another
     # language leaves MkDocs' clean_directory patched out for the rest of the process (static-i18n 1.3.1)
     page = site / "docs" / "en" / "index.md"
-    page.write_text(page.read_text() + "\n`torch.no_such_function` is gone, `torch.cat` is still here.\n")
+    page.write_text(page.read_text() + f"\n`{name}` is not documented, `torch.cat` is.\n")
     config = load_config(str(config_file), strict=strict)
     config.plugins.on_startup(command="build", dirty=False)
     try:
@@ -134,12 +155,11 @@ def test_a_removed_api_is_a_warning_naming_the_page_and_fails_a_strict_build(tmp
     finally:
         config.plugins.on_shutdown()
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    version = __import__("torch").__version__
-    assert warning.startswith(f"pages: docs/en/index.md:11: `torch.no_such_function` is not in torch {version}")
-    assert "add it to ABSENT in hooks/pages.py" in warning
+    assert warning.startswith(f"pages: docs/en/index.md:11: `{name}` is not in PyTorch's documentation")
+    assert "add it to UNLINKED in hooks/pages.py" in warning
     if not strict:
         built = (site / "site" / "index.html").read_text()
-        assert "<code>torch.no_such_function</code>" in built and 'class="mx-api"' in built  # torch.cat linked
+        assert f"<code>{name}</code> is not" in built and 'class="mx-api"' in built  # unlinked; torch.cat linked
 
 
 def test_sitemaps_list_only_real_pages_per_language(real_site):
