@@ -67,7 +67,7 @@ def notebook(
         if not is_code(header):
             if marker in chosen:
                 notes += 1
-                cells.append(_markdown(chosen[marker].text, notes))
+                cells.append(_markdown(chosen[marker].text, f"note-{notes}"))
             continue
         if not "\n".join(lines).strip():
             continue
@@ -82,14 +82,13 @@ def notebook(
         if cell.index in from_gpu and recorded:
             notes += 1
             note = words["notebook.recorded"].format(machine=machine(recorded))
-            cells.append(_markdown(f"*{note}*", notes))
+            cells.append(_markdown(f"*{note}*", f"note-{notes}"))
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
-            cells.append(_markdown(f"*{words['notebook.cuda']}*", notes))
+            cells.append(_markdown(f"*{words['notebook.cuda']}*", f"note-{notes}"))
     if result is not None and "torch" in result.env:  # which environment the outputs come from: before the first
         first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
-        cells.insert(first, _markdown(f"*{words['notebook.built'].format(what=full(result.env))}*", 0))
-        cells[first]["id"] = "environment"
+        cells.insert(first, _markdown(f"*{words['notebook.built'].format(what=full(result.env))}*", "environment"))
     return {
         "cells": cells,
         "metadata": {
@@ -145,9 +144,9 @@ def dumps(notebook: dict[str, Any]) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def _markdown(text: str, number: int) -> dict[str, Any]:
+def _markdown(text: str, cell_id: str) -> dict[str, Any]:
     # a line break between two Chinese characters is a stray space on the notebook's page
-    return {"cell_type": "markdown", "id": f"note-{number}", "metadata": {}, "source": disarmed(unwrap(text))}
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": disarmed(unwrap(text))}
 
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
