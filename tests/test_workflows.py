@@ -682,23 +682,27 @@ def test_only_the_propose_job_holds_a_token_and_it_is_the_environments():
 PROPOSE = 'Open or update the pull request "Refresh CUDA recordings"'
 
 
-def test_the_proposal_refuses_a_folder_that_names_no_environment(tmp_path):
-    merged = tmp_path / "merged"
-    (merged / "..hidden").mkdir(parents=True)
-    (merged / "..hidden" / "x.json").write_text("{}")
-    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
-    code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path)
-    assert code == 1 and "a folder that names no environment" in log, log
+VERSIONS_PROPOSE = 'Open or update the pull request "Refresh torch release recordings"'
 
 
-def test_the_proposal_refuses_anything_but_json_files(tmp_path):
+@pytest.mark.parametrize(
+    ("workflow", "step", "files", "refusal"),
+    [
+        ("gpu.yml", PROPOSE, ["..hidden/x.json"], "a folder that names no environment"),
+        ("gpu.yml", PROPOSE, ["cuda-torch2.13.0-py3.11/tensors/x.json", "cuda-torch2.13.0-py3.11/tensors/run.sh"],
+         "something other than .json files"),
+        ("versions.yml", VERSIONS_PROPOSE, ["cuda-torch2.13.0-py3.11/x.json"],
+         "a folder that names no CPU environment"),
+    ],
+)  # fmt: skip
+def test_a_proposal_refuses_what_its_workflow_does_not_record(tmp_path, workflow, step, files, refusal):
     merged = tmp_path / "merged"
-    (merged / "cuda-torch2.13.0-py3.11" / "tensors").mkdir(parents=True)
-    (merged / "cuda-torch2.13.0-py3.11" / "tensors" / "x.json").write_text("{}")
-    (merged / "cuda-torch2.13.0-py3.11" / "tensors" / "run.sh").write_text("echo hi")
+    for name in files:
+        (merged / name).parent.mkdir(parents=True, exist_ok=True)
+        (merged / name).write_text("echo hi" if name.endswith(".sh") else "{}")
     env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
-    code, log, _ = _run_step("gpu.yml", PROPOSE, env, tmp_path)
-    assert code == 1 and "something other than .json files" in log, log
+    code, log, _ = _run_step(workflow, step, env, tmp_path)
+    assert code == 1 and refusal in log, log
 
 
 def test_the_proposal_pushes_the_recordings_to_their_branch_and_opens_the_pull_request(tmp_path):
@@ -825,18 +829,6 @@ def test_the_version_merge_merges_each_release_on_its_own(tmp_path):
     jobs.append({"torch": "2.11", "python": "3.11", "shard": "1/2"})  # a release whose shards recorded nothing
     code, log, _ = _run_step("versions.yml", MERGE_RELEASES, {"MATRIX": json.dumps({"include": jobs})}, tmp_path)
     assert code == 1 and "torch 2.11: no shard recorded anything" in log
-
-
-VERSIONS_PROPOSE = 'Open or update the pull request "Refresh torch release recordings"'
-
-
-def test_the_version_proposal_refuses_a_cuda_folder(tmp_path):
-    merged = tmp_path / "merged"
-    (merged / "cuda-torch2.13.0-py3.11").mkdir(parents=True)
-    (merged / "cuda-torch2.13.0-py3.11" / "x.json").write_text("{}")
-    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "BASE": "main", "MERGED": str(merged)}
-    code, log, _ = _run_step("versions.yml", VERSIONS_PROPOSE, env, tmp_path)
-    assert code == 1 and "a folder that names no CPU environment" in log, log
 
 
 def test_the_version_proposal_replaces_cpu_environments_and_leaves_the_gpu_workflows_twin(tmp_path):
