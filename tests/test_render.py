@@ -155,3 +155,14 @@ def test_the_take_away_line_goes_under_the_first_title_outside_code():
 
 def test_the_take_away_line_of_a_page_without_a_title_in_its_markdown_goes_at_its_top():
     assert under_title("Prose.\n\n#hashtag is no title\n", LINE).splitlines()[:3] == ["", LINE, ""]
+
+
+def test_recordings_of_one_folder_made_on_two_days_are_listed_with_each_date():
+    from mkdocs_examples.render.provenance import Source
+
+    gpu = {"device": "cuda", "torch": "2.11.0+cu130", "python": "3.12.3", "gpu": "NVIDIA H100"}  # test data
+    sources = Sources()
+    for date in ("2026-11-22", "2026-11-23", "2026-11-22"):
+        sources.label(Source("cuda-torch2.11.0-py3.12", gpu, date))
+    block = unescape(sources.block("en"))
+    assert block.count("2026-11-22") == 1 and block.count("2026-11-23") == 1  # each output's own date, each once

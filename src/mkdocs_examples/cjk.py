@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from mkdocs_examples.source.blocks import fenced_lines
+
 # CJK symbols and punctuation (the ideographic comma and full stop, book-title marks), kana,
 # ideographs (with extensions A and B, and the compatibility block), full-width forms (the
 # comma, colon and parentheses of Chinese text)
@@ -19,7 +21,6 @@ _CJK = re.compile(
 # Punctuation that Chinese text shares with English (curly quotes, ellipsis, em dash, middle
 # dot): joined only next to a CJK character
 _SHARED = re.compile("[\u2018\u2019\u201c\u201d\u2026\u2014\u00b7]")
-_FENCE = re.compile(r"\s*(```|~~~)")
 
 
 def joins(before: str, after: str) -> bool:
@@ -33,15 +34,13 @@ def unwrap(markdown: str) -> str:
     """``markdown`` with each line break inside a paragraph between two CJK characters removed, with the
     indentation after it; paragraphs, list items and fenced code keep their lines."""
     lines = markdown.split("\n")
+    code = fenced_lines(markdown)
     out = [lines[0]]
-    fenced = bool(_FENCE.match(lines[0]))
-    for line in lines[1:]:
+    for index, line in enumerate(lines[1:], start=1):
         previous, stripped = out[-1].rstrip(), line.lstrip()
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif (
-            not fenced and previous and stripped and not stripped.startswith(("- ", "* ", "+ ", "#", ">"))
-            and joins(previous[-1], stripped[0])
+        if (
+            index not in code and index - 1 not in code and previous and stripped
+            and not stripped.startswith(("- ", "* ", "+ ", "#", ">")) and joins(previous[-1], stripped[0])
         ):  # fmt: skip
             out[-1] = previous + stripped
             continue

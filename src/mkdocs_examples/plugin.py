@@ -310,13 +310,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return
         if self._with_views:
             self._jupyter_cache.evict(config)
-        if self._engine:  # every example that built, as a script and as a notebook with its outputs
-            for lang in i18n.languages(config):  # in each language's folder, with its notes
-                folder = Path(config.site_dir) / i18n.prefix(config, lang) / "downloads"
-                notebooks.write_downloads(folder, self._built(), lang=lang)
+        built = self._built() if self._engine else []
+        for lang in i18n.languages(config) if self._engine else ():  # each language's downloads, with its notes
+            folder = Path(config.site_dir) / i18n.prefix(config, lang) / "downloads"
+            notebooks.write_downloads(folder, built, lang=lang)
         if self._engine and self._recordings and PICKER[1] in self._assets:  # what the torch picker fetches
-            built = [(e, r) for e, r, _ in self._built()]
-            picker.write(Path(config.site_dir), self._recordings.found, built, self.config.max_output)
+            results = [(example, result) for example, result, _ in built]
+            picker.write(Path(config.site_dir), self._site_env(), self._recordings.found, results,
+                         self.config.max_output)  # fmt: skip
         self._end_build()
 
     @event_priority(-10_000)  # the very last: every plugin and hook has written its files

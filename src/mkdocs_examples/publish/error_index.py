@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from mkdocs_examples.recordings.store import python_minor, release
 from mkdocs_examples.render.attribution import normalise
+from mkdocs_examples.render.checks import version_key
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
@@ -101,7 +102,7 @@ class Printed:
 
     @property
     def version(self) -> tuple[int, ...]:
-        return tuple(int(part) for part in re.findall(r"\d+", self.torch)[:3])
+        return version_key(self.torch)
 
 
 @dataclass

@@ -10,9 +10,9 @@ that language's files, :func:`add` writes one notebook per example that built in
 - The notebook is the one readers of its language download (publish/notebooks.py): the outputs
   the site shows, CUDA cells from their recordings, the example's notes in the view's language
   where it has them (``# %% [markdown] lang="zh"``), and the notes the engine adds (a GPU
-  recording, a cell that needs CUDA) in that language. A notebook without notes of either kind
-  is the same bytes in every language, so mkdocs-jupyter's cache (keyed by content, evicting
-  what a build did not use) renders it once.
+  recording, a cell that needs CUDA, which environment made the outputs) in that language, so
+  each language's view is a notebook of its own, which mkdocs-jupyter's cache (keyed by
+  content, evicting what a build did not use) renders once and keeps across builds.
 - A view's title is that of the first page (by path) that embeds the example in the view's
   language, as plain text (no Markdown: the title of `torch.cat` 与 `torch.stack` showed its
   backticks, in ``<title>`` too), with a link back to it; its edit button edits the example file.

@@ -9,7 +9,8 @@ release (by minor version, then patch; of two as near, the older). So a CPU cell
 output and a cell only a GPU ran keeps its GPU's.
 
 Two kinds of file, written at the end of a build under ``<site>/outputs/`` (:data:`FOLDER`),
-fetched only once a reader picks a release other than the build's:
+the first fetched on each page with outputs, the others only once a reader picks a release other
+than the build's:
 
 - ``environments.json`` (:func:`site_data`): the releases, the environment each shows per
   device, each environment's short label and full description, and the picker's texts in each
@@ -50,7 +51,7 @@ class Environment:
 
     name: str
     env: dict[str, str]
-    date: str | None = None  # of its recordings (the newest); None for the build's own
+    date: str | None = None  # None: the folder's recordings may come from several days, and a label names none
 
     @property
     def device(self) -> str:
@@ -144,21 +145,21 @@ def environments(built: dict[str, str], found: dict[str, dict[str, Recording]]) 
     example path: recording) that holds any."""
     named = [Environment(BUILD, built)] if built else []
     for name, recordings in found.items():
-        if recordings:
+        if recordings:  # the newest recording's env (a folder's manifest holds for all), without its date
             newest = max(recordings.values(), key=lambda r: r.recorded)
-            named.append(Environment(name, newest.env, newest.date))
+            named.append(Environment(name, newest.env))
     return named
 
 
 def write(
-    site_dir: Path, found: dict[str, dict[str, Recording]], results: list[tuple[Example, Result]], limit: int
-) -> None:
+    site_dir: Path, built: dict[str, str], found: dict[str, dict[str, Recording]],
+    results: list[tuple[Example, Result]], limit: int,
+) -> None:  # fmt: skip
     """The picker's files under ``site_dir``: the site's, and one per example of ``results`` (each with the
-    build's result); ``found``: the published recordings, by folder and example."""
+    build's result); ``built``: the build's environment; ``found``: the published recordings, by folder and
+    example."""
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    envs = [result.env for _, result in results]
-    built = next((env for env in envs if "torch" in env), envs[0] if envs else {})  # examples that import torch say
     _dump(folder / SITE, site_data(environments(built, found), limit))
     for example, result in results:
         recorded = {name: r for name, recordings in found.items() if (r := recordings.get(example.path))}

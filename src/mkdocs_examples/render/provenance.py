@@ -67,14 +67,15 @@ class Source:
 
 @dataclass
 class Sources:
-    """The environments a page's outputs come from, each once, in the order the page first shows them."""
+    """The environments a page's outputs come from, each once, in the order the page first shows them; a
+    folder's recordings made on different days are listed once per day, so that each date is one they had."""
 
-    found: dict[str, Source] = field(default_factory=dict)
+    found: dict[tuple[str, str | None], Source] = field(default_factory=dict)
 
     def label(self, source: Source, *, example: str | None = None, cell: int | None = None) -> str:
         """The short label beside an output of ``source``. With ``example`` and ``cell``, the picker
         (assets/mkdocs_examples_picker.js) finds the output by it and may show another environment's."""
-        self.found.setdefault(source.name, source)
+        self.found.setdefault((source.name, source.date), source)
         data = ""
         if example is not None and cell is not None:
             device = source.env.get("device", "?")
@@ -85,7 +86,7 @@ class Sources:
     def labels(self, sources: list[Source]) -> str:
         """One label for outputs several environments printed alike (a folded note)."""
         for source in sources:
-            self.found.setdefault(source.name, source)
+            self.found.setdefault((source.name, source.date), source)
         names = " / ".join(dict.fromkeys(short(s.env) for s in sources))
         return f'<small class="mx-provenance">{inline(names)}</small>'
 

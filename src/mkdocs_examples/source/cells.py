@@ -23,6 +23,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 TAGS = {
@@ -80,7 +81,7 @@ class Example:
     cells: tuple[Cell, ...] = field(default=())
     folder: str = "examples"  # the examples folder as the site names it (plugin option `examples_dir`)
 
-    @property
+    @cached_property  # read for every cell a page shows, every recording and every notebook: computed once
     def digest(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()
 
@@ -88,7 +89,7 @@ class Example:
     def from_source(cls, path: str, file: Path, source: str, folder: str = "examples") -> Example:
         return cls(path, file, source, parse_cells(source, f"{folder}/{path}"), folder)
 
-    @property
+    @cached_property
     def notes(self) -> tuple[Note, ...]:
         return parse_notes(self.source, self.display)
 

@@ -11,10 +11,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import InclusionLevel, get_files
 from mkdocs.utils.meta import get_data
 
-from mkdocs_examples.source.blocks import Block, find_blocks
+from mkdocs_examples.source.blocks import Block, fenced_lines, find_blocks
 
 _TITLE = re.compile(r"# +(.+?) *#*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(?<!\w)(\*\*|__|\*|_)(?=\S)|(?<=\S)(\*\*|__|\*|_)(?!\w)")
@@ -39,12 +38,9 @@ def title_of(markdown: str, fallback: str) -> str:
     body, meta = get_data(markdown)
     if isinstance(meta.get("title"), str) and meta["title"].strip():
         return meta["title"].strip()
-    fence = None
-    for line in body.splitlines():
-        marker = _FENCE.match(line)
-        if marker and (fence is None or marker[1].startswith(fence)):
-            fence = None if fence else marker[1]
-        elif fence is None and (found := _TITLE.match(line)):
+    code = fenced_lines(body)
+    for index, line in enumerate(body.splitlines()):
+        if index not in code and (found := _TITLE.match(line)):
             return found[1].strip()
     return fallback
 
