@@ -29,6 +29,7 @@ import inspect
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -234,9 +235,23 @@ def _named(value: Any) -> str:
         source = inspect.getsourcefile(kind)
     except TypeError:
         source = None
-    if source and "site-packages" not in source:  # a hook's own extension: its code is an input too
-        name += "@" + hashlib.sha256(Path(source).read_bytes()).hexdigest()
+    if source and "site-packages" not in source:  # a hook's own extension: its code is an input too, and
+        # that of the project's own modules it takes names from (hooks/cjk.py's rule is mkdocs_examples/cjk.py)
+        files = {source} | {f for v in vars(sys.modules[kind.__module__]).values() if (f := _own_file(v))}
+        digest = hashlib.sha256()
+        for file in sorted(files):
+            digest.update(Path(file).read_bytes())
+        name += "@" + digest.hexdigest()
     return name
+
+
+def _own_file(value: Any) -> str | None:
+    """The file of the project (not an installed package's) that defines ``value``, a function or class."""
+    if not (inspect.isclass(value) or inspect.isfunction(value)):
+        return None
+    module = sys.modules.get(value.__module__)
+    file = getattr(module, "__file__", None)
+    return file if file and "site-packages" not in file and "/lib/python" not in file else None
 
 
 def _rendered(page: Page) -> dict[str, Any]:

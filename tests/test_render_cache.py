@@ -129,3 +129,14 @@ def test_an_entry_that_is_not_one_of_ours_is_a_miss(site, renders):
     renders.clear()
     built = build_site(site)
     assert len(renders) == 4 and "A section" in built["more/index.html"].decode()
+
+
+def test_a_hooks_extension_is_keyed_by_the_project_modules_it_takes_its_rules_from(tmp_path, monkeypatch):
+    import mkdocs_examples.cjk
+
+    cjk = helpers.load_file("cjk", ROOT / "hooks" / "cjk.py")  # its rule, `joins`, is mkdocs_examples/cjk.py's
+    before = render_cache._named(cjk.CJKLineBreaks())
+    changed = tmp_path / "cjk.py"
+    changed.write_text(Path(mkdocs_examples.cjk.__file__).read_text() + "\n# a changed rule\n")
+    monkeypatch.setattr(mkdocs_examples.cjk, "__file__", str(changed))
+    assert render_cache._named(cjk.CJKLineBreaks()) != before  # every page rendered with the old rule goes
