@@ -201,12 +201,8 @@ def picked_site(tmp_path_factory) -> Path:
 def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says_so(picked_site):
     from playwright.sync_api import expect, sync_playwright
     from test_browser import ARGS, CHROMIUM, search_queries
+    from test_browser import SHOWN_OUTPUT as shown
 
-    shown = """label => {
-        let node = label.closest("p").previousElementSibling;
-        while (node && node.hidden) node = node.previousElementSibling;
-        return node.querySelector("code").textContent.replace(/\\n$/, "");
-    }"""
     with search_queries.served(picked_site) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
