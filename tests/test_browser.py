@@ -491,7 +491,7 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
     expect(label).to_have_text(built)
     assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT)
     picker = page.get_by_role("combobox", name=name)  # a labelled <select> in the header
-    assert picker.locator("xpath=ancestor::header").count() == 1
+    expect(picker.locator("xpath=ancestor::header")).to_have_count(1)  # the picker comes with environments.json
     picker.select_option(release)
     expect(label).to_have_text(f"torch {release} · CPU")
     recorded = _recorded(folder, "check_install.py", "versions")
