@@ -7,6 +7,7 @@ run the path of every system.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from helpers import alive
 
 from mkdocs_examples.execute import engine as engine_module
-from mkdocs_examples.execute.child import landlock, namespaces
+from mkdocs_examples.execute.child import landlock, namespaces, processes
 from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
 from mkdocs_examples.results import Options, Result
 
@@ -129,6 +130,26 @@ def test_dataloader_workers_and_multiprocessing_pools_are_not_counted_as_left_be
         ),
     )
     assert outcomes["pool"].failure is None, describe(outcomes["pool"])
+
+
+@linux_only
+def test_a_group_whose_processes_have_all_ended_has_nothing_left_though_no_one_reaped_them():
+    # In portable mode a process an example started and that ended after it is a zombie until its
+    # new parent reaps it; a container's init may take seconds, and the example was failed for it
+    ended = subprocess.Popen(["true"], start_new_session=True)
+    running = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while processes.stat_fields(ended.pid)[:1] != ["Z"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert processes.stat_fields(ended.pid)[:1] == ["Z"]  # ended, and not reaped: we have not waited
+        assert not processes.group_alive(ended.pid)
+        assert processes.group_alive(running.pid)
+    finally:
+        running.kill()
+        running.wait()
+        ended.wait()
+    assert not processes.group_alive(ended.pid) and not processes.group_alive(running.pid)
 
 
 # --- the network ----------------------------------------------------------------------------

@@ -50,14 +50,27 @@ def kill_group(pid: int | None) -> None:
 
 
 def group_alive(pgid: int) -> bool:
-    """Whether any process is left in process group ``pgid`` (every system)."""
+    """Whether any process is left running in process group ``pgid`` (every system).
+
+    A zombie answers the signal too: a process that ended after its parent, re-parented to an
+    init that reaps when it gets round to it (a container's), would count for seconds. Where
+    ``/proc`` tells, a group of zombies alone has nothing left running."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except OSError:
-        return True  # there, but not ours to signal
-    return True
+        pass  # there, but not ours to signal
+    if not os.path.isdir("/proc/self"):
+        return True
+    return any(fields[2:3] == [str(pgid)] and fields[:1] not in (["Z"], ["X"]) for fields in _all_stat_fields())
+
+
+def _all_stat_fields() -> list[list[str]]:
+    """``stat_fields`` of every process (Linux)."""
+    with contextlib.suppress(OSError):
+        return [fields for entry in os.listdir("/proc") if entry.isdigit() and (fields := stat_fields(int(entry)))]
+    return []
 
 
 def children(pid: int) -> list[int]:
