@@ -13,12 +13,15 @@ build: $(READY)  ## run the examples and build the site into site/
 serve: $(READY)  ## live preview at http://127.0.0.1:8000/pytorch-tips/ of the English pages; PREVIEW=zh: Chinese, PREVIEW=all: the whole site
 	PREVIEW=$(PREVIEW) $(PYTHON) -m mkdocs serve
 
+# pytest workers: two more than the cores this process may use (tests also wait on builds, browsers, timeouts)
+TEST_JOBS ?= $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 2)')
+
 test: $(READY)  ## the whole test suite
 	$(PYTHON) -m ruff check src tests hooks tools
 	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
-	$(PYTHON) -m pytest -n 3 --dist loadfile  # test modules in parallel (three: they wait on subprocesses), each with its own fixtures
+	$(PYTHON) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder  # modules in parallel, each with its own fixtures, longest first (tests/conftest.py)
 
 # make's command-line variables reach the recipe's environment: titles may hold any character
 page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]

@@ -10,9 +10,26 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from helpers import ROOT, search_queries
 
 from mkdocs_examples.execute.engine import Engine, Outcome
 from mkdocs_examples.results import Options
+
+# The modules that take longest, first. pytest-xdist hands whole modules to its workers (`--dist
+# loadfile`) in collection order (`--no-loadscope-reorder`): a long module handed out last holds up
+# the end of the run while the other workers idle. The first one builds the real site (`real_site`),
+# which the next ones do not wait for. The rest follow in their own order.
+LONGEST_FIRST = [
+    "test_browser_axe.py", "test_plain_run.py", "test_hostile.py", "test_site.py",
+    "test_browser_search.py", "test_reproducible.py", "test_browser.py", "test_hooks.py",
+    "test_tools.py", "test_markup.py", "test_runner.py", "test_recordings.py", "test_notebook_views.py",
+    "test_sandbox.py",
+]  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 class Runner:
@@ -63,7 +80,6 @@ class Logged:
         return self.message
 
 
-ROOT = Path(__file__).parent.parent
 # What a build neither reads nor needs: outputs, caches, environments (.git it reads: the pages' dates)
 NOT_SOURCES = {".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 
@@ -149,3 +165,39 @@ def _checkout_left_alone():
     after = _checkout_state()
     changed = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
     assert not changed, f"the tests changed {len(changed)} file(s) of the checkout, e.g. {changed[:5]}"
+
+
+# -- the browser: Debian's headless Chromium driven by Playwright -----------------------------------
+
+CHROMIUM = search_queries.chromium()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for one test module (Playwright's sync API is not shared between modules:
+    a module that runs an event loop of its own, as Jupyter's client does, would break it)."""
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: .ci/run installs Debian's chromium-headless-shell")
+        pytest.skip("no Chromium: apt-get install chromium-headless-shell (or chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=search_queries.ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A new tab of a desktop's size."""
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(real_site):
+    """The real site, served as GitHub Pages serves it, for the whole test process."""
+    with search_queries.served(real_site[0]) as url:
+        yield url

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
@@ -12,6 +14,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
 ROOT = Path(__file__).parent.parent
+
+sys.path.insert(0, str(ROOT / "tools"))
+import search_queries  # noqa: E402, F401  (for the tests) tools/search_queries.py: serves a site, drives its search
 
 
 def load_file(name: str, path: Path) -> ModuleType:
@@ -48,4 +53,18 @@ def alive(marker: str) -> list[int]:
                 found.append(int(pid))
         except OSError:
             pass
+    return found
+
+
+BUILT_TORCH = metadata.version("torch")  # the torch the tests' builds run
+
+
+def cpu_releases() -> list[tuple[str, Path]]:
+    """Each CPU environment recorded in this repository but the build's own: its torch release and its
+    folder (from its manifest)."""
+    found = []
+    for manifest in sorted((ROOT / "recordings").glob("*/environment.json")):
+        env = json.loads(manifest.read_text())
+        if env["device"] == "cpu" and env["torch"].split("+")[0] != BUILT_TORCH.split("+")[0]:
+            found.append((env["torch"].split("+")[0], manifest.parent))
     return found

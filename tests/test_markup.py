@@ -19,7 +19,7 @@ from pathlib import Path
 
 import markdown
 import pytest
-from helpers import load_file
+from helpers import load_file, search_queries
 from mkdocs.exceptions import Abort, PluginError
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
@@ -201,47 +201,31 @@ def hostile_site(tmp_path_factory) -> Path:
     return root / "site"
 
 
-def test_no_dialog_opens_on_any_page_built_from_hostile_examples_and_recordings(hostile_site):
-    from test_browser import ARGS, CHROMIUM
-
+def test_no_dialog_opens_on_any_page_built_from_hostile_examples_and_recordings(hostile_site, page):
     pages = sorted(p.relative_to(hostile_site).as_posix() for p in hostile_site.rglob("index.html"))
     assert {"x/index.html", "zh/x/index.html", "notebooks/x/index.html", "zh/notebooks/x/index.html"} <= set(pages)
-    for page in ("x/index.html", "zh/x/index.html", "notebooks/x/index.html"):  # the payloads are there, as text
-        article = re.search(r"<article.*</article>", (hostile_site / page).read_text(), re.S)
+    for name in ("x/index.html", "zh/x/index.html", "notebooks/x/index.html"):  # the payloads are there, as text
+        article = re.search(r"<article.*</article>", (hostile_site / name).read_text(), re.S)
         assert article and not unsafe(article[0]), unsafe(article[0] if article else "")
         assert "onerror" in html.unescape(re.sub(r"<[^>]+>", "", article[0]))
-    from playwright.sync_api import sync_playwright
-
     dialogs: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            tab = browser.new_page()
-            tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            for page in pages:
-                tab.goto((hostile_site / page).as_uri())
-                tab.wait_for_load_state("load")
-        finally:
-            browser.close()
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for path in pages:
+        page.goto((hostile_site / path).as_uri())
+        page.wait_for_load_state("load")
     assert not dialogs
 
 
-def test_the_output_of_a_picked_release_is_text_however_hostile(hostile_site):
-    from playwright.sync_api import expect, sync_playwright
-    from test_browser import ARGS, CHROMIUM, search_queries
+def test_the_output_of_a_picked_release_is_text_however_hostile(hostile_site, page):
+    from playwright.sync_api import expect
 
     dialogs: list[str] = []
-    with search_queries.served(hostile_site) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            tab = browser.new_page()
-            tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            tab.goto(f"{url}/x/")
-            tab.locator("select.mx-picker__select").select_option("2.14.1")
-            expect(tab.locator('.mx-provenance[data-mx-cell="0"]')).to_have_text("torch 2.14.1 · CPU")
-            article = tab.locator("article")
-            assert PAYLOADS[3] in article.inner_text()  # shown, as text
-            assert not unsafe(article.evaluate("e => e.innerHTML")), unsafe(article.evaluate("e => e.innerHTML"))
-        finally:
-            browser.close()
+    with search_queries.served(hostile_site) as url:
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{url}/x/")
+        page.locator("select.mx-picker__select").select_option("2.14.1")
+        expect(page.locator('.mx-provenance[data-mx-cell="0"]')).to_have_text("torch 2.14.1 · CPU")
+        article = page.locator("article")
+        assert PAYLOADS[3] in article.inner_text()  # shown, as text
+        assert not unsafe(article.evaluate("e => e.innerHTML")), unsafe(article.evaluate("e => e.innerHTML"))
     assert not dialogs

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import search_queries
 
 from mkdocs_examples.publish import picker
 from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, nearest, releases, site_data
@@ -198,23 +199,17 @@ def picked_site(tmp_path_factory) -> Path:
     return root / "site"
 
 
-def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says_so(picked_site):
-    from playwright.sync_api import expect, sync_playwright
-    from test_browser import ARGS, CHROMIUM, search_queries
+def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says_so(picked_site, page):
+    from playwright.sync_api import expect
     from test_browser import SHOWN_OUTPUT as shown
 
-    with search_queries.served(picked_site) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page()
-            page.goto(f"{url}/")
-            one, two = page.locator('[data-mx-example="one.py"]'), page.locator('[data-mx-example="two.py"]')
-            built = two.inner_text()
-            assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
-            page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
-            expect(one).to_have_text("torch 2.14.1 · CPU")
-            assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
-            expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
-            assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
-        finally:
-            browser.close()
+    with search_queries.served(picked_site) as url:
+        page.goto(f"{url}/")
+        one, two = page.locator('[data-mx-example="one.py"]'), page.locator('[data-mx-example="two.py"]')
+        built = two.inner_text()
+        assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
+        page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
+        expect(one).to_have_text("torch 2.14.1 · CPU")
+        assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
+        expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
+        assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label

@@ -1,0 +1,202 @@
+"""The built site's search in headless Chromium: one index per language, what readers type, pasted errors.
+
+Each query is typed as a reader types it, into the search box of a page of its language. Queries
+that only read the results share one open page per language (`search_box`): the index is fetched
+and built once, as it is for a reader who searches twice; tests that watch what a page fetches, or
+what it shows around the results, open their own.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from helpers import search_queries
+
+
+@pytest.fixture(scope="module")
+def search_box(browser, base_url):
+    """``(path, query)``: the result pages of ``query`` typed into the search box of the page at ``path``
+    (``""`` or ``"zh/"``, a language's home page), opened once for the module and kept open."""
+    tabs = {}
+
+    def ask(path: str, query: str) -> list[str]:
+        if path not in tabs:
+            tabs[path] = browser.new_page(viewport={"width": 1280, "height": 900})
+            tabs[path].goto(f"{base_url}/{path}")
+            tabs[path].locator("label.md-search__icon, .md-search__input").first.click()
+        return search_queries.ask(tabs[path], query)
+
+    yield ask
+    for tab in tabs.values():
+        tab.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [
+        ("", "concatenated", "tensors/cat-and-stack/"),  # an error message readers paste
+        ("zh/", "拼接", "zh/tensors/cat-and-stack/"),  # a Chinese word, segmented by jieba
+        ("zh/", "计算图", "zh/autograd/detach-and-data/"),
+        ("", "can't optimize a non-leaf Tensor", "autograd/copying-tensors/"),  # a whole error line
+        ("zh/", "显存", "zh/devices/gpu-memory/"),
+    ],
+)
+def test_search_finds_english_and_chinese_words(search_box, lang, query, found):
+    pages = search_box(lang, query)
+    assert f"/{found}" in pages, pages
+
+
+# -- search: one index per language, Chinese without spaces, pasted errors, weight ----------------
+
+
+def _open_search(page, base_url, path):
+    page.goto(f"{base_url}/{path}")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    return page.locator(".md-search__input")
+
+
+_result_pages = search_queries.result_pages  # the result pages, best first, each once
+_search = search_queries.search  # (page, base_url, path, query): the result pages of a query typed there
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_what_readers_type_finds_its_page(search_box, lang):
+    """tests/search_queries.yml: each query puts its page first (or in its top `top`), Latin and Han
+    letters with or without a space between them, readers' words the pages do not use."""
+    asked = [(query, expected, top) for language, query, expected, top in search_queries.queries() if language == lang]
+    assert len(asked) > 30
+    wrong = []
+    for query, expected, top in asked:
+        pages = search_box(search_queries.home(lang), query)
+        found = search_queries.rank(pages, lang, expected)
+        if not 0 < found <= top:
+            wrong.append(f"{query!r}: {expected} is {f'#{found}' if found else 'missing'}, first {pages[:3]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_segmented_query_lists_no_false_missing_word_and_highlights_every_word(page, base_url):
+    """梯度累加 is searched as 梯度 and 累加: both found on the page, both in its highlight link."""
+    assert _search(page, base_url, "zh/", "梯度累加")[0] == "/zh/autograd/accumulation/"
+    first = page.locator(".md-search-result__item").first
+    highlight = parse_qs(urlsplit(first.locator("a").first.get_attribute("href")).query)["h"]
+    assert highlight == ["梯度 累加"]
+    missing = [line.inner_text() for line in first.locator(".md-search-result__terms").all()]
+    assert not [line for line in missing if "梯度" in line or "*" in line], missing
+    # what the results show holds no zero-width space (jieba's separator in the index), so a copied
+    # snippet is the page's text
+    assert "\u200b" not in page.locator(".md-search-result__list").inner_text()
+
+
+@pytest.mark.parametrize(("lang", "query"), [("", "backward"), ("zh/", "backward"), ("zh/", "张量")])
+def test_search_results_stay_in_the_language_of_the_page(page, base_url, lang, query):
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    pages = _search(page, base_url, f"{lang}autograd/graph/", query)
+    assert len(pages) > 3, pages
+    assert all(p.startswith("/zh/") == bool(lang) for p in pages), pages
+    assert indexes == [f"/{lang}search/search_index.json"]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [  # typed without spaces; before, only the first word counted (or none: 批归一化评估模式)
+        ("保存模型参数", "modules/state-dict/"),
+        ("概率分布散度", "losses/kl-div/"),
+        ("张量转列表", "tensors/to-python/"),
+        ("模型复制", "modules/copying/"),
+        ("可见设备编号", "devices/visible-devices/"),
+        ("批归一化评估模式", "modules/train-eval/"),
+        # hooks/search_assets/terms.yml: the page never says 交叉熵
+        ("交叉熵", "losses/cross-entropy-and-nll/"),
+        ("学习率", "optimization/learning-rate/"),  # the index keeps 学习率 whole
+    ],
+)
+def test_chinese_query_without_spaces_finds_its_page_first(search_box, query, found):
+    assert search_box("zh/", query)[0] == f"/zh/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "error", "found"),
+    [  # copied from the pages; some without their exception's name, some with other numbers
+        ("", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 2x2)",
+         "arithmetic/multiplication/ errors/shapes/"),
+        ("", "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+         "autograd/detach-and-data/ errors/autograd/"),
+        ("", "expected target dtype to be Long or Byte, but got Float", "losses/cross-entropy-and-nll/"),
+        ("", "ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 16])",
+         "modules/train-eval/"),
+        ("", "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+         "tensors/to-python/"),
+        ("", "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)",
+         "tensors/reshaping/ errors/shapes/"),
+        ("zh/", "mat1 and mat2 shapes cannot be multiplied (8x5 and 3x3)",
+         "zh/arithmetic/multiplication/ zh/errors/shapes/"),
+        ("", "TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+             "found <class 'PIL.Image.Image'>", "errors/training/"),
+        ("zh/", "NotImplementedError: Module [Net] is missing the required \"forward\" function",
+         "zh/errors/training/"),
+        ("zh/", "RuntimeError: expected target dtype to be Long or Byte, but got Float",
+         "zh/losses/cross-entropy-and-nll/"),
+    ],
+)  # fmt: skip
+def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
+    """The first result shows that error: the page that explains it, or its section of the errors pages."""
+    assert search_box(lang, error)[0] in {f"/{page}" for page in found.split()}
+
+
+def test_pasting_with_the_mouse_searches_at_once(page, base_url):
+    search = _open_search(page, base_url, "")
+    search.focus()
+    # what a paste from the context menu does: the browser inserts the text and sends `input`,
+    # without a single key event
+    page.keyboard.insert_text("sampler option is mutually exclusive with shuffle")
+    assert _result_pages(page)[0] == "/data/splits/"
+
+
+# What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
+# page and the search index are budgeted apart: the index grows with every page the site adds (about
+# 1.5 KB sent per page in English, 1.8 KB in Chinese, with 65 pages each), so its budget is per page
+# it indexes; a page's own weight is not allowed to grow with the site.
+PAGE_BUDGET = 30_000
+INDEX_BUDGET_PER_PAGE = 2_000
+
+
+@pytest.mark.parametrize("path", ["tensors/cat-and-stack/", "zh/devices/gpu-memory/"])
+def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base_url, path):
+    raw, sent, bodies = {}, {}, {}
+
+    def measure(response) -> None:
+        if response.ok:
+            body, where = response.body(), urlsplit(response.url).path
+            raw[where], sent[where], bodies[where] = len(body), len(gzip.compress(body, 6)), body
+
+    page.on("response", measure)
+    page.goto(f"{base_url}/{path}")
+    page.wait_for_load_state("networkidle")
+    view = sum(sent.values())
+    assert not [p for p in sent if p.endswith("search_index.json")], "the index waits for the reader to search"
+    _search(page, base_url, path, "tensor")
+    index = f"/{'zh/' if path.startswith('zh/') else ''}search/search_index.json"
+    pages = {doc["location"].split("#")[0] for doc in json.loads(bodies[index])["docs"]}
+    print(f"{path}: page {raw[f'/{path}']} bytes, {sent[f'/{path}']} sent; index {raw[index]} bytes, "
+          f"{sent[index]} sent for {len(pages)} pages; every response: {view} sent viewing the page, "
+          f"{sum(sent.values())} once searched")  # fmt: skip
+    assert sent[f"/{path}"] <= PAGE_BUDGET
+    assert sent[index] <= INDEX_BUDGET_PER_PAGE * len(pages), sorted(sent.items(), key=lambda item: -item[1])[:5]
+
+
+def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(page, base_url):
+    page.goto(f"{base_url}/notebooks/tensors/cat_and_stack/")
+    page.locator(".md-header__option .md-select").hover()
+    page.get_by_role("link", name="中文").click()
+    page.wait_for_url("**/zh/notebooks/tensors/cat_and_stack/")
+    assert page.title().startswith("torch.cat 与 torch.stack：笔记本")
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    pages = search_queries.ask(page, "张量拼接")
+    assert pages[0] == "/zh/tensors/cat-and-stack/", pages
+    assert indexes == ["/zh/search/search_index.json"]
