@@ -14,8 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from helpers import BUILT_TORCH, cpu_releases, search_queries
-
-from mkdocs_examples import yaml_files
+from links import site_base  # tools/links.py
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"])
@@ -69,7 +68,7 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
 
 # -- the 404 page: GitHub Pages serves the root 404.html for every missing path ----------------------
 
-SITE_PATH = urlsplit(yaml_files.load(search_queries.ROOT / "mkdocs.yml")["site_url"]).path  # /pytorch-tips/
+SITE_PATH = site_base(search_queries.ROOT / "mkdocs.yml")  # /pytorch-tips/
 
 
 @pytest.mark.parametrize(

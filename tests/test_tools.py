@@ -227,3 +227,20 @@ def test_pre_commit_hooks_pass_a_clean_tree_and_stop_a_missing_twin_lint_and_sta
     assert "F401" in done.stdout and "tools/unused.py" in done.stdout
     assert "files were modified by this hook" in done.stdout
     assert "print(1)" in (repo / "notebooks" / "tensors" / "creating.ipynb").read_text()
+
+
+def test_the_search_tools_server_answers_a_missing_page_with_the_sites_404_under_site_url(tmp_path):
+    """tools/search_queries.served, as GitHub Pages serves: a folder given as a path or as text."""
+    import urllib.error
+    import urllib.request
+
+    from helpers import search_queries
+
+    (tmp_path / "index.html").write_text("home")
+    (tmp_path / "404.html").write_text("not here")
+    for site in (tmp_path, str(tmp_path)):  # a str once failed in the 404 handler
+        with search_queries.served(site) as url:
+            assert urllib.request.urlopen(f"{url}/pytorch-tips/").read() == b"home"
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(f"{url}/pytorch-tips/no/such/page/")
+            assert missing.value.code == 404 and missing.value.read() == b"not here"

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from links import site_base  # tools/links.py
+
 from mkdocs_examples import yaml_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,14 +102,14 @@ def rank(pages: list[str], lang: str, expected: str) -> int:
 
 
 @contextmanager
-def served(site: Path) -> Iterator[str]:
+def served(site: Path | str) -> Iterator[str]:
     """``site`` served on a free local port, as GitHub Pages serves it: its base URL.
 
     A missing file is answered with the site's ``404.html`` (status 404), and every path is also
     served under the path of ``site_url`` (``/pytorch-tips/x`` is ``/x``), where the 404 page's
     absolute links point.
     """
-    prefix = urlsplit(yaml_files.load(ROOT / "mkdocs.yml").get("site_url") or "/").path.rstrip("/")
+    folder, prefix = Path(site), site_base(ROOT / "mkdocs.yml").rstrip("/")
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -119,7 +121,7 @@ def served(site: Path) -> Iterator[str]:
             return super().translate_path(path)
 
         def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-            not_found = site / "404.html"
+            not_found = folder / "404.html"
             if code != 404 or not not_found.is_file():
                 return super().send_error(code, message, explain)
             body = not_found.read_bytes()
@@ -130,7 +132,7 @@ def served(site: Path) -> Iterator[str]:
             if self.command != "HEAD":
                 self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
