@@ -162,7 +162,7 @@ def test_the_notebook_and_the_script_carry_the_note_in_the_readers_language(tmp_
 def test_a_note_in_a_language_the_site_does_not_build_is_named():
     example = Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL.replace('lang="zh"', 'lang="cn"'))
     (problem,) = foreign_notes(example, ["en", "zh"])
-    assert problem.startswith("examples/demo.py:4: a note in language 'cn', which this site does not build (en, zh)")
+    assert problem.startswith("examples/demo.py:4: a note in language 'cn', which this site has no pages in (en, zh)")
     assert foreign_notes(Example.from_source("demo.py", Path("/x/demo.py"), BILINGUAL), ["en", "zh"]) == []
 
 

@@ -112,3 +112,20 @@ def test_serve_rebuilds_show_a_changed_example_its_error_and_its_fix(tmp_path, m
         assert not (site / "zh").exists()
     finally:
         config.plugins.on_shutdown()
+
+
+def test_the_fast_preview_of_one_language_is_strict_clean_with_notes_in_the_other(tmp_path, monkeypatch, caplog):
+    """An example's Chinese note is for the Chinese pages, which the English preview does not build: no
+    warning (it stopped `make serve` under strict: 16 notes of the real site)."""
+    root = _copy(tmp_path, run_examples=True)
+    example = root / "examples" / "two.py"
+    example.write_text('# %% [markdown] lang="zh"\n# 六乘七\n\n' + example.read_text())
+    monkeypatch.delenv("PREVIEW", raising=False)
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"), strict=True)
+    config.plugins.on_startup(command="serve", dirty=False)
+    try:
+        build(config)  # strict: a warning would abort it
+    finally:
+        config.plugins.on_shutdown()
+    assert "answer: 42" in (root / "site" / "index.html").read_text()
+    assert "a note in language" not in caplog.text

@@ -315,7 +315,7 @@ def test_a_note_in_a_language_the_site_does_not_build_fails_a_strict_build_namin
         helpers.build_site(built_site, strict=True)
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning.startswith(
-        "mkdocs_examples: examples/two.py:1: a note in language 'fr', which this site does not build (en, zh)"
+        "mkdocs_examples: examples/two.py:1: a note in language 'fr', which this site has no pages in (en, zh)"
     )
 
 

@@ -62,6 +62,16 @@ def languages(config: MkDocsConfig) -> list[str]:
     return [default, *(lang for lang in plugin.build_languages if lang != default)]
 
 
+def site_languages(config: MkDocsConfig) -> list[str]:
+    """Every language the site has pages in, the default one first, whether this build builds it or not
+    (a preview of `mkdocs serve` builds one of them)."""
+    plugin = static_i18n(config)
+    if plugin is None:
+        return [theme_language(config)]
+    default = default_language(config)
+    return [default, *(str(lang.locale) for lang in plugin.config.languages if lang.locale != default)]
+
+
 def prefix(config: MkDocsConfig, lang: str | None = None) -> str:
     """The folder of language ``lang`` (default: this build's) under the site's root: ``""`` or ``"zh/"``."""
     lang = lang or build_language(config)

@@ -167,7 +167,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             return
         self._examples = self._load({block.path for _, blocks in self._pages.values() for block in blocks})
         for example in (e for e in self._examples.values() if isinstance(e, Example)):
-            for problem in notebooks.foreign_notes(example, i18n.languages(config)):
+            for problem in notebooks.foreign_notes(example, i18n.site_languages(config)):
                 log.warning(problem)  # a note no reader would get: fails a strict build
         self._outcomes = self._run([e for e in self._examples.values() if isinstance(e, Example)])
         self._read_recordings()

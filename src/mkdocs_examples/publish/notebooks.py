@@ -122,10 +122,10 @@ def write_downloads(
 
 
 def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
-    """A message for each note of ``example`` in a language the site does not build: no reader gets it."""
+    """A message for each note of ``example`` in none of the site's ``languages``: no reader gets it."""
     known = list(languages)
     return [
-        f"{example.display}:{note.lineno}: a note in language {note.lang!r}, which this site does not build "
+        f"{example.display}:{note.lineno}: a note in language {note.lang!r}, which this site has no pages in "
         f"({', '.join(known)}): name one of those in lang=, or remove the note"
         for note in example.notes
         if note.lang is not None and note.lang not in known
