@@ -135,9 +135,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
         refuse_links(Path(config.docs_dir))
+        pages = read_pages(config, serving=self._serving)
         assert self._recordings
         self._recordings.clear()  # nothing of an earlier build
-        self._build = Build(Path(config.docs_dir).name, self._recordings, read_pages(config, serving=self._serving))
+        self._build = Build(Path(config.docs_dir).name, self._recordings, pages)
         if not self._engine:
             return
         self._build.load(self._engine)
