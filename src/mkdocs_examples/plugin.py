@@ -2,12 +2,12 @@
 
 Order of work in one build:
 
-1. ``on_pre_build`` reads every page of every language, runs each embedded example
+1. ``on_pre_build`` reads every page of every language, runs each embedded example (build.py)
    once (memory, then cache, then the worker pool) and, outside `mkdocs serve`,
    stops the build on any failure *before* MkDocs cleans the site directory.
 2. ``on_files`` adds the plugin's stylesheet and, once mkdocs-static-i18n has sorted a
    language's files, that language's notebook views (publish/notebook_views.py).
-3. ``on_page_markdown`` replaces each block by its rendered code and output.
+3. ``on_page_markdown`` replaces each block by its rendered code and output (page_markdown.py).
 4. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages, whose
    ``on_pre_build`` keeps the results of the first (i18n.py: the outer and nested builds).
 
