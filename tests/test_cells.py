@@ -30,6 +30,25 @@ def test_cells_have_names_tags_and_file_line_numbers():
     assert [c.index for c in cells] == [0, 1, 2]
 
 
+@pytest.mark.parametrize(
+    ("tags", "output_shown", "compared"),
+    [
+        ([], True, True),
+        (["remove-input"], True, True),  # the output alone
+        (["raises-exception"], True, True),  # its traceback is its output
+        (["remove-output"], False, False),  # the code alone
+        (["remove-cell"], False, False),  # a hidden check
+        (["varies"], True, False),  # a timing: shown as measured, never compared across environments
+        (["varies", "remove-output"], False, False),
+    ],
+)
+def test_whether_a_cell_shows_its_output_and_is_compared_follows_its_tags(tags, output_shown, compared):
+    header = f"# %% tags={tags!r}".replace("'", '"') if tags else "# %%"
+    (cell,) = parse_cells(f"{header}\nprint(1)\n")
+    assert cell.tags == tuple(tags)
+    assert (cell.output_shown, cell.compared) == (output_shown, compared)
+
+
 def test_file_without_markers_is_one_cell():
     (cell,) = parse_cells("x = 1\nprint(x)\n")
     assert cell.lineno == 1 and cell.name is None

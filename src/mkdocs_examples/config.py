@@ -1,4 +1,5 @@
-"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml, and how the CLI reads them."""
+"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml, how the CLI reads them,
+and the Markdown extensions the plugin needs of the site."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
+from mkdocs.exceptions import PluginError
 
 from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
+
+REQUIRED_EXTENSIONS = ("pymdownx.superfences", "pymdownx.highlight", "admonition")
+RECORDINGS_EXTENSIONS = ("pymdownx.tabbed", "pymdownx.details")  # outputs by device as tabs, by version folded
 
 
 class RecordConfig(base.Config):
@@ -108,3 +113,18 @@ def load_site(config_file: Path) -> Site:
     root = config_file.resolve().parent
     docs_dir = root / str(data.get("docs_dir", "docs"))
     return Site(config, root, [docs_dir, root / str(data.get("site_dir", "site"))], docs_dir)
+
+
+def check_extensions(extensions: list[str], *, recordings: bool = False) -> None:
+    """:class:`PluginError` naming the ``markdown_extensions`` of mkdocs.yml the plugin needs and the site lacks;
+    ``recordings``: the site publishes recordings, which need two more."""
+    missing = [name for name in REQUIRED_EXTENSIONS if name not in extensions]
+    if missing:
+        raise PluginError(f"the examples plugin needs these markdown_extensions in mkdocs.yml: {', '.join(missing)}")
+    needed = [name for name in RECORDINGS_EXTENSIONS if name not in extensions]
+    if recordings and needed:
+        raise PluginError(
+            "the examples plugin publishes recordings (option `recordings`) and needs the markdown extensions "
+            "pymdownx.tabbed (alternate_style: true) and pymdownx.details in mkdocs.yml, to show outputs that "
+            f"differ by device as tabs and by version as folded notes; missing: {', '.join(needed)}"
+        )

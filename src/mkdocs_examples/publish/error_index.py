@@ -193,9 +193,9 @@ def collect(
                 printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")), other_python)
                 for cell in result.cells:
                     source = example.cells[cell.cell]
-                    if cell.cell not in shown_cells or not cell.traceback or source.has("remove-cell"):
+                    if cell.cell not in shown_cells or not cell.traceback or not source.output_shown:
                         continue
-                    if source.has("remove-output") or not (line := index_line(cell.traceback)):
+                    if not (line := index_line(cell.traceback)):
                         continue
                     key = fold(normalise(line))
                     wording = wordings.setdefault(key, Wording(*fold(line)))

@@ -73,7 +73,7 @@ def _example(outcome: Outcome, pages: list[str]) -> dict[str, Any]:
                 "cell": r.cell,
                 "name": cells[r.cell].name,
                 "line": cells[r.cell].lineno,
-                "hidden": cells[r.cell].has("remove-cell") or cells[r.cell].has("remove-output"),
+                "hidden": not cells[r.cell].output_shown,
                 "output": r.output.splitlines(keepends=True),
                 "traceback": r.traceback.splitlines(keepends=True) if r.traceback is not None else None,
                 "images": [hashlib.sha256(image.encode()).hexdigest() for image in r.images],

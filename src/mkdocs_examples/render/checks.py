@@ -36,7 +36,7 @@ def differing(example: Example, result: Result, recordings: list[Recording]) -> 
     """The releases of ``recordings`` in which a cell of ``example`` that pages show printed other than the
     build's ``result``, the machine's noise aside; a measurement (``varies``) and a cell whose check failed
     there are left out, as pages leave them out."""
-    shown = {c.index for c in example.cells if not any(c.has(t) for t in ("remove-cell", "remove-output", "varies"))}
+    shown = {c.index for c in example.cells if c.compared}
     ours = {cell.cell: key(cell) for cell in result.cells if cell.cell in shown}
     found = set()
     for recording in recordings:

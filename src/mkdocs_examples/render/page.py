@@ -55,7 +55,7 @@ def render_example(
         if not item.has("remove-input"):
             title, titled = (None if titled else example.display), True  # the first code shown has the file name
             parts.append(fence(item.source, "python", title=title, linenums=item.lineno))
-        if item.has("remove-output") or item.index not in cell_results:
+        if not item.output_shown or item.index not in cell_results:
             continue
         mine = cell_results[item.index]
         views: list[View] = [] if mine.skipped else [View(built, mine)]
@@ -67,7 +67,7 @@ def render_example(
             if recording.failed and recording.failed.cell == item.index:
                 continue  # its output stops where the check failed: the page's line on checks says so
             views.append(View(Source(other.environment, recording.env, recording.date), capped(recorded, limit)))
-        varies = item.has("varies")  # a timing differs on every run: the build's alone, which the picker keeps
+        varies = not item.compared  # a timing differs on every run: the build's alone, which the picker keeps
         shown = attribute(views[:1] if varies else views)
         path = None if varies else example.path
         labelled = [_labelled(v, path, item.index, sources, text, limit) for v in shown.tabs]

@@ -62,6 +62,18 @@ class Cell:
     def has(self, tag: str) -> bool:
         return tag in self.tags
 
+    @property
+    def output_shown(self) -> bool:
+        """Whether a page shows this cell's output: not a hidden check (``remove-cell``) nor code alone
+        (``remove-output``); the error index and the snapshots of outputs follow the same rule."""
+        return not (self.has("remove-cell") or self.has("remove-output"))
+
+    @property
+    def compared(self) -> bool:
+        """Whether this cell's output is compared across environments (the picker, the "Checked on" line, the
+        page of changes): shown, and not a measurement (``varies``), which differs on every run."""
+        return self.output_shown and not self.has("varies")
+
 
 @dataclass(frozen=True)
 class Note:

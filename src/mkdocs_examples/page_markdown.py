@@ -1,0 +1,144 @@
+"""One page's Markdown, as the plugin's ``on_page_markdown`` hands it over and gets it back.
+
+In order: the generated lists the page asks for by their markers (the error index, the page of
+changes between torch releases), then each ``/// example`` block replaced by its code and
+outputs (render/page.py) or by an error box, the take-away lines placed (under the title, or
+under each example's first block where the front matter says ``take_away: under-example``),
+and at the end the block of environments the outputs come from and the line on the torch
+releases the examples were checked on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.pages import Page
+
+from mkdocs_examples.build import Build
+from mkdocs_examples.publish import changes, downloads, error_index
+from mkdocs_examples.render.checks import differing, render_checks
+from mkdocs_examples.render.page import render_error, render_example, under_title
+from mkdocs_examples.render.provenance import Sources
+from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
+from mkdocs_examples.source.cells import Example, ExampleError, read_example
+
+log = get_plugin_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Site:
+    """What rendering a page needs of the site's configuration, fixed for one build."""
+
+    running: bool  # examples run (false with `enabled: false`: pages show the code only)
+    serving: bool  # under `mkdocs serve`: a broken block is shown on its page instead of stopping the build
+    examples_dir: Path
+    folder: str  # the examples folder as the site names it (option `examples_dir`)
+    limit: int  # option `max_output`
+    repository: str | None  # the site's repository on GitHub, if it is there
+    branch: str
+
+
+def render(
+    markdown: str, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str]
+) -> str:
+    """``page``'s Markdown in language ``lang`` (``prefix``: its folder), rendered; ``views``: example path:
+    the URL of its notebook view in this language build."""
+    if site.running:
+        markdown = error_index.replace_marker(markdown, lambda: _error_index(build, page, lang))
+        markdown = error_index.replace_marker(markdown, lambda: _changes(build, site, page, lang), changes.MARKER)
+    blocks = find_blocks(markdown)
+    if not blocks:
+        return markdown
+    built = [e for path in dict.fromkeys(b.path for b in blocks)
+             if isinstance(e := build.examples.get(path), Example) and build.downloadable(path)]  # fmt: skip
+    lines = downloads.take_away(
+        built, page_url=page.url, prefix=prefix, lang=lang, views=views, repository=site.repository, branch=site.branch
+    )
+    at_top = _take_away_at_top(page, build)
+    firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
+    sources = Sources()  # the environments of the page's outputs, said once at its end
+
+    def one(block: Block) -> str:
+        text = _block(build, site, page.file.src_uri, block, lang, sources)
+        if not at_top and firsts[block.path] is block and block.path in lines:
+            text += "\n" + lines[block.path]
+        return text
+
+    markdown = replace_blocks(markdown, blocks, one)
+    if at_top and lines:  # under the title, where a reader looks for them
+        markdown = under_title(markdown, "".join(lines.values()))
+    return markdown + sources.block(lang) + _checks(build, site, blocks, lang)
+
+
+def _take_away_at_top(page: Page, build: Build) -> bool:
+    """Where the page's front matter puts its take-away lines (``take_away``): ``top`` (the default),
+    or ``under-example``, under the first block of each example (a page whose example is an aside)."""
+    where = page.meta.get("take_away", "top")
+    if where not in ("top", "under-example"):
+        log.warning(
+            f"{build.shown(page.file.src_uri)}: front matter `take_away: {where}` is neither `top` nor "
+            "`under-example`; the take-away line goes at the top"
+        )
+    return where != "under-example"
+
+
+def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sources: Sources) -> str:
+    """One block's Markdown: the example's code and outputs, or an error box saying what is wrong."""
+    page = build.shown(src_uri)
+    if not site.running:  # disabled: show the code, run nothing
+        try:
+            if block.error:
+                raise ExampleError(page, block.line, block.error)
+            example = read_example(site.examples_dir, block.path, site.folder)
+            return render_example(example, None, block.cell, lang=lang, limit=site.limit)
+        except ExampleError as error:
+            message = str(error) if error.path == page else f"{page}:{block.line}: {error}"
+            log.warning(message)  # fails a strict build, as with the plugin enabled
+            return render_error(message, lang=lang)
+    problem = build.problem(src_uri, block)
+    if problem:
+        return render_error(problem, lang=lang)
+    loaded = build.examples.get(block.path)
+    outcome = build.outcomes.get(block.path)
+    if not isinstance(loaded, Example) or outcome is None:  # added to the page since pre-build, or lost
+        message = f"{page}:{block.line}: example {block.path} was not run in this build"
+        if not site.serving:  # a page must never be published without the output it claims
+            raise PluginError(f"{message}; build again, and report it if it happens twice")
+        return render_error(message, lang=lang)
+    return render_example(
+        loaded, outcome.result, block.cell, lang=lang, limit=site.limit,
+        published=build.recordings.of(loaded.path) if build.recordings else (), sources=sources,
+    )  # fmt: skip
+
+
+def _checks(build: Build, site: Site, blocks: list[Block], lang: str) -> str:
+    """The line on the torch releases the page's examples were checked on, where recordings add any."""
+    recorded, differ = {}, set()
+    for path in dict.fromkeys(b.path for b in blocks):
+        example = build.examples.get(path)
+        if isinstance(example, Example) and path in build.outcomes:
+            recorded[path] = build.checked(example)
+            differ |= differing(example, build.outcomes[path].result, recorded[path])
+    if not any(recorded.values()):
+        return ""
+    return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ)
+
+
+def _error_index(build: Build, page: Page, lang: str) -> str:
+    """The index of the errors shown on the pages of ``page``'s language tree."""
+    pages, here = build.tree(page.file.src_uri, lang)
+    results = {path: [o.result, *build.recorded_results(o.example)] for path, o in build.outcomes.items()}
+    return error_index.render(error_index.collect(pages, build.loaded(), results), here, lang)
+
+
+def _changes(build: Build, site: Site, page: Page, lang: str) -> str:
+    """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
+    pages, here = build.tree(page.file.src_uri, lang)
+    examples = build.loaded()
+    done = {path: o.result for path, o in build.outcomes.items() if o.failure is None}
+    recorded = {path: build.checked(e) for path, e in examples.items()}
+    found = changes.collect(pages, examples, done, recorded)
+    return changes.render(found, build.site_env(), here, site.folder, lang)
