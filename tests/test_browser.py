@@ -96,7 +96,7 @@ def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(
     assert page.locator("body").evaluate("e => getComputedStyle(e).visibility") == "visible"
     header = page.locator(".md-header").evaluate("e => getComputedStyle(e).backgroundColor")
     assert header == "rgb(196, 60, 0)", header  # the site's stylesheet, loaded from three folders down
-    page.locator("label.md-search__icon, .md-search__input").first.click()
+    search_queries.open_search(page)
     assert f"{SITE_PATH}{lang}{found}" in search_queries.ask(page, query)[:3]  # the search of its language
     assert indexes == [f"{SITE_PATH}{lang}search/search_index.json"]
     page.keyboard.press("Escape")

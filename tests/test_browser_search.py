@@ -25,8 +25,7 @@ def search_box(browser, base_url):
     def ask(path: str, query: str) -> list[str]:
         if path not in tabs:
             tabs[path] = browser.new_page(viewport={"width": 1280, "height": 900})
-            tabs[path].goto(f"{base_url}/{path}")
-            tabs[path].locator("label.md-search__icon, .md-search__input").first.click()
+            search_queries.open_search(tabs[path], base_url, path)
         return search_queries.ask(tabs[path], query)
 
     yield ask
@@ -52,16 +51,6 @@ def test_search_finds_english_and_chinese_words(search_box, lang, query, found):
 # -- search: one index per language, Chinese without spaces, pasted errors, weight ----------------
 
 
-def _open_search(page, base_url, path):
-    page.goto(f"{base_url}/{path}")
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    return page.locator(".md-search__input")
-
-
-_result_pages = search_queries.result_pages  # the result pages, best first, each once
-_search = search_queries.search  # (page, base_url, path, query): the result pages of a query typed there
-
-
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_what_readers_type_finds_its_page(search_box, lang):
     """tests/search_queries.yml: each query puts its page first (or in its top `top`), Latin and Han
@@ -79,7 +68,7 @@ def test_what_readers_type_finds_its_page(search_box, lang):
 
 def test_a_segmented_query_lists_no_false_missing_word_and_highlights_every_word(page, base_url):
     """梯度累加 is searched as 梯度 and 累加: both found on the page, both in its highlight link."""
-    assert _search(page, base_url, "zh/", "梯度累加")[0] == "/zh/autograd/accumulation/"
+    assert search_queries.search(page, base_url, "zh/", "梯度累加")[0] == "/zh/autograd/accumulation/"
     first = page.locator(".md-search-result__item").first
     highlight = parse_qs(urlsplit(first.locator("a").first.get_attribute("href")).query)["h"]
     assert highlight == ["梯度 累加"]
@@ -94,7 +83,7 @@ def test_a_segmented_query_lists_no_false_missing_word_and_highlights_every_word
 def test_search_results_stay_in_the_language_of_the_page(page, base_url, lang, query):
     indexes = []
     page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
-    pages = _search(page, base_url, f"{lang}autograd/graph/", query)
+    pages = search_queries.search(page, base_url, f"{lang}autograd/graph/", query)
     assert len(pages) > 3, pages
     assert all(p.startswith("/zh/") == bool(lang) for p in pages), pages
     assert indexes == [f"/{lang}search/search_index.json"]
@@ -148,12 +137,12 @@ def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
 
 
 def test_pasting_with_the_mouse_searches_at_once(page, base_url):
-    search = _open_search(page, base_url, "")
+    search = search_queries.open_search(page, base_url, "")
     search.focus()
     # what a paste from the context menu does: the browser inserts the text and sends `input`,
     # without a single key event
     page.keyboard.insert_text("sampler option is mutually exclusive with shuffle")
-    assert _result_pages(page)[0] == "/data/splits/"
+    assert search_queries.result_pages(page)[0] == "/data/splits/"
 
 
 # What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
@@ -178,7 +167,7 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
     page.wait_for_load_state("networkidle")
     view = sum(sent.values())
     assert not [p for p in sent if p.endswith("search_index.json")], "the index waits for the reader to search"
-    _search(page, base_url, path, "tensor")
+    search_queries.search(page, base_url, path, "tensor")
     index = f"/{'zh/' if path.startswith('zh/') else ''}search/search_index.json"
     pages = {doc["location"].split("#")[0] for doc in json.loads(bodies[index])["docs"]}
     print(f"{path}: page {raw[f'/{path}']} bytes, {sent[f'/{path}']} sent; index {raw[index]} bytes, "
@@ -196,7 +185,7 @@ def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(pag
     assert page.title().startswith("torch.cat 与 torch.stack：笔记本")
     indexes = []
     page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
-    page.locator("label.md-search__icon, .md-search__input").first.click()
+    search_queries.open_search(page)
     pages = search_queries.ask(page, "张量拼接")
     assert pages[0] == "/zh/tensors/cat-and-stack/", pages
     assert indexes == ["/zh/search/search_index.json"]

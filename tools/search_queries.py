@@ -76,10 +76,17 @@ def result_pages(page: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def open_search(page: Any, base_url: str | None = None, path: str = "") -> Any:
+    """Open the search box of ``page`` (after going to ``path`` of ``base_url`` when given): its input."""
+    if base_url is not None:
+        page.goto(f"{base_url}/{path}")
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    return page.locator(".md-search__input")
+
+
 def search(page: Any, base_url: str, path: str, query: str) -> list[str]:
     """Open ``path``, type ``query`` into the search box: the result pages, best first."""
-    page.goto(f"{base_url}/{path}")
-    page.locator("label.md-search__icon, .md-search__input").first.click()
+    open_search(page, base_url, path)
     return ask(page, query)
 
 
