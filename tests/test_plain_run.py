@@ -43,6 +43,7 @@ import numpy, torch
 for name in os.environ["PRELOAD"].split():
     importlib.import_module(name)
 print("TRIED", *sorted(tried), flush=True)
+import gc; gc.collect(); gc.freeze()  # as the engine's worker: no child's collection walks (and copies) all that
 seed = int(os.environ["SEED"])
 for script in sys.argv[1:]:
     pid = os.fork()
