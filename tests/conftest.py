@@ -51,8 +51,8 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 @pytest.fixture(scope="session", autouse=True)
 def _templates_compiled_once():
     """Material's templates compiled once per test process, not once per build: MkDocs makes a new Jinja
-    environment for each build, and the suite builds sites in-process some 100 times (a build of the
-    fixture site took 0.33 CPU-s, 0.12 with this). Jinja checks each template's source against what it
+    environment for each build, and the suite builds in-process some 190 times, each language counted (a
+    build of the fixture site took 0.33 CPU-s, 0.12 with this). Jinja checks each template's source against what it
     compiled; a site's own `on_env` (the real site's hooks/render_cache.py) still sets a cache of its own."""
     get_env, compiled = mkdocs.theme.Theme.get_env, _CompiledTemplates()
 

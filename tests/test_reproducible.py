@@ -97,7 +97,7 @@ def two_builds(real_site, real_project, tmp_path_factory) -> tuple[tuple[Path, P
 def _mentions(text: str, path: str) -> bool:
     """Whether ``path`` is in ``text`` as a path of its own, not the tail of a longer one."""
     # the substring first: a pattern that starts with a lookbehind is tried at every position of the
-    # text, and the two sites hold some 40 MB of it (5 CPU-seconds for every path, against 0.2)
+    # text, and the two sites hold some 40 MB of it (5.6 CPU-seconds for the whole scan, now 0.2)
     return path in text and re.search(rf"(?<![\w.~/-]){re.escape(path)}(?![\w.-])", text) is not None
 
 
