@@ -55,21 +55,22 @@ def default_language(config: MkDocsConfig) -> str:
 
 def languages(config: MkDocsConfig) -> list[str]:
     """Every language the site builds, the default one first."""
-    plugin = static_i18n(config)
-    if plugin is None:
-        return [theme_language(config)]
-    default = default_language(config)
-    return [default, *(lang for lang in plugin.build_languages if lang != default)]
+    return _default_first(config, built=True)
 
 
 def site_languages(config: MkDocsConfig) -> list[str]:
     """Every language the site has pages in, the default one first, whether this build builds it or not
     (a preview of `mkdocs serve` builds one of them)."""
+    return _default_first(config, built=False)
+
+
+def _default_first(config: MkDocsConfig, *, built: bool) -> list[str]:
     plugin = static_i18n(config)
     if plugin is None:
         return [theme_language(config)]
     default = default_language(config)
-    return [default, *(str(lang.locale) for lang in plugin.config.languages if lang.locale != default)]
+    names = plugin.build_languages if built else [str(lang.locale) for lang in plugin.config.languages]
+    return [default, *(lang for lang in names if lang != default)]
 
 
 def prefix(config: MkDocsConfig, lang: str | None = None) -> str:
