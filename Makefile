@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links record lock-gpu notebooks katex bench lint clean
+.PHONY: build serve test page run diff links record record-release lock-gpu notebooks katex bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -50,6 +50,9 @@ record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordin
 	$(PYTHON) -m mkdocs_examples record --device cpu --keep-failed --out .cache/record/cpu
 	$(PYTHON) -m mkdocs_examples merge .cache/record/cuda --device cuda --into recordings
 	$(PYTHON) -m mkdocs_examples merge .cache/record/cpu --device cpu --into recordings
+
+record-release: $(READY)  ## record every example on this CPU under one torch release: make record-release TORCH=2.4.1 (README: "Environments and torch releases")
+	$(PYTHON) tools/record_release.py "$(TORCH)"
 
 lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)
 	$(PYTHON) tools/lock_gpu.py

@@ -47,6 +47,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     rec.add_argument("--matrix", choices=("gpu", "versions"), default="gpu",
                      help="whose plan --shard K/N follows: gpu (the `record` options: pins, CUDA durations; the "
                      "default) or versions (the version matrix: no pins, CPU durations)")  # fmt: skip
+    rec.add_argument("--resume", action="store_true",
+                     help="keep the recordings already in --out that this environment made of the examples as they "
+                     "are, and record only the others (each recording is written as soon as its example ends)")
     rec.add_argument("-f", "--config-file", **config)
     merge = commands.add_parser("merge", help="combine shards' recordings; fail on a gap or a duplicate")
     merge.add_argument("shards", nargs="+", type=Path, help="the folders `record --out` wrote")
@@ -73,8 +76,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         site = load_site(args.config_file)
         if args.command == "record":
-            return _record(site, args.paths, args.out, args.shard, args.jobs or 0,
-                           device=args.device, keep_failed=args.keep_failed, plan=args.matrix)  # fmt: skip
+            return _record(site, args.paths, args.out, args.shard, args.jobs or 0, device=args.device,
+                           keep_failed=args.keep_failed, plan=args.matrix, resume=args.resume)  # fmt: skip
         if args.command == "merge":
             return _merge(site, args.shards, args.out or args.into, args.device,
                           allow_missing=args.allow_missing, into=args.into is not None)  # fmt: skip
@@ -110,7 +113,7 @@ def durations(site: Site, device: str) -> dict[str, float]:
 
 def _record(
     site: Site, paths: list[Path], out: Path, shard: str | None, jobs: int,
-    *, device: str | None = None, keep_failed: bool = False, plan: str = "gpu",
+    *, device: str | None = None, keep_failed: bool = False, plan: str = "gpu", resume: bool = False,
 ) -> int:  # fmt: skip
     chosen = find_examples(site.examples_dir, paths)
     if shard and plan == "versions":
@@ -149,27 +152,52 @@ def _record(
         engine.close()
         raise ValueError(f"this machine records the environment {here}: its recordings cannot go into {out}")
 
+    done = _resumable(out, here, examples) if resume else {}
+    if done:
+        print(f"resuming: {len(done)} examples already recorded in {out}")
+    todo = [e for e in examples if e.path not in done]
+
+    def keeps(outcome: Outcome) -> bool:
+        return outcome.failure is None or (keep_failed and recordings.keepable(outcome.result))
+
     def report(outcome: Outcome, progress: Progress) -> None:
         status = "FAILED" if outcome.failure else "ok"
         print(f"{status:7} {outcome.result.seconds:7.2f}s  {outcome.example.path}", flush=True)
+        if keeps(outcome):  # written at once: an interrupted run resumes from here (--resume)
+            recordings.write_folder(out, [Recording.of(outcome.example, outcome.result, env)])
 
     start = time.perf_counter()
     try:
-        outcomes = list(engine.run(examples, report).values())
+        outcomes = list(engine.run(todo, report).values())
     finally:
         engine.close()
-    kept = [o for o in outcomes if o.failure is None or (keep_failed and recordings.keepable(o.result))]
-    made = [Recording.of(o.example, o.result, env) for o in kept]
-    recordings.write_folder(out, made, manifest=recordings.manifest_of(made) if made else None)
+    made = [*done.values(), *(Recording.of(o.example, o.result, env) for o in outcomes if keeps(o))]
+    if made:
+        recordings.write_folder(out, [], manifest=recordings.manifest_of(made))
     for o in outcomes:
-        if o.failure and o in kept:
+        if o.failure and keeps(o):
             print(f"kept, its check fails here: {o.example.path} ({o.failure.kind} in cell {o.failure.cell})")
-    problems += [describe(o) for o in outcomes if o.failure and o not in kept]
+    problems += [describe(o) for o in outcomes if o.failure and not keeps(o)]
     for problem in problems:
         print(f"\n{problem}", file=sys.stderr)
     print(summary(outcomes, time.perf_counter() - start))
     print(f"{len(made)} recordings in {out}: " + ", ".join(f"{k} {v}" for k, v in sorted(env.items())))
     return 1 if problems else 0
+
+
+def _resumable(out: Path, here: str, examples: list[Example]) -> dict[str, Recording]:
+    """The recordings in ``out`` that this environment (``here``) made of ``examples`` as they are now."""
+    current = {e.path: e for e in examples}
+    kept = {}
+    for file in recordings.recording_files(out):
+        try:
+            recording = recordings.read(file, out)
+        except RecordingError:
+            continue  # cut short, say: recorded again
+        example = current.get(recording.example)
+        if example and recordings.environment_id(recording.env) == here and recording.digest == example.digest:
+            kept[example.path] = recording
+    return kept
 
 
 def _names_environment(name: str) -> bool:
