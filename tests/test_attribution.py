@@ -39,13 +39,13 @@ def built(output: str) -> Result:
 
 def recording(env: dict[str, str], output: str, failed: Failed | None = None) -> Recording:
     cells = (CellResult(0), CellResult(1, output), CellResult(2))
-    return Recording(EXAMPLE.path, EXAMPLE.digest, "2026-11-22T10:00:00Z", env, 1.0, cells,
+    return Recording(EXAMPLE.path, EXAMPLE.keys, "2026-11-22T10:00:00Z", env, 1.0, cells,
                      tuple(c.name for c in EXAMPLE.cells), failed)  # fmt: skip
 
 
 def page(build_output: str, *recorded: Recording, lang: str = "en") -> str:
     site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
-    published = tuple(Published(r.device, r, site) for r in recorded)
+    published = tuple(Published.holding(r.device, r, EXAMPLE, site) for r in recorded)
     sources = Sources()
     md = render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published, sources=sources)
     return md + sources.block(lang)  # as a page ends: each environment of its outputs in full
@@ -185,7 +185,7 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
              CellResult(3, "new\n"), CellResult(4), CellResult(5, "changed but not shown\n"),
              CellResult(6, "0.9 ms\n"))  # fmt: skip
     failed = Failed(cell=4, line=9, kind="exception", message="AssertionError")
-    theirs = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
+    theirs = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
     block = Block(start=2, end=3, indent="", path="d/c.py")
     found = changes.collect({"a/page.md": ("A `page`", [block])}, {"d/c.py": example}, {"d/c.py": ours},
                             {"d/c.py": [theirs]})  # fmt: skip
@@ -201,9 +201,10 @@ def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():
     source = 'import torch\n# %% gpu tags=["requires-cuda"]\nprint(torch.ones(1, device="cuda"))\n'
     example = Example("d/g.py", Path("/x/d/g.py"), source, parse_cells(source))
     result = Result(env=BUILD_ENV, cells=(CellResult(0), CellResult(1, skipped="requires-cuda")))
-    stale = Recording(example.path, "0" * 64, "2026-11-22T10:00:00Z", CPU_2_14, 1.0,
+    stale = Recording(example.path, ("0" * 64,) * 2, "2026-11-22T10:00:00Z", CPU_2_14, 1.0,
                       (CellResult(0), CellResult(1, skipped="requires-cuda")))  # fmt: skip
-    text = render_example(example, result, None, lang="en", limit=1000, published=(Published("cpu", stale, {}),))
+    published = (Published.holding("cpu", stale, example),)
+    text = render_example(example, result, None, lang="en", limit=1000, published=published)
     assert "has not been recorded on a GPU yet" in text and "changed since it was recorded" not in text
 
 
@@ -211,7 +212,7 @@ def test_a_measurement_shows_the_builds_own_value_and_no_other_release_s():
     source = SOURCE.replace("# %% shown", '# %% shown tags=["varies"]')
     example = Example("d/x.py", Path("/x/d/x.py"), source, parse_cells(source))
     other = recording(CPU_2_14, "0.9 ms\n")
-    other = Recording(example.path, example.digest, other.recorded, other.env, 1.0, other.cells,
+    other = Recording(example.path, example.keys, other.recorded, other.env, 1.0, other.cells,
                       tuple(c.name for c in example.cells), None)  # fmt: skip
     site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
     text = render_example(example, built("1.2 ms\n"), None, lang="en", limit=1000,
@@ -225,6 +226,7 @@ def test_the_error_index_leaves_out_a_recorded_cell_whose_check_failed_as_the_pa
     published = PublishedRecordings(Path("/nowhere"), [])
     failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
     published.found = {"cpu-torch2.14.1-py3.11": {EXAMPLE.path: recording(CPU_2_14, "stops here\n", failed)}}
+    published.read_as = published.found
     (result,) = published.results(EXAMPLE)
     assert [c.cell for c in result.cells] == [0, 2]
 

@@ -37,22 +37,22 @@ def test_key_changes_with_everything_that_changes_output():
 def test_put_then_get_and_misses(tmp_path):
     cache = Cache(tmp_path, tmp_path / "examples")
     assert cache.get("ab" * 32) is None
-    cache.put("ab" * 32, RESULT)
-    assert cache.get("ab" * 32) == RESULT
+    cache.put("ab" * 32, RESULT, {})
+    assert cache.get("ab" * 32) == (RESULT, {})
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["ab" * 32 + ".json"]
 
 
 def test_corrupt_partial_or_foreign_entries_are_misses(tmp_path):
     cache = Cache(tmp_path, tmp_path / "examples")
     key = "cd" * 32
-    cache.put(key, RESULT)
+    cache.put(key, RESULT, {})
     file = next(tmp_path.rglob("*.json"))
     text = file.read_text()
     for broken in (text[: len(text) // 2], "", "[]", json.dumps({"key": "other", "result": RESULT.to_json()})):
         file.write_text(broken)
         assert cache.get(key) is None
-    cache.put(key, RESULT)  # and a miss can be rewritten
-    assert cache.get(key) == RESULT
+    cache.put(key, RESULT, {})  # and a miss can be rewritten
+    assert cache.get(key) == (RESULT, {})
 
 
 def test_device_setting_wins_and_auto_is_cpu_here(monkeypatch):
@@ -94,18 +94,18 @@ def test_an_entry_is_a_miss_when_what_it_imported_changed(tmp_path):
 
     digest = hashlib.sha256(b"X = 1\n").hexdigest()
     cache = Cache(tmp_path / "cache", examples)
-    cache.put("aa" * 32, replace(RESULT, depends={"file:helper.py": digest, "dist:numpy": "2.4.6"}))
+    cache.put("aa" * 32, replace(RESULT, depends={"file:helper.py": digest, "dist:numpy": "2.4.6"}), {})
     assert cache.get("aa" * 32) is not None
     (examples / "helper.py").write_text("X = 2\n")
     assert cache.get("aa" * 32) is None
-    cache.put("bb" * 32, replace(RESULT, depends={"dist:numpy": "1.0.0"}))
+    cache.put("bb" * 32, replace(RESULT, depends={"dist:numpy": "1.0.0"}), {})
     assert cache.get("bb" * 32) is None
 
 
 def test_a_cache_that_cannot_be_written_is_skipped(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     cache = Cache(tmp_path / "file" / "cache", tmp_path)
-    cache.put("cc" * 32, RESULT)  # no exception
+    cache.put("cc" * 32, RESULT, {})  # no exception
     assert cache.unwritable == "Not a directory"
     assert cache.get("cc" * 32) is None
 

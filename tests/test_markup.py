@@ -77,7 +77,7 @@ def result(env: dict[str, str]) -> Result:
 
 def recording(of: Example, gpu: str, output: str = "2\n") -> Recording:
     env = {"device": "cuda", "gpu": gpu, "torch": "2.13.0+cu130", "python": "3.11.7"}
-    return Recording(of.path, of.digest, "2026-11-22T10:00:00Z", env, 0.1,
+    return Recording(of.path, of.keys, "2026-11-22T10:00:00Z", env, 0.1,
                      (CellResult(0, "1\n"), CellResult(1, output)))  # fmt: skip
 
 
@@ -103,7 +103,7 @@ def test_a_version_notes_title_and_body_are_text_however_markdown_reads_them(pay
     built = Result(cells=(CellResult(0, "1\n"), CellResult(1, skipped="requires-cuda")),
                    env={"torch": "2.13.0+cpu", "device": "cpu", "python": "3.11.7"})  # fmt: skip
     other = {"device": "cpu", "torch": "2.14.1" + payload, "python": "3.11.7" + payload}  # another release: a note
-    made = Recording(shown.path, shown.digest, "2026-11-22T10:00:00Z", other, 0.1,
+    made = Recording(shown.path, shown.keys, "2026-11-22T10:00:00Z", other, 0.1,
                      (CellResult(0, payload + "\n"), CellResult(1, skipped="requires-cuda")))  # fmt: skip
     published = (Published("cpu", made, {"torch": "2.13.0+cpu", "python": "3.11.7"}),)
     text = render_example(shown, built, None, lang=lang, limit=100, published=published)
@@ -182,7 +182,7 @@ def hostile_site(tmp_path_factory) -> Path:
     for lang in ("en", "zh"):
         (root / "docs" / lang / "x.md").write_text("# X\n\n/// example | x.py\n///\n")
     shown = Example.from_source("x.py", root / "examples" / "x.py", source)
-    made = Recording("x.py", shown.digest, "2026-11-22T10:00:00Z",
+    made = Recording("x.py", shown.keys, "2026-11-22T10:00:00Z",
                      {"device": "cuda", "gpu": PAYLOADS[1] + payload, "torch": "2.13.0", "python": "3.11.7"}, 0.1,
                      (CellResult(0, "x\n"), CellResult(1, payload + "\n")))  # fmt: skip
     from mkdocs_examples.recordings.store import dumps, manifest_of, write_manifest
@@ -190,7 +190,7 @@ def hostile_site(tmp_path_factory) -> Path:
     (root / "recordings" / "cuda").mkdir(parents=True)
     (root / "recordings" / "cuda" / "x.json").write_text(dumps(made))
     # another torch release on the CPU, whose output the torch picker fetches and shows: a payload
-    other = Recording("x.py", shown.digest, "2026-11-23T10:00:00Z",
+    other = Recording("x.py", shown.keys, "2026-11-23T10:00:00Z",
                       {"device": "cpu", "torch": "2.14.1+cpu", "python": "3.11.7"}, 0.1,
                       (CellResult(0, PAYLOADS[3] + "\n"), CellResult(1, skipped="requires-cuda")))  # fmt: skip
     folder = root / "recordings" / "cpu-torch2.14.1-py3.11"

@@ -108,7 +108,7 @@ def test_recordings_made_stale_by_the_change_are_listed(two_commits, tmp_path, c
         (folder / path.replace(".py", ".json")).write_text(json.dumps(_recording(path, old["examples"][path])))
     assert main(["diff", *map(str, two_commits), "--recordings", str(folder)]) == 0
     text = capsys.readouterr().out
-    assert "This change makes these CUDA recordings stale" in text
+    assert "This change makes cells of these CUDA recordings stale" in text
     cuda = text.split("## CUDA recordings")[1]
     assert "`three.py`" in cuda and "`one.py`" not in cuda
 
@@ -131,7 +131,8 @@ def test_the_recordings_folder_of_the_site_lists_only_cuda_environments_made_sta
 
 def _recording(path: str, example: dict) -> dict:
     return {
-        "schema": 1, "example": path, "digest": example["digest"], "recorded": "2026-11-22T00:00:00Z",
+        "schema": 2, "example": path, "scheme": "tokens-1", "keys": example["keys"], "lines": {},
+        "recorded": "2026-11-22T00:00:00Z",
         "seconds": 0.1, "env": {"device": "cuda"},
         "cells": [{"cell": 0, "name": None, "output": [], "traceback": None, "images": [], "truncated": 0,
                    "skipped": None, "seconds": 0.0}],
@@ -146,7 +147,7 @@ def _recording(path: str, example: dict) -> dict:
         lambda d: d["examples"]["one.py"]["cells"][0].update(name="</code><script>"),
         lambda d: d["examples"]["one.py"]["cells"][0].update(output="not a list of lines"),
         lambda d: d["examples"]["one.py"].update(pages=["en/x.md`<b>"]),
-        lambda d: d["examples"]["one.py"].pop("digest"),
+        lambda d: d["examples"]["one.py"].pop("keys"),
     ],
 )
 def test_a_snapshot_of_the_wrong_shape_is_refused_naming_the_file(two_commits, tmp_path, capsys, break_it):

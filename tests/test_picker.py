@@ -14,7 +14,7 @@ from helpers import search_queries
 
 from mkdocs_examples.publish import picker
 from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, nearest, releases, site_data
-from mkdocs_examples.recordings.store import Failed, Published, Recording
+from mkdocs_examples.recordings.store import Failed, Published, Recording, current
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells
@@ -51,8 +51,8 @@ def cells(changed: str, gpu: CellResult | None = None) -> tuple[CellResult, ...]
 
 
 def recording(env: dict[str, str], output: str, *, gpu: CellResult | None = None, **extra) -> Recording:
-    values = {"failed": None, "digest": EXAMPLE.digest, **extra}
-    return Recording(EXAMPLE.path, values["digest"], "2026-11-23T10:00:00Z", env, 1.0, cells(output, gpu),
+    values = {"failed": None, "keys": EXAMPLE.keys, **extra}
+    return Recording(EXAMPLE.path, values["keys"], "2026-11-23T10:00:00Z", env, 1.0, cells(output, gpu),
                      tuple(c.name for c in EXAMPLE.cells), values["failed"])  # fmt: skip
 
 
@@ -130,9 +130,11 @@ def test_an_examples_file_holds_each_shown_cells_output_in_each_environment_once
 
 
 def test_a_stale_recording_and_a_cell_whose_check_failed_there_have_no_output_in_the_file():
-    stale = recording(CPU_2_14, "old source\n", digest="0" * 64)
+    stale = recording(CPU_2_14, "old source\n", keys=("0" * 64,) * len(EXAMPLE.cells))
     failed = recording(CPU_2_9, "stops short\n", failed=Failed(1, 4, "exception", "AssertionError"))
-    data = example_data(EXAMPLE, BUILT, {"stale": stale, "failed": failed}, limit=1000)
+    assert current(stale, EXAMPLE) is None  # no cell of it ran the code as it is now: a build publishes nothing of it
+    held = {name: h for name, r in {"stale": stale, "failed": failed}.items() if (h := current(r, EXAMPLE))}
+    data = example_data(EXAMPLE, BUILT, held, limit=1000)
     assert "stale" not in data["cells"]["0"] and "stale" not in data["cells"]["1"]
     assert "failed" in data["cells"]["0"] and "failed" not in data["cells"]["1"]
     assert "old source" not in json.dumps(data) and "stops short" not in json.dumps(data)
@@ -150,7 +152,7 @@ def test_a_timing_is_left_out_and_its_label_stays_as_built():
     source = '# %% timing tags=["varies"]\nprint("0.1 s")\n'
     timed = Example("d/t.py", Path("/x/d/t.py"), source, parse_cells(source))
     built = Result(env=BUILD_ENV, cells=(CellResult(0, "0.1 s\n"),))
-    made = Recording(timed.path, timed.digest, "2026-11-23T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "0.3 s\n"),))
+    made = Recording(timed.path, timed.keys, "2026-11-23T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "0.3 s\n"),))
     assert example_data(timed, built, {"cpu-torch2.14.1-py3.11": made}, limit=100)["cells"] == {}
     md = render_example(timed, built, None, lang="en", limit=100, published=(Published("cpu", made),))
     assert ">torch 2.13.0 · CPU</small>" in md and "data-mx-" not in md  # the picker leaves it alone
@@ -189,7 +191,7 @@ def picked_site(tmp_path_factory) -> Path:
     config.write_text(config.read_text().replace("  - pymdownx.superfences\n", "  - pymdownx.superfences\n"
                       "  - pymdownx.tabbed:\n      alternate_style: true\n  - pymdownx.details\n"))  # fmt: skip
     one = Example.from_source("one.py", root / "examples" / "one.py", (root / "examples" / "one.py").read_text())
-    made = Recording("one.py", one.digest, "2026-11-23T10:00:00Z", CPU_2_14, 0.1,
+    made = Recording("one.py", one.keys, "2026-11-23T10:00:00Z", CPU_2_14, 0.1,
                      (CellResult(0, "[0, 2, 4] as torch 2.14.1 printed it (test data)\n"),))  # fmt: skip
     folder = root / "recordings" / "cpu-torch2.14.1-py3.11"
     folder.mkdir(parents=True)

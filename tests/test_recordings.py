@@ -20,7 +20,7 @@ from mkdocs.exceptions import Abort, PluginError
 
 from mkdocs_examples.cli import main
 from mkdocs_examples.recordings import matrix, shards
-from mkdocs_examples.recordings.store import Published, Recording, RecordingError, dumps, read, read_folder
+from mkdocs_examples.recordings.store import Published, Recording, RecordingError, current, dumps, read, read_folder
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
@@ -51,13 +51,13 @@ GPU_CELLS = (CellResult(0), CellResult(1, "same everywhere\n"), CellResult(2, "c
 
 
 def fixture_recording(example: Example = EXAMPLE, env: dict | None = None) -> Recording:
-    return Recording(example.path, example.digest, "2026-11-22T10:00:00Z", env or FAKE_GPU, 1.5, GPU_CELLS,
+    return Recording(example.path, example.keys, "2026-11-22T10:00:00Z", env or FAKE_GPU, 1.5, GPU_CELLS,
                      tuple(c.name for c in example.cells))  # fmt: skip
 
 
 def page(example=EXAMPLE, recording=None, lang="en", site=SITE) -> str:
     """The example on a page, and the page's block on where its outputs come from."""
-    published = (Published("cuda", recording, site),)
+    published = (Published.holding("cuda", recording, example, site),)
     sources = Sources()
     md = render_example(example, BUILT, None, lang=lang, limit=1000, published=published, sources=sources)
     return md + sources.block(lang)
@@ -117,7 +117,7 @@ def test_a_recording_is_diffable_json_that_reads_back(tmp_path):
     recording = fixture_recording()
     text = dumps(recording)
     data = json.loads(text)
-    assert data["schema"] == 1 and data["example"] == "d/gpu.py" and data["env"]["gpu"].startswith("FIXTURE")
+    assert data["schema"] == 2 and data["example"] == "d/gpu.py" and data["env"]["gpu"].startswith("FIXTURE")
     assert data["cells"][3]["output"] == ["tensor([1.], device='cuda:0')\n"]  # lines: a refresh diffs by line
     assert data["cells"][3]["name"] == "gpu"
     file = tmp_path / "d" / "gpu.json"
@@ -128,7 +128,7 @@ def test_a_recording_is_diffable_json_that_reads_back(tmp_path):
 
 @pytest.mark.parametrize(
     "change",
-    [lambda d: d.pop("digest"), lambda d: d.update(schema=2), lambda d: d["cells"][0].update(output="x"),
+    [lambda d: d.pop("keys"), lambda d: d.update(schema=3), lambda d: d["cells"][0].update(output="x"),
      lambda d: d.update(env={"a": 1}), lambda d: d.update(seconds="1"), lambda d: d.update(example="other.py"),
      lambda d: d.update(example="../x.py"), lambda d: d.update(recorded="<b>2026</b>"),
      lambda d: d["cells"][0].update(images=["x) <script>alert(1)</script>"])],
@@ -171,7 +171,7 @@ def test_outputs_that_differ_by_device_are_tabs_and_identical_ones_show_once(lan
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_stale_recording_is_never_shown(lang):
-    edited = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE.replace('print("cpu")', 'print("cpu")  # edited'))
+    edited = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE.replace('print("cpu")', 'print("CPU")'))
     md = page(edited, fixture_recording(), lang=lang)
     assert "cuda:0" not in md and "FIXTURE GPU (test data) ·" not in md and "===" not in md
     note = "has changed since it was recorded on FIXTURE GPU" if lang == "en" else "上录制（2026-11-22）之后又改过了"
@@ -233,11 +233,17 @@ def test_record_two_shards_merge_and_publish_end_to_end(site, capsys, caplog):
     assert html_en.count("answer: 42") == 1 and "tabbed-set" not in html_en  # the same output: shown once
     assert "out of date" not in caplog.text
 
-    (site / "examples/two.py").write_text((site / "examples/two.py").read_text() + "\n# edited\n")
+    (site / "examples/two.py").write_text((site / "examples/two.py").read_text() + "\n# a comment changes no key\n")
     caplog.clear()
     with caplog.at_level(logging.INFO):
         build_site(site)
-    assert "1 recording(s) out of date" in caplog.text and "two.py (recorded on cpu" in caplog.text
+    assert "ran other code than now" not in caplog.text
+    (site / "examples/two.py").write_text((site / "examples/two.py").read_text().replace("answer:", "the answer:"))
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        build_site(site)
+    assert "recorded cell(s) of 1 recording(s) ran other code than now" in caplog.text
+    assert "two.py cells 1 (recorded on cpu" in caplog.text
 
 
 def test_a_cpu_cannot_record_into_a_cuda_folder(site, capsys):
@@ -373,8 +379,10 @@ def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
     assert nb.metadata["mkdocs_examples_recorded"]["gpu"].startswith("FIXTURE")
     cpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "where")
     assert cpu.outputs[0]["text"] == "cpu\n"  # this build's output where it has one
-    stale = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE + "\n# edited\n")
-    assert "cuda:0" not in notebook_json(notebook(stale, BUILT, fixture_recording()))
+    stale = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE.replace('print("cpu")', 'print("CPU")'))
+    held = current(fixture_recording(), stale)  # the cells before the edited one hold, the rest do not
+    assert held is not None and [c.cell for c in held.cells] == [0, 1]
+    assert "cuda:0" not in notebook_json(notebook(stale, BUILT, held))
 
 
 def test_a_machine_that_cannot_be_probed_records_nothing(monkeypatch):
@@ -463,7 +471,7 @@ def test_merge_into_names_the_folder_after_the_recordings_environment(site, caps
 
     source = (site / "examples/one.py").read_text()
     example = Example.from_source("one.py", site / "examples/one.py", source)
-    made = Recording(example.path, example.digest, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "x\n"),))
+    made = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "x\n"),))
     write_folder(site / "shard", [made])
     config = ["-f", str(site / "mkdocs.yml")]
     assert main(["merge", str(site / "shard"), "--device", "cpu", "--out", str(site / "rec/wrong"),

@@ -70,7 +70,8 @@ def the_snapshot() -> dict[str, Any]:
 CORPUS = {  # a valid document of each kind, and the schema it follows
     "recording": (json.loads(RECORDING.read_text(encoding="utf-8")), "recording.schema.json"),
     "result": (the_result(), "result.schema.json"),
-    "cache entry": ({"key": "ab" * 32, "result": the_result()}, "result.schema.json#/$defs/entry"),
+    "cache entry": ({"key": "ab" * 32, "result": the_result(), "lines": {"7": {"token": 3, "into": 0}}},
+                    "result.schema.json#/$defs/entry"),
     "snapshot": (the_snapshot(), "snapshot.schema.json"),
 }
 
@@ -201,7 +202,9 @@ def _set(document: dict, path: str, value: Any) -> dict:
 
 BROKEN = [  # refused by both, each for one reason
     ("recording", "example", "../x.py"), ("recording", "example", ".hidden/x.py"), ("recording", "example", "x.pyc"),
-    ("recording", "digest", "AB" * 32), ("recording", "recorded", "<b>2026</b>"), ("recording", "schema", 2),
+    ("recording", "keys/0", "AB" * 32), ("recording", "recorded", "<b>2026</b>"), ("recording", "schema", 3),
+    ("recording", "lines", {"0": {"token": 1, "into": 0}}), ("recording", "lines", {"12": {"token": -1, "into": 0}}),
+    ("recording", "lines", {"12": {"token": 1}}), ("recording", "scheme", "tokens-0"),
     ("recording", "schema", True), ("recording", "seconds", -1), ("recording", "seconds", 2e6),
     ("recording", "env", {"gpu": "x"}),  # no device
     ("recording", "cells/8/images/0", GIF), ("recording", "cells/8/images/0", TOO_BIG),
@@ -211,6 +214,7 @@ BROKEN = [  # refused by both, each for one reason
     ("result", "cells/1/images/0", GIF), ("result", "cells/1/images/0", TOO_BIG), ("result", "cells/0/cell", 1.5),
     ("result", "failure/kind", "bogus"), ("result", "failure/line", -1), ("result", "depends", {"pip:x": "1"}),
     ("result", "cells/0/truncated", True), ("cache entry", "key", "other"),
+    ("cache entry", "lines", {"7": {"token": 1, "into": -1}}),
     ("snapshot", "examples/tensors~1demo.py/pages/0", "en/x.md`<b>"),
     ("snapshot", "examples/tensors~1demo.py/origin", "memory"),
     ("snapshot", "examples/tensors~1demo.py/cells/0/images/0", "not a digest"),
@@ -321,11 +325,12 @@ def cached(tmp_path: Path, text: str) -> Result | None:
     key = "ab" * 32
     cache._file(key).parent.mkdir(parents=True, exist_ok=True)
     cache._file(key).write_text(text)
-    return cache.get(key)
+    found = cache.get(key)
+    return found[0] if found else None
 
 
 def test_a_cached_result_reads_back_and_its_broken_copies_are_misses(tmp_path):
-    entry = {"key": "ab" * 32, "result": the_result()}
+    entry = {"key": "ab" * 32, "result": the_result(), "lines": {}}
     assert cached(tmp_path, json.dumps(entry)) == Result.from_json(the_result())
     for constant in ("NaN", "Infinity", "-Infinity", "1e999"):
         assert cached(tmp_path, with_constant(entry, "result/seconds", constant)) is None

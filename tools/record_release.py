@@ -69,7 +69,7 @@ def not_installable(release: str, python: str, reason: str, recordings: Path) ->
     minor = ".".join(python.split(".")[:2])
     folder = recordings / f"cpu-torch{release}-py{minor}"
     folder.mkdir(parents=True, exist_ok=True)
-    manifest = {"schema": 2, "id": folder.name, "device": "cpu", "torch": release, "python": python,
+    manifest = {"schema": 1, "id": folder.name, "device": "cpu", "torch": release, "python": python,
                 "installable": False, "reason": reason[-300:] or "pip found no wheel",
                 "platform": f"{platform.system().lower()} {platform.machine()}"}  # fmt: skip
     (folder / "environment.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

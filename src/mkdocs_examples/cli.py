@@ -115,12 +115,17 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int
         print(f"error: {error}", file=sys.stderr)
         return 2
     stale = None
-    if folder:  # stale now, and not before this change
+    if folder:  # cells stale now, and not before this change
 
-        def is_stale(snap: outputs.Snapshot, path: str) -> bool:
-            return path in snap.examples and snap.examples[path]["digest"] != found[path].digest
+        def outdated(snap: outputs.Snapshot, path: str) -> set[int]:
+            if path not in snap.examples:
+                return set()
+            now, ran = snap.examples[path]["keys"], found[path].keys
+            held = next((i for i, (a, b) in enumerate(zip(ran, now, strict=False)) if a != b), min(len(ran), len(now)))
+            return set(range(held, len(now)))
 
-        stale = [p for p in sorted(found) if is_stale(new, p) and not is_stale(old, p)]
+        stale = [f"`{path}` (cells {', '.join(map(str, sorted(cells)))})" for path in sorted(found)
+                 if (cells := outdated(new, path) - outdated(old, path))]  # fmt: skip
     print(outputs.report(old, new, base=base, stale=stale), end="")
     return 0
 

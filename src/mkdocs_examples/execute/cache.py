@@ -1,13 +1,16 @@
 """Content-addressed store of example results.
 
 A key covers everything known before an example runs that can change what it prints:
-its bytes and path, the engine (version and the source of the modules that execute),
+the code that runs and its path (``Example.key``, source/keys.py: comments are not in it),
+the engine (version and the source of the modules that execute),
 Python, the versions of torch and the preloaded packages, the device and the run options.
 What the example turns out to import (other packages, helper modules beside it) is
 recorded in its result and checked when the entry is reused. Entries are written
 atomically; an entry that cannot be read, or does not match ``$defs/entry`` of
 ``schemas/result.schema.json``, is a miss, never an error; a cache folder that cannot be
-written is reported once and otherwise ignored.
+written is reported once and otherwise ignored. Since comments are not in the key, an entry
+keeps the lines its outputs cite tied to tokens (:func:`lines_of`), and a result reused for a
+source whose lines moved cites them as they are now (:func:`relocated`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import json
 import os
 import platform
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,10 @@ from mkdocs_examples import __version__
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.results import RESULT, Options, Result
 from mkdocs_examples.schema import JSONError, loads, validate
+from mkdocs_examples.source import keys
 from mkdocs_examples.source.cells import Example
+
+Lines = dict[str, dict[str, int]]  # a cited line: the token that covers it (source/keys.py: anchors)
 
 # What executes examples, as a whole: a module added to one of these folders is in the key too
 PACKAGE = Path(__file__).parent.parent
@@ -53,7 +59,7 @@ def fingerprint(options: Options, preload: list[str]) -> dict[str, Any]:
 
 
 def cache_key(example: Example, fingerprint: dict[str, Any]) -> str:
-    payload = {"path": example.path, "source": example.digest, **fingerprint}
+    payload = {"path": example.path, "code": example.key, **fingerprint}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -65,7 +71,8 @@ class Cache:
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> Result | None:
+    def get(self, key: str) -> tuple[Result, Lines] | None:
+        """The result stored under ``key`` and the lines it cites (:func:`lines_of`), if any is current."""
         try:
             entry = validate(loads(self._file(key).read_text(encoding="utf-8")), f"{RESULT}#/$defs/entry")
         except (OSError, UnicodeDecodeError, JSONError):
@@ -73,9 +80,9 @@ class Cache:
         if entry["key"] != key:
             return None
         result = Result.from_valid(entry["result"])
-        return result if self._current(result.depends) else None
+        return (result, entry["lines"]) if self._current(result.depends) else None
 
-    def put(self, key: str, result: Result) -> None:
+    def put(self, key: str, result: Result, lines: Lines) -> None:
         """Store ``result``: written to a temporary file, then renamed over the entry; never raises."""
         if self.unwritable:
             return
@@ -85,7 +92,7 @@ class Cache:
             file.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"key": key, "result": result.to_json()}, handle, sort_keys=True)
+                json.dump({"key": key, "result": result.to_json(), "lines": lines}, handle, sort_keys=True)
             os.replace(temporary, file)
         except OSError as error:
             self.unwritable = error.strerror or str(error)
@@ -102,6 +109,20 @@ class Cache:
             if kind == "file" and _digest(self.examples_dir / what) != recorded:
                 return False
         return True
+
+
+def lines_of(example: Example, result: Result) -> Lines:
+    """The lines of ``example`` that ``result``'s outputs cite, tied to tokens (source/keys.py: anchors)."""
+    return keys.anchors(example.source, example.display, [t for c in result.cells for t in (c.output, c.traceback)])
+
+
+def relocated(result: Result, example: Example, lines: Lines) -> Result:
+    """``result``, which ran the code of ``example`` with the lines ``lines`` says, citing ``example``'s lines."""
+    if not lines:
+        return result
+    move = keys.Relocation(example.source, example.display, lines)
+    return replace(result, cells=tuple(replace(c, output=move.text(c.output) or "", traceback=move.text(c.traceback))
+                                       for c in result.cells))  # fmt: skip
 
 
 def _digest(file: Path) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.environment import detect_device
-from mkdocs_examples.execute.cache import PACKAGE, Cache, cache_key, fingerprint
+from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import Failure, Options, Result
@@ -85,7 +85,8 @@ class Engine:
         self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])  # what they may read
         self._noted = False
         self._fingerprint = fingerprint(options, preload)
-        self._memory: dict[str, Result] = {}  # key: result, for `serve` and language builds
+        # key: the result and the lines it cites (execute/cache.py), for `serve` and language builds
+        self._memory: dict[str, tuple[Result, Lines]] = {}
         self.executed: list[str] = []  # paths of the examples this engine has executed, in order
 
     @classmethod
@@ -141,11 +142,11 @@ class Engine:
 
         pending = []
         for path, example in unique.items():
-            if (result := self._memory.get(keys[path])) is not None:
-                done(Outcome(example, result, "memory"))
-            elif self.cache and (result := self.cache.get(keys[path])) is not None:
-                self._memory[keys[path]] = result
-                done(Outcome(example, result, "cache"))
+            if (kept := self._memory.get(keys[path])) is not None:
+                done(Outcome(example, relocated(kept[0], example, kept[1]), "memory"))
+            elif self.cache and (kept := self.cache.get(keys[path])) is not None:
+                self._memory[keys[path]] = kept
+                done(Outcome(example, relocated(kept[0], example, kept[1]), "cache"))
             elif (refused := self._too_large(example)) is not None:
                 done(Outcome(example, refused, "run"))  # never run, never cached
             else:
@@ -166,7 +167,7 @@ class Engine:
             self.executed.append(example.path)
             ran.append((example, result))
             if result.failure is not None:  # shown now; successes wait for the check below
-                self._memory[keys[example.path]] = result
+                self._memory[keys[example.path]] = (result, {})
                 done(Outcome(example, result, "run"))
         for example in pending:  # the pool yields every example once; if not, say so rather than lose it
             if example.path not in outcomes and all(e.path != example.path for e, _ in ran):
@@ -179,9 +180,10 @@ class Engine:
                 result = replace(result, failure=Failure("sandbox", detail=culprit))
             elif result.failure is not None:
                 continue
-            elif self.cache and not changed:
-                self.cache.put(keys[example.path], result)  # only what built correctly, untouched, is kept
-            self._memory[keys[example.path]] = result
+            lines = lines_of(example, result)
+            if result.failure is None and self.cache and not changed:
+                self.cache.put(keys[example.path], result, lines)  # only what built correctly, untouched, is kept
+            self._memory[keys[example.path]] = (result, lines)
             done(Outcome(example, result, "run"))
         return outcomes
 
@@ -224,7 +226,7 @@ class Engine:
 
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
-        self._memory = {k: r for k, r in self._memory.items() if r.failure is None}
+        self._memory = {k: kept for k, kept in self._memory.items() if kept[0].failure is None}
 
     def close(self) -> None:
         self.pool.close()

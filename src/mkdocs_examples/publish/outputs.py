@@ -9,7 +9,7 @@ A snapshot is one JSON file in the format of ``schemas/snapshot.schema.json``; i
 
     {"schema": 1, "env": {"torch": "2.13.0+cpu", ...},
      "examples": {"tensors/cat_and_stack.py": {
-        "digest": "<sha256 of the source>", "origin": "run", "failure": null, "pages": ["en/tensors/cat-and-stack.md"],
+        "keys": ["<cell 0's key>", ...], "origin": "run", "failure": null, "pages": ["en/tensors/cat-and-stack.md"],
         "cells": [{"cell": 0, "name": "setup", "line": 5, "hidden": false, "output": ["line\\n"],
                    "traceback": null, "images": ["<sha256 of the PNG>"], "skipped": null}]}}}
 
@@ -64,7 +64,7 @@ def snapshot(outcomes: list[Outcome], env: dict[str, str], pages: dict[str, list
 def _example(outcome: Outcome, pages: list[str]) -> dict[str, Any]:
     cells = {c.index: c for c in outcome.example.cells}
     return {
-        "digest": outcome.example.digest,
+        "keys": list(outcome.example.keys),
         "origin": "run" if outcome.origin == "run" else "cached",
         "failure": describe(outcome) if outcome.failure else None,
         "pages": pages,
@@ -100,7 +100,7 @@ class Cell:
 @dataclass(frozen=True)
 class Snapshot:
     env: dict[str, str]
-    examples: dict[str, dict[str, Any]]  # path -> digest, origin, failure, pages, cells (by key)
+    examples: dict[str, dict[str, Any]]  # path -> keys, origin, failure, pages, cells (by name)
 
 
 def read(file: Path) -> Snapshot:
@@ -118,7 +118,7 @@ def _read_example(data: dict[str, Any]) -> dict[str, Any]:
         key = raw["name"] if raw["name"] is not None else f"#{position}"
         text = tuple(raw["output"]) + tuple(raw["traceback"] or ())
         cells[key] = Cell(key, int(raw["line"]), raw["hidden"], text, tuple(raw["images"]), raw["skipped"])
-    return {"digest": data["digest"], "origin": data["origin"], "failure": data["failure"], "pages": data["pages"],
+    return {"keys": tuple(data["keys"]), "origin": data["origin"], "failure": data["failure"], "pages": data["pages"],
             "cells": cells}  # fmt: skip
 
 
@@ -179,8 +179,9 @@ def report(old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str]
         out += ["", "## CUDA recordings", ""]
         if stale:
             out.append(
-                "This change makes these CUDA recordings stale: their pages show no CUDA output until the GPU "
-                f"workflow records them again after the merge: {_names(stale)}."
+                "This change makes cells of these CUDA recordings stale (it changes the code they ran, not only "
+                "comments): their pages show no CUDA output for those cells until the GPU workflow records them "
+                f"again after the merge: {', '.join(stale)}."
             )
         else:
             out.append("No CUDA recording is made stale by this change.")

@@ -106,11 +106,11 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
 
 def example_data(example: Example, result: Result, recorded: dict[str, Recording], limit: int) -> dict[str, Any]:
     """The content of an example's file: its cells' outputs in the build (``result``) and in each
-    environment of ``recorded`` (its name: the recording), fresh recordings only."""
+    environment of ``recorded`` (its name: what holds of its recording: the cells that ran the code as it is now)."""
     outputs: list[dict[str, Any]] = []
     index: dict[str, int] = {}  # an output, as JSON: its place in `outputs`
     cells: dict[str, dict[str, int]] = {}
-    runs = {BUILD: result.cells, **{name: r.cells for name, r in recorded.items() if r.digest == example.digest}}
+    runs = {BUILD: result.cells, **{name: r.cells for name, r in recorded.items()}}  # cells that hold, only
     for item in example.cells:
         if not item.compared:
             continue  # not shown; or a timing, which differs on every run: pages show the build's alone

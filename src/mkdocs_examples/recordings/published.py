@@ -3,8 +3,10 @@
 One :class:`Published` per environment the site publishes (a folder of recordings; the plugin
 option ``publish`` names them, by default every one), read from ``<recordings>/<environment>/``
 once per build and checked: a recording that cannot be read, or that another environment made
-than its folder's manifest says, stops the build; one of an example that changed since is
-*stale*, listed in one info line and never shown.
+than its folder's manifest says, stops the build. Of each recording, what is published is what
+still holds for the example as it is now (recordings/store.py: :func:`~store.current`): the
+cells whose key is the example's, citing its lines as they are now. The cells that ran other
+code than now are *stale*, listed in one info line and never shown.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ class PublishedRecordings:
     def __init__(self, root: Path, names: list[str]) -> None:
         """``names``: the folders under ``root`` to publish; none: every folder of recordings there."""
         self.root, self.names = root, names
-        self.found: dict[str, dict[str, Recording]] = {}  # environment: example path: its recording
+        self.found: dict[str, dict[str, Recording]] = {}  # environment: example path: what holds of its recording
+        self.read_as: dict[str, dict[str, Recording]] = {}  # environment: example path: its recording as read
+        self.outdated: dict[str, set[str]] = {}  # environment: the paths of recordings with stale cells
         self.site: dict[str, str] = {}  # the build's own torch and Python, which a recording may differ from
         self.device = "cpu"  # the build's own device: recordings of another fill the cells it skips
 
@@ -43,27 +47,35 @@ class PublishedRecordings:
         :class:`RecordingError`, naming the file and what to do, for one that cannot be published.
         """
         try:
-            self.found = store.load_published(self.root, self.environments, examples)
+            self.read_as = store.load_published(self.root, self.environments, examples)
         except RecordingError as error:
             raise RecordingError(f"{error}: fix or delete the file; the GPU job writes it again") from None
+        self.found = {name: {path: held for path, r in by_path.items() if path in examples
+                             and (held := store.current(r, examples[path])) is not None}
+                      for name, by_path in self.read_as.items()}  # fmt: skip
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
-        if old := store.stale(self.found, examples):
-            listed = ", ".join(f"{r.example} (recorded on {r.device}, torch {r.env.get('torch', '?')}, {r.date})"
-                               for r in old)  # fmt: skip
-            note(f"{len(old)} recording(s) out of date, not shown until they are recorded again: {listed}")
+        self.outdated = {name: {p for p, r in by_path.items() if p in examples and not r.whole(examples[p])}
+                         for name, by_path in self.read_as.items()}  # fmt: skip
+        if old := store.stale(self.read_as, examples):
+            listed = ", ".join(f"{r.example} cells {', '.join(map(str, cells))} (recorded on {r.device}, "
+                               f"torch {r.env.get('torch', '?')}, {r.date})" for r, cells in old)  # fmt: skip
+            count = sum(len(cells) for _, cells in old)
+            note(f"{count} recorded cell(s) of {len(old)} recording(s) ran other code than now, not shown until "
+                 f"they are recorded again: {listed}")  # fmt: skip
 
     def clear(self) -> None:
-        self.found, self.site = {}, {}
+        self.found, self.read_as, self.outdated, self.site = {}, {}, {}, {}
 
     def of(self, path: str) -> tuple[Published, ...]:
         """Each published environment's recording of example ``path`` (None where it has none)."""
-        return tuple(Published(_device_of(found, path, name), found.get(path), self.site, name)
-                     for name, found in self.found.items())  # fmt: skip
+        return tuple(Published(_device_of(read, path, name), self.found[name].get(path), self.site, name,
+                               read.get(path) if path in self.outdated.get(name, ()) else None)
+                     for name, read in self.read_as.items())  # fmt: skip
 
     def fresh(self, example: Example) -> list[Recording]:
-        """The recordings of exactly this source: a page shows them beside the build's outputs."""
-        return [p.recording for p in self.of(example.path) if p.recording and p.fresh(example)]
+        """What holds of each recording of ``example``: the cells that ran its code as it is now."""
+        return [p.recording for p in self.of(example.path) if p.recording]
 
     def elsewhere(self, example: Example) -> list[Recording]:
         """The fresh recordings of ``example`` made on another device than the build's: they hold the
@@ -80,8 +92,9 @@ class PublishedRecordings:
         return next(iter(self.elsewhere(example)), None)
 
     def checked(self, example: Example) -> list[Recording]:
-        """The fresh recordings of ``example`` on the build's device: the other releases its claims were checked on."""
-        return [r for r in self.fresh(example) if r.device == self.device]
+        """The recordings of ``example`` on the build's device in which every cell, hidden checks too, ran as it is
+        now: the other releases its claims were checked on."""
+        return [r for r in self.fresh(example) if r.device == self.device and r.whole(example)]
 
 
 def _device_of(found: dict[str, Recording], path: str, name: str) -> str:

@@ -6,6 +6,7 @@
     python -m mkdocs_examples merge o1 o2 o3 --into recordings  # → recordings/cuda-torch2.11.0-py3.12/
     python -m mkdocs_examples versions                     # the version matrix's jobs (recordings/matrix.py)
     python -m mkdocs_examples record --matrix versions --shard 1/2 --keep-failed --out c1  # one of them
+    python -m mkdocs_examples migrate                      # recordings of schema 1 keyed per cell (migrate.py)
 
 Recordings are made on the machine's own device and say so: a run on a CPU records
 ``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder. Each folder holds one
@@ -26,7 +27,7 @@ from pathlib import Path
 from mkdocs_examples.config import Site, load_site
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.recordings import matrix, shards
+from mkdocs_examples.recordings import matrix, migrate, shards
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples
@@ -70,6 +71,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     versions = commands.add_parser("versions", help="print the version matrix as JSON (torch release, Python and "
                                    "shard per job), from the `versions` options")  # fmt: skip
     versions.add_argument("-f", "--config-file", **config)
+    move = commands.add_parser("migrate", help="key recordings of schema 1 (the whole file's sha256) per cell, from "
+                               "the sources they ran in git history; lists the cells that no longer hold")  # fmt: skip
+    move.add_argument("recordings", nargs="?", type=Path, help="default: the plugin's `recordings` folder")
+    move.add_argument("-f", "--config-file", **config)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -81,6 +86,8 @@ def main(args: argparse.Namespace) -> int:
         if args.command == "merge":
             return _merge(site, args.shards, args.out or args.into, args.device,
                           allow_missing=args.allow_missing, into=args.into is not None)  # fmt: skip
+        if args.command == "migrate":
+            return migrate.migrate(site, args.recordings or site.root / site.config.recordings)
         if args.command == "versions":
             print(json.dumps({"include": matrix.jobs(site.config.versions)}))
             return 0
@@ -195,7 +202,7 @@ def _resumable(out: Path, here: str, examples: list[Example]) -> dict[str, Recor
         except RecordingError:
             continue  # cut short, say: recorded again
         example = current.get(recording.example)
-        if example and recordings.environment_id(recording.env) == here and recording.digest == example.digest:
+        if example and recordings.environment_id(recording.env) == here and recording.whole(example):
             kept[example.path] = recording
     return kept
 
@@ -262,7 +269,7 @@ def _unchanged(old: Recording | None, new: Recording) -> Recording:
     """``old`` where it records the same source, machine and outputs as ``new``; else ``new``."""
 
     def essence(r: Recording) -> tuple:
-        return r.digest, r.env, r.failed, tuple(replace(cell, seconds=0.0) for cell in r.cells)
+        return r.keys, r.lines, r.env, r.failed, tuple(replace(cell, seconds=0.0) for cell in r.cells)
 
     return old if old is not None and essence(old) == essence(new) else new
 

@@ -4,14 +4,20 @@ One plain JSON file per example, ``<recordings>/<device>/<path without .py>.json
 format of ``schemas/recording.schema.json`` (README, "CUDA outputs"), which this module reads
 it through. In short::
 
-    {"schema": 1, "example": "devices/gpu_memory.py", "digest": "<sha256 of its source>",
-     "recorded": "2026-11-22T15:40:12Z", "seconds": 1.83, "env": {"device": "cuda", "gpu": ..., "torch": ...},
+    {"schema": 2, "example": "devices/gpu_memory.py", "scheme": "tokens-1", "keys": ["<cell 0's key>", ...],
+     "lines": {"12": [40, 0]}, "recorded": "2026-11-22T15:40:12Z", "seconds": 1.83,
+     "env": {"device": "cuda", "gpu": ..., "torch": ...},
      "cells": [{"cell": 0, "name": "setup", "output": ["line 1\\n", "line 2\\n"], "traceback": null,
                 "images": [], "truncated": 0, "skipped": null, "seconds": 0.1}, ...]}
 
 Output and tracebacks are lists of lines, so a pull request that refreshes recordings shows
-reviewers which lines changed. A recording belongs to the exact source it ran
-(``digest``): once the example changes it is *stale*, and pages never show it.
+reviewers which lines changed. A recording holds the key of each cell of the source it ran
+(``keys``, source/keys.py: the code that runs up to that cell, named by ``scheme``). A cell
+whose key is no longer the example's is *stale*, and pages never show it; the cells before it
+stay: a comment, a note or a wrapped line changes no key. ``lines`` ties each line its outputs
+cite to a token, so that what a page shows names the line of the source as it is now
+(:func:`current`). A recording of an older schema (1: keyed by the whole file's sha256) is
+refused, naming ``mkdocs-examples migrate``, never misread.
 
 A recording of a run whose check failed in that environment (``record --keep-failed``: an
 assertion that holds on the build's torch but not on another release) keeps the cells up to
@@ -35,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +49,14 @@ from mkdocs_examples import __version__
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.results import RESULT, CellResult, Result
 from mkdocs_examples.schema import JSONError, loads, validate
+from mkdocs_examples.source import keys
 from mkdocs_examples.source.cells import Example
 
-SCHEMA = 1  # the version a recording names, and the schema's "const"
+SCHEMA = 2  # the version a recording names, and the schema's "const" (1: keyed by the whole file; `migrate`)
 RECORDING = "recording.schema.json"
 ENVIRONMENT = "environment.schema.json"
 MANIFEST = "environment.json"  # the manifest of a folder of recordings; never a recording itself
+MANIFEST_SCHEMA = 1  # its version: environment.schema.json
 # What a manifest says, and every recording of its folder must say alike
 MANIFEST_KEYS = ("device", "torch", "python")
 
@@ -60,13 +68,14 @@ class RecordingError(Exception):
 @dataclass(frozen=True)
 class Recording:
     example: str
-    digest: str
+    keys: tuple[str, ...]  # each cell's key in the source it ran (source/keys.py)
     recorded: str
     env: dict[str, str]
     seconds: float
     cells: tuple[CellResult, ...]
     names: tuple[str | None, ...] = ()  # cell names, for readers of the file; not read back
     failed: Failed | None = None  # the check that failed in this environment, if one did
+    lines: dict[str, dict[str, int]] = field(default_factory=dict)  # cited line: its token (keys.anchors)
 
     @classmethod
     def of(cls, example: Example, result: Result, env: dict[str, str]) -> Recording:
@@ -78,15 +87,17 @@ class Recording:
             assert failure.cell is not None
             lines = (failure.traceback or failure.detail or failure.kind).strip().splitlines()
             failed = Failed(failure.cell, failure.line, failure.kind, (lines[-1] if lines else failure.kind)[:1000])
+        texts = [text for c in result.cells for text in (c.output, c.traceback)]
         return cls(
             example=example.path,
-            digest=example.digest,
+            keys=example.keys,
             recorded=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             env={**result.env, **env},
             seconds=round(result.seconds, 3),
             cells=result.cells,
             names=tuple(c.name for c in example.cells),
             failed=failed,
+            lines=keys.anchors(example.source, example.display, texts, [failed.line if failed else None]),
         )
 
     @property
@@ -117,7 +128,9 @@ class Recording:
         data = {
             "schema": SCHEMA,
             "example": self.example,
-            "digest": self.digest,
+            "scheme": keys.SCHEME,
+            "keys": list(self.keys),
+            "lines": self.lines,
             "recorded": self.recorded,
             "seconds": self.seconds,
             "env": dict(sorted(self.env.items())),
@@ -131,6 +144,12 @@ class Recording:
     @classmethod
     def from_json(cls, data: Any) -> Recording:
         """The recording ``data`` describes; :class:`JSONError` naming the path of what does not match its schema."""
+        if isinstance(data, dict) and data.get("schema") == 1:
+            raise JSONError("a recording of schema 1, keyed by the whole file's sha256: run `mkdocs-examples migrate "
+                            "recordings` to key it per cell (it finds the source it ran in git history)")  # fmt: skip
+        if isinstance(data, dict) and data.get("scheme") not in (None, keys.SCHEME):
+            raise JSONError(f"keyed by the scheme {data['scheme']!r}, and this engine keys by {keys.SCHEME!r}: "
+                            "record it again")  # fmt: skip
         data = validate(data, RECORDING)  # a recording can come from a stranger's pull request
         cells = tuple(
             CellResult(int(c["cell"]), "".join(c["output"]), int(c["truncated"]), tuple(c["images"]),
@@ -141,8 +160,18 @@ class Recording:
         f = data.get("failed")
         failed = None if f is None else Failed(int(f["cell"]), None if f["line"] is None else int(f["line"]),
                                                f["kind"], f["message"])  # fmt: skip
-        return cls(data["example"], data["digest"], data["recorded"], dict(data["env"]), float(data["seconds"]),
-                   cells, names, failed)  # fmt: skip
+        return cls(data["example"], tuple(data["keys"]), data["recorded"], dict(data["env"]), float(data["seconds"]),
+                   cells, names, failed, {k: dict(v) for k, v in data["lines"].items()})  # fmt: skip
+
+    def current(self, example: Example) -> int:
+        """How many of ``example``'s cells, from the first, ran here as they are now: a key is chained through
+        the cells before it, so the cells that match are the first ones."""
+        return next((i for i, (a, b) in enumerate(zip(self.keys, example.keys, strict=False)) if a != b),
+                    min(len(self.keys), len(example.keys)))  # fmt: skip
+
+    def whole(self, example: Example) -> bool:
+        """Whether every cell of ``example``, hidden checks too, ran here as it is now."""
+        return self.keys == example.keys
 
 
 # A run that failed in one of these ways is still a recording with ``record --keep-failed``: a cell
@@ -176,14 +205,36 @@ class Published:
     site: dict[str, str] = field(default_factory=dict)
     folder: str = ""  # the folder of recordings it comes from (its environment's name); "": named by its env
 
+    stale: Recording | None = None  # the recording as read, where some of its cells ran other code than now
+
     @property
     def environment(self) -> str:
         """The name of the environment: its folder, ``cpu-torch2.14.1-py3.11`` (:func:`environment_id`)."""
         return self.folder or (environment_id(self.recording.env) if self.recording else self.device)
 
-    def fresh(self, example: Example) -> bool:
-        """Whether the recording ran exactly the source the page shows."""
-        return self.recording is not None and self.recording.digest == example.digest
+    @classmethod
+    def holding(cls, device: str, recording: Recording | None, example: Example, site: dict[str, str] | None = None,
+                folder: str = "") -> Published:  # fmt: skip
+        """What ``example``'s page publishes of ``recording``: the cells that still hold (:func:`current`), and the
+        recording as read where some of its cells do not."""
+        held = current(recording, example) if recording else None
+        stale = recording if recording and not recording.whole(example) else None
+        return cls(device, held, site or {}, folder, stale)
+
+
+def current(recording: Recording, example: Example) -> Recording | None:
+    """What of ``recording`` still holds for ``example`` as it is now: its cells whose key is the example's,
+    their outputs citing the example's lines as they are now (source/keys.py); None if no cell holds."""
+    held = recording.current(example)
+    if not held:
+        return None
+    move = keys.Relocation(example.source, example.display, recording.lines)
+    cells = tuple(replace(c, output=move.text(c.output) or "", traceback=move.text(c.traceback))
+                  for c in recording.cells if c.cell < held)  # fmt: skip
+    failed = recording.failed
+    if failed is not None:
+        failed = replace(failed, line=move.line(failed.line)) if failed.cell < held else None
+    return replace(recording, cells=cells, failed=failed)
 
 
 # --- files ---------------------------------------------------------------------
@@ -252,7 +303,7 @@ def manifest_of(recordings: list[Recording]) -> dict[str, Any]:
         raise RecordingError(f"these recordings come from {len(ids)} environments ({', '.join(ids)}): "
                              "record or merge each into a folder of its own")  # fmt: skip
     first = recordings[0].env
-    manifest: dict[str, Any] = {"schema": SCHEMA, "id": ids[0]}
+    manifest: dict[str, Any] = {"schema": MANIFEST_SCHEMA, "id": ids[0]}
     manifest.update({key: first.get(key, "?") for key in MANIFEST_KEYS})
     if first.get("gpu") and all(r.env.get("gpu") == first["gpu"] for r in recordings):
         manifest["gpu"] = first["gpu"]
@@ -267,7 +318,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     file = folder / MANIFEST
     if not file.is_file():
         if folder.name in DEVICES:
-            return {"schema": SCHEMA, "id": folder.name, "device": folder.name}
+            return {"schema": MANIFEST_SCHEMA, "id": folder.name, "device": folder.name}
         raise RecordingError(
             f"{file}: missing; a folder of recordings names its environment there "
             f"(`mkdocs-examples merge {folder} --into {folder.parent}` writes it)"
@@ -332,10 +383,16 @@ def environment_folders(root: Path) -> list[str]:
                   and ((f / MANIFEST).is_file() or f.name in DEVICES))  # fmt: skip
 
 
-def stale(found: dict[str, dict[str, Recording]], examples: dict[str, Example]) -> list[Recording]:
-    """The recordings of examples whose source has changed since: pages do not show them."""
-    return [r for by_path in found.values() for path, r in sorted(by_path.items())
-            if path in examples and r.digest != examples[path].digest]  # fmt: skip
+def stale(found: dict[str, dict[str, Recording]], examples: dict[str, Example]) -> list[tuple[Recording, list[int]]]:
+    """The recordings of examples whose code has changed since, with the cells that ran other code than now
+    (or that it never reached): pages do not show those cells."""
+    listed = []
+    for by_path in found.values():
+        for path, r in sorted(by_path.items()):
+            if path in examples and not r.whole(examples[path]):
+                example = examples[path]
+                listed.append((r, [c.index for c in example.cells if c.index >= r.current(example)]))
+    return listed
 
 
 def write_folder(

@@ -60,7 +60,7 @@ def render_example(
         mine = cell_results[item.index]
         views: list[View] = [] if mine.skipped else [View(built, mine)]
         for other in published:
-            recording = other.recording if other.fresh(example) else None
+            recording = other.recording  # what still holds for the example as it is now
             recorded = recording.cell(item.index) if recording else None
             if not recording or not recorded or recorded.skipped:
                 continue
@@ -167,7 +167,7 @@ def _missing(example: Example, published: list[Published], text: dict[str, str])
 
     ``published``: the CUDA recordings (a stale CPU recording of another torch says nothing of the GPU's output).
     """
-    stale = next((p.recording for p in published if p.recording and not p.fresh(example)), None)
+    stale = next((p.stale for p in published if p.stale), None)
     if stale:
         gpu, date = html.escape(stale.env.get("gpu", stale.device)), html.escape(stale.date)
         note = text["stale"].format(gpu=gpu, date=date)

@@ -19,12 +19,13 @@ where there is none those that name no language (:func:`notes_for`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+
+from mkdocs_examples.source.keys import cell_keys, support_digest
 
 TAGS = {
     "raises-exception": "the cell must raise; its traceback is the output",
@@ -92,14 +93,21 @@ class Example:
     source: str
     cells: tuple[Cell, ...] = field(default=())
     folder: str = "examples"  # the examples folder as the site names it (plugin option `examples_dir`)
+    support: str = ""  # the digest of the examples folder's other files (source/keys.py: support_digest)
 
     @cached_property  # read for every cell a page shows, every recording and every notebook: computed once
-    def digest(self) -> str:
-        return hashlib.sha256(self.source.encode()).hexdigest()
+    def keys(self) -> tuple[str, ...]:
+        """Each cell's key: the code that runs up to it (source/keys.py, the one key every part uses)."""
+        return cell_keys(self.path, ((c.source, c.tags) for c in self.cells), self.support)
+
+    @property
+    def key(self) -> str:
+        """The key of the whole example: its last cell's, which chains through every cell."""
+        return self.keys[-1] if self.keys else cell_keys(self.path, [("", ())], self.support)[0]
 
     @classmethod
-    def from_source(cls, path: str, file: Path, source: str, folder: str = "examples") -> Example:
-        return cls(path, file, source, parse_cells(source, f"{folder}/{path}"), folder)
+    def from_source(cls, path: str, file: Path, source: str, folder: str = "examples", support: str = "") -> Example:
+        return cls(path, file, source, parse_cells(source, f"{folder}/{path}"), folder, support)
 
     @cached_property
     def notes(self) -> tuple[Note, ...]:
@@ -134,7 +142,7 @@ def read_example(root: Path, path: str, folder: str = "examples") -> Example:
         raise ExampleError(
             display, line, f"is not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
         ) from None
-    return Example.from_source(path, file, source, folder)
+    return Example.from_source(path, file, source, folder, support_digest(root))
 
 
 def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:

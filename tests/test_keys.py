@@ -1,0 +1,201 @@
+"""A cell's key is the code that runs up to it (source/keys.py): what changes it, what does not, and how
+recorded outputs keep naming the right line once comments move lines."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mkdocs_examples.cli import main
+from mkdocs_examples.recordings.store import Published, read
+from mkdocs_examples.source import keys
+from mkdocs_examples.source.cells import Example, read_example
+
+ROOT = Path(__file__).parent.parent
+FIXTURE = Path(__file__).parent / "site"
+
+SOURCE = """\
+import torch
+
+# %% first
+x = torch.arange(6)
+print(x.view(2, 3))
+
+# %% second tags=["remove-output"]
+print("second", x.sum())
+
+# %% third
+print([1, 2, 3])
+"""
+
+
+def example(source: str) -> Example:
+    return Example.from_source("d/x.py", Path("/x/d/x.py"), source)
+
+
+BASE = example(SOURCE).keys
+
+UNCHANGED = {
+    "a comment line": SOURCE.replace("# %% first\n", "# %% first\n# what x holds\n"),
+    "a trailing comment": SOURCE.replace("print(x.view(2, 3))", "print(x.view(2, 3))  # two rows"),
+    "blank lines": SOURCE.replace("x = torch.arange(6)\n", "\n\nx = torch.arange(6)\n\n"),
+    "a call wrapped inside its brackets": SOURCE.replace("print(x.view(2, 3))",
+                                                         "print(\n    x.view(\n        2, 3)\n)"),
+    "a note in each language": SOURCE.replace("# %% third", '# %% [markdown]\n# a note\n\n# %% [markdown] lang="zh"\n'
+                                              "# 一条注释\n\n# %% third"),
+    "a display tag": SOURCE.replace('tags=["remove-output"]', 'tags=["remove-output", "varies"]'),
+    "a cell's name": SOURCE.replace("# %% third", "# %% renamed"),
+}
+
+
+@pytest.mark.parametrize("edit", UNCHANGED)
+def test_what_does_not_run_changes_no_key(edit):
+    assert example(UNCHANGED[edit]).keys == BASE
+
+
+CHANGED = {  # the edit, and the first cell whose key it changes
+    "a string": (SOURCE.replace('"second"', '"2nd"'), 2),
+    "a number": (SOURCE.replace("arange(6)", "arange(8)"), 1),
+    "a name": (SOURCE.replace("print([1, 2, 3])", "repr([1, 2, 3])"), 3),
+    "statements reordered": (SOURCE.replace("x = torch.arange(6)\nprint(x.view(2, 3))",
+                                            "print(x.view(2, 3))\nx = torch.arange(6)"), 1),
+    "an execution tag": (SOURCE.replace('tags=["remove-output"]', 'tags=["raises-exception"]'), 2),
+    "the import cell": (SOURCE.replace("import torch", "import torch as T"), 0),
+}
+
+
+@pytest.mark.parametrize("edit", CHANGED)
+def test_what_runs_changes_the_key_of_its_cell_and_every_cell_after_it_only(edit):
+    source, first = CHANGED[edit]
+    now = example(source).keys
+    assert now[:first] == BASE[:first]  # editing cell k keeps the keys of cells 0..k-1
+    assert all(a != b for a, b in zip(now[first:], BASE[first:], strict=True))
+
+
+def test_a_cell_that_does_not_tokenize_is_keyed_by_its_text():
+    broken = SOURCE.replace("print([1, 2, 3])", "print([1, 2, 3)")
+    assert example(broken).keys[:3] == BASE[:3] and example(broken).keys[3] != BASE[3]
+    assert example(broken + "# tail\n").keys[3] != example(broken).keys[3]
+
+
+def test_a_helper_file_in_the_examples_folder_is_in_every_key(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d/x.py").write_text(SOURCE)
+    before = read_example(tmp_path, "d/x.py").keys
+    assert before == BASE  # no helper files: the same keys as a source read on its own
+    (tmp_path / "data.csv").write_text("1,2\n")
+    with_data = read_example(tmp_path, "d/x.py").keys
+    assert all(a != b for a, b in zip(with_data, before, strict=True))
+    (tmp_path / "data.csv").write_text("1,3\n")
+    assert read_example(tmp_path, "d/x.py").keys != with_data
+
+
+def test_an_fstring_keys_as_one_string_token():
+    one = example('x = 1\n# %% a\nprint(f"{x!r:>4} and {x + 1}")\n')
+    assert [t for t, _, _ in keys._tokens('print(f"{x!r:>4} and {x + 1}")\n')][2] == 'f"{x!r:>4} and {x + 1}"'
+    assert one.keys != example('x = 1\n# %% a\nprint(f"{x!r:>4} and {x + 2}")\n').keys
+
+
+# --- lines ------------------------------------------------------------------------
+
+WARNS = 'import warnings\n\n# %% warn\nwarnings.warn("careful")\n\n# %% fails tags=["raises-exception"]\nint("x")\n'
+
+
+def test_a_cited_line_follows_its_token_when_a_comment_moves_it():
+    old, display = WARNS, "examples/d/w.py"
+    output = f"{display}:4: UserWarning: careful\n"
+    trace = f'Traceback (most recent call last):\n  File "{display}", line 7, in <module>\n    int("x")\n'
+    anchors = keys.anchors(old, display, [output, trace])
+    new = WARNS.replace("# %% warn\n", "# %% warn\n# a comment above the warning\n# and another\n")
+    new = new.replace('int("x")', 'int("x")  # not a number')
+    move = keys.Relocation(new, display, anchors)
+    assert move.text(output) == f"{display}:6: UserWarning: careful\n"
+    moved = move.text(trace)
+    assert f'File "{display}", line 9, in <module>\n    int("x")  # not a number\n' in moved
+    assert new.splitlines()[8] == 'int("x")  # not a number'
+
+
+def test_the_marks_under_a_quoted_line_are_dropped_where_the_code_before_them_changed_layout():
+    display = "examples/d/w.py"
+    old = 'a = 1\nb = [a,\n     a][5]\n'
+    trace = f'  File "{display}", line 2, in <module>\n    b = [a,\n        ^^^\n'
+    new = 'a = 1\nb = [\n    a, a][5]\n'
+    moved = keys.Relocation(new, display, keys.anchors(old, display, [trace])).text(trace)
+    assert moved == f'  File "{display}", line 2, in <module>\n    b = [\n'
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "site")
+    monkeypatch.chdir(tmp_path / "site")
+    return tmp_path / "site"
+
+
+def test_a_cached_output_names_the_warnings_line_after_a_comment_is_added_above_it(site, capsys):
+    (site / "examples/warns.py").write_text(WARNS)
+    assert main(["run", "examples/warns.py", "--show"]) == 0
+    assert "examples/warns.py:4: UserWarning: careful" in capsys.readouterr().out
+    (site / "examples/warns.py").write_text(WARNS.replace("# %% warn\n", "# %% warn\n# why it warns\n"))
+    assert main(["run", "examples/warns.py", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "cached  warns.py" in out  # the same code: not run again
+    assert "examples/warns.py:5: UserWarning: careful" in out and ":4: UserWarning" not in out
+    assert 'File "examples/warns.py", line 8, in <module>' in out
+
+
+# --- a real CUDA recording -------------------------------------------------------------
+
+CUDA = ROOT / "recordings" / "cuda-torch2.11.0-py3.12"
+
+
+def edited(source: str) -> str:
+    """A comment line above every cell's code, and every top-level ``print(`` call wrapped after its bracket."""
+    lines = []
+    for line in source.splitlines():
+        lines.append(line)
+        if re.match(r"^# %%(?! \[)", line):
+            lines.append("# a comment that changes nothing that runs")
+        if line.startswith("print(") and not line.endswith("("):
+            lines[-1] = "print(\n    " + line.removeprefix("print(")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("path", ["devices/gpu_memory.py", "modules/state_dict.py", "errors/shapes.py"])
+def test_a_comment_and_a_wrapped_call_keep_every_cuda_output_and_its_lines(path):
+    examples = ROOT / "examples"
+    now = read_example(examples, path)
+    recording = read(CUDA / f"{path.removesuffix('.py')}.json", CUDA)
+    shown = Published.holding("cuda", recording, now).recording
+    assert shown is not None and shown.cells, "the recording holds for the example as committed"
+    source = edited(now.source)
+    assert source != now.source and source.count("\n") > now.source.count("\n")
+    changed = Example.from_source(path, now.file, source, now.folder, now.support)
+    after = Published.holding("cuda", recording, changed)
+    assert after.recording is not None and (after.stale is None) == (recording.whole(now))
+    assert [c.cell for c in after.recording.cells] == [c.cell for c in shown.cells]
+    for cell in after.recording.cells:  # every line cited is the same code, wherever it moved
+        for text in (cell.output, cell.traceback or ""):
+            for line in re.findall(rf"examples/{re.escape(path)}(?:\", line |:)(\d+)", text):
+                code = changed.source.splitlines()[int(line) - 1].split("#")[0].strip()
+                assert code, f"line {line} of the edited source is a comment or blank"
+
+
+def test_a_changed_literal_makes_the_cuda_output_of_its_cell_and_those_after_it_stale():
+    path = "devices/gpu_memory.py"
+    now = read_example(ROOT / "examples", path)
+    recording = read(CUDA / f"{path.removesuffix('.py')}.json", CUDA)
+    cell = next(c for c in now.cells if c.index > 0 and re.search(r"\d", c.source))
+    digits = re.search(r"(?<![\w.])(\d+)(?![\w.])", cell.source)
+    assert digits, cell.source
+    start = cell.lineno - 1
+    lines = now.source.splitlines(keepends=True)
+    body = "".join(lines[start:])
+    body = body[: digits.start()] + str(int(digits[1]) + 1) + body[digits.end() :]
+    changed = Example.from_source(path, now.file, "".join(lines[:start]) + body, now.folder, now.support)
+    after = Published.holding("cuda", recording, changed)
+    assert after.stale is recording
+    held = [c.cell for c in after.recording.cells] if after.recording else []
+    assert held == [c.cell for c in recording.cells if c.cell < cell.index]
