@@ -99,7 +99,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     torch.nn.functional.l1_loss(prediction, target)
 assert len(caught) == 1 and "Using a target size" in str(caught[0].message)
-# with the (N, N) broadcast, the best (N, 1) prediction is the mean of the targets
+# with the (N, N) broadcast, the best (N,
+# 1) prediction is the mean of the targets
 best = torch.full((4, 1), target.mean().item(), requires_grad=True)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -55,7 +55,8 @@ full = net.conv1.bias.grad.clone()
 
 net.zero_grad()
 for x_part, target_part in zip(x.chunk(2), target.chunk(2)):  # two batches of 2
-    loss = compute_loss(x_part, target_part) / 2  # scale: each half is a mean of 2
+    # scale: each half is a mean of 2
+    loss = compute_loss(x_part, target_part) / 2
     loss.backward()  # adds to .grad
 print(full)
 print(net.conv1.bias.grad)
@@ -66,9 +67,11 @@ print(torch.allclose(full, net.conv1.bias.grad))
 import inspect
 
 for zero_grad in (nn.Module.zero_grad, torch.optim.Optimizer.zero_grad):
-    assert inspect.signature(zero_grad).parameters["set_to_none"].default is True
+    assert inspect.signature(zero_grad).parameters["set_to_none"].default \
+        is True
 net.zero_grad()
-assert all(p.grad is None for p in net.parameters())  # default: set_to_none=True
+# default: set_to_none=True
+assert all(p.grad is None for p in net.parameters())
 compute_loss(x, target).backward()
 one = {name: p.grad.clone() for name, p in net.named_parameters()}
 compute_loss(x, target).backward()

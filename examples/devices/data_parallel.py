@@ -70,7 +70,9 @@ same = {k.removeprefix("module."): v for k, v in dp_model.state_dict().items()}
 print(list(same))
 
 # %% ddp-recommended
-advice = re.search(r"It is recommended.*?\.\s", nn.DataParallel.__doc__, re.S)[0]
+advice = re.search(
+    r"It is recommended.*?\.\s", nn.DataParallel.__doc__, re.S
+)[0]
 print(" ".join(advice.split()))
 
 # %% scatter tags=["requires-cuda"]
