@@ -2,6 +2,10 @@
 # Broadcasting: how element-wise operations combine tensors of different shapes,
 # when it fails, and when it silently gives a result of the wrong shape
 
+# %% [markdown] lang="zh"
+# 广播：逐元素运算如何组合形状不同的张量，什么时候会报错，
+# 以及什么时候会悄无声息地给出形状错误的结果
+
 # %% rules
 import torch
 

@@ -2,6 +2,10 @@
 # Pairwise distances: F.pdist gives the upper triangle as a vector, torch.cdist the
 # full matrix; MSELoss is a loss, not a distance
 
+# %% [markdown] lang="zh"
+# 两两距离：`F.pdist` 以向量形式给出距离矩阵的上三角部分，`torch.cdist`
+# 给出完整矩阵；`MSELoss` 是损失函数，不是距离
+
 # %% setup
 import torch
 import torch.nn.functional as F

@@ -2,6 +2,10 @@
 # Element-wise math functions: torch.exp, torch.abs, torch.clamp, their tensor
 # methods and their in-place versions
 
+# %% [markdown] lang="zh"
+# 逐元素数学函数：`torch.exp`、`torch.abs`、`torch.clamp`，
+# 以及它们对应的张量方法和原地版本
+
 # %% exp-python-number tags=["raises-exception"]
 import torch
 

@@ -2,6 +2,10 @@
 # * and torch.mul multiply element by element (with broadcasting); mm, bmm, matmul
 # and dot are matrix products with different rules about shapes
 
+# %% [markdown] lang="zh"
+# `*` 和 `torch.mul` 逐元素相乘（支持广播）；`mm`、`bmm`、`matmul`
+# 和 `dot` 是矩阵乘积，对形状各有不同的要求
+
 # %% scalar
 import torch
 

@@ -2,6 +2,10 @@
 # softmax(x, dim) makes the values sum to 1 along dim, separately for every index
 # of the other dimensions
 
+# %% [markdown] lang="zh"
+# `softmax(x, dim)` 让数值沿 `dim` 维加起来等于 1，
+# 对其他维度的每个索引位置分别计算
+
 # %% along-dim
 import torch
 import torch.nn.functional as F

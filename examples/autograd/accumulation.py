@@ -2,6 +2,10 @@
 # backward() adds to .grad instead of overwriting it; zero_grad() clears it,
 # by default by setting it to None
 
+# %% [markdown] lang="zh"
+# `backward()` 会把梯度累加到 `.grad` 上，而不是覆盖它；`zero_grad()`
+# 负责清空梯度，默认的做法是把它设为 `None`
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,11 @@
 # clone() copies and stays in the graph, detach() shares memory and leaves it;
 # clone().detach() (or detach().clone()) is the copy to use, not torch.tensor(x)
 
+# %% [markdown] lang="zh"
+# `clone()` 复制数据并留在计算图中，`detach()` 共享内存并脱离计算图；
+# 要复制张量，应该用 `clone().detach()`（或 `detach().clone()`），
+# 而不是 `torch.tensor(x)`
+
 # %% clone
 import torch
 

@@ -2,6 +2,10 @@
 # detach() and .data both return a tensor that shares storage with the original
 # and is cut off from the graph; only detach() lets autograd notice in-place changes
 
+# %% [markdown] lang="zh"
+# `detach()` 和 `.data` 都返回一个与原张量共享存储、脱离计算图的张量；
+# 只有 `detach()` 能让 autograd 察觉到之后的原地修改
+
 # %% detach-shares-storage
 import torch
 

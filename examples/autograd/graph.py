@@ -2,6 +2,10 @@
 # PyTorch records a graph during the forward pass and walks it backwards in backward();
 # the graph is rebuilt on every run and freed after backward
 
+# %% [markdown] lang="zh"
+# PyTorch 在前向传播时记录计算图，在 `backward()` 中沿图反向遍历；
+# 计算图每次运行都会重新构建，并在反向传播之后释放
+
 # %% forward-backward
 import torch
 

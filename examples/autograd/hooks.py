@@ -2,6 +2,10 @@
 # Tensor hooks see each parameter's gradient during backward; a closure in a loop
 # must bind the loop variable, or every hook reports the last name
 
+# %% [markdown] lang="zh"
+# 张量钩子（hook）能在反向传播过程中看到每个参数的梯度；循环里定义的闭包
+# 必须绑定循环变量，否则每个钩子报告的都是最后一个参数名
+
 # %% setup
 import functools
 

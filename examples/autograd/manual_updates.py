@@ -2,6 +2,10 @@
 # Updating parameters by hand: in place, under torch.no_grad(), then reset .grad;
 # the same steps torch.optim.SGD takes
 
+# %% [markdown] lang="zh"
+# 手动更新参数：在 `torch.no_grad()` 下原地更新，然后重置 `.grad`；
+# 这正是 `torch.optim.SGD` 所执行的步骤
+
 # %% defaults
 import warnings
 

@@ -2,6 +2,11 @@
 # Two independent switches: grad mode (no_grad, set_grad_enabled, inference_mode)
 # decides whether autograd records; model.eval() changes Dropout and BatchNorm
 
+# %% [markdown] lang="zh"
+# 两个相互独立的开关：梯度模式（`no_grad`、`set_grad_enabled`、
+# `inference_mode`）决定 autograd 是否记录计算图；`model.eval()` 改变的是
+# `Dropout` 和 `BatchNorm` 的行为
+
 # %% model
 import torch
 from torch import nn

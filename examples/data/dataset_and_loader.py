@@ -2,6 +2,10 @@
 # What a DataLoader batch looks like: the index of each sample, dicts and tuples
 # through the default collate, a custom collate_fn, drop_last and reproducible shuffling
 
+# %% [markdown] lang="zh"
+# `DataLoader` 给出的 batch 长什么样：每个样本的索引、字典和元组经过默认
+# collate 后的结果、自定义 `collate_fn`、`drop_last`，以及可复现的打乱顺序
+
 # %% setup
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset, default_collate

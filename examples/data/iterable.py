@@ -2,6 +2,11 @@
 # Endless loaders: restart a DataLoader's iterator, or write an IterableDataset;
 # IterableDataset has no shuffle, and every worker gets a full copy of it
 
+# %% [markdown] lang="zh"
+# 无限循环的数据加载：重新创建 `DataLoader` 的迭代器，或者写一个
+# `IterableDataset`；`IterableDataset` 不支持 shuffle，而且每个 worker
+# 都会拿到它的一份完整副本
+
 # %% setup
 import itertools
 

@@ -2,6 +2,10 @@
 # Variable-length sequences: pad_sequence makes a batch, pack_padded_sequence hides
 # the padding from the RNN, pad_packed_sequence turns its output back into a tensor
 
+# %% [markdown] lang="zh"
+# 变长序列：`pad_sequence` 把序列填充成一个 batch，`pack_padded_sequence`
+# 让 RNN 看不到填充部分，`pad_packed_sequence` 再把 RNN 的输出还原成张量
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # Train/validation splits: random_split, a stratified split with torch only,
 # Subset and SubsetRandomSampler
 
+# %% [markdown] lang="zh"
+# 划分训练集与验证集：`random_split`、只用 torch 实现的分层划分、
+# `Subset` 与 `SubsetRandomSampler`
+
 # %% setup
 import torch
 from torch.utils.data import DataLoader, Subset, SubsetRandomSampler, TensorDataset

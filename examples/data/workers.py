@@ -3,6 +3,11 @@
 # processes with their own copy of the dataset and their own seed; dataset tensors
 # must be plain CPU tensors
 
+# %% [markdown] lang="zh"
+# `DataLoader` 的 worker：`num_workers=0` 时在主进程中加载数据；worker 是
+# 独立的进程，各自持有一份数据集副本和自己的随机种子；数据集里的张量
+# 必须是普通的 CPU 张量
+
 # %% setup
 import os
 

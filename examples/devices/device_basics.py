@@ -2,6 +2,10 @@
 # torch.device, the device-choosing idiom, and why Module.to() needs no assignment
 # while Tensor.to() does. dtype changes stand in for device moves on CPU
 
+# %% [markdown] lang="zh"
+# `torch.device`、选择设备的惯用写法，以及为什么 `Module.to()` 不需要赋值，
+# 而 `Tensor.to()` 需要。在 CPU 上用 dtype 转换代替设备迁移来演示
+
 # %% device-idiom
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # What keeps GPU memory in use: live tensors, and graphs kept alive by tensors
 # such as an accumulated loss. What empty_cache() does and does not release
 
+# %% [markdown] lang="zh"
+# 是什么在占用显存：仍然存活的张量，以及被某些张量（例如累加起来的 loss）
+# 留住的计算图。`empty_cache()` 能释放什么、不能释放什么
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # CUDA_VISIBLE_DEVICES is read once, when CUDA is initialised; the GPUs it lists
 # are renumbered from 0. Child processes show what a fresh process sees
 
+# %% [markdown] lang="zh"
+# `CUDA_VISIBLE_DEVICES` 只在 CUDA 初始化时读取一次；它列出的 GPU 会从 0
+# 开始重新编号。用子进程来展示一个全新的进程看到的情况
+
 # %% helper
 import os
 import subprocess

@@ -2,6 +2,10 @@
 # BCELoss takes probabilities, so it needs a sigmoid first; BCEWithLogitsLoss takes
 # logits, applies the sigmoid itself and stays accurate for large logits
 
+# %% [markdown] lang="zh"
+# `BCELoss` 接收的是概率，所以要先做 sigmoid；`BCEWithLogitsLoss` 接收
+# logits，自己完成 sigmoid，在 logits 很大时依然保持数值精度
+
 # %% same-loss
 import torch
 import torch.nn as nn

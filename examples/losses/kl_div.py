@@ -2,6 +2,10 @@
 # F.kl_div(input, target) computes KL(target || input) with input given as
 # log-probabilities; reduction="batchmean" is the one that matches the math
 
+# %% [markdown] lang="zh"
+# `F.kl_div(input, target)` 计算的是 KL(target || input)，其中 `input`
+# 要以对数概率的形式给出；只有 `reduction="batchmean"` 与数学定义一致
+
 # %% setup
 import torch
 import torch.nn as nn

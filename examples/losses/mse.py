@@ -2,6 +2,10 @@
 # MSELoss squares the element-wise differences, then keeps them ("none"), adds them up
 # ("sum") or averages them over all elements ("mean", the default)
 
+# %% [markdown] lang="zh"
+# `MSELoss` 先对逐元素的差求平方，然后原样保留（`"none"`）、求和（`"sum"`）
+# 或对所有元素求平均（`"mean"`，默认值）
+
 # %% setup
 import torch
 import torch.nn as nn

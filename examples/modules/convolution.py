@@ -2,6 +2,10 @@
 # kernel_size, stride, padding and dilation of nn.Conv1d on a tiny input with a kernel
 # of ones, so every output is a plain sum of input values
 
+# %% [markdown] lang="zh"
+# `nn.Conv1d` 的 `kernel_size`、`stride`、`padding` 和 `dilation`：
+# 在很小的输入上使用全 1 的卷积核，每个输出都只是若干输入值的简单求和
+
 # %% setup
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # nn.Sequential(*s1._modules.values()) wraps the same layer objects in a new container;
 # copy.deepcopy gives an independent model
 
+# %% [markdown] lang="zh"
+# `nn.Sequential(*s1._modules.values())` 只是把同一批层对象装进新容器；
+# `copy.deepcopy` 才能得到一个独立的模型
+
 # %% shared
 import copy
 

@@ -2,6 +2,10 @@
 # model.apply(fn) with nn.init.*_ functions sets weights; reset_parameters() brings back
 # PyTorch's default initialisation; Module.to()/cpu() work in place
 
+# %% [markdown] lang="zh"
+# 用 `model.apply(fn)` 配合 `nn.init.*_` 函数设置权重；`reset_parameters()`
+# 恢复 PyTorch 的默认初始化；`Module.to()`/`cpu()` 是原地操作
+
 # %% model
 import math
 import warnings

@@ -2,6 +2,10 @@
 # model.parameters() yields the nn.Parameter tensors (weights and biases) that a module
 # registered; named_parameters() adds their names; buffers are state that is not trained
 
+# %% [markdown] lang="zh"
+# `model.parameters()` 逐个给出模块注册的 `nn.Parameter` 张量（权重和偏置）；
+# `named_parameters()` 还会附上它们的名字；buffer 是不参与训练的状态
+
 # %% model
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # state_dict() maps names to the parameters and persistent buffers of a module; its
 # tensors are detached but share storage with the live model
 
+# %% [markdown] lang="zh"
+# `state_dict()` 把名字映射到模块的参数和持久化的 buffer；其中的张量
+# 已经 detach，但仍与当前模型共享存储
+
 # %% keys
 import copy
 

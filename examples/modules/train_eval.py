@@ -2,6 +2,11 @@
 # Dropout and BatchNorm behave differently in train and eval mode; eval-mode BatchNorm
 # uses running estimates, which can be far from the data after few steps
 
+# %% [markdown] lang="zh"
+# `Dropout` 和 `BatchNorm` 在训练模式和评估模式下行为不同；评估模式下的
+# `BatchNorm` 使用滑动估计的统计量（running estimates），训练步数不多时，
+# 它们可能与数据的实际统计量相差很远
+
 # %% dropout
 import torch
 from torch import nn

@@ -2,6 +2,10 @@
 # The learning rate lives in optimizer.param_groups; setting it by hand works, and the
 # schedulers in torch.optim.lr_scheduler do it for you
 
+# %% [markdown] lang="zh"
+# 学习率保存在 `optimizer.param_groups` 里；可以手动修改，
+# `torch.optim.lr_scheduler` 中的调度器也会替你完成这件事
+
 # %% setup
 import math
 

@@ -2,6 +2,10 @@
 # A training step is zero_grad(), backward(), step(); Adam's defaults and options,
 # Adam's weight_decay vs AdamW, and parameter groups with their own learning rates
 
+# %% [markdown] lang="zh"
+# 一个训练步就是 `zero_grad()`、`backward()`、`step()`；Adam 的默认值与选项、
+# Adam 的 `weight_decay` 与 AdamW 的区别，以及各自有学习率的参数组
+
 # %% setup
 import torch
 import torch.nn as nn

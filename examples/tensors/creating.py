@@ -2,6 +2,10 @@
 # torch.tensor() builds a tensor from data; what a tensor carries (dtype, shape,
 # device, autograd attributes), how dtype is chosen, and what randn really draws
 
+# %% [markdown] lang="zh"
+# `torch.tensor()` 用数据构造张量；张量带有哪些信息（dtype、形状、设备、
+# autograd 相关属性），dtype 是如何确定的，以及 `randn` 实际采样的是什么
+
 # %% attributes
 import numpy as np
 import torch

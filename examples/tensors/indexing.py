@@ -2,6 +2,10 @@
 # Indexing with lists, slices and boolean masks; nonzero and where;
 # comparing tensors element by element and as a whole
 
+# %% [markdown] lang="zh"
+# 用列表、切片和布尔掩码做索引；`nonzero` 与 `where`；
+# 逐元素比较张量与整体比较张量
+
 # %% assign-rows
 import torch
 

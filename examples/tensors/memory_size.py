@@ -2,6 +2,10 @@
 # A tensor's data takes element_size() * nelement() bytes (x.nbytes); its storage,
 # shared by all its views, can be much larger
 
+# %% [markdown] lang="zh"
+# 张量的数据占用 `element_size() * nelement()` 字节（即 `x.nbytes`）；
+# 而它的存储（storage）由它的所有视图共享，可能大得多
+
 # %% getsizeof-tensor
 import sys
 

@@ -2,6 +2,10 @@
 # view never copies and needs compatible strides; reshape copies only when it must;
 # squeeze without a dim removes every size-1 dimension, the batch one included
 
+# %% [markdown] lang="zh"
+# `view` 从不复制数据，但要求 stride 兼容；`reshape` 只在必要时才复制；
+# 不带 `dim` 的 `squeeze` 会去掉所有大小为 1 的维度，batch 维也不例外
+
 # %% view
 import torch
 

@@ -2,6 +2,10 @@
 # item() for one element, tolist() for many, list() for 0-d tensors;
 # .numpy() and torch.from_numpy() share memory
 
+# %% [markdown] lang="zh"
+# 单个元素用 `item()`，多个元素用 `tolist()`，`list()` 得到的是 0 维张量；
+# `.numpy()` 和 `torch.from_numpy()` 共享内存
+
 # %% item
 import numpy as np
 import torch
