@@ -1,6 +1,9 @@
 # %% [markdown]
 # What the installed PyTorch is and which accelerators it can use
 
+# %% [markdown] lang="zh"
+# 已安装的是哪个版本的 PyTorch，以及它能使用哪些加速器
+
 # %% versions
 import platform
 

@@ -2,6 +2,10 @@
 # Broadcasting: how element-wise operations combine tensors of different shapes,
 # when it fails, and when it silently gives a result of the wrong shape
 
+# %% [markdown] lang="zh"
+# 广播：逐元素运算如何组合形状不同的张量，什么时候会报错，
+# 以及什么时候会悄无声息地给出形状错误的结果
+
 # %% rules
 import torch
 
@@ -99,7 +103,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     torch.nn.functional.l1_loss(prediction, target)
 assert len(caught) == 1 and "Using a target size" in str(caught[0].message)
-# with the (N, N) broadcast, the best (N, 1) prediction is the mean of the targets
+# with the (N, N) broadcast, the best (N,
+# 1) prediction is the mean of the targets
 best = torch.full((4, 1), target.mean().item(), requires_grad=True)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -1,6 +1,10 @@
 # %% [markdown]
-# Pairwise distances: F.pdist gives the upper triangle as a vector, torch.cdist the
-# full matrix; MSELoss is a loss, not a distance
+# Pairwise distances: F.pdist gives the upper triangle as a vector,
+# torch.cdist the full matrix; MSELoss is a loss, not a distance
+
+# %% [markdown] lang="zh"
+# 两两距离：`F.pdist` 以向量形式给出距离矩阵的上三角部分，`torch.cdist`
+# 给出完整矩阵；`MSELoss` 是损失函数，不是距离
 
 # %% setup
 import torch
@@ -68,7 +72,9 @@ import math
 
 assert mse(b[0], b[1]).item() == 1.0
 assert math.isclose(torch.dist(b[0], b[1]).item(), math.sqrt(2), rel_tol=1e-6)
-assert torch.allclose(torch.sqrt(mse(b[0], b[1]) * b.size(1)), torch.dist(b[0], b[1]))
+assert torch.allclose(
+    torch.sqrt(mse(b[0], b[1]) * b.size(1)), torch.dist(b[0], b[1])
+)
 expected = torch.tensor([math.sqrt(2), math.sqrt(13), math.sqrt(13)])
 assert torch.allclose(F.pdist(b), expected)  # pairs (0, 1), (0, 2), (1, 2)
 assert torch.pdist is F.pdist
@@ -91,14 +97,20 @@ except RuntimeError as error:
     assert "shape mismatch" in str(error)
 else:
     raise AssertionError("6 indices cannot take 3 values")
-assert torch.equal(dist, dist.T) and torch.equal(dist.diagonal(), torch.zeros(N))
+assert torch.equal(dist, dist.T) and torch.equal(
+    dist.diagonal(), torch.zeros(N)
+)
 assert torch.allclose(dist[0], torch.tensor([0.0, math.sqrt(2), math.sqrt(13)]))
 assert torch.allclose(torch.cdist(b, b), dist)
 assert torch.allclose(F.pdist(b), torch.cdist(b, b)[idx[0], idx[1]])
 assert torch.allclose(torch.cdist(b, b, p=1)[idx[0], idx[1]], F.pdist(b, p=1))
 assert torch.cdist(queries, b).shape == (2, 3)
-assert torch.allclose(torch.cdist(queries, b)[1], torch.tensor([1.0, 1.0, 4.2426405]))
-assert torch.cdist(torch.randn(4, 2, 3), torch.randn(4, 5, 3)).shape == (4, 2, 5)
+assert torch.allclose(
+    torch.cdist(queries, b)[1], torch.tensor([1.0, 1.0, 4.2426405])
+)
+assert torch.cdist(
+    torch.randn(4, 2, 3), torch.randn(4, 5, 3)
+).shape == (4, 2, 5)
 assert torch.allclose(similarity, 1 / (1 + dist))
 assert torch.equal(similarity.diagonal(), torch.ones(N))
 assert torch.allclose(similarity[0, 1], torch.tensor(1 / (1 + math.sqrt(2))))
@@ -113,10 +125,13 @@ def approximate(x1, x2):
     return not torch.equal(torch.cdist(x1, x2), exact)
 
 
-assert approximate(x[:26], x[:26]) and approximate(x[:25], x) and approximate(x, x[:25])
+assert approximate(x[:26], x[:26]) and approximate(x[:25], x) \
+    and approximate(x, x[:25])
 assert not approximate(x[:25], x[:25])
 in_place = dist.clone()
-assert in_place.add_(1).pow_(-1) is in_place and torch.equal(in_place, similarity)
+assert in_place.add_(1).pow_(-1) is in_place and torch.equal(
+    in_place, similarity
+)
 small = torch.randn(25, 8)  # up to 25 rows the exact method is used anyway
 small_dist = torch.cdist(small, small)
 assert torch.equal(small_dist, small_dist.T)

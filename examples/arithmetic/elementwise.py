@@ -2,6 +2,10 @@
 # Element-wise math functions: torch.exp, torch.abs, torch.clamp, their tensor
 # methods and their in-place versions
 
+# %% [markdown] lang="zh"
+# 逐元素数学函数：`torch.exp`、`torch.abs`、`torch.clamp`，
+# 以及它们对应的张量方法和原地版本
+
 # %% exp-python-number tags=["raises-exception"]
 import torch
 
@@ -64,7 +68,8 @@ for call in (lambda: torch.exp(0), lambda: torch.abs(-3)):
     try:
         call()
     except TypeError as error:
-        assert "argument 'input' (position 1) must be Tensor, not int" in str(error)
+        assert "argument 'input' (position 1) must be Tensor, not int" \
+            in str(error)
     else:
         raise AssertionError("a Python int should be rejected")
 assert torch.exp(torch.tensor([0, 1, 2])).dtype == torch.float32
@@ -72,7 +77,9 @@ assert torch.allclose(
     torch.exp(torch.tensor([0, 1, 2])), torch.tensor([1.0, math.e, math.e**2])
 )
 assert torch.exp(torch.tensor(1.0)).dim() == 0
-assert math.isclose(math.exp(1), torch.exp(torch.tensor(1.0)).item(), rel_tol=1e-6)
+assert math.isclose(
+    math.exp(1), torch.exp(torch.tensor(1.0)).item(), rel_tol=1e-6
+)
 x = torch.tensor([1.0, 2.0, 3.0])
 assert torch.equal(x.exp(), torch.exp(x))
 assert torch.equal(
@@ -81,17 +88,24 @@ assert torch.equal(
 assert torch.FloatTensor([1, 2, 3]).dtype == torch.float32
 big = torch.tensor([88.0, 89.0]).exp()
 assert math.isfinite(big[0].item()) and math.isinf(big[1].item())
-assert torch.isfinite(torch.tensor([88.0, 89.0], dtype=torch.float64).exp()).all()
+assert torch.isfinite(
+    torch.tensor([88.0, 89.0], dtype=torch.float64).exp()
+).all()
 assert torch.isfinite(torch.tensor(709.0, dtype=torch.float64).exp())
 assert torch.isinf(torch.tensor(710.0, dtype=torch.float64).exp())
 assert torch.isfinite(torch.softmax(torch.tensor([1000.0, 0.0]), dim=0)).all()
 assert torch.equal(torch.abs(a), torch.tensor([1, 2, 3, 4, 5, 6, 7]))
 assert torch.equal(a.abs(), torch.abs(a)) and torch.abs(a).dtype == torch.int64
 assert torch.equal(torch.clamp(a, 0, 1), torch.tensor([1, 0, 0, 1, 1, 0, 0]))
-assert torch.equal(a.clamp(min=-3, max=4), torch.tensor([1, -2, -3, 4, 4, -3, -3]))
+assert torch.equal(
+    a.clamp(min=-3, max=4), torch.tensor([1, -2, -3, 4, 4, -3, -3])
+)
 assert torch.equal(torch.clamp(a, min=0), torch.relu(a))
-assert torch.equal(torch.clamp(a, max=2), torch.tensor([1, -2, -3, 2, 2, -6, -7]))
-assert torch.equal(torch.clip(a, 0, 1), torch.clamp(a, 0, 1))  # clip is an alias
+assert torch.equal(
+    torch.clamp(a, max=2), torch.tensor([1, -2, -3, 2, 2, -6, -7])
+)
+# clip is an alias
+assert torch.equal(torch.clip(a, 0, 1), torch.clamp(a, 0, 1))
 try:
     torch.clamp(a)
 except RuntimeError as error:
@@ -102,8 +116,11 @@ assert torch.clamp(a, 0.5, 1.5).dtype == torch.float32
 assert torch.equal(torch.clamp(a, 2, 1), torch.ones(7, dtype=torch.int64))
 y = a.clone()
 assert y.abs_() is y and torch.equal(y, torch.abs(a))
-assert y.clamp_(max=4) is y and torch.equal(y, torch.tensor([1, 2, 3, 4, 4, 4, 4]))
-assert torch.equal(a, torch.tensor([1, -2, -3, 4, 5, -6, -7]))  # a itself untouched
+assert y.clamp_(max=4) is y and torch.equal(
+    y, torch.tensor([1, 2, 3, 4, 4, 4, 4])
+)
+# a itself untouched
+assert torch.equal(a, torch.tensor([1, -2, -3, 4, 5, -6, -7]))
 for call in (
     lambda: torch.tensor([0, 1, 2]).exp_(),
     lambda: torch.tensor([0, 1, 2]).clamp_(0.5, 1.5),
@@ -115,4 +132,6 @@ for call in (
             str(error)
         )
     else:
-        raise AssertionError("an int tensor cannot hold a float result in place")
+        raise AssertionError(
+            "an int tensor cannot hold a float result in place"
+        )

@@ -1,6 +1,10 @@
 # %% [markdown]
-# * and torch.mul multiply element by element (with broadcasting); mm, bmm, matmul
-# and dot are matrix products with different rules about shapes
+# * and torch.mul multiply element by element (with broadcasting); mm, bmm,
+# matmul and dot are matrix products with different rules about shapes
+
+# %% [markdown] lang="zh"
+# `*` 和 `torch.mul` 逐元素相乘（支持广播）；`mm`、`bmm`、`matmul`
+# 和 `dot` 是矩阵乘积，对形状各有不同的要求
 
 # %% scalar
 import torch
@@ -89,15 +93,17 @@ torch.dot(torch.ones(2, 2), torch.ones(2, 2))
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
 assert torch.equal(x * 2, torch.full((3, 4), 2.0))
-assert torch.equal(torch.Tensor([1, 2, 3, 4]), v)  # legacy constructor: float32 too
+# legacy constructor: float32 too
+assert torch.equal(torch.Tensor([1, 2, 3, 4]), v)
 assert torch.equal(x * v, v.expand(3, 4)) and (x * v).shape == (3, 4)
-assert torch.equal(torch.mul(x, v), x * v) and torch.equal(torch.mul(x, 2), x * 2)
+assert torch.equal(torch.mul(x, v), x * v) and torch.equal(
+    torch.mul(x, 2), x * 2
+)
 try:
     x * torch.tensor([1.0, 2.0, 3.0])
 except RuntimeError as error:
-    assert "must match the size of tensor b (3) at non-singleton dimension 1" in (
-        str(error)
-    )
+    assert "must match the size of tensor b (3) at non-singleton dimension 1" \
+        in (str(error))
 else:
     raise AssertionError("(3, 4) * (3,) should not broadcast")
 assert torch.equal(x * torch.tensor([2.0]), x * 2)  # length 1 fits any last dim
@@ -107,11 +113,14 @@ assert (x * col).shape == (3, 4) and torch.equal(
 assert (col * v).shape == (3, 4)
 assert torch.equal(a * a, torch.tensor([[1, 4], [4, 9]]))
 assert (a * b).shape == (2, 2, 2)
-assert all(torch.equal((a * b)[i], a * b[i]) for i in range(2))  # c[i] = a * b[i]
+# c[i] = a * b[i]
+assert all(torch.equal((a * b)[i], a * b[i]) for i in range(2))
 assert (a * b).dtype == torch.int64 and (a * a).dtype == torch.int64
 assert (a * 2.5).dtype == torch.float32
 assert torch.equal(torch.mm(m1, m2), torch.tensor([[6.0, 6.0], [15.0, 15.0]]))
-assert torch.equal(m1.mm(m2), m1 @ m2) and torch.equal(torch.matmul(m1, m2), m1 @ m2)
+assert torch.equal(m1.mm(m2), m1 @ m2) and torch.equal(
+    torch.matmul(m1, m2), m1 @ m2
+)
 assert torch.equal(x.mul(v), x * v)
 int_m = torch.tensor([[1, 2], [3, 4]])
 assert torch.equal(
@@ -129,7 +138,10 @@ for bad, words in [
         lambda: torch.bmm(x3, torch.ones(1, 3, 4)),
         "Expected size for first two dimensions",
     ),
-    (lambda: torch.dot(torch.ones(2, 2), torch.ones(2, 2)), "1D tensors expected"),
+    (
+        lambda: torch.dot(torch.ones(2, 2), torch.ones(2, 2)),
+        "1D tensors expected"
+    ),
     (lambda: torch.dot(torch.tensor([1, 2]), torch.ones(2)), "same dtype"),
 ]:
     try:
@@ -145,10 +157,14 @@ assert torch.matmul(x3, torch.ones(1, 3, 4)).shape == (5, 2, 4)
 assert out.shape == (batch_size, n_memory, dim, 1)
 assert torch.allclose(out[3, 2], weights[3, 2] @ vectors[3, 2])
 assert torch.matmul(shared, vectors).shape == (batch_size, n_memory, dim, 1)
-assert torch.allclose(torch.matmul(shared, vectors)[1, 4], shared @ vectors[1, 4])
+assert torch.allclose(
+    torch.matmul(shared, vectors)[1, 4], shared @ vectors[1, 4]
+)
 stack = torch.randn(n_memory, dim, dim)  # shared across the batch
 assert torch.matmul(stack, vectors).shape == out.shape
-assert torch.allclose(torch.matmul(stack, vectors)[5, 2], stack[2] @ vectors[5, 2])
+assert torch.allclose(
+    torch.matmul(stack, vectors)[5, 2], stack[2] @ vectors[5, 2]
+)
 assert torch.equal(
     torch.matmul(torch.tensor([1.0, 1.0, 1.0]), m), torch.tensor([9.0, 12.0])
 )

@@ -1,6 +1,10 @@
 # %% [markdown]
-# softmax(x, dim) makes the values sum to 1 along dim, separately for every index
-# of the other dimensions
+# softmax(x, dim) makes the values sum to 1 along dim,
+# separately for every index of the other dimensions
+
+# %% [markdown] lang="zh"
+# `softmax(x, dim)` 让数值沿 `dim` 维加起来等于 1，
+# 对其他维度的每个索引位置分别计算
 
 # %% along-dim
 import torch
@@ -21,13 +25,15 @@ print(alpha[0].sum())  # fix dim 0, sum over the other dims: not 1
 print(alpha.sum(dim=(1, 2)))
 
 # %% batch-classes
-scores = torch.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])  # (batch=2, classes=3)
+# (batch=2, classes=3)
+scores = torch.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
 probs = F.softmax(scores, dim=-1)
 print(probs)
 print(probs.sum(dim=-1))
 
 # %% wrong-dim
-print(F.softmax(scores, dim=0))  # columns sum to 1: samples compete with each other
+# columns sum to 1: samples compete with each other
+print(F.softmax(scores, dim=0))
 
 # %% implicit-dim
 print(F.softmax(scores))
@@ -64,10 +70,12 @@ assert torch.allclose(F.softmax(scores, dim=1), probs)
 wrong = F.softmax(scores, dim=0)
 assert torch.allclose(wrong.sum(dim=0), torch.ones(3))
 assert not torch.allclose(wrong.sum(dim=1), torch.ones(2))
-assert wrong[1, 0] > wrong[1, 1] > wrong[1, 2]  # equal scores, unequal probabilities
+# equal scores, unequal probabilities
+assert wrong[1, 0] > wrong[1, 1] > wrong[1, 2]
 target = torch.tensor([2, 0])
 assert torch.allclose(
-    F.cross_entropy(scores, target), F.nll_loss(F.log_softmax(scores, dim=-1), target)
+    F.cross_entropy(scores, target),
+    F.nll_loss(F.log_softmax(scores, dim=-1), target)
 )
 for t, expected_dim in [
     (torch.tensor(2.0), 0),
@@ -87,7 +95,8 @@ for t, expected_dim in [
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     torch.nn.Softmax()(scores)  # the module without dim warns as well
-assert len(caught) == 1 and "Implicit dimension choice" in str(caught[0].message)
+assert len(caught) == 1 \
+    and "Implicit dimension choice" in str(caught[0].message)
 assert not torch.allclose(F.softmax(z, dim=0), F.softmax(z, dim=-1))
 for call in (lambda: torch.softmax(scores), lambda: scores.softmax()):
     try:
@@ -101,7 +110,9 @@ assert torch.equal(torch.softmax(scores, -1), probs) and torch.equal(
 )
 naive_log = torch.log(F.softmax(big, dim=-1))
 assert torch.isinf(naive_log[0, 0]) and naive_log[0, 0] < 0
-assert torch.allclose(F.log_softmax(big, dim=-1), torch.tensor([[-200.0, -100.0, 0.0]]))
+assert torch.allclose(
+    F.log_softmax(big, dim=-1), torch.tensor([[-200.0, -100.0, 0.0]])
+)
 assert naive_log[0, 1] != -100.0
 assert torch.isinf(huge.exp()[0])
 assert torch.isnan(huge.exp() / huge.exp().sum()).any()

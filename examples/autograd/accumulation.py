@@ -2,6 +2,10 @@
 # backward() adds to .grad instead of overwriting it; zero_grad() clears it,
 # by default by setting it to None
 
+# %% [markdown] lang="zh"
+# `backward()` 会把梯度累加到 `.grad` 上，而不是覆盖它；`zero_grad()`
+# 负责清空梯度，默认的做法是把它设为 `None`
+
 # %% setup
 import torch
 from torch import nn
@@ -55,7 +59,8 @@ full = net.conv1.bias.grad.clone()
 
 net.zero_grad()
 for x_part, target_part in zip(x.chunk(2), target.chunk(2)):  # two batches of 2
-    loss = compute_loss(x_part, target_part) / 2  # scale: each half is a mean of 2
+    # scale: each half is a mean of 2
+    loss = compute_loss(x_part, target_part) / 2
     loss.backward()  # adds to .grad
 print(full)
 print(net.conv1.bias.grad)
@@ -66,9 +71,11 @@ print(torch.allclose(full, net.conv1.bias.grad))
 import inspect
 
 for zero_grad in (nn.Module.zero_grad, torch.optim.Optimizer.zero_grad):
-    assert inspect.signature(zero_grad).parameters["set_to_none"].default is True
+    assert inspect.signature(zero_grad).parameters["set_to_none"].default \
+        is True
 net.zero_grad()
-assert all(p.grad is None for p in net.parameters())  # default: set_to_none=True
+# default: set_to_none=True
+assert all(p.grad is None for p in net.parameters())
 compute_loss(x, target).backward()
 one = {name: p.grad.clone() for name, p in net.named_parameters()}
 compute_loss(x, target).backward()

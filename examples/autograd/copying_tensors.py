@@ -2,6 +2,11 @@
 # clone() copies and stays in the graph, detach() shares memory and leaves it;
 # clone().detach() (or detach().clone()) is the copy to use, not torch.tensor(x)
 
+# %% [markdown] lang="zh"
+# `clone()` 复制数据并留在计算图中，`detach()` 共享内存并脱离计算图；
+# 要复制张量，应该用 `clone().detach()`（或 `detach().clone()`），
+# 而不是 `torch.tensor(x)`
+
 # %% clone
 import torch
 
@@ -62,7 +67,8 @@ optimizer = torch.optim.SGD([w], lr=0.1)
 bad = x.clone().detach().requires_grad_(True).to("cuda")
 good = x.clone().detach().to("cuda").requires_grad_(True)
 print(bad.is_leaf, bad.grad_fn.name(), good.is_leaf)
-assert not bad.is_leaf and good.is_leaf and bad.grad_fn.name() == "ToCopyBackward0"
+assert not bad.is_leaf and good.is_leaf \
+    and bad.grad_fn.name() == "ToCopyBackward0"
 
 # %% create-on-device
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -86,7 +92,8 @@ assert torch.equal(x.grad, torch.full((3,), 2.0))
 # detach(): same memory, out of the graph, writes show through
 y = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 d = y.detach()
-assert not d.requires_grad and d.grad_fn is None and d.data_ptr() == y.data_ptr()
+assert not d.requires_grad and d.grad_fn is None \
+    and d.data_ptr() == y.data_ptr()
 d[0] = 10.0
 assert y[0].item() == 10.0
 
@@ -96,16 +103,21 @@ for copy in (y.clone().detach(), y.detach().clone()):
     assert copy.is_leaf and not copy.requires_grad and copy.grad_fn is None
 assert y.detach().clone().grad_fn is None
 
-# torch.tensor(x): the same copy, with a UserWarning recommending detach().clone()
+# torch.tensor(x): the same copy, with a
+# UserWarning recommending detach().clone()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     t = torch.tensor(y)
     t2 = torch.tensor(y, requires_grad=True)
-messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+messages = [
+    str(w.message) for w in caught if issubclass(w.category, UserWarning)
+]
 assert len(messages) == 2, messages
 assert all("To copy construct from a tensor" in m for m in messages)
 assert all("sourceTensor.detach().clone()" in m for m in messages)
-assert all("sourceTensor.detach().clone().requires_grad_(True)" in m for m in messages)
+assert all(
+    "sourceTensor.detach().clone().requires_grad_(True)" in m for m in messages
+)
 # the documentation of torch.tensor says the same
 doc = " ".join(torch.tensor.__doc__.split())
 assert "``torch.tensor(t)`` is equivalent to ``t.detach().clone()``" in doc
@@ -118,7 +130,8 @@ assert t2.is_leaf and t2.requires_grad and t2.grad_fn is None
 try:
     y.item()
 except RuntimeError as error:
-    assert "a Tensor with 3 elements cannot be converted to Scalar" in str(error)
+    assert "a Tensor with 3 elements cannot be converted to Scalar" \
+        in str(error)
 else:
     raise AssertionError("item() on three elements should fail")
 assert isinstance(torch.tensor([5.0]).item(), float)
@@ -134,11 +147,13 @@ assert torch.equal(w.grad, torch.full((3,), 3.0)) and x.grad is None
 try:
     x.clone.detach()
 except AttributeError as error:
-    assert "'builtin_function_or_method' object has no attribute 'detach'" in str(error)
+    assert "'builtin_function_or_method' object has no attribute 'detach'" \
+        in str(error)
 else:
     raise AssertionError("x.clone.detach() should fail")
 
-# requires_grad_() before .to(): a non-leaf with ToCopyBackward0, refused by optimizers
+# requires_grad_() before .to(): a non-leaf
+# with ToCopyBackward0, refused by optimizers
 x = torch.tensor([1.0, 2.0, 3.0])
 leaf = x.clone().detach().requires_grad_(True)
 w = leaf.to(torch.float64)
@@ -150,7 +165,8 @@ except ValueError as error:
 else:
     raise AssertionError("SGD should refuse a non-leaf tensor")
 w.sum().backward()
-assert torch.equal(leaf.grad, torch.ones(3))  # the gradient reaches the float32 leaf
+# the gradient reaches the float32 leaf
+assert torch.equal(leaf.grad, torch.ones(3))
 
 # .to() first, then requires_grad_(): a leaf, accepted
 w = x.clone().detach().to(torch.float64).requires_grad_(True)

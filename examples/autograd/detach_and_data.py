@@ -1,6 +1,11 @@
 # %% [markdown]
-# detach() and .data both return a tensor that shares storage with the original
-# and is cut off from the graph; only detach() lets autograd notice in-place changes
+# detach() and .data both return a tensor that shares
+# storage with the original and is cut off from the graph;
+# only detach() lets autograd notice in-place changes
+
+# %% [markdown] lang="zh"
+# `detach()` 和 `.data` 都返回一个与原张量共享存储、脱离计算图的张量；
+# 只有 `detach()` 能让 autograd 察觉到之后的原地修改
 
 # %% detach-shares-storage
 import torch
@@ -68,7 +73,9 @@ try:
 except RuntimeError as error:
     assert "modified by an inplace operation" in str(error)
 else:
-    raise AssertionError("backward through a detach()-modified tensor should fail")
+    raise AssertionError(
+        "backward through a detach()-modified tensor should fail"
+    )
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
@@ -88,7 +95,8 @@ d = a.sigmoid().detach()
 try:
     d.sum().backward()
 except RuntimeError as error:
-    message = "element 0 of tensors does not require grad and does not have a grad_fn"
+    message = \
+        "element 0 of tensors does not require grad and does not have a grad_fn"
     assert message in str(error)
 else:
     raise AssertionError("backward from detached tensors only should fail")
@@ -100,7 +108,8 @@ assert a.grad is None  # gradients stop at the new leaf
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 target = a.sigmoid().detach()
-((a - target) ** 2).sum().backward()  # no error when something still requires grad
+# no error when something still requires grad
+((a - target) ** 2).sum().backward()
 # no gradient through target: otherwise a.grad would include -sigmoid'(a) terms
 assert torch.allclose(a.grad, 2 * (a - target))
 with_path = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

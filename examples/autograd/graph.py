@@ -1,6 +1,10 @@
 # %% [markdown]
-# PyTorch records a graph during the forward pass and walks it backwards in backward();
-# the graph is rebuilt on every run and freed after backward
+# PyTorch records a graph during the forward pass and walks it backwards in
+# backward(); the graph is rebuilt on every run and freed after backward
+
+# %% [markdown] lang="zh"
+# PyTorch 在前向传播时记录计算图，在 `backward()` 中沿图反向遍历；
+# 计算图每次运行都会重新构建，并在反向传播之后释放
 
 # %% forward-backward
 import torch
@@ -16,19 +20,27 @@ assert a.grad == b and b.grad == a
 y = a * b + a
 print(a.is_leaf, a.grad_fn)
 print(y.is_leaf, y.grad_fn.name())
-add_inputs = y.grad_fn.next_functions  # one (node, output number) pair per input
+# one (node, output number) pair per input
+add_inputs = y.grad_fn.next_functions
 print([(type(node).__name__, n) for node, n in add_inputs])
 mul_inputs = add_inputs[0][0].next_functions
 print([(type(node).__name__, n) for node, n in mul_inputs])
-print([node.variable for node, _ in mul_inputs])  # the leaves they accumulate into
+# the leaves they accumulate into
+print([node.variable for node, _ in mul_inputs])
 
 # %% walk-graph-checks tags=["remove-cell"]
-# AddBackward0 <- (MulBackward0 of a * b, a); MulBackward0 <- (a, b); one node per leaf
+# AddBackward0 <- (MulBackward0 of a * b, a);
+# MulBackward0 <- (a, b); one node per leaf
 assert y.grad_fn.name() == "AddBackward0" and a.grad_fn is None
-assert [type(node).__name__ for node, _ in add_inputs] == ["MulBackward0", "AccumulateGrad"]
-assert [type(node).__name__ for node, _ in mul_inputs] == ["AccumulateGrad", "AccumulateGrad"]
+assert [type(node).__name__ for node, _ in add_inputs] == [
+    "MulBackward0", "AccumulateGrad"
+]
+assert [type(node).__name__ for node, _ in mul_inputs] == [
+    "AccumulateGrad", "AccumulateGrad"
+]
 assert mul_inputs[0][0].variable is a and mul_inputs[1][0].variable is b
-assert add_inputs[1][0] is mul_inputs[0][0]  # the same AccumulateGrad node of a, reached twice
+# the same AccumulateGrad node of a, reached twice
+assert add_inputs[1][0] is mul_inputs[0][0]
 
 # %% paths-summed
 a.grad = None  # forget the gradient of the first example
@@ -150,13 +162,15 @@ for start, doublings in ((3.0, 2), (0.5, 5)):
     grad_fn = double_until(x, 10).grad_fn
     assert count_nodes(grad_fn) == doublings + 1
     # one MulBackward0 per pass of the loop, then the leaf's AccumulateGrad
-    assert node_names(grad_fn) == ["MulBackward0"] * doublings + ["AccumulateGrad"]
+    assert node_names(grad_fn) \
+        == ["MulBackward0"] * doublings + ["AccumulateGrad"]
 
 x = torch.tensor(1.0, requires_grad=True)
 assert (x * 2).grad_fn is not (x * 2).grad_fn  # a new graph on every run
 
 y = a * b
-assert y.grad_fn._saved_self is a and y.grad_fn._saved_other is b  # saved for backward
+# saved for backward
+assert y.grad_fn._saved_self is a and y.grad_fn._saved_other is b
 y.backward()
 try:
     y.grad_fn._saved_self  # freed by backward

@@ -1,6 +1,10 @@
 # %% [markdown]
-# Tensor hooks see each parameter's gradient during backward; a closure in a loop
-# must bind the loop variable, or every hook reports the last name
+# Tensor hooks see each parameter's gradient during backward; a closure in
+# a loop must bind the loop variable, or every hook reports the last name
+
+# %% [markdown] lang="zh"
+# 张量钩子（hook）能在反向传播过程中看到每个参数的梯度；循环里定义的闭包
+# 必须绑定循环变量，否则每个钩子报告的都是最后一个参数名
 
 # %% setup
 import functools
@@ -30,7 +34,8 @@ for name, param in model.named_parameters():
     if param.requires_grad:
 
         def b_h(grad):
-            return hook(grad, name)  # looks up name when called, not when defined
+            # looks up name when called, not when defined
+            return hook(grad, name)
 
         handles.append(param.register_hook(b_h))
 
@@ -76,7 +81,8 @@ for handle in handles:
 
 # %% replace-grad
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-handle = w.register_hook(lambda grad: grad.clamp(max=1.0))  # returns a new gradient
+# returns a new gradient
+handle = w.register_hook(lambda grad: grad.clamp(max=1.0))
 (w**2).sum().backward()
 print(w.grad)
 handle.remove()
@@ -124,10 +130,12 @@ hs = []
 for name, p in model.named_parameters():
     hs.append(p.register_hook(lambda grad: late_seen.append(name)))
 model(x).sum().backward()
-assert len(late_seen) == 4 and set(late_seen) == {"2.bias"}  # all report the last name
+# all report the last name
+assert len(late_seen) == 4 and set(late_seen) == {"2.bias"}
 model.zero_grad()
 model(x).sum().backward()
-assert len({p.grad.sum().item() for p in model.parameters()}) == 4  # they differ
+# they differ
+assert len({p.grad.sum().item() for p in model.parameters()}) == 4
 for h in hs:
     h.remove()
 late_seen.clear()
@@ -143,7 +151,8 @@ part = record(
 )
 assert part == early
 
-# the note's hooks (b_h returns what hook returns: None) leave the gradients alone
+# the note's hooks (b_h returns what hook
+# returns: None) leave the gradients alone
 model.zero_grad()
 model(x).sum().backward()
 plain = {n: p.grad.clone() for n, p in model.named_parameters()}
@@ -156,7 +165,8 @@ for name, p in model.named_parameters():
 
     hs.append(p.register_hook(b_h))
 reported.clear()
-with contextlib.redirect_stdout(io.StringIO()):  # hook prints; keep this cell quiet
+# hook prints; keep this cell quiet
+with contextlib.redirect_stdout(io.StringIO()):
     model(x).sum().backward()
     assert len(reported) == 4  # the hooks ran
     assert b_h(torch.ones(1)) is None  # and returned None
@@ -172,7 +182,9 @@ except RuntimeError as error:
     message = "cannot register a hook on a tensor that doesn't require gradient"
     assert message in str(error)
 else:
-    raise AssertionError("register_hook should refuse a tensor without requires_grad")
+    raise AssertionError(
+        "register_hook should refuse a tensor without requires_grad"
+    )
 assert all(p.requires_grad for p in model.parameters())
 
 # a hook returning a tensor replaces the gradient
@@ -182,7 +194,8 @@ assert torch.equal(w.grad, torch.tensor([2.0, 4.0, 6.0]))  # without a hook
 w.grad = None
 h = w.register_hook(lambda grad: grad.clamp(max=1.0))
 (w**2).sum().backward()
-assert torch.equal(w.grad, torch.tensor([1.0, 1.0, 1.0]))  # instead of [2, 4, 6]
+# instead of [2, 4, 6]
+assert torch.equal(w.grad, torch.tensor([1.0, 1.0, 1.0]))
 h.remove()
 
 # parameters are leaves: after backward their gradients are in .grad

@@ -1,6 +1,6 @@
 # %% [markdown]
-# A trailing underscore marks an in-place operation; autograd forbids it on leaves
-# that require grad and detects it on tensors saved for backward
+# A trailing underscore marks an in-place operation; autograd forbids it
+# on leaves that require grad and detects it on tensors saved for backward
 
 # %% [markdown] lang="zh"
 # 以下划线结尾的方法是原地操作：autograd 不允许原地修改需要梯度的叶子节点，
@@ -70,18 +70,22 @@ assert x._version == before_version + 1  # counted as an in-place change
 assert torch.equal(alias, torch.ones(3))  # the other name sees the change
 x = x + 1
 assert id(x) != before_id and x.data_ptr() != before_ptr
-assert torch.equal(alias, torch.ones(3)) and torch.equal(x, torch.full((3,), 2.0))
+assert torch.equal(alias, torch.ones(3)) and torch.equal(
+    x, torch.full((3,), 2.0)
+)
 
 for update in (lambda w: w.add_(1), lambda w: w.__iadd__(1)):
     w = torch.ones(3, requires_grad=True)
     try:
         update(w)
     except RuntimeError as error:
-        assert "a leaf Variable that requires grad is being used in an in-place" in str(
-            error
-        )
+        assert \
+            "a leaf Variable that requires grad is being used in an in-place" \
+            in str(error)
     else:
-        raise AssertionError("in-place on a leaf that requires grad should fail")
+        raise AssertionError(
+            "in-place on a leaf that requires grad should fail"
+        )
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 h = x * 2
@@ -94,10 +98,12 @@ try:
     y.sum().backward()
 except RuntimeError as error:
     message = str(error)
-    assert "variables needed for gradient computation has been modified" in message
+    assert "variables needed for gradient computation has been modified" \
+        in message
     assert "modified by an inplace operation" in message
     assert "[torch.FloatTensor [3]]" in message  # type and shape
-    assert "output 0 of Add, is at version 1; expected version 0 instead" in message
+    assert "output 0 of Add, is at version 1; expected version 0 instead" \
+        in message
 else:
     raise AssertionError("backward should detect the in-place change")
 
@@ -122,7 +128,8 @@ w = torch.ones(3, requires_grad=True)
 ptr = w.data_ptr()
 with torch.no_grad():
     w -= 0.1 * w.grad
-assert w.is_leaf and w.requires_grad and w.grad_fn is None and w.data_ptr() == ptr
+assert w.is_leaf and w.requires_grad and w.grad_fn is None \
+    and w.data_ptr() == ptr
 assert torch.allclose(w, torch.tensor([0.9, 0.8, 0.7]))
 
 # an optimizer step is the same kind of update: in place, not recorded

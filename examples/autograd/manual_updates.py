@@ -1,6 +1,10 @@
 # %% [markdown]
-# Updating parameters by hand: in place, under torch.no_grad(), then reset .grad;
-# the same steps torch.optim.SGD takes
+# Updating parameters by hand: in place, under torch.no_grad(),
+# then reset .grad; the same steps torch.optim.SGD takes
+
+# %% [markdown] lang="zh"
+# 手动更新参数：在 `torch.no_grad()` 下原地更新，然后重置 `.grad`；
+# 这正是 `torch.optim.SGD` 所执行的步骤
 
 # %% defaults
 import warnings
@@ -66,9 +70,13 @@ with warnings.catch_warnings(record=True) as caught:
         assert "'NoneType' object has no attribute 'zero_'" in str(error)
     else:
         raise AssertionError("zero_() on a non-leaf's grad should fail")
-messages = [str(c.message) for c in caught if issubclass(c.category, UserWarning)]
-assert len(messages) == 1 and "is not a leaf Tensor is being accessed" in messages[0]
-# under no_grad the out-of-place update is no better: a new tensor that needs no grad
+messages = [
+    str(c.message) for c in caught if issubclass(c.category, UserWarning)
+]
+assert len(messages) == 1 \
+    and "is not a leaf Tensor is being accessed" in messages[0]
+# under no_grad the out-of-place update is
+# no better: a new tensor that needs no grad
 w = torch.ones(3, requires_grad=True)
 (w * 2).sum().backward()
 with torch.no_grad():
@@ -86,7 +94,8 @@ for update in (lambda: w.sub_(0.1 * w.grad), lambda: w.__isub__(0.1 * w.grad)):
     try:
         update()
     except RuntimeError as error:
-        message = "a leaf Variable that requires grad is being used in an in-place"
+        message = \
+            "a leaf Variable that requires grad is being used in an in-place"
         assert message in str(error)
     else:
         raise AssertionError("an in-place update outside no_grad should fail")
@@ -132,7 +141,8 @@ with torch.no_grad():
 try:
     bias.sub_(bias.grad * lr)
 except TypeError as error:
-    assert "unsupported operand type(s) for *: 'NoneType' and 'float'" in str(error)
+    assert "unsupported operand type(s) for *: 'NoneType' and 'float'" \
+        in str(error)
 else:
     raise AssertionError("bias.grad * lr should fail when bias.grad is None")
 
@@ -180,9 +190,11 @@ assert torch.allclose(weight, true_weight, atol=0.05)
 assert abs(bias.item() - true_bias) < 0.05
 assert weight.is_leaf and bias.is_leaf
 
-# zeroing under no_grad matters once .grad itself is in a graph (create_graph=True)
+# zeroing under no_grad matters once .grad
+# itself is in a graph (create_graph=True)
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a ref cycle
+    # create_graph=True on a leaf warns of a ref cycle
+    warnings.simplefilter("ignore")
     g = torch.ones(3, requires_grad=True)
     (g**3).sum().backward(create_graph=True)
     v = torch.ones(3, requires_grad=True)
@@ -190,7 +202,8 @@ with warnings.catch_warnings():
 assert g.grad.requires_grad and g.grad.grad_fn is not None
 before = g.grad.grad_fn
 g.grad.zero_()  # outside no_grad: recorded as one more operation
-assert g.grad.grad_fn is not before and g.grad.grad_fn.next_functions[0][0] is before
+assert g.grad.grad_fn is not before \
+    and g.grad.grad_fn.next_functions[0][0] is before
 before = v.grad.grad_fn
 with torch.no_grad():
     v.grad.zero_()  # not recorded
@@ -213,10 +226,13 @@ print(weight, bias)
 print(torch.allclose(weight, manual_weight), torch.allclose(bias, manual_bias))
 
 # %% optimizer-loop-checks tags=["remove-cell"]
-# the same parameters, updated in place on the same tensors; zero_grad() sets .grad
-# to None
-assert torch.allclose(weight, manual_weight) and torch.allclose(bias, manual_bias)
-assert all(p is q for p, q in zip(optimizer.param_groups[0]["params"], (weight, bias)))
+# the same parameters, updated in place on the
+# same tensors; zero_grad() sets .grad to None
+assert torch.allclose(weight, manual_weight) \
+    and torch.allclose(bias, manual_bias)
+assert all(
+    p is q for p, q in zip(optimizer.param_groups[0]["params"], (weight, bias))
+)
 assert weight.is_leaf and weight.grad_fn is None
 assert not torch.equal(weight, torch.zeros(2, 1))
 optimizer.zero_grad()

@@ -1,6 +1,12 @@
 # %% [markdown]
-# Two independent switches: grad mode (no_grad, set_grad_enabled, inference_mode)
-# decides whether autograd records; model.eval() changes Dropout and BatchNorm
+# Two independent switches: grad mode (no_grad,
+# set_grad_enabled, inference_mode) decides whether autograd
+# records; model.eval() changes Dropout and BatchNorm
+
+# %% [markdown] lang="zh"
+# 两个相互独立的开关：梯度模式（`no_grad`、`set_grad_enabled`、
+# `inference_mode`）决定 autograd 是否记录计算图；`model.eval()` 改变的是
+# `Dropout` 和 `BatchNorm` 的行为
 
 # %% model
 import torch
@@ -135,7 +141,8 @@ assert torch.is_grad_enabled() and not y.requires_grad and y.grad_fn is None
 
 # what is saved for backward in grad mode, and nothing under no_grad
 count, numel = saved_for_backward(model, x)
-assert all(p.grad is None for p in model.parameters())  # forward stores no gradients
+# forward stores no gradients
+assert all(p.grad is None for p in model.parameters())
 kept = []
 keep = lambda t: kept.append(t) or t  # noqa: E731
 with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
@@ -161,7 +168,8 @@ with torch.set_grad_enabled(False):
     y = model(x)
 assert not y.requires_grad and y.grad_fn is None and torch.is_grad_enabled()
 
-# inside no_grad: op results untracked, new leaves still require grad, outside untouched
+# inside no_grad: op results untracked, new
+# leaves still require grad, outside untouched
 w = torch.ones(3, requires_grad=True)
 before = w * 2
 with torch.no_grad():
@@ -190,7 +198,8 @@ with torch.no_grad():
     tracked = bn.num_batches_tracked.clone()
     mean = bn.running_mean.clone()
     out = bn(h)
-    assert bn.num_batches_tracked == tracked + 1  # train mode updates running statistics
+    # train mode updates running statistics
+    assert bn.num_batches_tracked == tracked + 1
     assert not torch.equal(bn.running_mean, mean)
     batch = (h - h.mean(0)) / torch.sqrt(h.var(0, unbiased=False) + bn.eps)
     assert torch.allclose(out, batch * bn.weight + bn.bias, atol=1e-5)
@@ -202,11 +211,15 @@ with torch.no_grad():
     running = (h - mean) / torch.sqrt(var + bn.eps)
     assert torch.allclose(out, running * bn.weight + bn.bias)
     assert not torch.allclose(out, batch * bn.weight + bn.bias, atol=1e-2)
-    assert (out.mean(0) > 1).all()  # far from zero: not normalised by this batch
-    assert torch.equal(bn.running_mean, mean) and torch.equal(bn.running_var, var)
-    assert torch.equal(bn.num_batches_tracked, tracked)  # eval does not update them
+    # far from zero: not normalised by this batch
+    assert (out.mean(0) > 1).all()
+    assert torch.equal(bn.running_mean, mean) \
+        and torch.equal(bn.running_var, var)
+    # eval does not update them
+    assert torch.equal(bn.num_batches_tracked, tracked)
 
-# eval() only switches `training`; grad mode, the graph and backward are unchanged
+# eval() only switches `training`; grad
+# mode, the graph and backward are unchanged
 model.eval()
 assert all(not m.training for m in model.modules())
 assert torch.is_grad_enabled()
@@ -220,7 +233,9 @@ assert saved_for_backward(model, x)[0] > 0  # eval alone keeps the saved tensors
 lin = model[0]
 weight = lin.weight.detach().clone().requires_grad_(True)
 h = x @ weight.T + lin.bias.detach()
-manual = (h - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight.detach()
+manual = (h - bn.running_mean) / torch.sqrt(
+    bn.running_var + bn.eps
+) * bn.weight.detach()
 manual = manual + bn.bias.detach()
 assert torch.allclose(manual, y.detach(), atol=1e-6)
 manual.sum().backward()
@@ -233,7 +248,9 @@ except AttributeError as error:
     assert "module 'torch' has no attribute 'zero_grad'" in str(error)
 else:
     raise AssertionError("torch.zero_grad should not exist")
-assert callable(nn.Module.zero_grad) and callable(torch.optim.Optimizer.zero_grad)
+assert callable(nn.Module.zero_grad) and callable(
+    torch.optim.Optimizer.zero_grad
+)
 
 # no_grad alone leaves Dropout and BatchNorm in training behaviour
 model.train()
@@ -243,9 +260,12 @@ with torch.no_grad():
     normed = model[1](h)
 assert (out == 0).any() and model.training
 batch = (h - h.mean(0)) / torch.sqrt(h.var(0, unbiased=False) + model[1].eps)
-assert torch.allclose(normed, batch * model[1].weight + model[1].bias, atol=1e-5)
+assert torch.allclose(
+    normed, batch * model[1].weight + model[1].bias, atol=1e-5
+)
 
-# eval + no_grad gives the same outputs as eval alone; eval() stays until train()
+# eval + no_grad gives the same outputs as
+# eval alone; eval() stays until train()
 model.eval()
 with torch.no_grad():
     quiet = model(x)
@@ -253,7 +273,8 @@ assert torch.equal(quiet, model(x)) and not model.training
 model.train()
 assert all(m.training for m in model.modules())
 
-# inference_mode: inference tensors, refused by autograd later; a clone() is normal
+# inference_mode: inference tensors, refused
+# by autograd later; a clone() is normal
 with torch.inference_mode():
     assert not torch.is_grad_enabled() and torch.is_inference_mode_enabled()
     y = model(x)

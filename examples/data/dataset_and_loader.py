@@ -1,6 +1,11 @@
 # %% [markdown]
-# What a DataLoader batch looks like: the index of each sample, dicts and tuples
-# through the default collate, a custom collate_fn, drop_last and reproducible shuffling
+# What a DataLoader batch looks like: the index of each
+# sample, dicts and tuples through the default collate, a
+# custom collate_fn, drop_last and reproducible shuffling
+
+# %% [markdown] lang="zh"
+# `DataLoader` 给出的 batch 长什么样：每个样本的索引、字典和元组经过默认
+# collate 后的结果、自定义 `collate_fn`、`drop_last`，以及可复现的打乱顺序
 
 # %% setup
 import torch
@@ -112,19 +117,26 @@ for x, y, idx in loader:
     assert torch.equal(x, x_all[idx]) and torch.equal(y, y_all[idx])
     assert idx.dtype == torch.int64
     seen += idx.tolist()
-assert sorted(seen) == everything and seen != everything  # shuffled, each sample once
-# a dict sample: ONE dict per batch with batched values, exactly the note's output
+# shuffled, each sample once
+assert sorted(seen) == everything and seen != everything
+# a dict sample: ONE dict per batch with
+# batched values, exactly the note's output
 got = list(DataLoader(fake_dataset, batch_size=3))
 assert all(type(b) is dict and list(b) == ["idx", "data"] for b in got)
-assert [b["idx"].tolist() for b in got] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
-assert [b["data"].tolist() for b in got] == [[0, 10, 20], [30, 40, 50], [60, 70, 80],
-                                             [90]]
+assert [b["idx"].tolist() for b in got] == [
+    [0, 1, 2], [3, 4, 5], [6, 7, 8], [9]
+]
+assert [b["data"].tolist() for b in got] == [
+    [0, 10, 20], [30, 40, 50], [60, 70, 80], [90]
+]
 assert got[0]["idx"].dtype == torch.int64  # Python ints become an int64 tensor
 # tuples are zipped: a list of batched fields
 batch = default_collate([dataset[3], dataset[4], dataset[5]])
 assert type(batch) is list and len(batch) == 3
 assert torch.equal(batch[0], x_all[3:6]) and batch[0].shape == (3, 2)
-assert torch.equal(batch[1], y_all[3:6]) and torch.equal(batch[2], torch.arange(3, 6))
+assert torch.equal(batch[1], y_all[3:6]) and torch.equal(
+    batch[2], torch.arange(3, 6)
+)
 # nested: the structure is kept, the leaves are batched
 nested = default_collate([
     {"name": "a", "score": 0.5, "pair": (torch.zeros(2), 1), "meta": {"id": 7}},
@@ -136,7 +148,9 @@ assert type(nested["pair"]) is list and nested["pair"][0].shape == (2, 2)
 assert torch.equal(nested["pair"][1], torch.tensor([1, 2]))
 assert torch.equal(nested["meta"]["id"], torch.tensor([7, 8]))
 # a list inside a sample is zipped by position, not kept per sample
-tokens = default_collate([{"tokens": [1, 2, 3]}, {"tokens": [4, 5, 6]}])["tokens"]
+tokens = default_collate(
+    [{"tokens": [1, 2, 3]}, {"tokens": [4, 5, 6]}]
+)["tokens"]
 assert len(tokens) == 3 and torch.equal(tokens[0], torch.tensor([1, 4]))
 try:
     default_collate([torch.ones(3), torch.ones(2)])
@@ -152,14 +166,19 @@ except RuntimeError as error:
 else:
     raise AssertionError("lists of different lengths were collated")
 # a custom collate_fn gets the list of samples and returns what it likes
-first = next(iter(DataLoader(fake_dataset, batch_size=3, collate_fn=keep_samples)))
+first = next(
+    iter(DataLoader(fake_dataset, batch_size=3, collate_fn=keep_samples))
+)
 assert type(first) is list and len(first) == 3
 assert first[1] == {"idx": 1, "data": torch.tensor(10)}
 # len(loader) counts batches; drop_last drops the short last batch
 assert len(DataLoader(dataset, batch_size=4)) == 3  # ceil(10 / 4)
 assert [len(b[2]) for b in DataLoader(dataset, batch_size=4)] == [4, 4, 2]
-assert len(DataLoader(dataset, batch_size=4, drop_last=True)) == 2  # floor(10 / 4)
-assert [len(b[2]) for b in DataLoader(dataset, batch_size=4, drop_last=True)] == [4, 4]
+# floor(10 / 4)
+assert len(DataLoader(dataset, batch_size=4, drop_last=True)) == 2
+assert [
+    len(b[2]) for b in DataLoader(dataset, batch_size=4, drop_last=True)
+] == [4, 4]
 # a seeded generator: the same orders again; each epoch reshuffles
 runs = []
 for _ in range(2):
@@ -173,7 +192,8 @@ torch.rand(100)  # other random calls do not change the order drawn from g
 assert order(loader) == runs[0][0]
 assert runs[0][0] != runs[0][1]
 orders = []
-for _ in range(2):  # without a generator: the global generator, fixed by manual_seed
+# without a generator: the global generator, fixed by manual_seed
+for _ in range(2):
     torch.manual_seed(3)
     orders.append(order(DataLoader(dataset, batch_size=4, shuffle=True)))
 assert orders[0] == orders[1]

@@ -2,13 +2,19 @@
 # Endless loaders: restart a DataLoader's iterator, or write an IterableDataset;
 # IterableDataset has no shuffle, and every worker gets a full copy of it
 
+# %% [markdown] lang="zh"
+# 无限循环的数据加载：重新创建 `DataLoader` 的迭代器，或者写一个
+# `IterableDataset`；`IterableDataset` 不支持 shuffle，而且每个 worker
+# 都会拿到它的一份完整副本
+
 # %% setup
 import itertools
 
 import torch
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
-dataset = torch.arange(6)  # a tensor is a map-style dataset: dataset[i], len(dataset)
+# a tensor is a map-style dataset: dataset[i], len(dataset)
+dataset = torch.arange(6)
 loader = DataLoader(dataset, batch_size=2, shuffle=True)
 print(len(loader))
 
@@ -122,7 +128,8 @@ loader = DataLoader(ShardedNumbers(6), batch_size=2, num_workers=2)
 sharded = torch.cat(list(loader))
 print(sharded)
 print(len(sharded), "samples from a dataset of 6")
-print(torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2))))  # no workers
+# no workers
+print(torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2))))
 
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
@@ -151,7 +158,8 @@ except TypeError as error:
     assert "abstract" in str(error) and "__iter__" in str(error)
 else:
     raise AssertionError("an IterableDataset without __iter__ was created")
-# the note's FakeIterableDataset: one __iter__ call per epoch, batches of 3, last of 2
+# the note's FakeIterableDataset: one __iter__
+# call per epoch, batches of 3, last of 2
 expected = torch.cat([torch.arange(10), torch.arange(10)]).split(3)
 fresh = FakeIterableDataset(torch.arange(10))
 with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -171,7 +179,9 @@ try:
 except TypeError as error:
     assert "has no len()" in str(error)
 else:
-    raise AssertionError("a loader over an IterableDataset without __len__ has a length")
+    raise AssertionError(
+        "a loader over an IterableDataset without __len__ has a length"
+    )
 # two workers, two full copies: every sample twice
 assert len(duplicated) == 12
 assert torch.equal(torch.bincount(duplicated), torch.full((6,), 2))
@@ -181,6 +191,7 @@ for worker, batch in DataLoader(Numbers(6), batch_size=2, num_workers=2):
 assert per_worker[0] == per_worker[1] == [[0, 1], [2, 3], [4, 5]]
 # sharded with get_worker_info(): every sample once, with or without workers
 assert torch.equal(sharded.sort().values, everything)
-assert sharded.tolist() == [0, 2, 1, 3, 4, 5]  # batches alternate: worker 0, 1, 0, 1
+# batches alternate: worker 0, 1, 0, 1
+assert sharded.tolist() == [0, 2, 1, 3, 4, 5]
 no_workers = torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2)))
 assert torch.equal(no_workers, everything)

@@ -2,9 +2,14 @@
 # Train/validation splits: random_split, a stratified split with torch only,
 # Subset and SubsetRandomSampler
 
+# %% [markdown] lang="zh"
+# 划分训练集与验证集：`random_split`、只用 torch 实现的分层划分、
+# `Subset` 与 `SubsetRandomSampler`
+
 # %% setup
 import torch
-from torch.utils.data import DataLoader, Subset, SubsetRandomSampler, TensorDataset
+from torch.utils.data import DataLoader, Subset, SubsetRandomSampler, \
+    TensorDataset
 from torch.utils.data import random_split
 
 x = torch.randn(100, 2)
@@ -101,13 +106,16 @@ DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=True)
 assert isinstance(train_set, Subset)
 a, b = random_split(dataset, [80, 20])
 assert isinstance(a, Subset) and (len(a), len(b)) == (80, 20)
-assert sorted(a.indices + b.indices) == list(range(100))  # disjoint, covers everything
+# disjoint, covers everything
+assert sorted(a.indices + b.indices) == list(range(100))
 a, b = random_split(dataset, [0.8, 0.2])
 assert (len(a), len(b)) == (80, 20)
-assert [len(p) for p in random_split(range(11), [0.8, 0.2])] == [9, 2]  # remainder first
+# remainder first
+assert [len(p) for p in random_split(range(11), [0.8, 0.2])] == [9, 2]
 # 13 samples: 6, 3 and 2, plus the 2 left over for the first two parts
 assert [len(p) for p in random_split(range(13), [0.5, 0.3, 0.2])] == [7, 4, 2]
-# without a generator: the global generator, so torch.manual_seed fixes the split too
+# without a generator: the global generator,
+# so torch.manual_seed fixes the split too
 torch.manual_seed(5)
 first = random_split(dataset, [0.8, 0.2])[1].indices
 torch.manual_seed(5)
@@ -115,12 +123,15 @@ assert random_split(dataset, [0.8, 0.2])[1].indices == first
 try:
     random_split(dataset, [80, 25])
 except ValueError as error:
-    assert "Sum of input lengths does not equal the length of the input" in str(error)
+    assert "Sum of input lengths does not equal the length of the input" \
+        in str(error)
 else:
     raise AssertionError("random_split accepted lengths that do not add up")
 # a seeded generator gives the same split; another seed a different one
-assert split_indices(0) == split_indices(0) and split_indices(0) != split_indices(1)
-# random_split ignores classes: the validation share of class 1 varies, not always 25 %
+assert split_indices(0) == split_indices(0) \
+    and split_indices(0) != split_indices(1)
+# random_split ignores classes: the validation
+# share of class 1 varies, not always 25 %
 minority = [int(labels[split_indices(s)].sum()) for s in range(5)]
 assert len(set(minority)) > 1 and any(m != 5 for m in minority)
 assert torch.nonzero(labels == 1).shape == (25, 1)  # hence squeeze(1)
@@ -134,13 +145,15 @@ parts = {"train": train_idx, "val": val_idx, "test": test_idx}
 assert torch.bincount(labels[train_idx]).tolist() == [45, 15]
 assert torch.bincount(labels[val_idx]).tolist() == [15, 5]
 assert torch.bincount(labels[test_idx]).tolist() == [15, 5]
-assert sorted(torch.cat(list(parts.values())).tolist()) == list(range(100))  # disjoint
+# disjoint
+assert sorted(torch.cat(list(parts.values())).tolist()) == list(range(100))
 # Subset renumbers: position i of the subset is dataset[indices[i]]
 assert len(Subset(dataset, val_idx.tolist())) == 20
 for i in range(len(val_set)):
     assert torch.equal(val_set[i][0], x[val_idx[i]])
 assert len(DataLoader(Subset(dataset, train_idx.tolist()), batch_size=16)) == 4
-# SubsetRandomSampler draws exactly the given indices, in a new order every epoch
+# SubsetRandomSampler draws exactly the
+# given indices, in a new order every epoch
 g = torch.Generator().manual_seed(0)
 sampler = SubsetRandomSampler(val_idx.tolist(), generator=g)
 orders = [list(sampler) for _ in range(3)]
@@ -151,7 +164,9 @@ for o in orders:
 assert orders[0] != orders[1] or orders[1] != orders[2]
 assert len(sampler) == 20
 assert len(DataLoader(dataset, batch_size=8, sampler=sampler)) == 3
-drawn = torch.cat([yb for _, yb in DataLoader(dataset, batch_size=8, sampler=sampler)])
+drawn = torch.cat(
+    [yb for _, yb in DataLoader(dataset, batch_size=8, sampler=sampler)]
+)
 assert torch.bincount(drawn).tolist() == [15, 5]
 try:
     DataLoader(dataset, batch_size=8, sampler=sampler, shuffle=True)

@@ -1,7 +1,12 @@
 # %% [markdown]
-# DataLoader workers: num_workers=0 loads in the main process, workers are separate
-# processes with their own copy of the dataset and their own seed; dataset tensors
-# must be plain CPU tensors
+# DataLoader workers: num_workers=0 loads in the main process,
+# workers are separate processes with their own copy of the dataset
+# and their own seed; dataset tensors must be plain CPU tensors
+
+# %% [markdown] lang="zh"
+# `DataLoader` 的 worker：`num_workers=0` 时在主进程中加载数据；worker 是
+# 独立的进程，各自持有一份数据集副本和自己的随机种子；数据集里的张量
+# 必须是普通的 CPU 张量
 
 # %% setup
 import os
@@ -23,7 +28,8 @@ class WhoLoads(Dataset):
             "index": index,
             "worker": -1 if info is None else info.id,
             "pid": os.getpid(),
-            "seed": str(torch.initial_seed()),  # a string: a seed can exceed int64, which collate needs
+            # a string: a seed can exceed int64, which collate needs
+            "seed": str(torch.initial_seed()),
             "numpy": np.random.randint(1000),
         }
 
@@ -67,7 +73,9 @@ class Tagged(Dataset):
 
 
 tagged = Tagged()
-loader = DataLoader(tagged, batch_size=2, num_workers=2, worker_init_fn=init_worker)
+loader = DataLoader(
+    tagged, batch_size=2, num_workers=2, worker_init_fn=init_worker
+)
 tags = list(loader)
 print(tags)
 print(tagged.tag)  # the main process's dataset is untouched
@@ -79,10 +87,20 @@ def worker_pids(loader):
 
 loader = DataLoader(dataset, batch_size=2, num_workers=2)
 epoch_1, epoch_2 = worker_pids(loader), worker_pids(loader)
-print("new workers every epoch:", len({*epoch_1, *epoch_2}), "processes over 2 epochs")
-loader = DataLoader(dataset, batch_size=2, num_workers=2, persistent_workers=True)
+print(
+    "new workers every epoch:",
+    len({*epoch_1, *epoch_2}),
+    "processes over 2 epochs"
+)
+loader = DataLoader(
+    dataset, batch_size=2, num_workers=2, persistent_workers=True
+)
 kept_1, kept_2 = worker_pids(loader), worker_pids(loader)
-print("persistent workers:     ", len({*kept_1, *kept_2}), "processes over 2 epochs")
+print(
+    "persistent workers:     ",
+    len({*kept_1, *kept_2}),
+    "processes over 2 epochs"
+)
 
 # %% grad-dataset tags=["raises-exception"]
 w = torch.ones(6, 2, requires_grad=True)
@@ -101,7 +119,10 @@ del it
 
 # %% grad-dataset-spawn tags=["raises-exception"]
 loader = DataLoader(
-    TensorDataset(features), batch_size=3, num_workers=2, multiprocessing_context="spawn"
+    TensorDataset(features),
+    batch_size=3,
+    num_workers=2,
+    multiprocessing_context="spawn"
 )
 next(iter(loader))
 
@@ -118,7 +139,9 @@ print(x.requires_grad, x.grad_fn and x.grad_fn.name())
 # %% cuda-fix tags=["requires-cuda"]
 device = "cuda"
 x_all = torch.randn(8, 2)  # keep the dataset on the CPU
-loader = DataLoader(TensorDataset(x_all), batch_size=4, num_workers=2, pin_memory=True)
+loader = DataLoader(
+    TensorDataset(x_all), batch_size=4, num_workers=2, pin_memory=True
+)
 for (x,) in loader:
     assert x.is_pinned()  # page-locked: ready for an asynchronous copy
     x = x.to(device, non_blocking=True)  # move each batch in the main loop
@@ -131,15 +154,21 @@ import multiprocessing
 assert get_worker_info() is None
 assert first["worker"].tolist() == [-1] * 4
 assert set(first["pid"].tolist()) == {os.getpid()}
-assert [b["worker"].tolist() for b in batches] == [[0, 0], [1, 1], [0, 0], [1, 1]]
+assert [b["worker"].tolist() for b in batches] == [
+    [0, 0], [1, 1], [0, 0], [1, 1]
+]
 assert torch.cat([b["index"] for b in batches]).tolist() == list(range(8))
 assert os.getpid() not in {p for b in batches for p in b["pid"].tolist()}
 seeds = {b["worker"][0].item(): int(b["seed"][0]) for b in batches}
-assert seeds[1] == seeds[0] + 1  # base seed + worker id: every worker has its own
-draws = {w: [d for b in batches if b["worker"][0] == w for d in b["numpy"].tolist()]
-         for w in (0, 1)}
+# base seed + worker id: every worker has its own
+assert seeds[1] == seeds[0] + 1
+draws = {
+    w: [d for b in batches if b["worker"][0] == w for d in b["numpy"].tolist()]
+    for w in (0, 1)
+}
 assert draws[0] != draws[1]  # numpy is seeded per worker too
-assert set(next_seeds).isdisjoint(seeds.values())  # a new epoch, new workers, new seeds
+# a new epoch, new workers, new seeds
+assert set(next_seeds).isdisjoint(seeds.values())
 loader = DataLoader(WhoLoads(), batch_size=4, num_workers=2)
 base_seeds = []
 for _ in range(2):  # the base seed comes from the main process's generator
@@ -150,9 +179,13 @@ assert tags == [["configured in worker 0"] * 2, ["configured in worker 1"] * 2]
 assert tagged.tag == "not configured"
 assert epoch_1 != epoch_2 and kept_1 == kept_2 and len(kept_1) == 2
 assert len({*epoch_1, *epoch_2}) == 4 and os.getpid() not in {*epoch_1, *kept_1}
-assert DataLoader(WhoLoads(), num_workers=2).prefetch_factor == 2  # batches loaded ahead
-assert multiprocessing.get_start_method() == "fork"  # the default on Linux up to 3.13
-runs = [(None, features), (None, w), ("spawn", features), ("forkserver", features)]
+# batches loaded ahead
+assert DataLoader(WhoLoads(), num_workers=2).prefetch_factor == 2
+# the default on Linux up to 3.13
+assert multiprocessing.get_start_method() == "fork"
+runs = [
+    (None, features), (None, w), ("spawn", features), ("forkserver", features)
+]
 for context, data in runs:
     loader = DataLoader(TensorDataset(data), batch_size=3, num_workers=2,
                         multiprocessing_context=context)
@@ -161,19 +194,25 @@ for context, data in runs:
         next(it)
     except RuntimeError as error:
         message = str(error)
-        error.__traceback__ = None  # no reference cycle: workers shut down at once
+        # no reference cycle: workers shut down at once
+        error.__traceback__ = None
     else:
-        raise AssertionError("a dataset tensor that requires grad went through workers")
+        raise AssertionError(
+            "a dataset tensor that requires grad went through workers"
+        )
     it = None
     if context is None:  # fork: the batch is stacked in the worker, leaf or not
         assert "Caught RuntimeError in DataLoader worker process" in message
-        assert "stack(): functions with out=... arguments don't support" in message
-    else:  # spawn, forkserver: the main process pickles the dataset for the workers
+        assert "stack(): functions with out=... arguments don't support" \
+            in message
+    # spawn, forkserver: the main process pickles the dataset for the workers
+    else:
         assert "Cowardly refusing to serialize non-leaf tensor" in message
 (x,) = next(iter(DataLoader(TensorDataset(features), batch_size=3)))
 assert x.requires_grad and x.grad_fn.name() == "StackBackward0"
 x.sum().backward()
-assert torch.equal(w.grad, torch.tensor([[2.0, 2.0]] * 3 + [[0.0, 0.0]] * 3))  # into w
+# into w
+assert torch.equal(w.grad, torch.tensor([[2.0, 2.0]] * 3 + [[0.0, 0.0]] * 3))
 (x,) = next(iter(DataLoader(TensorDataset(features.detach()), batch_size=3)))
 assert not x.requires_grad and x.grad_fn is None
 assert torch.equal(x, torch.full((3, 2), 2.0))

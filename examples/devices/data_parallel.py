@@ -2,6 +2,10 @@
 # nn.DataParallel keeps the model in .module: attributes, methods and state_dict
 # keys go through it. Without GPUs it simply calls the module
 
+# %% [markdown] lang="zh"
+# `nn.DataParallel` 把模型放在 `.module` 里：属性、方法和 `state_dict`
+# 的键都要经过它来访问。没有 GPU 时，它只是直接调用该模块
+
 # %% setup
 import re
 
@@ -70,7 +74,9 @@ same = {k.removeprefix("module."): v for k, v in dp_model.state_dict().items()}
 print(list(same))
 
 # %% ddp-recommended
-advice = re.search(r"It is recommended.*?\.\s", nn.DataParallel.__doc__, re.S)[0]
+advice = re.search(
+    r"It is recommended.*?\.\s", nn.DataParallel.__doc__, re.S
+)[0]
 print(" ".join(advice.split()))
 
 # %% scatter tags=["requires-cuda"]

@@ -1,6 +1,11 @@
 # %% [markdown]
-# torch.device, the device-choosing idiom, and why Module.to() needs no assignment
-# while Tensor.to() does. dtype changes stand in for device moves on CPU
+# torch.device, the device-choosing idiom, and why
+# Module.to() needs no assignment while Tensor.to()
+# does. dtype changes stand in for device moves on CPU
+
+# %% [markdown] lang="zh"
+# `torch.device`、选择设备的惯用写法，以及为什么 `Module.to()` 不需要赋值，
+# 而 `Tensor.to()` 需要。在 CPU 上用 dtype 转换代替设备迁移来演示
 
 # %% device-idiom
 import torch
@@ -62,7 +67,8 @@ print(torch.device("cuda", 0) == torch.device("cuda:0"))
 x = torch.ones(3, device="cuda")  # lands on the current device
 print(x.device, torch.cuda.current_device())
 assert x.device.index == torch.cuda.current_device()
-assert x.device != torch.device("cuda")  # the tensor's device always has an index
+# the tensor's device always has an index
+assert x.device != torch.device("cuda")
 assert x.device.type == "cuda"  # compare .type to ask "is it on a GPU?"
 
 # %% cuda-device-context tags=["requires-cuda"]
@@ -92,7 +98,8 @@ assert x.is_cuda and torch.get_default_device().type == "cpu"
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
 assert device.type == ("cuda" if torch.cuda.is_available() else "cpu")
-assert returned is model and weight.dtype == torch.float64  # Module.to is in place
+# Module.to is in place
+assert returned is model and weight.dtype == torch.float64
 assert model.weight is weight  # the same Parameter objects, converted
 
 x = torch.ones(3)
@@ -100,7 +107,8 @@ x.to(torch.float64)
 assert x.dtype == torch.float32  # Tensor.to does not change x
 y64 = x.to(torch.float64)
 assert y64 is not x and y64.dtype == torch.float64
-assert x.to("cpu") is x and x.to(torch.float32) is x  # nothing to change: same tensor
+# nothing to change: same tensor
+assert x.to("cpu") is x and x.to(torch.float32) is x
 assert x.to("cpu", copy=True) is not x
 assert not hasattr(torch.Tensor, "to_")
 try:

@@ -2,6 +2,10 @@
 # What keeps GPU memory in use: live tensors, and graphs kept alive by tensors
 # such as an accumulated loss. What empty_cache() does and does not release
 
+# %% [markdown] lang="zh"
+# 是什么在占用显存：仍然存活的张量，以及被某些张量（例如累加起来的 loss）
+# 留住的计算图。`empty_cache()` 能释放什么、不能释放什么
+
 # %% setup
 import torch
 from torch import nn
@@ -74,10 +78,14 @@ assert torch.cuda.memory_reserved() >= torch.cuda.memory_allocated()
 # %% del-and-empty-cache tags=["requires-cuda"]
 reserved = torch.cuda.memory_reserved()
 del block  # back to PyTorch's cache: allocated drops, reserved does not
-print(torch.cuda.memory_allocated() - start, torch.cuda.memory_reserved() - reserved)
+print(
+    torch.cuda.memory_allocated() - start,
+    torch.cuda.memory_reserved() - reserved
+)
 assert torch.cuda.memory_allocated() == start
 assert torch.cuda.memory_reserved() == reserved
-block = torch.empty(64 * 2**20, dtype=torch.uint8, device="cuda")  # reuses the cache
+# reuses the cache
+block = torch.empty(64 * 2**20, dtype=torch.uint8, device="cuda")
 assert torch.cuda.memory_reserved() == reserved
 del block
 torch.cuda.empty_cache()  # now the cached block goes back to the driver
@@ -91,7 +99,8 @@ before = torch.cuda.memory_allocated()
 z = torch.ones(2**20, device="cuda")
 alias = z  # a second name for the same tensor
 del z
-assert torch.cuda.memory_allocated() == before + alias.nbytes  # alias still holds it
+# alias still holds it
+assert torch.cuda.memory_allocated() == before + alias.nbytes
 del alias
 assert torch.cuda.memory_allocated() == before  # last reference gone: freed
 
@@ -107,14 +116,16 @@ torch.cuda.reset_peak_memory_stats()
 z = torch.empty(2**20, device="cuda")  # 4 MiB of float32
 del z
 print(torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
-assert torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated() >= 4 * 2**20
+assert torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated() \
+    >= 4 * 2**20
 print(torch.cuda.memory_summary(abbreviated=True))
 
 # %% model-cpu tags=["requires-cuda"]
 before = torch.cuda.memory_allocated()
 gpu_model = nn.Linear(1024, 1024).to("cuda")
 assert torch.cuda.memory_allocated() > before
-model_cpu = gpu_model.cpu()  # moves gpu_model itself: .cpu() is in place for modules
+# moves gpu_model itself: .cpu() is in place for modules
+model_cpu = gpu_model.cpu()
 assert model_cpu is gpu_model
 assert all(p.device.type == "cpu" for p in gpu_model.parameters())
 assert torch.cuda.memory_allocated() == before  # its GPU memory was freed
@@ -123,7 +134,8 @@ assert torch.cuda.memory_allocated() == before  # its GPU memory was freed
 # What the page says, checked on every build
 (nodes_1, bytes_1), (nodes_2, bytes_2), (nodes_3, bytes_3) = sizes
 assert nodes_1 < nodes_2 < nodes_3 and nodes_3 - nodes_2 == nodes_2 - nodes_1
-assert 0 < bytes_1 < bytes_2 < bytes_3 and bytes_3 - bytes_2 == bytes_2 - bytes_1
+assert 0 < bytes_1 < bytes_2 < bytes_3 \
+    and bytes_3 - bytes_2 == bytes_2 - bytes_1
 assert loss.grad_fn is None and not loss.requires_grad  # under no_grad
 x = torch.randn(64, 4, device=device)
 y = torch.randn(64, 1, device=device)
@@ -141,7 +153,8 @@ kept = 0
 kept += loss.detach()  # a tensor without a graph
 assert isinstance(kept, torch.Tensor) and kept.grad_fn is None
 losses = [criterion(model(x), y) for _ in range(2)]
-assert all(item.grad_fn is not None for item in losses)  # a list keeps every graph
+# a list keeps every graph
+assert all(item.grad_fn is not None for item in losses)
 assert all(isinstance(item.item(), float) for item in losses)
 layer = nn.Linear(2, 2)
 assert layer.cpu() is layer  # Module.cpu() is in place and returns the module

@@ -2,6 +2,10 @@
 # CUDA_VISIBLE_DEVICES is read once, when CUDA is initialised; the GPUs it lists
 # are renumbered from 0. Child processes show what a fresh process sees
 
+# %% [markdown] lang="zh"
+# `CUDA_VISIBLE_DEVICES` 只在 CUDA 初始化时读取一次；它列出的 GPU 会从 0
+# 开始重新编号。用子进程来展示一个全新的进程看到的情况
+
 # %% helper
 import os
 import subprocess
@@ -23,7 +27,8 @@ def run_child(code, **env):
 
 
 # %% hide-all
-code = "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"
+code = \
+    "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"
 hidden = run_child(code, CUDA_VISIBLE_DEVICES="")
 print(hidden)
 assert hidden == "False 0"
@@ -57,7 +62,8 @@ print(seen_too_late)
 assert seen_before == "0"
 device_after, count_after = seen_too_late.split()
 assert device_after == "cuda:0"  # the GPU is still used
-assert int(count_after) in (0, torch.cuda.device_count())  # but the count may already read the variable
+# but the count may already read the variable
+assert int(count_after) in (0, torch.cuda.device_count())
 
 # %% too-late-is-available tags=["requires-cuda"]
 after_check = """
@@ -67,7 +73,8 @@ print(torch.cuda.is_available(), torch.cuda.is_initialized())
 os.environ["CUDA_VISIBLE_DEVICES"] = ""  # too late: is_available() started the driver
 print(torch.zeros(1, device="cuda").device)  # still finds a GPU
 """
-# pin the default check; some setups set it to "1" (an NVML check that starts nothing)
+# pin the default check; some setups set it
+# to "1" (an NVML check that starts nothing)
 seen = run_child(after_check, PYTORCH_NVML_BASED_CUDA_CHECK="0").split("\n")
 print(seen)
 assert seen == ["True False", "cuda:0"]
@@ -79,15 +86,19 @@ if visible:
     entries = [entry.strip() for entry in visible.split(",")]
 else:
     entries = [str(i) for i in range(torch.cuda.device_count())]
-last = torch.cuda.device_count() - 1  # the last GPU this process sees: cuda:<last>
+# the last GPU this process sees: cuda:<last>
+last = torch.cuda.device_count() - 1
 code = (
     "import torch; print(torch.cuda.device_count(), torch.cuda.current_device(),"
     " torch.cuda.get_device_name(0))"
 )
-count, current, name = run_child(code, CUDA_VISIBLE_DEVICES=entries[last]).split(" ", 2)
+count, current, name = run_child(
+    code, CUDA_VISIBLE_DEVICES=entries[last]
+).split(" ", 2)
 print(count, current, name)
 assert count == "1" and current == "0"  # one GPU, and it is cuda:0
-assert name == torch.cuda.get_device_name(last)  # the same card as our cuda:<last>
+# the same card as our cuda:<last>
+assert name == torch.cuda.get_device_name(last)
 
 # %% old-index tags=["requires-cuda"]
 code = """

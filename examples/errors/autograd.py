@@ -1,5 +1,6 @@
 # %% [markdown]
-# Autograd errors: backward twice, no graph, non-scalar outputs, in-place changes, non-leaf tensors
+# Autograd errors: backward twice, no graph, non-scalar
+# outputs, in-place changes, non-leaf tensors
 
 # %% [markdown] lang="zh"
 # autograd 的报错：`backward` 调用两次、没有计算图、输出不是标量、原地修改、
@@ -63,7 +64,8 @@ for step in range(3):
 print(losses)
 
 # %% hidden-state-fix-checks tags=["remove-cell"]
-assert len(losses) == 3 and hidden.grad_fn is not None  # this piece's graph only
+# this piece's graph only
+assert len(losses) == 3 and hidden.grad_fn is not None
 assert hidden.detach().grad_fn is None and not hidden.detach().requires_grad
 
 
@@ -84,7 +86,8 @@ for detach in (False, True):  # carried over, the graph grows with every piece
         hidden = hidden.detach() if detach else hidden
         out, hidden = rnn(torch.randn(5, 1, 3), hidden)
         sizes.append(graph_size(out.pow(2).mean()))
-    assert sizes[0] == sizes[1] == sizes[2] if detach else sizes[0] < sizes[1] < sizes[2]
+    assert sizes[0] == sizes[1] == sizes[2] if detach \
+        else sizes[0] < sizes[1] < sizes[2]
 
 # %% no-grad-fn tags=["raises-exception"]
 model = nn.Linear(2, 1)
@@ -112,7 +115,8 @@ print(x.grad)
 # %% scalar-outputs-fix-checks tags=["remove-cell"]
 assert torch.equal(x.grad, 2 * x.detach())
 x.grad = None
-(x ** 2).backward(gradient=torch.ones(3))  # the same, with the weights of each output given
+# the same, with the weights of each output given
+(x ** 2).backward(gradient=torch.ones(3))
 assert torch.equal(x.grad, 2 * x.detach())
 
 # %% inplace-saved tags=["raises-exception"]
@@ -135,7 +139,8 @@ b.mul_(2)
 try:
     b.sum().backward()
 except RuntimeError as error:
-    assert "output 0 of Sigmoid" in str(error) and "is at version 1; expected version 0" in str(error)
+    assert "output 0 of Sigmoid" in str(error) \
+        and "is at version 1; expected version 0" in str(error)
 else:
     raise AssertionError("backward went through a changed saved tensor")
 
@@ -150,14 +155,17 @@ print(model[0].weight.grad.shape)
 
 # %% relu-inplace-fix-checks tags=["remove-cell"]
 assert model[0].weight.grad is not None and not model[2].inplace
-for saves_output in (nn.Sigmoid(), nn.Tanh(), torch.exp):  # each saves its output
+# each saves its output
+for saves_output in (nn.Sigmoid(), nn.Tanh(), torch.exp):
     x = torch.ones(2, requires_grad=True)
     try:
         nn.ReLU(inplace=True)(saves_output(x)).sum().backward()
     except RuntimeError as error:
         assert "modified by an inplace operation" in str(error)
     else:
-        raise AssertionError(f"ReLU(inplace=True) after {saves_output} went through")
+        raise AssertionError(
+            f"ReLU(inplace=True) after {saves_output} went through"
+        )
 
 # %% gan-step tags=["raises-exception"]
 generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
@@ -194,8 +202,10 @@ loss_g = -critic(fake).mean()
 optimizer_c.step()  # a step between building the graph and using it
 try:
     loss_g.backward()
-except RuntimeError as error:  # the saved transposed weight of the critic, [2, 1]
-    assert "[torch.FloatTensor [2, 1]], which is output 0 of AsStrided" in str(error)
+# the saved transposed weight of the critic, [2, 1]
+except RuntimeError as error:
+    assert "[torch.FloatTensor [2, 1]], which is output 0 of AsStrided" \
+        in str(error)
     assert critic.weight.shape == (1, 2)
 else:
     raise AssertionError("backward went through weights changed by step()")
@@ -210,7 +220,9 @@ with torch.no_grad():
 print(weight, weight.is_leaf)
 
 # %% leaf-inplace-fix-checks tags=["remove-cell"]
-assert weight.is_leaf and weight.requires_grad and torch.allclose(weight, torch.full((2,), 0.9))
+assert weight.is_leaf and weight.requires_grad and torch.allclose(
+    weight, torch.full((2,), 0.9)
+)
 
 # %% leaf-view tags=["raises-exception"]
 layer = nn.Linear(3, 2)
@@ -237,4 +249,5 @@ optimizer = torch.optim.SGD([weight], lr=0.1)
 print(weight.is_leaf)
 
 # %% non-leaf-fix-checks tags=["remove-cell"]
-assert weight.is_leaf and torch.randn(3, requires_grad=True).double().grad_fn is not None
+assert weight.is_leaf \
+    and torch.randn(3, requires_grad=True).double().grad_fn is not None

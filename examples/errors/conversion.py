@@ -1,5 +1,6 @@
 # %% [markdown]
-# Errors when tensors become NumPy arrays, Python numbers, booleans, or are built from lists
+# Errors when tensors become NumPy arrays, Python
+# numbers, booleans, or are built from lists
 
 # %% [markdown] lang="zh"
 # 张量转换时的报错：转成 NumPy 数组、Python 数值或布尔值，
@@ -49,7 +50,8 @@ float(loss_per_sample)
 print(float(loss_per_sample.mean()), loss_per_sample.tolist())
 
 # %% float-many-fix-checks tags=["remove-cell"]
-assert abs(float(loss_per_sample.mean()) - 0.875 / 3) < 1e-7 and loss_per_sample.tolist() == [0.5, 0.25, 0.125]
+assert abs(float(loss_per_sample.mean()) - 0.875 / 3) < 1e-7 \
+    and loss_per_sample.tolist() == [0.5, 0.25, 0.125]
 
 # %% item-many tags=["raises-exception"]
 loss_per_sample.item()
@@ -70,8 +72,10 @@ total = loss.item()
 print(total, type(total).__name__)
 
 # %% zero-dim-index-fix-checks tags=["remove-cell"]
-assert loss.dim() == 0 and isinstance(total, float) and abs(total - 0.875 / 3) < 1e-7
-assert loss[()].item() == total  # indexing with an empty tuple is what works on 0 dims
+assert loss.dim() == 0 and isinstance(total, float) \
+    and abs(total - 0.875 / 3) < 1e-7
+# indexing with an empty tuple is what works on 0 dims
+assert loss[()].item() == total
 
 # %% ragged tags=["raises-exception"]
 torch.tensor([[1, 2, 3], [4, 5]])  # rows of different lengths
@@ -83,7 +87,9 @@ rows = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
 print(pad_sequence(rows, batch_first=True))  # padded with 0 to the longest
 
 # %% ragged-fix-checks tags=["remove-cell"]
-assert torch.equal(pad_sequence(rows, batch_first=True), torch.tensor([[1, 2, 3], [4, 5, 0]]))
+assert torch.equal(
+    pad_sequence(rows, batch_first=True), torch.tensor([[1, 2, 3], [4, 5, 0]])
+)
 
 # %% tensor-of-tensors tags=["raises-exception"]
 vectors = [torch.ones(2), torch.zeros(2)]

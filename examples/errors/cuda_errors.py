@@ -1,6 +1,7 @@
 # %% [markdown]
-# GPU and CUDA errors: a torch without CUDA, tensors and weights on different devices or
-# dtypes, checkpoints saved on a GPU, out of memory, device-side asserts, CUDA in workers
+# GPU and CUDA errors: a torch without CUDA, tensors and
+# weights on different devices or dtypes, checkpoints saved on
+# a GPU, out of memory, device-side asserts, CUDA in workers
 
 # %% [markdown] lang="zh"
 # GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量与权重的设备或 dtype 不一致、
@@ -50,7 +51,8 @@ on_a_machine_without_gpu(lambda: model.to("cuda"))
 if torch.version.cuda is None:  # the CPU build that builds this site
     assert not torch.backends.cuda.is_built() and not torch.cuda.is_available()
     try:
-        torch.ones(1, device="cuda")  # in this process too, not only in the child
+        # in this process too, not only in the child
+        torch.ones(1, device="cuda")
     except AssertionError as error:
         assert str(error) == "Torch not compiled with CUDA enabled"
     else:
@@ -66,7 +68,8 @@ if torch.version.cuda is None:  # in this process too, not only in the child
     try:
         torch.load("checkpoint.pt", map_location="cuda")
     except RuntimeError as error:
-        assert "on a CUDA device but torch.cuda.is_available() is False" in str(error)
+        assert "on a CUDA device but torch.cuda.is_available() is False" \
+            in str(error)
     else:
         raise AssertionError("a CPU build loaded onto CUDA")
 
@@ -144,7 +147,8 @@ model(images)
 try:
     nn.Conv2d(3, 8, 3)(images)  # with a bias, the CPU names the bias instead
 except RuntimeError as error:
-    assert "Input type (c10::Half) and bias type (float) should be the same" in str(error)
+    assert "Input type (c10::Half) and bias type (float) should be the same" \
+        in str(error)
 else:
     raise AssertionError("a float32 convolution took a float16 input")
 
@@ -225,8 +229,11 @@ print(kept, "tensors kept without checkpointing,", kept_checkpointed, "with it")
 # %% checkpointing-checks tags=["remove-cell"]
 assert kept_checkpointed < kept and torch.equal(out, out_checkpointed)
 grads = torch.autograd.grad(out.sum(), list(blocks.parameters()))
-grads_checkpointed = torch.autograd.grad(out_checkpointed.sum(), list(blocks.parameters()))
-assert all(torch.allclose(a, b) for a, b in zip(grads, grads_checkpointed))  # same gradients
+grads_checkpointed = torch.autograd.grad(
+    out_checkpointed.sum(), list(blocks.parameters())
+)
+# same gradients
+assert all(torch.allclose(a, b) for a, b in zip(grads, grads_checkpointed))
 
 # %% device-assert tags=["requires-cuda"]
 script = """\
@@ -297,7 +304,8 @@ for batch in loader:
 print(started, batch.device.type == device)
 
 # %% fork-cuda-fix-checks tags=["remove-cell"]
-assert batch.device.type == device and loader.multiprocessing_context is None  # the default
+# the default
+assert batch.device.type == device and loader.multiprocessing_context is None
 if sys.version_info < (3, 14):
     assert mp.get_start_method() == "fork"  # Linux's default up to Python 3.13
 if torch.cuda.is_available():

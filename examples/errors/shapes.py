@@ -22,7 +22,8 @@ print(model(x).shape)
 
 # %% linear-shapes-fix-checks tags=["remove-cell"]
 assert model(x).shape == (4, 5)
-assert model.weight.shape == (5, 3)  # (out_features, in_features): what mat2 refers to, transposed
+# (out_features, in_features): what mat2 refers to, transposed
+assert model.weight.shape == (5, 3)
 
 # %% flatten-images tags=["raises-exception"]
 images = torch.randn(8, 1, 28, 28)
@@ -48,7 +49,8 @@ x = torch.from_numpy(features).float()
 print(x.dtype, model(x).dtype)
 
 # %% same-dtype-fix-checks tags=["remove-cell"]
-assert torch.from_numpy(features).dtype == torch.float64 and model.weight.dtype == torch.float32
+assert torch.from_numpy(features).dtype == torch.float64 \
+    and model.weight.dtype == torch.float32
 assert model(x).dtype == torch.float32
 
 # %% batch-size tags=["raises-exception"]
@@ -62,7 +64,8 @@ loss = F.cross_entropy(logits.reshape(-1, 10), target.reshape(-1))  # 8 and 8
 print(loss.shape, logits.reshape(-1, 10).shape, target.reshape(-1).shape)
 
 # %% batch-size-fix-checks tags=["remove-cell"]
-assert torch.allclose(loss, F.cross_entropy(logits.permute(0, 2, 1), target))  # the (N, C, d) form agrees
+# the (N, C, d) form agrees
+assert torch.allclose(loss, F.cross_entropy(logits.permute(0, 2, 1), target))
 
 # %% broadcast tags=["raises-exception"]
 x = torch.ones(2, 3)
@@ -86,7 +89,8 @@ torch.cat([a, b], dim=0)
 print(torch.cat([a, b.T], dim=0).shape)
 
 # %% cat-sizes-fix-checks tags=["remove-cell"]
-assert torch.cat([a, b.T], dim=0).shape == (6, 3) and torch.cat([a.T, b], dim=1).shape == (3, 6)
+assert torch.cat([a, b.T], dim=0).shape == (6, 3) \
+    and torch.cat([a.T, b], dim=1).shape == (3, 6)
 
 # %% conv-channels tags=["raises-exception"]
 conv = nn.Conv2d(in_channels=3, out_channels=16, kernel_size=3)  # expects RGB
@@ -111,7 +115,8 @@ print(conv(image.unsqueeze(0)).shape)  # (channels, H, W): one unbatched image
 print(conv(image[None, None]).shape)  # (batch, channels, H, W)
 
 # %% conv-dims-fix-checks tags=["remove-cell"]
-assert conv(image.unsqueeze(0)).shape == (16, 26, 26) and conv(image[None, None]).shape == (1, 16, 26, 26)
+assert conv(image.unsqueeze(0)).shape == (16, 26, 26) \
+    and conv(image[None, None]).shape == (1, 16, 26, 26)
 
 # %% kernel-size tags=["raises-exception"]
 # each: 4 pixels less
@@ -139,7 +144,9 @@ head = nn.AdaptiveAvgPool2d(1)  # any size in, 1x1 out
 print(pool(pool(x)).shape, head(x).shape)
 
 # %% pool-size-fix-checks tags=["remove-cell"]
-assert pool(pool(x)).shape == (1, 3, 1, 1) and head(torch.randn(1, 3, 1, 1)).shape == (1, 3, 1, 1)
+assert pool(pool(x)).shape == (1, 3, 1, 1) and head(
+    torch.randn(1, 3, 1, 1)
+).shape == (1, 3, 1, 1)
 
 # %% rnn-input-size tags=["raises-exception"]
 conv = nn.Conv1d(in_channels=10, out_channels=16, kernel_size=3)
@@ -168,7 +175,8 @@ print(embedding(token_ids.long()).shape)  # int64 (or int32) indices
 assert embedding(token_ids.long()).shape == (1, 3, 8)
 assert embedding(token_ids.int()).shape == (1, 3, 8)  # int32 works too
 try:
-    embedding(token_ids.to(torch.uint8))  # unlike a loss's targets, uint8 does not
+    # unlike a loss's targets, uint8 does not
+    embedding(token_ids.to(torch.uint8))
 except RuntimeError as error:
     assert "but got torch.ByteTensor instead" in str(error)
 else:
@@ -185,8 +193,11 @@ F.cross_entropy(logits, mask)
 print(F.cross_entropy(logits, mask.long()))
 
 # %% byte-target-fix-checks tags=["remove-cell"]
-flat = F.cross_entropy(logits.permute(0, 2, 3, 1).reshape(-1, 3), mask.reshape(-1))
-assert torch.allclose(F.cross_entropy(logits, mask.long()), flat)  # (N, C): uint8 works
+flat = F.cross_entropy(
+    logits.permute(0, 2, 3, 1).reshape(-1, 3), mask.reshape(-1)
+)
+# (N, C): uint8 works
+assert torch.allclose(F.cross_entropy(logits, mask.long()), flat)
 
 # %% invalid-shape tags=["raises-exception"]
 x = torch.arange(9)
@@ -207,7 +218,9 @@ x.view(6)
 print(x.reshape(6), x.contiguous().view(6))  # reshape copies when it must
 
 # %% view-stride-fix-checks tags=["remove-cell"]
-assert not x.is_contiguous() and torch.equal(x.reshape(6), torch.tensor([0, 3, 1, 4, 2, 5]))
+assert not x.is_contiguous() and torch.equal(
+    x.reshape(6), torch.tensor([0, 3, 1, 4, 2, 5])
+)
 
 # %% dim-range tags=["raises-exception"]
 x = torch.ones(2, 3)

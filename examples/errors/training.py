@@ -1,5 +1,6 @@
 # %% [markdown]
-# Errors of the training loop: checkpoints, data loading, modules, targets and devices
+# Errors of the training loop: checkpoints,
+# data loading, modules, targets and devices
 
 # %% [markdown] lang="zh"
 # 训练循环中的报错：检查点、数据加载、模块、目标（target）与设备
@@ -29,11 +30,15 @@ torch.save(wrapped.module.state_dict(), "checkpoint.pt")
 print(list(torch.load("checkpoint.pt")))
 
 # %% module-prefix-fix-checks tags=["remove-cell"]
-# on a GPU machine DataParallel moves `model` to cuda:0, and the checkpoint holds CUDA tensors
-assert torch.equal(fresh.weight, model.weight.cpu()) and list(torch.load("checkpoint.pt")) == ["weight", "bias"]
+# on a GPU machine DataParallel moves `model` to
+# cuda:0, and the checkpoint holds CUDA tensors
+assert torch.equal(fresh.weight, model.weight.cpu()) and list(
+    torch.load("checkpoint.pt")
+) == ["weight", "bias"]
 
 # %% module-prefix-compile tags=["remove-cell"]
-compiled = torch.compile(nn.Linear(2, 1), backend="eager")  # compiles nothing until called
+# compiles nothing until called
+compiled = torch.compile(nn.Linear(2, 1), backend="eager")
 assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
 
 # %% state-dict-model tags=["raises-exception"]
@@ -48,7 +53,8 @@ model.load_state_dict(torch.load("checkpoint.pt"))
 print(model.eval())
 
 # %% state-dict-model-fix-checks tags=["remove-cell"]
-assert type(torch.load("checkpoint.pt")).__name__ == "OrderedDict" and not model.training
+assert type(torch.load("checkpoint.pt")).__name__ == "OrderedDict" \
+    and not model.training
 
 # %% size-mismatch tags=["raises-exception"]
 # trained with 4 outputs
@@ -84,7 +90,9 @@ print(checkpoint["config"].hidden)
 # torch.load("checkpoint.pt", weights_only=False)
 
 # %% weights-only-fix-checks tags=["remove-cell"]
-assert isinstance(checkpoint["config"], Config) and torch.load("checkpoint.pt", weights_only=False)["config"].hidden == 8
+assert isinstance(checkpoint["config"], Config) and torch.load(
+    "checkpoint.pt", weights_only=False
+)["config"].hidden == 8
 
 # %% stack-sizes tags=["raises-exception"]
 sentences = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
@@ -104,7 +112,8 @@ padded, lengths = next(iter(loader))
 print(padded, lengths)
 
 # %% stack-sizes-fix-checks tags=["remove-cell"]
-assert torch.equal(padded, torch.tensor([[1, 2, 3], [4, 5, 0]])) and lengths.tolist() == [3, 2]
+assert torch.equal(padded, torch.tensor([[1, 2, 3], [4, 5, 0]])) \
+    and lengths.tolist() == [3, 2]
 
 # %% collate-type tags=["raises-exception"]
 class Sample:  # e.g. a PIL image or a custom record
@@ -152,26 +161,36 @@ def local_function():
     return collate
 
 
-for unnamed in (lambda batch: batch, local_function()):  # a lambda anywhere, a local function
+# a lambda anywhere, a local function
+for unnamed in (lambda batch: batch, local_function()):
     try:
         pickle.dumps(unnamed)
     except (pickle.PicklingError, AttributeError) as error:
-        assert "lambda" in str(error) or "Can't pickle local object" in str(error)
+        assert "lambda" in str(error) \
+            or "Can't pickle local object" in str(error)
     else:
         raise AssertionError(f"{unnamed} was pickled")
-assert pickle.loads(pickle.dumps(collate_samples)) is collate_samples  # pickled by name
+# pickled by name
+assert pickle.loads(pickle.dumps(collate_samples)) is collate_samples
 import warnings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the warning the page shows once
-    def forkserver_loader(samples):  # forkserver, Linux's default from Python 3.14
-        return DataLoader(samples, batch_size=2, num_workers=2, collate_fn=lambda b: b,
-                          multiprocessing_context="forkserver")
+    # forkserver, Linux's default from Python 3.14
+    def forkserver_loader(samples):
+        return DataLoader(
+            samples,
+            batch_size=2,
+            num_workers=2,
+            collate_fn=lambda b: b,
+            multiprocessing_context="forkserver"
+        )
 
     try:
         next(iter(forkserver_loader([Sample(1), Sample(2)])))
     except AttributeError as error:
-        assert "Can't pickle local object" in str(error) and "<lambda>" in str(error)
+        assert "Can't pickle local object" in str(error) \
+            and "<lambda>" in str(error)
     else:
         raise AssertionError("forkserver pickled a lambda")
 
@@ -215,8 +234,11 @@ class Plain(nn.Module):
         self.layers = [nn.Linear(2, 2), nn.Linear(2, 1)]
 
 
-assert Plain().state_dict() == {}  # the plain list is invisible to state_dict() too
-assert len(list(Net().parameters())) == 4 and sum(p.numel() for p in Net().parameters()) == 9
+# the plain list is invisible to state_dict() too
+assert Plain().state_dict() == {}
+assert len(list(Net().parameters())) == 4 and sum(
+    p.numel() for p in Net().parameters()
+) == 9
 
 # %% missing-forward tags=["raises-exception"]
 class Model(nn.Module):
@@ -332,5 +354,6 @@ import gc
 assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 64 and len(kept) == 4
 assert all(len(sample) == 100 for sample in kept)
 resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-del kept, it  # free the shared memory now: its files in /dev/shm outlive a killed process
+# free the shared memory now: its files in /dev/shm outlive a killed process
+del kept, it
 gc.collect()

@@ -1,6 +1,10 @@
 # %% [markdown]
-# BCELoss takes probabilities, so it needs a sigmoid first; BCEWithLogitsLoss takes
-# logits, applies the sigmoid itself and stays accurate for large logits
+# BCELoss takes probabilities, so it needs a sigmoid first; BCEWithLogitsLoss
+# takes logits, applies the sigmoid itself and stays accurate for large logits
+
+# %% [markdown] lang="zh"
+# `BCELoss` 接收的是概率，所以要先做 sigmoid；`BCEWithLogitsLoss` 接收
+# logits，自己完成 sigmoid，在 logits 很大时依然保持数值精度
 
 # %% same-loss
 import torch
@@ -22,7 +26,8 @@ nn.BCELoss()(x, y)
 # %% large-logits
 x_big = torch.tensor([5.0, 10.0, 20.0, 30.0])
 y_big = torch.zeros(4)  # the model is confidently wrong
-exact = nn.functional.softplus(x_big.double())  # -log(1 - sigmoid(x)), in float64
+# -log(1 - sigmoid(x)), in float64
+exact = nn.functional.softplus(x_big.double())
 
 print(torch.sigmoid(x_big))
 print(nn.BCELoss(reduction="none")(torch.sigmoid(x_big), y_big))
@@ -54,7 +59,9 @@ print(nn.BCEWithLogitsLoss()(scores.squeeze(1), y))
 
 # %% pos-weight
 plain = nn.BCEWithLogitsLoss(reduction="none")(x, y)
-weighted = nn.BCEWithLogitsLoss(pos_weight=torch.tensor([3.0]), reduction="none")(x, y)
+weighted = nn.BCEWithLogitsLoss(
+    pos_weight=torch.tensor([3.0]), reduction="none"
+)(x, y)
 print(plain)
 print(weighted)
 
@@ -68,7 +75,9 @@ print(loss(logits, targets))
 # What the page says, checked on every build
 import torch.nn.functional as F
 
-assert torch.allclose(nn.BCELoss()(torch.sigmoid(x), y), nn.BCEWithLogitsLoss()(x, y))
+assert torch.allclose(
+    nn.BCELoss()(torch.sigmoid(x), y), nn.BCEWithLogitsLoss()(x, y)
+)
 by_formula = -(y * p.log() + (1 - y) * (1 - p).log()).mean()
 assert torch.allclose(nn.BCELoss()(p, y), by_formula)
 try:
@@ -78,18 +87,23 @@ except RuntimeError as error:
 else:
     raise AssertionError("BCELoss accepted logits outside [0, 1]")
 
-assert torch.allclose(x_big.grad, torch.sigmoid(x_big.detach()))  # sigmoid(x) - y
+# sigmoid(x) - y
+assert torch.allclose(x_big.grad, torch.sigmoid(x_big.detach()))
 x_big = torch.tensor([5.0, 10.0, 20.0, 30.0])
 bce = nn.BCELoss(reduction="none")(torch.sigmoid(x_big), y_big)
 with_logits = nn.BCEWithLogitsLoss(reduction="none")(x_big, y_big)
-assert torch.equal(torch.sigmoid(x_big)[2:], torch.ones(2))  # sigmoid rounds to 1.0
+# sigmoid rounds to 1.0
+assert torch.equal(torch.sigmoid(x_big)[2:], torch.ones(2))
 assert torch.equal(bce[2:], torch.full((2,), 100.0))  # log clamped at -100
-assert torch.allclose(with_logits.double(), exact, rtol=1e-6)  # exact, even for 30
+# exact, even for 30
+assert torch.allclose(with_logits.double(), exact, rtol=1e-6)
 assert not torch.allclose(bce.double(), exact, rtol=1e-6)
-assert 1e-4 < abs(bce[1].item() - exact[1].item()) < 1e-3  # off in the 4th decimal
+# off in the 4th decimal
+assert 1e-4 < abs(bce[1].item() - exact[1].item()) < 1e-3
 x_big.requires_grad_()
 nn.BCELoss(reduction="sum")(torch.sigmoid(x_big), y_big).backward()
-assert torch.equal(x_big.grad[2:], torch.zeros(2))  # no gradient through BCELoss
+# no gradient through BCELoss
+assert torch.equal(x_big.grad[2:], torch.zeros(2))
 
 try:
     nn.BCEWithLogitsLoss()(x, labels)
@@ -116,7 +130,9 @@ except ValueError as error:
     assert "Please ensure they have the same size" in str(error)
 else:
     raise AssertionError("BCELoss accepted a target of another shape")
-assert torch.allclose(nn.BCEWithLogitsLoss()(scores.squeeze(1), y), plain.mean())
+assert torch.allclose(
+    nn.BCEWithLogitsLoss()(scores.squeeze(1), y), plain.mean()
+)
 
 # pos_weight multiplies the loss of positive targets only
 assert torch.allclose(weighted[y == 1], 3 * plain[y == 1])
@@ -135,7 +151,10 @@ assert "pos_weight" in inspect.signature(nn.BCEWithLogitsLoss).parameters
 assert "pos_weight" not in inspect.signature(nn.BCELoss).parameters
 w = torch.tensor([0.5, 2.0, 1.0])
 for with_w, without in (
-    (nn.BCELoss(weight=w, reduction="none")(p, y), nn.BCELoss(reduction="none")(p, y)),
+    (
+        nn.BCELoss(weight=w, reduction="none")(p, y),
+        nn.BCELoss(reduction="none")(p, y)
+    ),
     (nn.BCEWithLogitsLoss(weight=w, reduction="none")(x, y), plain),
 ):
     assert torch.allclose(with_w, w * without)

@@ -130,7 +130,9 @@ print(nn.CrossEntropyLoss()(pixels, mask.long()))
 # %% float-target-checks tags=["remove-cell"]
 # class indices: int64 or uint8 only; int32 and other integers are refused
 assert mask.shape == (2, 4, 4) and mask.dtype == torch.uint8
-for loss_class, scores in ((nn.CrossEntropyLoss, pixels), (nn.NLLLoss, pixels.log_softmax(1))):
+for loss_class, scores in (
+    (nn.CrossEntropyLoss, pixels), (nn.NLLLoss, pixels.log_softmax(1))
+):
     try:  # uint8 indices with more than (N, C): refused, by both losses
         loss_class()(scores, mask)
     except RuntimeError as error:
@@ -144,14 +146,22 @@ for loss_class, scores in ((nn.CrossEntropyLoss, pixels), (nn.NLLLoss, pixels.lo
     else:
         raise AssertionError("uint8 targets accepted for an (N, C, d) input")
 fixed = nn.CrossEntropyLoss()(a, float_target.long())
-assert torch.equal(nn.CrossEntropyLoss()(a, float_target.to(torch.uint8)), fixed)
-assert torch.equal(nn.NLLLoss()(a.log_softmax(1), float_target.to(torch.uint8)), nn.NLLLoss()(a.log_softmax(1), float_target.long()))
-for dtype, name in ((torch.int32, "Int"), (torch.int16, "Short"), (torch.int8, "Char")):
+assert torch.equal(
+    nn.CrossEntropyLoss()(a, float_target.to(torch.uint8)), fixed
+)
+assert torch.equal(
+    nn.NLLLoss()(a.log_softmax(1), float_target.to(torch.uint8)),
+    nn.NLLLoss()(a.log_softmax(1), float_target.long())
+)
+for dtype, name in (
+    (torch.int32, "Int"), (torch.int16, "Short"), (torch.int8, "Char")
+):
     for loss_class in (nn.CrossEntropyLoss, nn.NLLLoss):
         try:
             loss_class()(a, float_target.to(dtype))
         except RuntimeError as error:
-            assert f"expected target dtype to be Long or Byte, but got {name}" in str(error)
+            assert f"expected target dtype to be Long or Byte, but got {name}" \
+                in str(error)
         else:
             raise AssertionError(f"{dtype} accepted")
 
@@ -160,13 +170,15 @@ for dtype, name in ((torch.int32, "Int"), (torch.int16, "Short"), (torch.int8, "
 import math
 
 rows = torch.tensor([-2.4076, -1.4076, -0.4076])
-assert torch.allclose(log_prob, rows.expand(3, 3), atol=1e-4)  # the note's log_prob
+# the note's log_prob
+assert torch.allclose(log_prob, rows.expand(3, 3), atol=1e-4)
 assert torch.allclose(loss, torch.tensor([0.4815, 0.5630, 0.4076]), atol=1e-4)
 assert torch.allclose(loss, -weight[target] * log_prob[torch.arange(3), target])
 mean = nn.NLLLoss(weight=weight)(log_prob, target)
 assert abs(mean.item() - 0.9076) < 1e-4
 assert torch.allclose(mean, loss.sum() / weight[target].sum())
-assert torch.allclose(mean, loss.sum() / weight.sum())  # only because each class is once
+# only because each class is once
+assert torch.allclose(mean, loss.sum() / weight.sum())
 total = nn.NLLLoss(weight=weight, reduction="sum")(log_prob, target)
 assert torch.allclose(total, loss.sum())
 unweighted = nn.NLLLoss(reduction="none")(log_prob, target)
@@ -187,13 +199,16 @@ nll_x = nn.NLLLoss(reduction="none")(x, t)
 assert torch.equal(nll_x, -x[torch.arange(2), t])  # just picks and negates
 assert (nll_x < 0).any()  # no check that the input is a log-probability
 assert torch.allclose(loss_nll, per_sample.sum())
-assert per_sample.shape == (3,)  # the one-hot line alone is per sample, not summed
+# the one-hot line alone is per sample, not summed
+assert per_sample.shape == (3,)
 assert nn.NLLLoss(reduction="none")(x3, t3).shape == (2, 4)
 
 assert torch.allclose(ce(a, target), criterion(F.log_softmax(a, dim=1), target))
 assert torch.allclose(ce(a, target), loss)
 assert abs(nn.CrossEntropyLoss(weight=weight)(a, target).item() - 0.9076) < 1e-4
-assert torch.allclose(nn.CrossEntropyLoss()(a, probs), -(probs * log_prob).sum(1).mean())
+assert torch.allclose(
+    nn.CrossEntropyLoss()(a, probs), -(probs * log_prob).sum(1).mean()
+)
 assert torch.allclose(
     nn.CrossEntropyLoss()(a, F.one_hot(target, 3).float()),
     nn.CrossEntropyLoss()(a, target),
@@ -202,7 +217,8 @@ smooth = nn.CrossEntropyLoss(label_smoothing=eps)(z, tz)
 assert torch.allclose(smooth, nn.CrossEntropyLoss()(z, smoothed))
 assert not torch.allclose(smooth, nn.CrossEntropyLoss()(z, tz))
 
-assert nn.CrossEntropyLoss().ignore_index == -100 and nn.NLLLoss().ignore_index == -100
+assert nn.CrossEntropyLoss().ignore_index == -100 \
+    and nn.NLLLoss().ignore_index == -100
 per_item = nn.CrossEntropyLoss(reduction="none")(a, padded)
 assert per_item[1] == 0
 assert torch.allclose(nn.CrossEntropyLoss()(a, padded), per_item[[0, 2]].mean())
@@ -213,7 +229,8 @@ assert torch.allclose(nn.CrossEntropyLoss()(a, padded), dropped)
 right = nn.CrossEntropyLoss()(y_hat, t_right)
 twice = nn.CrossEntropyLoss()(y_hat.softmax(dim=1), t_right)
 assert right < 0.01 and twice > 0.5
-floor = math.log(1 + 2 / math.e)  # lowest possible loss after a double softmax, C = 3
+# lowest possible loss after a double softmax, C = 3
+floor = math.log(1 + 2 / math.e)
 assert twice >= floor > 0.55
 # a confidently wrong prediction: the double softmax nearly kills the gradient
 y_bad = torch.tensor([[0.0, 8.0, 0.0]], requires_grad=True)
@@ -225,6 +242,7 @@ assert right_grad.abs().max() > 0.9 and twice_grad.abs().max() < 0.01
 try:
     nn.CrossEntropyLoss()(a, float_target)
 except RuntimeError as error:
-    assert "expected target dtype to be Long" in str(error) and "got Float" in str(error)
+    assert "expected target dtype to be Long" in str(error) \
+        and "got Float" in str(error)
 else:
     raise AssertionError("CrossEntropyLoss accepted float class indices")

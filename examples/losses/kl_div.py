@@ -2,6 +2,10 @@
 # F.kl_div(input, target) computes KL(target || input) with input given as
 # log-probabilities; reduction="batchmean" is the one that matches the math
 
+# %% [markdown] lang="zh"
+# `F.kl_div(input, target)` 计算的是 KL(target || input)，其中 `input`
+# 要以对数概率的形式给出；只有 `reduction="batchmean"` 与数学定义一致
+
 # %% setup
 import torch
 import torch.nn as nn
@@ -11,7 +15,8 @@ p = torch.tensor([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])  # 2 samples, 3 classes
 q = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.4, 0.4]])
 
 # %% argument-order
-kl_pq = (p * (p.log() - q.log())).sum()  # D(p || q) by hand, summed over the batch
+# D(p || q) by hand, summed over the batch
+kl_pq = (p * (p.log() - q.log())).sum()
 print(kl_pq)
 print(F.kl_div(q.log(), p, reduction="sum"))  # D(p || q): q.log() first
 print(F.kl_div(p.log(), q, reduction="sum"))  # D(q || p): a different number
@@ -50,22 +55,30 @@ assert torch.allclose(F.kl_div(q.log(), p, reduction="sum"), kl_pq)
 kl_qp = (q * (q.log() - p.log())).sum()
 assert torch.allclose(F.kl_div(p.log(), q, reduction="sum"), kl_qp)
 assert abs(kl_pq - kl_qp) > 0.1  # the order matters
-assert torch.allclose(F.kl_div(q_log, p, reduction="sum"), (p * (p.log() - q_log)).sum())
+assert torch.allclose(
+    F.kl_div(q_log, p, reduction="sum"), (p * (p.log() - q_log)).sum()
+)
 
-assert torch.allclose(F.kl_div(q.log(), p, reduction="batchmean"), per_sample.mean())
-assert torch.allclose(F.kl_div(q.log(), p, reduction="batchmean"), kl_pq / p.shape[0])
+assert torch.allclose(
+    F.kl_div(q.log(), p, reduction="batchmean"), per_sample.mean()
+)
+assert torch.allclose(
+    F.kl_div(q.log(), p, reduction="batchmean"), kl_pq / p.shape[0]
+)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     mean = F.kl_div(q.log(), p)
     mean_module = nn.KLDivLoss()(q.log(), p)
-assert torch.allclose(mean, kl_pq / p.numel()) and torch.allclose(mean_module, mean)
+assert torch.allclose(mean, kl_pq / p.numel()) \
+    and torch.allclose(mean_module, mean)
 assert not torch.allclose(mean, per_sample.mean())
 assert len(caught) == 2
 for w in caught:
     assert issubclass(w.category, UserWarning)
     assert "'batchmean' divides only by the batch size" in str(w.message)
 assert torch.allclose(
-    F.kl_div(q.log(), p.log(), reduction="batchmean", log_target=True), per_sample.mean()
+    F.kl_div(q.log(), p.log(), reduction="batchmean", log_target=True),
+    per_sample.mean()
 )
 
 with warnings.catch_warnings(record=True) as caught:
@@ -82,10 +95,14 @@ with warnings.catch_warnings(record=True) as caught:
     fixed = nn.KLDivLoss(reduction="sum")
     value = fixed(q.log(), p)
 assert caught == []  # no warning with reduction="sum"
-assert torch.allclose(value, kl_pq) and torch.allclose(legacy(q.log(), p), value)
+assert torch.allclose(value, kl_pq) and torch.allclose(
+    legacy(q.log(), p), value
+)
 
 # size_average / reduce are deprecated in every loss, with the same meaning
-for loss_class in (nn.MSELoss, nn.NLLLoss, nn.CrossEntropyLoss, nn.BCELoss, nn.L1Loss):
+for loss_class in (
+    nn.MSELoss, nn.NLLLoss, nn.CrossEntropyLoss, nn.BCELoss, nn.L1Loss
+):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert loss_class(size_average=False).reduction == "sum"

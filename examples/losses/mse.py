@@ -1,6 +1,10 @@
 # %% [markdown]
-# MSELoss squares the element-wise differences, then keeps them ("none"), adds them up
-# ("sum") or averages them over all elements ("mean", the default)
+# MSELoss squares the element-wise differences, then keeps them ("none"), adds
+# them up ("sum") or averages them over all elements ("mean", the default)
+
+# %% [markdown] lang="zh"
+# `MSELoss` 先对逐元素的差求平方，然后原样保留（`"none"`）、求和（`"sum"`）
+# 或对所有元素求平均（`"mean"`，默认值）
 
 # %% setup
 import torch
@@ -26,7 +30,8 @@ print(loss_mean, loss_sum / x.numel())
 print(nn.functional.mse_loss(x, y))
 
 # %% shape-mismatch
-pred = torch.tensor([[1.0], [2.0], [3.0], [4.0]])  # a Linear(..., 1) output: (4, 1)
+# a Linear(..., 1) output: (4, 1)
+pred = torch.tensor([[1.0], [2.0], [3.0], [4.0]])
 target = torch.tensor([1.0, 2.0, 3.0, 4.0])  # (4,)
 print(nn.MSELoss(reduction="none")(pred, target).shape)
 print(nn.MSELoss()(pred, target))
@@ -59,7 +64,8 @@ with warnings.catch_warnings(record=True) as caught:
 assert len(caught) == 2
 for w in caught:
     assert issubclass(w.category, UserWarning)
-    assert "likely lead to incorrect results due to broadcasting" in str(w.message)
+    assert "likely lead to incorrect results due to broadcasting" \
+        in str(w.message)
 assert broadcast.shape == (4, 4)  # every prediction against every target
 assert wrong == 2.5  # a perfect prediction, yet a positive loss
 with warnings.catch_warnings(record=True) as caught:

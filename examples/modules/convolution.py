@@ -1,6 +1,10 @@
 # %% [markdown]
-# kernel_size, stride, padding and dilation of nn.Conv1d on a tiny input with a kernel
-# of ones, so every output is a plain sum of input values
+# kernel_size, stride, padding and dilation of nn.Conv1d on a tiny input
+# with a kernel of ones, so every output is a plain sum of input values
+
+# %% [markdown] lang="zh"
+# `nn.Conv1d` 的 `kernel_size`、`stride`、`padding` 和 `dilation`：
+# 在很小的输入上使用全 1 的卷积核，每个输出都只是若干输入值的简单求和
 
 # %% setup
 import torch
@@ -13,7 +17,8 @@ def ones_conv(kernel_size, **kwargs):
     conv = nn.Conv1d(1, 1, kernel_size, bias=False, **kwargs)
     with torch.no_grad():
         conv.weight.fill_(1.0)
-    return conv.requires_grad_(False)  # fixed weights: no grad_fn in the printouts
+    # fixed weights: no grad_fn in the printouts
+    return conv.requires_grad_(False)
 
 
 print(x)
@@ -78,21 +83,27 @@ def sums(offsets, starts):
 
 
 assert torch.equal(ones_conv(3)(x), sums([0, 1, 2], range(8)))
-assert torch.equal(ones_conv(3)(x), torch.tensor([[[3.0, 6, 9, 12, 15, 18, 21, 24]]]))
-assert torch.equal(ones_conv(3, stride=2)(x), torch.tensor([[[3.0, 9, 15, 21]]]))
 assert torch.equal(
-    ones_conv(3, padding=1)(x), torch.tensor([[[1.0, 3, 6, 9, 12, 15, 18, 21, 24, 17]]])
+    ones_conv(3)(x), torch.tensor([[[3.0, 6, 9, 12, 15, 18, 21, 24]]])
+)
+assert torch.equal(
+    ones_conv(3, stride=2)(x), torch.tensor([[[3.0, 9, 15, 21]]])
+)
+assert torch.equal(
+    ones_conv(3, padding=1)(x),
+    torch.tensor([[[1.0, 3, 6, 9, 12, 15, 18, 21, 24, 17]]])
 )
 dilated = ones_conv(3, dilation=2)(x)
 assert torch.equal(dilated, torch.tensor([[[6.0, 9, 12, 15, 18, 21]]]))
 assert torch.equal(ones_conv(3, dilation=2)(x), sums([0, 2, 4], range(6)))
 # dilation d is a kernel of size d*(k-1)+1 with zeros between the taps
 assert torch.equal(sparse(x), ones_conv(3, dilation=2)(x))
-for k, s, p, d in [(3, 1, 0, 1), (3, 2, 0, 1), (3, 1, 1, 1), (3, 1, 0, 2), (3, 2, 2, 3),
-                   (5, 3, 1, 2), (2, 1, 0, 4), (4, 2, 3, 3)]:
-    assert nn.Conv1d(1, 1, k, stride=s, padding=p, dilation=d)(x).shape[-1] == out_len(
-        10, k, s, p, d
-    )
+for k, s, p, d in [
+    (3, 1, 0, 1), (3, 2, 0, 1), (3, 1, 1, 1), (3, 1, 0, 2), (3, 2, 2, 3),
+    (5, 3, 1, 2), (2, 1, 0, 4), (4, 2, 3, 3)
+]:
+    assert nn.Conv1d(1, 1, k, stride=s, padding=p, dilation=d)(x).shape[-1] \
+        == out_len(10, k, s, p, d)
 y = ones_conv(3, dilation=2, padding="same")(x)
 assert y.shape == (1, 1, 10)
 assert torch.equal(y, torch.tensor([[[2.0, 4, 6, 9, 12, 15, 18, 21, 14, 16]]]))
@@ -104,6 +115,7 @@ assert receptive_field([1, 1, 1, 1]) == 9  # plain stacking: linear growth
 try:
     nn.Conv1d(1, 1, 3, stride=2, padding="same")
 except ValueError as error:
-    assert "padding='same' is not supported for strided convolutions" in str(error)
+    assert "padding='same' is not supported for strided convolutions" \
+        in str(error)
 else:
     raise AssertionError("padding='same' should require stride=1")

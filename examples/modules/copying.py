@@ -1,6 +1,10 @@
 # %% [markdown]
-# nn.Sequential(*s1._modules.values()) wraps the same layer objects in a new container;
-# copy.deepcopy gives an independent model
+# nn.Sequential(*s1._modules.values()) wraps the same layer objects
+# in a new container; copy.deepcopy gives an independent model
+
+# %% [markdown] lang="zh"
+# `nn.Sequential(*s1._modules.values())` 只是把同一批层对象装进新容器；
+# `copy.deepcopy` 才能得到一个独立的模型
 
 # %% shared
 import copy
@@ -53,7 +57,10 @@ s1 = make_model()
 optimizer = torch.optim.SGD(s1.parameters(), lr=0.1)
 s2 = copy.deepcopy(s1)
 params = optimizer.param_groups[0]["params"]
-print(any(p is s1[0].weight for p in params), any(p is s2[0].weight for p in params))
+print(
+    any(p is s1[0].weight for p in params),
+    any(p is s2[0].weight for p in params)
+)
 
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
@@ -70,7 +77,8 @@ old = a[1].bias.detach().clone()
 opt = torch.optim.SGD(b.parameters(), lr=0.1)
 b(torch.randn(3, 4)).sum().backward()
 opt.step()
-assert not torch.equal(a[1].bias, old)  # training the "copy" changed the original
+# training the "copy" changed the original
+assert not torch.equal(a[1].bias, old)
 
 a = make_model()
 e = copy.deepcopy(a)

@@ -1,6 +1,10 @@
 # %% [markdown]
-# model.apply(fn) with nn.init.*_ functions sets weights; reset_parameters() brings back
-# PyTorch's default initialisation; Module.to()/cpu() work in place
+# model.apply(fn) with nn.init.*_ functions sets weights; reset_parameters()
+# brings back PyTorch's default initialisation; Module.to()/cpu() work in place
+
+# %% [markdown] lang="zh"
+# 用 `model.apply(fn)` 配合 `nn.init.*_` 函数设置权重；`reset_parameters()`
+# 恢复 PyTorch 的默认初始化；`Module.to()`/`cpu()` 是原地操作
 
 # %% model
 import math
@@ -27,7 +31,9 @@ model = Net()
 # %% old-init
 def weights_init(m):
     if isinstance(m, nn.Conv2d):
-        torch.nn.init.xavier_uniform(m.weight.data, nn.init.calculate_gain("relu"))
+        torch.nn.init.xavier_uniform(
+            m.weight.data, nn.init.calculate_gain("relu")
+        )
         m.bias.data.zero_()
 
 
@@ -64,7 +70,9 @@ print(torch.equal(model.fc.weight, xavier_weight))
 print(model.fc.bias)
 
 # %% reset-who
-print([type(m).__name__ for m in model.modules() if hasattr(m, "reset_parameters")])
+print([
+    type(m).__name__ for m in model.modules() if hasattr(m, "reset_parameters")
+])
 
 # %% rebuild
 model = Net()
@@ -104,15 +112,20 @@ with warnings.catch_warnings(record=True) as caught:
 assert [w.category for w in caught] == [FutureWarning]
 assert "`nn.init.xavier_uniform` is now deprecated" in str(caught[0].message)
 assert "xavier_uniform_" in str(caught[0].message)
-for name in ["uniform", "normal", "xavier_normal", "kaiming_uniform", "kaiming_normal"]:
-    with warnings.catch_warnings(record=True) as caught:  # all old names are deprecated
+for name in [
+    "uniform", "normal", "xavier_normal", "kaiming_uniform", "kaiming_normal"
+]:
+    # all old names are deprecated
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         getattr(nn.init, name)(torch.empty(3, 3))
     assert [w.category for w in caught] == [FutureWarning]
     assert f"`nn.init.{name}` is now deprecated" in str(caught[0].message)
 assert torch.equal(net.conv.bias, torch.zeros(4))
 fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(net.conv.weight)
-assert net.conv.weight.abs().max() <= math.sqrt(2) * math.sqrt(6 / (fan_in + fan_out))
+assert net.conv.weight.abs().max() <= math.sqrt(2) * math.sqrt(
+    6 / (fan_in + fan_out)
+)
 
 net = Net()
 net.apply(init_weights)
@@ -129,7 +142,8 @@ for layer in (net.conv, net.fc):
 
 order = []
 net.apply(lambda m: order.append(type(m).__name__))
-assert order == ["Conv2d", "Linear", "Net"]  # children first, the module itself last
+# children first, the module itself last
+assert order == ["Conv2d", "Linear", "Net"]
 
 try:
     net.fc.bias.fill_(0.5)
@@ -137,7 +151,9 @@ except RuntimeError as error:
     message = "a leaf Variable that requires grad is being used in an in-place operation"
     assert message in str(error)
 else:
-    raise AssertionError("in-place change of a parameter outside no_grad should fail")
+    raise AssertionError(
+        "in-place change of a parameter outside no_grad should fail"
+    )
 
 # reset_parameters(): back to the default init, different from what was there
 net = Net()
@@ -155,9 +171,9 @@ for layer in (net.conv, net.fc):  # default: uniform within 1/sqrt(fan_in)
     assert layer.weight.abs().max() <= 1 / math.sqrt(fan_in)
     assert layer.bias.abs().max() <= 1 / math.sqrt(fan_in)
     assert not torch.equal(layer.bias, torch.zeros_like(layer.bias))
-assert [type(m).__name__ for m in net.modules() if hasattr(m, "reset_parameters")] == [
-    "Conv2d", "Linear"
-]
+assert [
+    type(m).__name__ for m in net.modules() if hasattr(m, "reset_parameters")
+] == ["Conv2d", "Linear"]
 assert next(net.modules()) is net  # modules() yields the model itself first
 assert not hasattr(net, "reset_parameters")
 assert not hasattr(nn.Module(), "reset_parameters")
@@ -177,14 +193,16 @@ assert len(opt.state) == 4 and all(s["step"] == 1 for s in opt.state.values())
 bn = nn.BatchNorm1d(2)
 bn(torch.randn(4, 2) + 3)
 bn.reset_parameters()
-assert torch.equal(bn.running_mean, torch.zeros(2)) and bn.num_batches_tracked == 0
+assert torch.equal(bn.running_mean, torch.zeros(2)) \
+    and bn.num_batches_tracked == 0
 
 assert old_model() is None and old_weight() is None
 m = Net()
 o = torch.optim.Adam(m.parameters(), lr=1e-3)
 ref_m, ref_w = weakref.ref(m), weakref.ref(m.fc.weight)
 m = Net()
-assert ref_m() is None and ref_w() is not None  # the old optimizer keeps them alive
+# the old optimizer keeps them alive
+assert ref_m() is None and ref_w() is not None
 del o
 assert ref_w() is None
 assert all(p is not q for p, q in zip(Net().parameters(), model.parameters()))

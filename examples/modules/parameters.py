@@ -1,6 +1,11 @@
 # %% [markdown]
-# model.parameters() yields the nn.Parameter tensors (weights and biases) that a module
-# registered; named_parameters() adds their names; buffers are state that is not trained
+# model.parameters() yields the nn.Parameter tensors (weights
+# and biases) that a module registered; named_parameters()
+# adds their names; buffers are state that is not trained
+
+# %% [markdown] lang="zh"
+# `model.parameters()` 逐个给出模块注册的 `nn.Parameter` 张量（权重和偏置）；
+# `named_parameters()` 还会附上它们的名字；buffer 是不参与训练的状态
 
 # %% model
 import torch
@@ -51,7 +56,8 @@ print(scale.weight.dtype, scale.offset.dtype)
 class TwoLayers(nn.Module):
     def __init__(self):
         super().__init__()
-        self.in_list = [nn.Linear(2, 2), nn.Linear(2, 2)]  # hidden from the module
+        # hidden from the module
+        self.in_list = [nn.Linear(2, 2), nn.Linear(2, 2)]
         self.in_module_list = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
 
 
@@ -99,37 +105,47 @@ import inspect
 
 fresh = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
 shapes = [tuple(p.shape) for p in fresh.parameters()]
-assert shapes == [(4, 3), (4,), (2, 4), (2,)]  # weight, bias per Linear; ReLU has none
-assert all(type(p) is nn.Parameter and p.requires_grad for p in fresh.parameters())
-assert next(fresh.parameters()) is fresh[0].weight  # the live tensors, not copies
+# weight, bias per Linear; ReLU has none
+assert shapes == [(4, 3), (4,), (2, 4), (2,)]
+assert all(
+    type(p) is nn.Parameter and p.requires_grad for p in fresh.parameters()
+)
+# the live tensors, not copies
+assert next(fresh.parameters()) is fresh[0].weight
 assert sum(p.numel() for p in fresh.parameters()) == 3 * 4 + 4 + 4 * 2 + 2 == 26
 assert n_params == 26 and n_trainable == 26
 assert [n for n, _ in fresh.named_parameters()] == [
     "0.weight", "0.bias", "2.weight", "2.bias"
 ]
 names, tensors = zip(*fresh.named_parameters())
-assert all(a is b for a, b in zip(tensors, fresh.parameters()))  # the same objects
+# the same objects
+assert all(a is b for a, b in zip(tensors, fresh.parameters()))
 assert inspect.isgenerator(fresh.parameters())
 assert inspect.isgenerator(fresh.named_parameters())
 gen = fresh.parameters()
-assert len(list(gen)) == 4 and list(gen) == []  # a generator is used up after one pass
+# a generator is used up after one pass
+assert len(list(gen)) == 4 and list(gen) == []
 
 p = nn.Parameter(torch.zeros(2))
 assert isinstance(p, torch.Tensor) and issubclass(nn.Parameter, torch.Tensor)
 assert type(p) is nn.Parameter and type(p.data) is torch.Tensor
 assert p.requires_grad and not p.data.requires_grad
-assert p.data.data_ptr() == p.data_ptr()  # .data is the same storage as a plain tensor
+# .data is the same storage as a plain tensor
+assert p.data.data_ptr() == p.data_ptr()
 assert not nn.Parameter(torch.zeros(2), requires_grad=False).requires_grad
 
 assert [n for n, _ in scale.named_parameters()] == ["weight"]
 assert list(scale.state_dict()) == ["weight"]
-assert scale.weight.dtype == torch.float64 and scale.offset.dtype == torch.float32
+assert scale.weight.dtype == torch.float64 \
+    and scale.offset.dtype == torch.float32
 assert [n for n, _ in TwoLayers().named_parameters()] == [
     "in_module_list.0.weight", "in_module_list.0.bias",
     "in_module_list.1.weight", "in_module_list.1.bias",
 ]
 
-assert [p.requires_grad for p in model.parameters()] == [False, False, True, True]
+assert [p.requires_grad for p in model.parameters()] == [
+    False, False, True, True
+]
 assert sum(p.numel() for p in model.parameters() if p.requires_grad) == 10
 assert model[0].weight.grad is None and model[0].bias.grad is None
 assert model[2].weight.grad is not None and model[2].bias.grad is not None

@@ -1,6 +1,10 @@
 # %% [markdown]
-# state_dict() maps names to the parameters and persistent buffers of a module; its
-# tensors are detached but share storage with the live model
+# state_dict() maps names to the parameters and persistent buffers of a
+# module; its tensors are detached but share storage with the live model
+
+# %% [markdown] lang="zh"
+# `state_dict()` 把名字映射到模块的参数和持久化的 buffer；其中的张量
+# 已经 detach，但仍与当前模型共享存储
 
 # %% keys
 import copy
@@ -46,7 +50,8 @@ loss.backward()
 optimizer.step()  # updates the parameters in place
 
 print(torch.equal(model.weight, before))  # training changed the weights
-print(torch.equal(saved["weight"], model.weight))  # ... and the "backup" with them
+# ... and the "backup" with them
+print(torch.equal(saved["weight"], model.weight))
 model.load_state_dict(saved)
 print(torch.equal(model.weight, before))  # nothing was restored
 
@@ -107,21 +112,26 @@ sd = net.state_dict()
 assert type(sd) is collections.OrderedDict
 assert list(sd) == [
     "0.weight", "0.bias",
-    "1.weight", "1.bias", "1.running_mean", "1.running_var", "1.num_batches_tracked",
+    "1.weight", "1.bias", "1.running_mean", "1.running_var",
+    "1.num_batches_tracked",
 ]
 assert sd["1.num_batches_tracked"].dtype == torch.long
 assert [n for n, _ in WithBuffers().named_buffers()] == ["saved", "scratch"]
-assert list(WithBuffers().state_dict()) == ["saved"]  # persistent=False is left out
-assert WithBuffers().to(torch.float64).scratch.dtype == torch.float64  # follows .to()
+# persistent=False is left out
+assert list(WithBuffers().state_dict()) == ["saved"]
+# follows .to()
+assert WithBuffers().to(torch.float64).scratch.dtype == torch.float64
 
 for name, tensor in sd.items():
     assert not tensor.requires_grad and tensor.grad_fn is None
-    assert type(tensor) is torch.Tensor  # detached plain tensors, not Parameters
+    # detached plain tensors, not Parameters
+    assert type(tensor) is torch.Tensor
 live = dict(net.named_parameters()) | dict(net.named_buffers())
 for name, tensor in sd.items():
     assert tensor.data_ptr() == live[name].data_ptr()  # shares storage
 kept = net.state_dict(keep_vars=True)
-assert kept["0.weight"] is net[0].weight  # keep_vars=True returns the Parameters
+# keep_vars=True returns the Parameters
+assert kept["0.weight"] is net[0].weight
 
 # the note's "clone": restoring the undeep-copied state_dict restores nothing
 net = nn.Linear(2, 1)
@@ -137,7 +147,8 @@ assert torch.equal(shallow["weight"], net.weight)  # the shallow one moved along
 assert torch.equal(deep["weight"], old) and torch.equal(cloned["weight"], old)
 net.load_state_dict(deep)
 assert torch.equal(net.weight, old)
-assert net.weight.data_ptr() != deep["weight"].data_ptr()  # loading copies values
+# loading copies values
+assert net.weight.data_ptr() != deep["weight"].data_ptr()
 net.weight.data.add_(1)
 assert torch.equal(deep["weight"], old)  # so the snapshot stays usable
 
@@ -160,7 +171,8 @@ assert torch.equal(target.weight, w0)  # strict=False loaded nothing
 partial = {"weight": torch.ones(1, 2), "module.bias": torch.ones(1)}
 b0 = target.bias.detach().clone()
 target.load_state_dict(partial, strict=False)
-assert torch.equal(target.weight, torch.ones(1, 2))  # the matching key is loaded
+# the matching key is loaded
+assert torch.equal(target.weight, torch.ones(1, 2))
 assert torch.equal(target.bias, b0)
 res = target.load_state_dict(fixed)
 assert res.missing_keys == [] and res.unexpected_keys == []
@@ -182,6 +194,8 @@ except Exception as error:
     assert "Weights only load failed" in str(error)
     assert "weights_only" in str(error) and "PyTorch 2.6" in str(error)
 else:
-    raise AssertionError("torch.load of a pickled module should fail by default")
+    raise AssertionError(
+        "torch.load of a pickled module should fail by default"
+    )
 whole = torch.load("whole.pt", weights_only=False)  # trusted file, own process
 assert torch.equal(whole(x), model(x))

@@ -1,6 +1,12 @@
 # %% [markdown]
-# Dropout and BatchNorm behave differently in train and eval mode; eval-mode BatchNorm
-# uses running estimates, which can be far from the data after few steps
+# Dropout and BatchNorm behave differently in train and
+# eval mode; eval-mode BatchNorm uses running estimates,
+# which can be far from the data after few steps
+
+# %% [markdown] lang="zh"
+# `Dropout` 和 `BatchNorm` 在训练模式和评估模式下行为不同；评估模式下的
+# `BatchNorm` 使用滑动估计的统计量（running estimates），训练步数不多时，
+# 它们可能与数据的实际统计量相差很远
 
 # %% dropout
 import torch
@@ -17,7 +23,8 @@ print(drop(x))
 # The cell's 10 values, and a larger sample for the share that is dropped
 drop.train()
 out = drop(torch.ones(1000))
-assert set(out.unique().tolist()) == {0.0, 2.0}  # zeroed or scaled by 1 / (1 - p)
+# zeroed or scaled by 1 / (1 - p)
+assert set(out.unique().tolist()) == {0.0, 2.0}
 assert 300 < (out == 0).sum() < 700
 drop.eval()
 assert torch.equal(drop(x), x)  # identity in eval mode
@@ -30,7 +37,9 @@ print(y.mean(dim=0), y.std(dim=0, unbiased=False))
 print(bn.running_mean, bn.running_var, bn.num_batches_tracked)
 
 # %% bn-train-checks tags=["remove-cell"]
-assert torch.equal(bn.weight, torch.ones(2)) and torch.equal(bn.bias, torch.zeros(2))
+assert torch.equal(bn.weight, torch.ones(2)) and torch.equal(
+    bn.bias, torch.zeros(2)
+)
 assert torch.allclose(y.mean(dim=0), torch.zeros(2), atol=1e-5)
 assert torch.allclose(y.std(dim=0, unbiased=False), torch.ones(2), atol=1e-3)
 assert bn.momentum == 0.1 and bn.num_batches_tracked == 1
@@ -42,7 +51,9 @@ assert torch.allclose(y, expected, atol=1e-5)
 
 m = bn.momentum  # 0.1
 assert torch.allclose(bn.running_mean, (1 - m) * 0 + m * mean)
-assert torch.allclose(bn.running_var, (1 - m) * 1 + m * x.var(dim=0, unbiased=True))
+assert torch.allclose(
+    bn.running_var, (1 - m) * 1 + m * x.var(dim=0, unbiased=True)
+)
 
 # %% bn-eval
 bn.eval()
@@ -53,10 +64,14 @@ assert torch.allclose(y, expected, atol=1e-5)
 print(y.mean(dim=0))
 
 # %% bn-eval-checks tags=["remove-cell"]
-# after that one step: a tenth of the way from 0 and 1 towards the batch's mean and variance,
-# so far from them (any seed: running_var = 0.9 + 0.1 * var is below var / 2 once var > 2.25)
-assert (bn.running_mean < x.mean(dim=0) / 5).all() and (bn.running_var < x.var(dim=0) / 2).all()
-assert (y.mean(dim=0) > 1).all()  # 0.9 * mean / sqrt(0.9 + 0.1 * var): far from 0, for any seed
+# after that one step: a tenth of the way from 0 and 1 towards
+# the batch's mean and variance, so far from them (any seed:
+# running_var = 0.9 + 0.1 * var is below var / 2 once var > 2.25)
+assert (bn.running_mean < x.mean(dim=0) / 5).all() and (
+    bn.running_var < x.var(dim=0) / 2
+).all()
+# 0.9 * mean / sqrt(0.9 + 0.1 * var): far from 0, for any seed
+assert (y.mean(dim=0) > 1).all()
 
 # %% symptom
 bn = nn.BatchNorm1d(2)
@@ -70,13 +85,17 @@ print(y_train.mean(dim=0), y_eval.mean(dim=0))
 print((y_eval - y_train).abs().max())
 
 # %% symptom-checks tags=["remove-cell"]
-# after 3 steps the running mean is 1 - 0.9**3 (about 27%) of the way from 0 to 5
+# after 3 steps the running mean is 1 -
+# 0.9**3 (about 27%) of the way from 0 to 5
 assert abs(1 - 0.9**3 - 0.27) < 0.005
-assert torch.allclose(bn.running_mean, torch.full((2,), 5 * (1 - 0.9**3)), atol=0.3)
+assert torch.allclose(
+    bn.running_mean, torch.full((2,), 5 * (1 - 0.9**3)), atol=0.3
+)
 assert (bn.running_var < 5).all()
 assert torch.allclose(y_train.mean(dim=0), torch.zeros(2), atol=1e-5)
 assert (y_eval.mean(dim=0) > 1).all()  # shifted by about 2
-assert (y_eval - y_train).abs().max() > 1  # a large difference for the same batch
+# a large difference for the same batch
+assert (y_eval - y_train).abs().max() > 1
 
 # %% batch-size
 running_means = {}
@@ -104,7 +123,8 @@ for batch_size in (4, 256):
     print(f"batch {batch_size}: running_mean varies by {spreads[batch_size]:.3f} (std)")
 
 # %% batch-size-noise-checks tags=["remove-cell"]
-assert spreads[4] > 3 * spreads[256]  # a smaller batch gives noisier running statistics
+# a smaller batch gives noisier running statistics
+assert spreads[4] > 3 * spreads[256]
 
 # %% more-steps
 bn = nn.BatchNorm1d(2)
@@ -124,7 +144,10 @@ assert (y_eval - y_train).abs().max() < 0.5
 # %% eval-no-update
 mean_before, steps = bn.running_mean.clone(), int(bn.num_batches_tracked)
 bn(5 + 3 * torch.randn(64, 2))  # still in eval mode
-print(torch.equal(bn.running_mean, mean_before), int(bn.num_batches_tracked) == steps)
+print(
+    torch.equal(bn.running_mean, mean_before),
+    int(bn.num_batches_tracked) == steps
+)
 
 # %% eval-no-update-checks tags=["remove-cell"]
 assert torch.equal(bn.running_mean, mean_before)
@@ -174,7 +197,8 @@ model.eval()
 print(model(torch.randn(4, 2)).requires_grad)
 
 # %% eval-keeps-grad-checks tags=["remove-cell"]
-assert model(torch.randn(4, 2)).requires_grad  # eval() does not switch off autograd
+# eval() does not switch off autograd
+assert model(torch.randn(4, 2)).requires_grad
 
 # %% batch-of-one tags=["raises-exception"]
 model.train()
@@ -186,7 +210,9 @@ try:
 except ValueError as error:
     assert "Expected more than 1 value per channel when training" in str(error)
 else:
-    raise AssertionError("BatchNorm1d in train mode should reject a batch of one")
+    raise AssertionError(
+        "BatchNorm1d in train mode should reject a batch of one"
+    )
 
 # %% batch-of-one-eval
 model.eval()
@@ -194,5 +220,8 @@ print(model(torch.randn(1, 2)).shape)
 
 # %% batch-of-one-eval-checks tags=["remove-cell"]
 assert model(torch.randn(1, 2)).shape == (1, 2)
-loader = torch.utils.data.DataLoader(torch.arange(9.0), batch_size=4, drop_last=True)
-assert [len(batch) for batch in loader] == [4, 4]  # the last batch of one is dropped
+loader = torch.utils.data.DataLoader(
+    torch.arange(9.0), batch_size=4, drop_last=True
+)
+# the last batch of one is dropped
+assert [len(batch) for batch in loader] == [4, 4]

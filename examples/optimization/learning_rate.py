@@ -1,13 +1,18 @@
 # %% [markdown]
-# The learning rate lives in optimizer.param_groups; setting it by hand works, and the
-# schedulers in torch.optim.lr_scheduler do it for you
+# The learning rate lives in optimizer.param_groups; setting it by hand
+# works, and the schedulers in torch.optim.lr_scheduler do it for you
+
+# %% [markdown] lang="zh"
+# 学习率保存在 `optimizer.param_groups` 里；可以手动修改，
+# `torch.optim.lr_scheduler` 中的调度器也会替你完成这件事
 
 # %% setup
 import math
 
 import torch
 import torch.nn as nn
-from torch.optim.lr_scheduler import CosineAnnealingLR, ReduceLROnPlateau, StepLR
+from torch.optim.lr_scheduler import CosineAnnealingLR, ReduceLROnPlateau, \
+    StepLR
 
 model = nn.Linear(2, 1)
 print(torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]["lr"])
@@ -44,19 +49,23 @@ print(scheduler.get_last_lr(), optimizer.param_groups[0]["lr"])
 
 # %% groups
 def two_groups():
-    return [{"params": model.weight, "lr": 0.1}, {"params": model.bias, "lr": 0.01}]
+    return [
+        {"params": model.weight, "lr": 0.1}, {"params": model.bias, "lr": 0.01}
+    ]
 
 
 optimizer = torch.optim.SGD(two_groups())
 adjust_learning_rate(optimizer, epoch=30, base_lr=0.1)
-print([f"{group['lr']:g}" for group in optimizer.param_groups])  # one lr for all
+# one lr for all
+print([f"{group['lr']:g}" for group in optimizer.param_groups])
 
 optimizer = torch.optim.SGD(two_groups())
 scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
 for epoch in range(30):
     optimizer.step()
     scheduler.step()
-print([f"{lr:g}" for lr in scheduler.get_last_lr()])  # each group from its own lr
+# each group from its own lr
+print([f"{lr:g}" for lr in scheduler.get_last_lr()])
 
 # %% wrong-order
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -114,7 +123,8 @@ import warnings
 
 expected = [0.1 * 0.1 ** (epoch // 30) for epoch in range(96)]
 assert all(math.isclose(a, b) for a, b in zip(manual, expected))
-assert all(math.isclose(a, b) for a, b in zip(manual, built_in))  # recipe == StepLR
+# recipe == StepLR
+assert all(math.isclose(a, b) for a, b in zip(manual, built_in))
 assert manual[29] == 0.1 and math.isclose(manual[30], 0.01)
 assert math.isclose(manual[90], 1e-4)
 
@@ -134,10 +144,12 @@ sched = StepLR(opt, step_size=30, gamma=0.1)
 for epoch in range(30):
     opt.step()
     sched.step()
-assert all(math.isclose(a, b) for a, b in zip(sched.get_last_lr(), [0.01, 0.001]))
+assert all(
+    math.isclose(a, b) for a, b in zip(sched.get_last_lr(), [0.01, 0.001])
+)
 
-# scheduler.step() before optimizer.step(): a warning, and the schedule runs one epoch
-# early
+# scheduler.step() before optimizer.step(): a
+# warning, and the schedule runs one epoch early
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -145,14 +157,18 @@ with warnings.catch_warnings(record=True) as caught:
     sched.step()
 assert len(caught) == 1 and issubclass(caught[0].category, UserWarning)
 assert "before `optimizer.step()`" in str(caught[0].message)
-assert "In PyTorch 1.1.0 and later" in str(caught[0].message)  # the page's "since 1.1"
-assert "skipping the first value of the learning rate schedule" in str(caught[0].message)
+# the page's "since 1.1"
+assert "In PyTorch 1.1.0 and later" in str(caught[0].message)
+assert "skipping the first value of the learning rate schedule" \
+    in str(caught[0].message)
 assert all(math.isclose(a, b) for a, b in zip(shifted[:-1], built_in[1:]))
 assert shifted[29] != built_in[29]
-# the first lr is still used from epoch 0, for 29 epochs instead of 30: one entry is skipped
+# the first lr is still used from epoch 0, for
+# 29 epochs instead of 30: one entry is skipped
 assert shifted[0] == built_in[0] == 0.1
 assert shifted.count(0.1) == 29 and built_in.count(0.1) == 30
-with warnings.catch_warnings(record=True) as caught:  # the right order: no warning
+# the right order: no warning
+with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     sched = StepLR(opt, step_size=30, gamma=0.1)
@@ -162,7 +178,11 @@ assert caught == []
 
 # eta_min=0: half the base lr at T_max / 2, 0 at T_max
 for epoch, lr in enumerate(cosine):
-    assert math.isclose(lr, 0.05 * (1 + math.cos(math.pi * epoch / 10)), abs_tol=1e-9)
-assert math.isclose(cosine[5], 0.05) and math.isclose(cosine[10], 0.0, abs_tol=1e-12)
+    assert math.isclose(
+        lr, 0.05 * (1 + math.cos(math.pi * epoch / 10)), abs_tol=1e-9
+    )
+assert math.isclose(cosine[5], 0.05) and math.isclose(
+    cosine[10], 0.0, abs_tol=1e-12
+)
 # halved after 3 epochs without progress
 assert plateau == [0.1] * 5 + [0.05] * 4 + [0.025]

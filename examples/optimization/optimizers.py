@@ -1,6 +1,11 @@
 # %% [markdown]
-# A training step is zero_grad(), backward(), step(); Adam's defaults and options,
-# Adam's weight_decay vs AdamW, and parameter groups with their own learning rates
+# A training step is zero_grad(), backward(), step();
+# Adam's defaults and options, Adam's weight_decay vs
+# AdamW, and parameter groups with their own learning rates
+
+# %% [markdown] lang="zh"
+# 一个训练步就是 `zero_grad()`、`backward()`、`step()`；Adam 的默认值与选项、
+# Adam 的 `weight_decay` 与 AdamW 的区别，以及各自有学习率的参数组
 
 # %% setup
 import torch
@@ -39,7 +44,8 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 loss_fn(model(x), y).backward()
 g1 = model.weight.grad.clone()
 optimizer.step()
-g2 = torch.autograd.grad(loss_fn(model(x), y), model.weight)[0]  # this step's gradient
+# this step's gradient
+g2 = torch.autograd.grad(loss_fn(model(x), y), model.weight)[0]
 loss_fn(model(x), y).backward()  # no optimizer.zero_grad() before it
 print(g1, g2)
 print(model.weight.grad)
@@ -62,7 +68,8 @@ print(model.weight.grad)
 
 # %% partial-optimizer
 model = nn.Sequential(nn.Linear(1, 4), nn.ReLU(), nn.Linear(4, 1))
-optimizer = torch.optim.SGD(model[2].parameters(), lr=0.1)  # trains the last layer only
+# trains the last layer only
+optimizer = torch.optim.SGD(model[2].parameters(), lr=0.1)
 loss_fn(model(x), y).backward()
 optimizer.zero_grad()
 print(model[0].weight.grad is None, model[2].weight.grad is None)
@@ -87,7 +94,8 @@ def run(make_optimizer, l2=0.0, steps=3):
     optimizer = make_optimizer([w])
     for step in range(steps):
         optimizer.zero_grad()
-        loss = (g * w).sum() + l2 / 2 * (w**2).sum()  # optional L2 penalty in the loss
+        # optional L2 penalty in the loss
+        loss = (g * w).sum() + l2 / 2 * (w**2).sum()
         loss.backward()
         optimizer.step()
     return w.detach()
@@ -116,7 +124,8 @@ for group in optimizer.param_groups:
 
 # %% checks tags=["remove-cell"]
 # What the page says, checked on every build
-assert all(later < earlier for earlier, later in zip(losses, losses[1:]))  # decreases
+# decreases
+assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
 assert losses[-1] < 0.1 * losses[0]
 assert 2.5 < weight < 3 and abs(bias - 0.5) < 0.01  # heading for 3 and 0.5
 
@@ -125,8 +134,10 @@ expected = {"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0}
 for key, value in expected.items():  # the note's defaults still hold
     assert adam.defaults[key] == value and adam.param_groups[0][key] == value
 names = list(inspect.signature(torch.optim.Adam).parameters)
-for name in ("amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused",
-             "decoupled_weight_decay"):
+for name in (
+    "amsgrad", "foreach", "maximize", "capturable", "differentiable", "fused",
+    "decoupled_weight_decay"
+):
     assert name in names and name in adam.defaults
 assert adam.defaults["amsgrad"] is False
 assert adam.defaults["decoupled_weight_decay"] is False
@@ -136,7 +147,8 @@ assert torch.allclose(adam_wd, adam_l2)
 assert not torch.allclose(adam_wd, adamw, atol=1e-3)
 w = nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
 plain = torch.optim.Adam([w], lr=0.1)
-for step in range(3):  # AdamW = shrink the weights by lr * wd, then a plain Adam step
+# AdamW = shrink the weights by lr * wd, then a plain Adam step
+for step in range(3):
     plain.zero_grad()
     (g * w).sum().backward()
     with torch.no_grad():
@@ -149,7 +161,9 @@ decoupled = run(
     )
 )
 assert torch.allclose(decoupled, adamw)
-assert torch.optim.AdamW(nn.Linear(1, 1).parameters()).defaults["weight_decay"] == 0.01
+assert torch.optim.AdamW(
+    nn.Linear(1, 1).parameters()
+).defaults["weight_decay"] == 0.01
 
 # without zero_grad the gradients of two steps add up
 assert not torch.allclose(g1, g2)
@@ -164,7 +178,10 @@ loss_fn(check(x), y).backward()
 assert torch.allclose(check.weight.grad, first + second)
 assert losses_no_zero[0] == losses[0]  # same start
 assert max(losses_no_zero[20:]) > losses[0]  # back above where it started
-assert any(later > earlier for earlier, later in zip(losses_no_zero, losses_no_zero[1:]))
+assert any(
+    later > earlier
+    for earlier, later in zip(losses_no_zero, losses_no_zero[1:])
+)
 
 # zero_grad() sets grads to None (both forms); set_to_none=False gives zeros
 lin = nn.Linear(1, 1)

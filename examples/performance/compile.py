@@ -1,6 +1,6 @@
 # %% [markdown]
-# torch.compile: the first call compiles (measured against later calls), graph breaks,
-# recompilation on a new shape and dynamic=, modes
+# torch.compile: the first call compiles (measured against later calls),
+# graph breaks, recompilation on a new shape and dynamic=, modes
 
 # %% [markdown] lang="zh"
 # `torch.compile`：第一次调用时编译（与之后的调用比较耗时）、图中断、
@@ -44,10 +44,10 @@ from torch._inductor.runtime.cache_dir_utils import cache_dir
 assert torch.allclose(y, f(x)) and torch.allclose(y, torch.ones_like(x))
 assert first > 100 * later  # seconds against microseconds
 assert os.listdir(cache_dir())  # the generated code, kept for the next process
-assert os.path.basename(cache_dir()).startswith("torchinductor_") or os.environ.get(
-    "TORCHINDUCTOR_CACHE_DIR"
-)
-# the C++ compiler: $CXX, otherwise g++ (clang++ on macOS); none there is an error
+assert os.path.basename(cache_dir()).startswith("torchinductor_") \
+    or os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+# the C++ compiler: $CXX, otherwise g++
+# (clang++ on macOS); none there is an error
 import sys
 
 from torch._inductor import cpp_builder, exc
@@ -108,9 +108,12 @@ except torch._dynamo.exc.Unsupported as error:
 
 # %% fullgraph-checks tags=["remove-cell"]
 assert message[0] == "Data-dependent branching"
-assert message[1].strip().startswith("Explanation: Detected data-dependent branching")
+assert message[1].strip().startswith(
+    "Explanation: Detected data-dependent branching"
+)
 assert any(line.strip().startswith("Hint:") for line in message)
-assert any("if y.sum() > 0:" in line for line in message)  # where, in the user's code
+# where, in the user's code
+assert any("if y.sum() > 0:" in line for line in message)
 torch._dynamo.reset()
 
 
@@ -147,11 +150,13 @@ for dynamic in (None, False, True):
     counts[dynamic] = len(sizes)
 assert counts == {None: 2, False: 3, True: 1}
 assert torch._dynamo.config.recompile_limit == 8
-torch._dynamo.reset()  # past the limit, the function runs eagerly: no more compilations
+# past the limit, the function runs eagerly: no more compilations
+torch._dynamo.reset()
 sizes = []
 import logging
 
-dynamo_log = logging.getLogger("torch._dynamo")  # its warning on the limit carries a time and a pid
+# its warning on the limit carries a time and a pid
+dynamo_log = logging.getLogger("torch._dynamo")
 dynamo_log.setLevel(logging.ERROR)
 with torch._dynamo.config.patch(recompile_limit=2):
     hc = torch.compile(h, backend=counting(sizes), dynamic=False)
@@ -172,9 +177,11 @@ for mode in ("reduce-overhead", "max-autotune"):
 # %% modes-checks tags=["remove-cell"]
 modes = list_mode_options()
 assert set(modes) == {
-    "default", "lite", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"
+    "default", "lite", "reduce-overhead", "max-autotune",
+    "max-autotune-no-cudagraphs"
 }
 assert modes["default"] == {} and modes["lite"]["fallback_by_default"]
 assert modes["reduce-overhead"]["triton.cudagraphs"]
-assert modes["max-autotune"]["max_autotune"] and modes["max-autotune"]["triton.cudagraphs"]
+assert modes["max-autotune"]["max_autotune"] \
+    and modes["max-autotune"]["triton.cudagraphs"]
 assert not modes["max-autotune-no-cudagraphs"].get("triton.cudagraphs", False)

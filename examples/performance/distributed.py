@@ -1,6 +1,7 @@
 # %% [markdown]
-# DistributedDataParallel on CPU: two processes with the gloo backend, DistributedSampler
-# and set_epoch, gradients averaged across processes, saving from rank 0
+# DistributedDataParallel on CPU: two processes with the
+# gloo backend, DistributedSampler and set_epoch,
+# gradients averaged across processes, saving from rank 0
 
 # %% [markdown] lang="zh"
 # 在 CPU 上使用 `DistributedDataParallel`：gloo 后端的两个进程、
@@ -77,7 +78,8 @@ for rank, record in enumerate(records):
 torch.manual_seed(0)
 w0 = nn.Linear(4, 1).weight.detach()
 torch.manual_seed(1)
-assert not torch.equal(nn.Linear(4, 1).weight, w0)  # the two seeds give different weights
+# the two seeds give different weights
+assert not torch.equal(nn.Linear(4, 1).weight, w0)
 for name in ("weight", "bias"):
     assert torch.equal(records[1]["start"][name], records[0]["start"][name])
 assert torch.equal(records[0]["start"]["weight"], w0)  # rank 0's
@@ -90,10 +92,12 @@ for rank, record in enumerate(records):
 # %% sampler-checks tags=["remove-cell"]
 for epoch in range(2):
     first, second = (set(record["indices"][epoch]) for record in records)
-    assert not first & second and first | second == set(range(16))  # a split, no overlap
+    # a split, no overlap
+    assert not first & second and first | second == set(range(16))
     assert all(len(record["indices"][epoch]) == 8 for record in records)
 for record in records:
-    assert record["indices"][0] != record["indices"][1]  # set_epoch: a new order
+    # set_epoch: a new order
+    assert record["indices"][0] != record["indices"][1]
 
 # %% averaged
 local_grads = []
@@ -115,7 +119,8 @@ print("DDP, rank 1:  ", records[1]["grad"])
 assert not torch.allclose(local_grads[0], local_grads[1])
 for record in records:
     assert torch.allclose(record["grad"], mean, atol=1e-6)
-assert torch.equal(records[0]["end"], records[1]["end"])  # still in step after 4 updates
+# still in step after 4 updates
+assert torch.equal(records[0]["end"], records[1]["end"])
 # averaged, not summed: the step of one process with both batches (8 samples)
 net = nn.Linear(4, 1)
 net.load_state_dict(records[0]["start"])
@@ -150,7 +155,9 @@ for epoch in range(3):
     print(f"epoch {epoch}:", list(sampler))
 
 # %% set-epoch-checks tags=["remove-cell"]
-fresh = DistributedSampler(dataset, num_replicas=2, rank=0, shuffle=True, seed=0)
+fresh = DistributedSampler(
+    dataset, num_replicas=2, rank=0, shuffle=True, seed=0
+)
 assert list(fresh) == list(fresh) == list(fresh)  # the same order every epoch
 orders = []
 for epoch in range(3):
@@ -161,7 +168,8 @@ fresh.set_epoch(0)
 assert list(fresh) == orders[0]  # the order is a function of seed + epoch
 
 # %% torchrun-checks tags=["remove-cell"]
-# what torchrun sets is what init_process_group reads by default (init_method env://)
+# what torchrun sets is what init_process_group
+# reads by default (init_method env://)
 import socket
 
 with socket.socket() as s:
@@ -171,7 +179,8 @@ saved_environ = dict(os.environ)
 os.environ.update(
     RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)
 )
-stderr = os.dup(2)  # c10d's line that the sandbox has no DNS for the peer's name: not ours
+# c10d's line that the sandbox has no DNS for the peer's name: not ours
+stderr = os.dup(2)
 with open(os.devnull, "w") as devnull:
     os.dup2(devnull.fileno(), 2)
     try:

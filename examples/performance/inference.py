@@ -1,6 +1,6 @@
 # %% [markdown]
-# Inference: inference_mode() against no_grad(), what each forbids afterwards, eval() and
-# batching
+# Inference: inference_mode() against no_grad(),
+# what each forbids afterwards, eval() and batching
 
 # %% [markdown] lang="zh"
 # 推理：`inference_mode()` 与 `no_grad()` 的区别、二者之后各自不允许做什么、
@@ -34,7 +34,8 @@ print(torch.equal(y_no_grad, y_inference))
 # %% modes-checks tags=["remove-cell"]
 assert not y_no_grad.requires_grad and not y_inference.requires_grad
 assert y_inference.is_inference() and not y_no_grad.is_inference()
-assert torch.equal(y_no_grad, y_inference)  # the same numbers, a different kind of tensor
+# the same numbers, a different kind of tensor
+assert torch.equal(y_no_grad, y_inference)
 # both modes end with their block
 assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
 
@@ -44,7 +45,8 @@ print((y_inference * 2).is_inference(), y_inference.clone().is_inference())
 
 # %% reading-is-fine-checks tags=["remove-cell"]
 assert torch.equal(y_inference.argmax(dim=1), y_no_grad.argmax(dim=1))
-# outside the block, an op on an inference tensor gives a normal tensor, clone() too
+# outside the block, an op on an inference
+# tensor gives a normal tensor, clone() too
 assert not (y_inference * 2).is_inference()
 assert not y_inference.clone().is_inference()
 assert torch.equal(y_inference.clone(), y_inference)
@@ -77,13 +79,22 @@ def fails(action, *words):
         raise AssertionError("should have raised")
 
 
-fails(lambda: y_inference.add_(1), "Inplace update to inference tensor outside InferenceMode")
+fails(
+    lambda: y_inference.add_(1),
+    "Inplace update to inference tensor outside InferenceMode"
+)
 with torch.inference_mode():
     fresh = torch.zeros(2)
 fails(lambda: fresh.add_(1), "Inplace update to inference tensor")
-assert torch.equal(fresh, torch.ones(2))  # torch 2.13 raises after the update: it happened
-fails(lambda: y_inference.requires_grad_(), "requires_grad=True on inference tensor")
-fails(lambda: head(y_inference), "Inference tensors cannot be saved for backward")
+# torch 2.13 raises after the update: it happened
+assert torch.equal(fresh, torch.ones(2))
+fails(
+    lambda: y_inference.requires_grad_(),
+    "requires_grad=True on inference tensor"
+)
+fails(
+    lambda: head(y_inference), "Inference tensors cannot be saved for backward"
+)
 fails(lambda: y_inference._version, "do not track version counter")
 assert head.weight.grad is not None  # the clone() worked
 with torch.inference_mode():
@@ -102,7 +113,8 @@ print("eval(): ", torch.equal(first, second))
 # %% dropout-needs-eval-checks tags=["remove-cell"]
 model.train()
 with torch.inference_mode():
-    assert not torch.equal(model(x), model(x))  # Dropout still drops in inference_mode
+    # Dropout still drops in inference_mode
+    assert not torch.equal(model(x), model(x))
 model.eval()
 with torch.inference_mode():
     assert torch.equal(model(x), model(x))

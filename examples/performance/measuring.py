@@ -1,6 +1,6 @@
 # %% [markdown]
-# Measuring speed and memory: torch.utils.benchmark.Timer against time.time(), CUDA's
-# asynchronous launches, torch.profiler's table on CPU
+# Measuring speed and memory: torch.utils.benchmark.Timer against
+# time.time(), CUDA's asynchronous launches, torch.profiler's table on CPU
 
 # %% [markdown] lang="zh"
 # 测量速度与内存：`torch.utils.benchmark.Timer` 与 `time.time()` 的对比、
@@ -32,7 +32,8 @@ for name in ("time", "perf_counter"):
     print(f"{name:13} monotonic={info.monotonic}, resolution={info.resolution}")
 
 # %% clocks-checks tags=["remove-cell"]
-assert not time.get_clock_info("time").monotonic and time.get_clock_info("time").adjustable
+assert not time.get_clock_info("time").monotonic \
+    and time.get_clock_info("time").adjustable
 assert time.get_clock_info("perf_counter").monotonic
 assert not time.get_clock_info("perf_counter").adjustable
 
@@ -51,7 +52,8 @@ assert measurement.number_per_run > 1  # many calls per measurement, not one
 assert len(measurement.times) >= 1 and measurement.median > 0
 # it measured for at least min_run_time
 assert sum(measurement.times) * measurement.number_per_run >= 0.2
-assert measurement.num_threads == 1  # Timer's default, whatever torch.get_num_threads() says
+# Timer's default, whatever torch.get_num_threads() says
+assert measurement.num_threads == 1
 assert timer._task_spec.num_threads == 1
 
 # %% compare tags=["varies"]
@@ -75,10 +77,13 @@ for n in (16, 64):
 benchmark.Compare(results).print()
 
 # %% compare-checks tags=["remove-cell"]
-assert torch.allclose(broadcast_matmul(x, y), x @ y, atol=1e-4)  # the same product
-assert (x.unsqueeze(-1) * y.unsqueeze(0)).shape == (64, 64, 64)  # the n x n x n temporary
+# the same product
+assert torch.allclose(broadcast_matmul(x, y), x @ y, atol=1e-4)
+# the n x n x n temporary
+assert (x.unsqueeze(-1) * y.unsqueeze(0)).shape == (64, 64, 64)
 assert len(results) == 4 and all(m.median > 0 for m in results)
-# no assert on which is faster: on a busy machine one slow block can swap the medians
+# no assert on which is faster: on a busy
+# machine one slow block can swap the medians
 
 # %% cuda-async tags=["requires-cuda", "varies"]
 x = torch.randn(4096, 4096, device="cuda")
@@ -112,7 +117,8 @@ print(f"Timer:  {timed.median * 1e3:.2f} ms per product")
 
 # %% cuda-events-checks tags=["requires-cuda", "remove-cell"]
 assert begin.elapsed_time(end) > 0 and timed.median > 0
-# Timer synchronises: its time per product is of the events' order, not a launch's
+# Timer synchronises: its time per product
+# is of the events' order, not a launch's
 assert timed.median * 1e3 > 0.3 * begin.elapsed_time(end) / 10
 
 # %% cuda-memory tags=["requires-cuda"]
@@ -129,8 +135,10 @@ print(f"peak:          {peak:.0f} MiB")
 # %% cuda-memory-checks tags=["requires-cuda", "remove-cell"]
 one = 4096 * 4096 * 4  # bytes of one 4096x4096 float32 tensor: 64 MiB
 assert one == 64 * 2**20
-assert one <= torch.cuda.memory_allocated() - before < 2 * one  # y stays, y * 2 is gone
-assert torch.cuda.max_memory_allocated() - before >= 2 * one  # y and y * 2 at once
+# y stays, y * 2 is gone
+assert one <= torch.cuda.memory_allocated() - before < 2 * one
+# y and y * 2 at once
+assert torch.cuda.max_memory_allocated() - before >= 2 * one
 
 # %% profiler tags=["varies"]
 import os
@@ -160,5 +168,7 @@ print(table)
 events = {e.key: e for e in prof.key_averages()}
 assert {"forward", "backward", "aten::addmm", "aten::relu"} <= set(events)
 assert events["aten::addmm"].count == 2  # one per Linear in the forward pass
-assert events["aten::addmm"].cpu_memory_usage == (64 * 256 + 64 * 10) * 4  # its outputs
-assert events["forward"].cpu_time_total >= events["aten::addmm"].cpu_time_total / 2
+# its outputs
+assert events["aten::addmm"].cpu_memory_usage == (64 * 256 + 64 * 10) * 4
+assert events["forward"].cpu_time_total \
+    >= events["aten::addmm"].cpu_time_total / 2

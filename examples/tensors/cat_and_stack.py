@@ -93,7 +93,9 @@ assert torch.equal(stacked, via_cat)
 assert torch.stack(scalars).shape == (3,)
 assert torch.cat(vectors).shape == (4,)
 assert torch.stack(vectors).shape == (2, 2)
-wide, tall = [torch.ones(2, 3), torch.ones(2, 4)], [torch.ones(2, 3), torch.ones(3, 3)]
+wide, tall = [torch.ones(2, 3), torch.ones(2, 4)], [
+    torch.ones(2, 3), torch.ones(3, 3)
+]
 for join, bad, words in (
     (torch.cat, wide, "must match except in dimension 0"),
     (torch.stack, tall, "expects each tensor to be equal size"),
@@ -104,7 +106,9 @@ for join, bad, words in (
     except RuntimeError as error:
         assert words in str(error), str(error)
     else:
-        raise AssertionError(f"{join.__name__} accepted tensors it should reject")
+        raise AssertionError(
+            f"{join.__name__} accepted tensors it should reject"
+        )
 try:
     torch.cat([x, y], 0, torch.empty(4, 3))  # out is keyword-only
 except TypeError as error:
@@ -114,7 +118,8 @@ else:
 
 batch = [torch.randn(2, 3) for _ in range(4)]
 assert torch.stack(batch, dim=1).shape == (2, 4, 3)
-assert torch.stack(batch, dim=-1).shape == (2, 3, 4)  # -1: last dim of the result
+# -1: last dim of the result
+assert torch.stack(batch, dim=-1).shape == (2, 3, 4)
 for dim in range(-3, 3):  # len(batch) is inserted at dim of the result
     shape = list(torch.stack(batch, dim=dim).shape)
     assert shape.pop(dim) == 4 and shape == [2, 3]
@@ -124,7 +129,8 @@ assert torch.allclose(torch.stack(batch).mean(0), sum(batch) / 4)
 assert torch.equal(torch.tensor(scalars), torch.tensor([1, 2, 3]))
 w = torch.tensor(2.0, requires_grad=True)
 losses = [w * 1, w * 2, w * 3]
-torch.set_warn_always(True)  # the warning below is otherwise given once per process
+# the warning below is otherwise given once per process
+torch.set_warn_always(True)
 try:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -132,10 +138,12 @@ try:
 finally:
     torch.set_warn_always(False)
 assert any(
-    issubclass(w_.category, UserWarning) and "requires_grad=True" in str(w_.message)
+    issubclass(w_.category, UserWarning)
+    and "requires_grad=True" in str(w_.message)
     for w_ in caught
 )
-assert not from_list.requires_grad and from_list.grad_fn is None  # the graph is lost
+# the graph is lost
+assert not from_list.requires_grad and from_list.grad_fn is None
 assert from_list.is_leaf
 stacked = torch.stack(losses)
 assert stacked.grad_fn is not None
@@ -153,7 +161,9 @@ try:
 except ValueError:
     pass  # float vectors fail too, with another message
 else:
-    raise AssertionError("torch.tensor() of a list of 1-D float tensors should fail")
+    raise AssertionError(
+        "torch.tensor() of a list of 1-D float tensors should fail"
+    )
 
 inp = torch.randn(2, 5)
 rows = list(inp.unsqueeze(1))

@@ -2,6 +2,10 @@
 # torch.tensor() builds a tensor from data; what a tensor carries (dtype, shape,
 # device, autograd attributes), how dtype is chosen, and what randn really draws
 
+# %% [markdown] lang="zh"
+# `torch.tensor()` 用数据构造张量；张量带有哪些信息（dtype、形状、设备、
+# autograd 相关属性），dtype 是如何确定的，以及 `randn` 实际采样的是什么
+
 # %% attributes
 import numpy as np
 import torch
@@ -137,22 +141,28 @@ except RuntimeError as error:
     assert "same dtype" in str(error) and "Double" in str(error)
 else:
     raise AssertionError("a float64 input to a float32 Linear should fail")
-assert torch.nn.Linear(2, 1).weight.dtype == torch.float32  # weights: the default dtype
-assert torch.nn.Linear(2, 1)(torch.tensor(a, dtype=torch.float32)).dtype == torch.float32
+# weights: the default dtype
+assert torch.nn.Linear(2, 1).weight.dtype == torch.float32
+assert torch.nn.Linear(2, 1)(
+    torch.tensor(a, dtype=torch.float32)
+).dtype == torch.float32
 try:
     torch.tensor([1, 2], torch.float)  # dtype is keyword-only
 except TypeError as error:
     assert "1 positional argument" in str(error)
 else:
     raise AssertionError("torch.tensor() should take dtype only as a keyword")
-assert torch.equal(torch.tensor([1, 2], dtype=torch.float), torch.tensor([1.0, 2.0]))
+assert torch.equal(
+    torch.tensor([1, 2], dtype=torch.float), torch.tensor([1.0, 2.0])
+)
 assert torch.float is torch.float32 and torch.long is torch.int64
 
 assert torch.Tensor([1, 2]).dtype == torch.float32
 assert torch.Tensor(3).shape == (3,) and torch.tensor(3).shape == ()
 
 a = np.array([1.0, 2.0, 3.0])
-copied, shared, also_shared = torch.tensor(a), torch.from_numpy(a), torch.as_tensor(a)
+copied, shared, also_shared = \
+    torch.tensor(a), torch.from_numpy(a), torch.as_tensor(a)
 a[0] = 100.0
 assert copied[0] == 1.0 and shared[0] == 100.0 and also_shared[0] == 100.0
 assert torch.as_tensor(a, dtype=torch.float32)[0] == 100.0
@@ -165,7 +175,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     torch.tensor(src)
 assert any(
-    issubclass(w_.category, UserWarning) and "detach().clone()" in str(w_.message)
+    issubclass(w_.category, UserWarning)
+    and "detach().clone()" in str(w_.message)
     for w_ in caught
 )
 y = src.detach().clone()
@@ -179,12 +190,15 @@ else:
     except RuntimeError as error:
         assert "pin_memory=True requires" in str(error)
     else:
-        raise AssertionError("pin_memory=True without an accelerator should fail")
+        raise AssertionError(
+            "pin_memory=True without an accelerator should fail"
+        )
 
 x = torch.randn(10_000)
 assert abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05
 assert x.min() < -3 and x.max() > 3  # not confined to [0, 1]
-assert 0.45 < (x < 0).float().mean() < 0.55 and 0.13 < (x > 1).float().mean() < 0.19
+assert 0.45 < (x < 0).float().mean() < 0.55 \
+    and 0.13 < (x > 1).float().mean() < 0.19
 u = torch.rand(10_000)
 assert u.min() >= 0 and u.max() < 1
 
@@ -196,4 +210,5 @@ x = torch.randn(8, 4, 9)
 assert isinstance(x.shape, torch.Size) and isinstance(x.shape, tuple)
 batch, channels, length = x.shape
 assert (batch, channels, length) == (8, 4, 9) and x.shape[0] == 8
-assert x.shape == (8, 4, 9) and x.size() == x.shape and x.size(1) == 4 and x.ndim == 3
+assert x.shape == (8, 4, 9) and x.size() == x.shape and x.size(1) == 4 \
+    and x.ndim == 3

@@ -2,6 +2,10 @@
 # Indexing with lists, slices and boolean masks; nonzero and where;
 # comparing tensors element by element and as a whole
 
+# %% [markdown] lang="zh"
+# 用列表、切片和布尔掩码做索引；`nonzero` 与 `where`；
+# 逐元素比较张量与整体比较张量
+
 # %% assign-rows
 import torch
 
@@ -119,8 +123,10 @@ assert torch.equal(x[-2:], src[-2:]) and x[:-2].eq(0).all()
 
 x = torch.arange(6.0)
 picked, sliced = x[[0, 1]], x[2:4]
-assert picked.data_ptr() != x.data_ptr()  # advanced indexing on the right: a copy
-assert sliced.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()  # a view
+# advanced indexing on the right: a copy
+assert picked.data_ptr() != x.data_ptr()
+# a view
+assert sliced.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
 picked[0] = 50.0
 sliced[0] = 77.0
 assert torch.equal(x, torch.tensor([0.0, 1.0, 77.0, 3.0, 4.0, 5.0]))
@@ -132,7 +138,8 @@ y = x[mask]
 assert y.shape == (3,) and y.data_ptr() != x.data_ptr()
 y[0] = 100.0
 assert x[3] == 3.0  # the masked copy does not write back
-assert torch.zeros(2, 3)[torch.ones(2, 3, dtype=torch.bool)].shape == (6,)  # always 1-D
+# always 1-D
+assert torch.zeros(2, 3)[torch.ones(2, 3, dtype=torch.bool)].shape == (6,)
 x[mask] = 0.0
 # on the left of =: in place
 assert torch.equal(x, torch.tensor([0.0, 1.0, 2.0, 0.0, 0.0, 0.0]))
@@ -150,10 +157,12 @@ mask = torch.zeros(10, dtype=torch.bool)
 mask[idx] = True
 assert torch.equal(mask, bool_mask) and bool_mask.dtype == torch.bool
 assert mask.dtype == torch.bool and mask.sum() == 3 and mask[[2, 3, 7]].all()
-assert torch.equal(torch.nonzero(mask).squeeze(1), idx.sort().values)  # and back
+# and back
+assert torch.equal(torch.nonzero(mask).squeeze(1), idx.sort().values)
 
 x = torch.tensor([0, 5, 0, 7])
-assert torch.nonzero(x).shape == (2, 1)  # (matches, ndim), not the input's shape
+# (matches, ndim), not the input's shape
+assert torch.nonzero(x).shape == (2, 1)
 assert torch.equal(torch.nonzero(x).squeeze(1), torch.tensor([1, 3]))
 (only,) = torch.nonzero(x, as_tuple=True)
 assert torch.equal(only, torch.tensor([1, 3]))
@@ -163,7 +172,8 @@ rows, cols = torch.nonzero(m, as_tuple=True)
 assert torch.equal(m[rows, cols], torch.tensor([1, 2]))
 assert torch.equal(torch.argwhere(m), torch.nonzero(m))
 x = torch.tensor([0, 0, 9])
-assert torch.nonzero(x).squeeze().shape == ()  # one match: squeeze() gives a 0-d tensor
+# one match: squeeze() gives a 0-d tensor
+assert torch.nonzero(x).squeeze().shape == ()
 try:
     iter(torch.nonzero(x).squeeze())
 except TypeError as error:
@@ -173,7 +183,9 @@ else:
 assert torch.nonzero(x).squeeze(1).shape == (1,)
 
 x = torch.tensor([[-1.0, 2.0], [3.0, -4.0]])
-assert torch.equal(torch.where(x > 0, x, 0.0), torch.tensor([[0.0, 2.0], [3.0, 0.0]]))
+assert torch.equal(
+    torch.where(x > 0, x, 0.0), torch.tensor([[0.0, 2.0], [3.0, 0.0]])
+)
 assert torch.equal(
     torch.where(x > 0, x, torch.tensor([10.0, 20.0])),
     torch.tensor([[10.0, 2.0], [3.0, 20.0]]),  # other broadcast along the rows
@@ -186,10 +198,12 @@ assert all(torch.equal(p, q) for p, q in zip(one_arg, as_tuple))
 
 a = torch.tensor([1, 2, 3, 4, 5, 6, 7])
 b = torch.tensor([1, 2, 3, 5, 6, 7, 8])
-assert torch.equal(torch.eq(a, b), a == b) and torch.eq(a, b).dtype == torch.bool
+assert torch.equal(torch.eq(a, b), a == b) \
+    and torch.eq(a, b).dtype == torch.bool
 assert torch.sum(torch.eq(a, b)) == 3 and isinstance((a == b).sum().item(), int)
 assert torch.equal(a, a.clone()) is True and torch.equal(a, b) is False
-assert torch.equal(a, torch.tensor([1, 2, 3])) is False  # different shapes: just False
+# different shapes: just False
+assert torch.equal(a, torch.tensor([1, 2, 3])) is False
 try:
     a == torch.tensor([1, 2, 3])
 except RuntimeError as error:

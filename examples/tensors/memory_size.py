@@ -1,6 +1,10 @@
 # %% [markdown]
-# A tensor's data takes element_size() * nelement() bytes (x.nbytes); its storage,
-# shared by all its views, can be much larger
+# A tensor's data takes element_size() * nelement() bytes (x.nbytes);
+# its storage, shared by all its views, can be much larger
+
+# %% [markdown] lang="zh"
+# 张量的数据占用 `element_size() * nelement()` 字节（即 `x.nbytes`）；
+# 而它的存储（storage）由它的所有视图共享，可能大得多
 
 # %% getsizeof-tensor
 import sys
@@ -18,7 +22,9 @@ print(x.element_size(), x.nelement())
 print(x.element_size() * x.nelement(), x.nbytes)
 
 # %% dtypes
-for dtype in (torch.float64, torch.float32, torch.float16, torch.int64, torch.bool):
+for dtype in (
+    torch.float64, torch.float32, torch.float16, torch.int64, torch.bool
+):
     y = torch.zeros(1000, 1000, dtype=dtype)
     print(dtype, y.element_size(), y.nbytes)
 
@@ -59,12 +65,14 @@ assert any(
     and "TypedStorage is deprecated" in str(w.message)
     for w in caught
 )
-assert 4_000_000 < size < 4_000_000 + 1000  # the storage's bytes plus a Python object
+# the storage's bytes plus a Python object
+assert 4_000_000 < size < 4_000_000 + 1000
 
 assert x.element_size() == 4 and x.nelement() == x.numel() == 1_000_000
 assert x.nbytes == x.element_size() * x.nelement() == 4_000_000
 sizes = {
-    torch.float64: 8, torch.float32: 4, torch.float16: 2, torch.int64: 8, torch.bool: 1
+    torch.float64: 8, torch.float32: 4, torch.float16: 2, torch.int64: 8,
+    torch.bool: 1
 }
 for dtype, size in sizes.items():
     y = torch.zeros(1000, 1000, dtype=dtype)
@@ -77,11 +85,13 @@ row = x[0]
 assert row.nbytes == 4000
 assert row.untyped_storage().nbytes() == 4_000_000  # the whole matrix
 assert row.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-assert sys.getsizeof(row.untyped_storage()) > 4_000_000  # the whole storage, not the row
+# the whole storage, not the row
+assert sys.getsizeof(row.untyped_storage()) > 4_000_000
 big = torch.zeros(1000, 1000)
 first_row = big[0]
 del big
-assert first_row.untyped_storage().nbytes() == 4_000_000  # still holds all of it
+# still holds all of it
+assert first_row.untyped_storage().nbytes() == 4_000_000
 assert first_row.clone().untyped_storage().nbytes() == 4000
 
 small = torch.zeros(1, 3)

@@ -1,6 +1,11 @@
 # %% [markdown]
-# view never copies and needs compatible strides; reshape copies only when it must;
-# squeeze without a dim removes every size-1 dimension, the batch one included
+# view never copies and needs compatible strides; reshape
+# copies only when it must; squeeze without a dim removes
+# every size-1 dimension, the batch one included
+
+# %% [markdown] lang="zh"
+# `view` 从不复制数据，但要求 stride 兼容；`reshape` 只在必要时才复制；
+# 不带 `dim` 的 `squeeze` 会去掉所有大小为 1 的维度，batch 维也不例外
 
 # %% view
 import torch
@@ -52,7 +57,9 @@ def predict(logits):
     return logits.squeeze(1).argmax(dim=1)
 
 
-print(predict(torch.randn(4, 1, 10)).shape, predict(torch.randn(1, 1, 10)).shape)
+print(
+    predict(torch.randn(4, 1, 10)).shape, predict(torch.randn(1, 1, 10)).shape
+)
 
 # %% unsqueeze
 x = torch.zeros(2, 3)
@@ -87,11 +94,14 @@ assert m.is_contiguous() and not t.is_contiguous()
 try:
     t.view(6)
 except RuntimeError as error:
-    assert "view size is not compatible" in str(error) and ".reshape" in str(error)
+    assert "view size is not compatible" in str(error) \
+        and ".reshape" in str(error)
 else:
     raise AssertionError("view() of a transposed tensor should fail")
-assert t.view(3, 2, 1).data_ptr() == m.data_ptr()  # strides allow it: still a view
-assert m.reshape(3, 2).data_ptr() == m.data_ptr()  # contiguous: reshape is a view
+# strides allow it: still a view
+assert t.view(3, 2, 1).data_ptr() == m.data_ptr()
+# contiguous: reshape is a view
+assert m.reshape(3, 2).data_ptr() == m.data_ptr()
 r2 = t.reshape(6)
 assert r2.data_ptr() != m.data_ptr()  # not contiguous: reshape copies
 assert torch.equal(r2, torch.tensor([0, 3, 1, 4, 2, 5]))
@@ -121,12 +131,15 @@ assert x[None].shape == (1, 2, 3) and x[:, None].shape == (2, 1, 3)
 y = x.unsqueeze(0)
 assert x.shape == (2, 3)  # unsqueeze leaves x alone
 assert y.data_ptr() == x.data_ptr()  # and returns a view of it
-assert x.unsqueeze_(0) is x and x.shape == (1, 2, 3)  # unsqueeze_ changes x itself
+# unsqueeze_ changes x itself
+assert x.unsqueeze_(0) is x and x.shape == (1, 2, 3)
 
 x = torch.zeros(8, 3, 4, 4)
-assert x.flatten().shape == torch.flatten(x).shape == (384,)  # both start at dim 0
+# both start at dim 0
+assert x.flatten().shape == torch.flatten(x).shape == (384,)
 assert x.flatten(start_dim=1).shape == (8, 48)
 assert x.flatten(0, 1).shape == (24, 4, 4)
 assert torch.nn.Flatten()(x).shape == (8, 48)  # nn.Flatten starts at dim 1
 assert x.flatten(start_dim=1).data_ptr() == x.data_ptr()  # a view when it can
-assert x.transpose(0, 1).flatten().data_ptr() != x.data_ptr()  # a copy when it must
+# a copy when it must
+assert x.transpose(0, 1).flatten().data_ptr() != x.data_ptr()

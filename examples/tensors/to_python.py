@@ -2,6 +2,10 @@
 # item() for one element, tolist() for many, list() for 0-d tensors;
 # .numpy() and torch.from_numpy() share memory
 
+# %% [markdown] lang="zh"
+# 单个元素用 `item()`，多个元素用 `tolist()`，`list()` 得到的是 0 维张量；
+# `.numpy()` 和 `torch.from_numpy()` 共享内存
+
 # %% item
 import numpy as np
 import torch
@@ -72,12 +76,22 @@ assert torch.tensor([1]).item() == 1 and type(torch.tensor([1]).item()) is int
 value = torch.tensor([[2.5]]).item()
 assert type(value) is float and value == 2.5
 assert type(torch.tensor(True).item()) is bool
-assert torch.tensor(0.1).item() != 0.1  # float32 rounding, seen as a Python float
-assert torch.tensor(0.1).item() == float(np.float32(0.1))  # exactly the float32 value
+# float32 rounding, seen as a Python float
+assert torch.tensor(0.1).item() != 0.1
+# exactly the float32 value
+assert torch.tensor(0.1).item() == float(np.float32(0.1))
 assert torch.tensor(0.1, dtype=torch.float64).item() == 0.1
 for make_scalar, kind, words in (
-    (lambda: torch.tensor([2, 3, 4, 5]).item(), RuntimeError, "4 elements cannot be"),
-    (lambda: float(torch.tensor([2.0, 3.0])), ValueError, "only one element tensors"),
+    (
+        lambda: torch.tensor([2, 3, 4, 5]).item(),
+        RuntimeError,
+        "4 elements cannot be"
+    ),
+    (
+        lambda: float(torch.tensor([2.0, 3.0])),
+        ValueError,
+        "only one element tensors"
+    ),
     (lambda: int(torch.tensor([2, 3])), ValueError, "only one element tensors"),
 ):
     try:
@@ -88,8 +102,12 @@ for make_scalar, kind, words in (
         raise AssertionError(f"expected {kind.__name__}")
 assert float(torch.tensor([2.0])) == 2.0
 
-assert t1.tolist() == list(range(1, 11)) and all(type(v) is int for v in t1.tolist())
-assert torch.tensor([[1.0, 2.0], [3.0, 4.0]]).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+assert t1.tolist() == list(range(1, 11)) and all(
+    type(v) is int for v in t1.tolist()
+)
+assert torch.tensor([[1.0, 2.0], [3.0, 4.0]]).tolist() == [
+    [1.0, 2.0], [3.0, 4.0]
+]
 assert torch.tensor(5).tolist() == 5  # a 0-d tensor gives a number, not a list
 items = list(t1)
 assert len(items) == 10
@@ -104,7 +122,9 @@ except RuntimeError as error:
     assert "requires grad" in str(error) and "detach().numpy()" in str(error)
 else:
     raise AssertionError("numpy() of a tensor that requires grad should fail")
-assert np.array_equal(w.detach().numpy(), np.array([1.0, 2.0], dtype=np.float32))
+assert np.array_equal(
+    w.detach().numpy(), np.array([1.0, 2.0], dtype=np.float32)
+)
 assert np.array_equal(w.numpy(force=True), w.detach().numpy())
 
 x = torch.tensor([1.0, 2.0, 3.0])
@@ -116,4 +136,5 @@ x.add_(1)
 assert a[0] == 101.0
 b = x.numpy().copy()
 b[0] = -1.0
-assert x[0] == 101.0 and b.ctypes.data != x.data_ptr()  # the copy is independent
+# the copy is independent
+assert x[0] == 101.0 and b.ctypes.data != x.data_ptr()

@@ -106,7 +106,8 @@ assert resumed == losses  # bit for bit, not only close
 assert start == 2 and len(first) == 2
 assert list(checkpoint["optimizer"]) == ["state", "param_groups"]
 assert checkpoint["scheduler"]["last_epoch"] == 2
-assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5 * 0.5  # StepLR went on counting
+# StepLR went on counting
+assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5 * 0.5
 assert all(isinstance(v, torch.Tensor) for v in checkpoint["model"].values())
 # the model made with seed 123 had other weights: loading replaced them
 assert not torch.equal(make_training(seed=123)[0][0].weight, model[0].weight)
@@ -126,7 +127,8 @@ print(optimizer.param_groups[0]["lr"])
 # %% model-only-checks tags=["remove-cell"]
 assert partial != losses
 assert partial[2] != losses[2]  # the first resumed epoch already differs
-assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5  # the schedule started again
+# the schedule started again
+assert optimizer.param_groups[0]["lr"] == 0.01 * 0.5
 
 # %% no-rng
 model, optimizer, scheduler = make_training(seed=123)
@@ -178,7 +180,9 @@ print(type(checkpoint["rng"]["numpy"][1]))
 assert isinstance(checkpoint["rng"]["numpy"][1], np.ndarray)
 for missing in range(len(allowed)):  # each of the four is needed
     try:
-        with torch.serialization.safe_globals(allowed[:missing] + allowed[missing + 1:]):
+        with torch.serialization.safe_globals(
+            allowed[:missing] + allowed[missing + 1:]
+        ):
             torch.load("checkpoint.pt")
     except pickle.UnpicklingError:
         pass

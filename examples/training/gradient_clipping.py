@@ -1,6 +1,7 @@
 # %% [markdown]
-# Gradient clipping: clip_grad_norm_ returns the norm before clipping, clip_grad_value_
-# clamps each element; clip after unscaling with AMP; find where a NaN starts
+# Gradient clipping: clip_grad_norm_ returns the norm
+# before clipping, clip_grad_value_ clamps each element;
+# clip after unscaling with AMP; find where a NaN starts
 
 # %% [markdown] lang="zh"
 # 梯度裁剪：`clip_grad_norm_` 返回裁剪前的范数，`clip_grad_value_` 逐元素截断；
@@ -27,10 +28,12 @@ print(after)
 
 # %% clip-norm-checks tags=["remove-cell"]
 before = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
-assert torch.allclose(total, before)  # the returned norm is the one before clipping
+# the returned norm is the one before clipping
+assert torch.allclose(total, before)
 assert total > 1.0
 assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
-for g, p in zip(grads, model.parameters()):  # every gradient scaled by one factor
+# every gradient scaled by one factor
+for g, p in zip(grads, model.parameters()):
     assert torch.allclose(p.grad, g * (1.0 / (total + 1e-6)))
 
 # %% clip-norm-small
@@ -40,7 +43,8 @@ print(nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0))
 print(model.weight.grad)
 
 # %% clip-norm-small-checks tags=["remove-cell"]
-assert torch.equal(model.weight.grad, torch.tensor([[0.3, 0.0, -0.4]]))  # untouched
+# untouched
+assert torch.equal(model.weight.grad, torch.tensor([[0.3, 0.0, -0.4]]))
 
 # %% clip-value
 model.weight.grad = torch.tensor([[3.0, 0.05, -0.4]])
@@ -91,8 +95,10 @@ assert unclipped[1] > unclipped[0]  # grows from the first step
 assert not math.isfinite(unclipped[-1])  # and ends in inf or nan
 assert all(map(math.isfinite, clipped)) and clipped[-1] < clipped[0]
 assert all(b < a for a, b in zip(clipped, clipped[1:]))  # falls at every step
-assert clipped_norms[0] == unclipped_norms[0] > 1.0  # the norm before clipping, logged
-assert all(n > 1.0 for n in clipped_norms)  # clipped at every step: SGD steps of lr * 1.0
+# the norm before clipping, logged
+assert clipped_norms[0] == unclipped_norms[0] > 1.0
+# clipped at every step: SGD steps of lr * 1.0
+assert all(n > 1.0 for n in clipped_norms)
 first_nan = next(i for i, v in enumerate(unclipped) if math.isnan(v))
 assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_nan
 
@@ -106,7 +112,8 @@ print(model.weight.grad, model.bias.grad)
 # %% nonfinite-checks tags=["remove-cell"]
 assert torch.isnan(model.weight.grad[0, 0])  # inf * 0
 assert torch.equal(model.weight.grad[0, 1:].abs(), torch.zeros(2))
-assert torch.equal(model.bias.grad, torch.zeros(1))  # the finite ones are wiped out
+# the finite ones are wiped out
+assert torch.equal(model.bias.grad, torch.zeros(1))
 
 # %% nonfinite-error tags=["raises-exception"]
 model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])
@@ -115,12 +122,17 @@ nn.utils.clip_grad_norm_(params, max_norm=1.0, error_if_nonfinite=True)
 
 # %% nonfinite-error-checks tags=["remove-cell"]
 try:
-    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0, error_if_nonfinite=True)
+    nn.utils.clip_grad_norm_(
+        model.parameters(), max_norm=1.0, error_if_nonfinite=True
+    )
 except RuntimeError as error:
     assert "is non-finite, so it cannot be clipped" in str(error)
-    assert torch.equal(model.weight.grad[0, 1:], torch.tensor([0.5, -0.4]))  # untouched
+    # untouched
+    assert torch.equal(model.weight.grad[0, 1:], torch.tensor([0.5, -0.4]))
 else:
-    raise AssertionError("error_if_nonfinite=True should raise on an inf gradient")
+    raise AssertionError(
+        "error_if_nonfinite=True should raise on an inf gradient"
+    )
 
 # %% amp-wrong
 torch.manual_seed(0)
@@ -152,12 +164,18 @@ assert torch.allclose(scaled / 65536.0, total)  # unscale_ divided by the scale
 torch.manual_seed(0)
 reference = nn.Linear(3, 1)
 nn.functional.mse_loss(reference(x), y).backward()  # float32, no scaler
-fp32_norm = nn.utils.clip_grad_norm_(reference.parameters(), max_norm=float("inf"))
-assert torch.allclose(total, fp32_norm, rtol=1e-2)  # the true norm, up to float16
+fp32_norm = nn.utils.clip_grad_norm_(
+    reference.parameters(), max_norm=float("inf")
+)
+# the true norm, up to float16
+assert torch.allclose(total, fp32_norm, rtol=1e-2)
 assert total > 1.0  # so this step was clipped
-after = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+after = torch.linalg.vector_norm(
+    torch.stack([p.grad.norm() for p in model.parameters()])
+)
 assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
-# the mistake: clipping the scaled gradients to 1.0 leaves a 65536th of that once unscaled
+# the mistake: clipping the scaled gradients to
+# 1.0 leaves a 65536th of that once unscaled
 torch.manual_seed(0)
 wrong = nn.Linear(3, 1)
 wrong_optimizer = torch.optim.SGD(wrong.parameters(), lr=0.1)
@@ -206,13 +224,17 @@ with warnings.catch_warnings(record=True) as caught:
             w = torch.zeros(2, requires_grad=True)
             (w**2).sum().sqrt().backward()
     except RuntimeError as error:
-        assert "Function 'PowBackward0' returned nan values in its 0th output" in str(error)
+        assert "Function 'PowBackward0' returned nan values in its 0th output" \
+            in str(error)
     else:
         raise AssertionError("anomaly mode should raise on a NaN gradient")
 messages = [str(warning.message) for warning in caught]
-assert any("Error detected in PowBackward0" in m and "Traceback of forward call" in m
-           for m in messages), messages
-assert any("increase the runtime" in m for m in messages)  # and it says it is slow
+assert any(
+    "Error detected in PowBackward0" in m and "Traceback of forward call" in m
+    for m in messages
+), messages
+# and it says it is slow
+assert any("increase the runtime" in m for m in messages)
 assert not torch.is_anomaly_enabled()  # only inside the block
 torch.autograd.set_detect_anomaly(True)  # for the whole program
 assert torch.is_anomaly_enabled()

@@ -1,6 +1,6 @@
 # %% [markdown]
-# Mixed precision: autocast runs some ops in bfloat16 or float16 and others in float32,
-# the weights stay float32, and GradScaler scales the loss for float16
+# Mixed precision: autocast runs some ops in bfloat16 or float16 and others in
+# float32, the weights stay float32, and GradScaler scales the loss for float16
 
 # %% [markdown] lang="zh"
 # 混合精度：`autocast` 让一部分运算以 bfloat16 或 float16 执行，
@@ -31,7 +31,8 @@ print("gradient:", model[0].weight.grad.dtype)
 # %% autocast-cpu-checks tags=["remove-cell"]
 assert out.dtype == torch.bfloat16 and loss.dtype == torch.float32
 assert model[0].weight.dtype == torch.float32 == model[0].weight.grad.dtype
-assert all(p.dtype == torch.float32 for p in model.parameters())  # nothing converted
+# nothing converted
+assert all(p.dtype == torch.float32 for p in model.parameters())
 
 # %% which-ops
 a, b = torch.randn(4, 4), torch.randn(4, 4)  # float32
@@ -95,8 +96,10 @@ print(torch.tensor(1.001).half(), torch.tensor(1.001).bfloat16())
 
 # %% formats-checks tags=["remove-cell"]
 assert torch.finfo(torch.float16).max == 65504
-assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny  # same range
-assert torch.finfo(torch.bfloat16).eps == 2**-7 and torch.finfo(torch.float16).eps == 2**-10
+# same range
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny
+assert torch.finfo(torch.bfloat16).eps == 2**-7 \
+    and torch.finfo(torch.float16).eps == 2**-10
 assert torch.tensor(1e-8).half() == 0 and torch.tensor(1e-8).bfloat16() != 0
 assert torch.isinf(torch.tensor(70000.0).half())
 assert torch.isfinite(torch.tensor(70000.0).bfloat16())
@@ -130,12 +133,15 @@ for step in range(3):
     print(f"step {step}: loss {loss.item():.4f}, scale {scaler.get_scale()}")
 
 # %% scaler-loop-checks tags=["remove-cell"]
-assert scaler.get_scale() == 65536.0  # no overflow: kept (it grows after 2000 steps)
-assert scaler.get_growth_interval() == 2000 and scaler.get_backoff_factor() == 0.5
+# no overflow: kept (it grows after 2000 steps)
+assert scaler.get_scale() == 65536.0
+assert scaler.get_growth_interval() == 2000 \
+    and scaler.get_backoff_factor() == 0.5
 scaled = scaler.scale(loss)
 assert torch.equal(scaled, loss * 65536.0)
 assert scaler.get_growth_factor() == 2.0
-# step() unscales by itself when unscale_ was not called: the same update either way
+# step() unscales by itself when unscale_
+# was not called: the same update either way
 twins = []
 for explicit in (True, False):
     torch.manual_seed(0)

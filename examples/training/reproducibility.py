@@ -1,6 +1,7 @@
 # %% [markdown]
-# Reproducibility: seed every generator you use, give DataLoaders their own generator,
-# and turn on deterministic algorithms to find ops that may differ from run to run
+# Reproducibility: seed every generator you use, give
+# DataLoaders their own generator, and turn on deterministic
+# algorithms to find ops that may differ from run to run
 
 # %% [markdown] lang="zh"
 # 可复现性：给用到的每个随机数生成器设种子，为 `DataLoader` 单独传入
@@ -109,9 +110,11 @@ for row in worker_draws(seed=0):
 # %% workers-checks tags=["remove-cell"]
 rows = worker_draws(seed=0)
 by_worker = {w: [(t, n, r) for ww, t, n, r in rows if ww == w] for w in (0, 1)}
-assert by_worker[0][0] != by_worker[1][0]  # torch, NumPy and random differ per worker
+# torch, NumPy and random differ per worker
+assert by_worker[0][0] != by_worker[1][0]
 assert all(a != b for a, b in zip(by_worker[0][0], by_worker[1][0]))
-assert worker_draws(seed=0) == rows  # the same generator seed: the same numbers again
+# the same generator seed: the same numbers again
+assert worker_draws(seed=0) == rows
 assert worker_draws(seed=1) != rows
 
 
@@ -122,14 +125,16 @@ class Seeds(Dataset):  # one sample per worker: what the worker was seeded with
     def __getitem__(self, index):
         info = torch.utils.data.get_worker_info()
         first = random.random()  # the worker's first draw
-        return info.seed, torch.initial_seed(), first, random.Random(info.seed).random()
+        return info.seed, torch.initial_seed(), first, \
+            random.Random(info.seed).random()
 
 
 seeds = list(DataLoader(Seeds(), batch_size=None, num_workers=2,
                         generator=torch.Generator().manual_seed(0)))
 assert seeds[1][0] == seeds[0][0] + 1  # base seed + worker id
 for seed, torch_seed, first, expected in seeds:
-    assert torch_seed == seed and first == expected  # torch and random seeded with it
+    # torch and random seeded with it
+    assert torch_seed == seed and first == expected
 
 # %% deterministic tags=["raises-exception"]
 torch.use_deterministic_algorithms(True)
@@ -160,7 +165,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     x.put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
 assert len(caught) == 1 and issubclass(caught[0].category, UserWarning)
-assert "put_ does not have a deterministic implementation" in str(caught[0].message)
+assert "put_ does not have a deterministic implementation" \
+    in str(caught[0].message)
 
 # %% empty-filled
 torch.use_deterministic_algorithms(True)
@@ -171,10 +177,12 @@ torch.use_deterministic_algorithms(False)
 torch.use_deterministic_algorithms(True)
 assert torch.isnan(torch.empty(3)).all()
 assert (torch.empty(3, dtype=torch.long) == torch.iinfo(torch.long).max).all()
-assert torch.utils.deterministic.fill_uninitialized_memory  # the switch, on by default
+# the switch, on by default
+assert torch.utils.deterministic.fill_uninitialized_memory
 torch.use_deterministic_algorithms(False)
 assert not torch.are_deterministic_algorithms_enabled()
-assert not torch.backends.cudnn.deterministic and not torch.backends.cudnn.benchmark
+assert not torch.backends.cudnn.deterministic \
+    and not torch.backends.cudnn.benchmark
 
 # %% cuda tags=["requires-cuda"]
 import os
