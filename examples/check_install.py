@@ -4,7 +4,7 @@
 # %% [markdown] lang="zh"
 # 已安装的是哪个版本的 PyTorch，以及它能使用哪些加速器
 
-# %% versions
+# %% versions tags=["environment"]
 import platform
 
 import torch

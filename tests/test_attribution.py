@@ -255,3 +255,39 @@ def test_noise_a_measurement_or_a_failed_cell_is_no_difference_for_the_checked_l
     measured = SOURCE.replace("# %% shown", '# %% shown tags=["varies"]')
     varies = Example.from_source(EXAMPLE.path, EXAMPLE.file, measured)
     assert differing(varies, built("1.2 ms\n"), [recording(CPU_2_14, "1.5 ms\n")]) == set()
+
+
+def test_a_cell_that_describes_the_machine_shows_every_environment_but_is_no_change():
+    source = SOURCE.replace("# %% shown", '# %% shown tags=["environment"]')
+    example = Example("d/x.py", Path("/x/d/x.py"), source, parse_cells(source))
+    cell = next(c for c in example.cells if c.name == "shown")
+    assert cell.compared and not cell.tracked
+    older = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_11, 1.0,
+                      (CellResult(0), CellResult(cell.index, "torch 2.11.0\n"), CellResult(2)))  # fmt: skip
+    ours = Result(env=BUILD_ENV, cells=(CellResult(0), CellResult(cell.index, "torch 2.13.0\n"), CellResult(2)))
+    assert differing(example, ours, [older]) == set()  # a release prints its own version: not a change
+    site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
+    text = render_example(example, ours, None, lang="en", limit=1000,
+                          published=(Published.holding("cpu", older, example, site),))  # fmt: skip
+    assert "torch 2.13.0" in text and "torch 2.11.0\n" in text  # what each environment prints, still shown
+
+
+def test_consecutive_checked_releases_read_as_a_range_and_a_gap_breaks_it():
+    from mkdocs_examples.render.checks import spans
+    from mkdocs_examples.texts import text
+
+    en, zh = text("en"), text("zh")
+    assert spans(["2.4.1", "2.5.1", "2.6.0", "2.8.0"], en) == "2.4\u20132.6 and 2.8.0"  # 2.7 was not checked
+    assert spans(["2.9.1", "2.10.0"], en) == "2.9.1 and 2.10.0"  # two: named one by one
+    assert spans(["2.15.0", "2.4.1", *(f"2.{m}.0" for m in range(5, 15))], zh) == "2.4\u20132.15"
+    releases = {f"2.{m}.0" for m in range(4, 16)}
+    recorded = {"d/x.py": [recording({**CPU_2_14, "torch": f"{r}+cu130"}, "b\n") for r in releases - {"2.13.0"}]}
+    line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="en"))
+    assert "Checked on torch 2.4\u20132.15 (12 releases)." in line
+    gpu = {"d/x.py": [recording(GPU_2_11, "b\n")]}
+    line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh", elsewhere=gpu))
+    assert "本页示例已在 torch 2.4\u20132.15 上检验（共 12 个版本）。也已在 CUDA 上用 torch 2.11.0 检验。" in line
+    failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    older = [recording({**CPU_2_14, "torch": f"2.{m}.0+cu121"}, "a\n", failed) for m in (4, 5, 6)]
+    line = unescape(render_checks(BUILD_ENV, {"d/x.py": older}, "examples", lang="en"))
+    assert "does not hold on torch 2.4\u20132.6; it holds from torch 2.13.0 on." in line

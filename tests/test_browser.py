@@ -204,12 +204,14 @@ def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, 
         page.get_by_role("combobox", name="Outputs of torch").select_option(release)
         expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)  # applied
         after = [cuda.nth(i).inner_text() for i in range(cuda.count())]
-        assert all(a.startswith(b) for a, b in zip(after, before, strict=True)), after  # "(nearest recorded to …)"
+        assert all(a.startswith(b) for a, b in zip(after, before, strict=True)), after
+        assert all(f"(not recorded on CUDA with torch {release})" in a for a in after), after
         assert [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())] == outputs
 
 
-def test_a_release_recorded_on_no_cpu_shows_the_nearest_cpu_run_and_says_so(page, base_url):
-    """Today torch 2.11.0 has CUDA recordings only: a CPU output shows the nearest CPU run's, named as such."""
+def test_a_release_recorded_on_no_cpu_keeps_the_builds_cpu_output_and_says_so(page, base_url):
+    """A release with CUDA recordings only: a CPU output keeps the build's, and its label says that release was not
+    recorded on a CPU; every option names the devices recorded with its release."""
     from playwright.sync_api import expect
 
     page.goto(f"{base_url}/")
@@ -218,10 +220,12 @@ def test_a_release_recorded_on_no_cpu_shows_the_nearest_cpu_run_and_says_so(page
     offered = [o.get_attribute("value") for o in picker.locator("option").all()]
     cpu = {release for release, _ in cpu_releases()} | {BUILT_TORCH.split("+")[0]}
     gpu_only = [release for release in offered if release not in cpu]
-    assert gpu_only, offered  # the CUDA recordings' torch 2.11.0
-    for release in gpu_only:
+    labels = {o.get_attribute("value"): o.inner_text() for o in picker.locator("option").all()}
+    assert all(labels[r].endswith(" · CPU") or labels[r].endswith("CPU, CUDA") for r in cpu if r in labels), labels
+    assert all(labels[r].endswith(" · CUDA") for r in gpu_only), labels
+    for release in gpu_only:  # none once the GPU's torch is recorded on a CPU too
         picker.select_option(release)
-        expect(page.locator(VERSIONS)).to_contain_text(f"(nearest recorded to torch {release})")
+        expect(page.locator(VERSIONS)).to_contain_text(f"(not recorded on CPU with torch {release})")
         assert page.locator(VERSIONS).inner_text().startswith("torch ")
 
 

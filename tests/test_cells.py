@@ -40,6 +40,7 @@ def test_cells_have_names_tags_and_file_line_numbers():
         (["remove-cell"], False, False),  # a hidden check
         (["varies"], True, False),  # a timing: shown as measured, never compared across environments
         (["varies", "remove-output"], False, False),
+        (["environment"], True, True),  # the versions a machine has: each its own, never a change (Cell.tracked)
     ],
 )
 def test_whether_a_cell_shows_its_output_and_is_compared_follows_its_tags(tags, output_shown, compared):
@@ -47,6 +48,7 @@ def test_whether_a_cell_shows_its_output_and_is_compared_follows_its_tags(tags, 
     (cell,) = parse_cells(f"{header}\nprint(1)\n")
     assert cell.tags == tuple(tags)
     assert (cell.output_shown, cell.compared) == (output_shown, compared)
+    assert cell.tracked == (compared and "environment" not in tags)
 
 
 def test_file_without_markers_is_one_cell():

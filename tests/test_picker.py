@@ -13,7 +13,7 @@ import pytest
 from helpers import search_queries
 
 from mkdocs_examples.publish import picker
-from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, nearest, releases, site_data
+from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, recorded, releases, site_data
 from mkdocs_examples.recordings.store import Failed, Published, Recording, current
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
@@ -71,22 +71,21 @@ def test_the_picker_lists_every_release_once_newest_first():
         ("2.13.0", "cpu", BUILD),  # the build's own release: the page as built
         ("2.14.1", "cpu", "cpu-torch2.14.1-py3.11"),
         ("2.9.1", "cpu", "cpu-torch2.9.1-py3.11"),
-        ("2.11.0", "cpu", "cpu-torch2.9.1-py3.11"),  # 2.9 and 2.13 are both two minors away: the older
-        ("2.12.0", "cpu", BUILD),  # one minor away, against three
-        ("2.15.0", "cpu", "cpu-torch2.14.1-py3.11"),  # a release no one recorded: the nearest
-        ("2.14.1", "cuda", "cuda-torch2.11.0-py3.12"),  # a CUDA cell keeps the only CUDA run
-        ("2.9.1", "cuda", "cuda-torch2.11.0-py3.12"),
+        ("2.11.0", "cpu", None),  # recorded on CUDA only: a CPU cell keeps its output, and says so
+        ("2.12.0", "cpu", None),  # never recorded: never another release's output instead
+        ("2.11.0", "cuda", "cuda-torch2.11.0-py3.12"),
+        ("2.14.1", "cuda", None),  # not the only CUDA run, which is another release's
         ("2.14.1", "mps", None),  # no run of that device at all
     ],
 )
-def test_each_pick_shows_the_nearest_environment_of_the_cells_device(pick, device, shows):
-    assert nearest(pick, device, SITE) == shows
+def test_each_pick_shows_that_releases_own_output_on_the_cells_device_or_none(pick, device, shows):
+    assert recorded(pick, device, SITE) == shows
 
 
 def test_of_two_runs_of_the_picked_release_the_builds_own_comes_first():
     twin = Environment("cpu-torch2.13.0-py3.12", {**BUILD_ENV, "python": "3.12.3"}, "2026-11-23")
-    assert nearest("2.13.0", "cpu", [twin, *SITE]) == BUILD
-    assert nearest("2.13.1", "cpu", [twin, *SITE]) == BUILD
+    assert recorded("2.13.0", "cpu", [twin, *SITE]) == BUILD
+    assert recorded("2.13.1", "cpu", [twin, *SITE]) is None
 
 
 def test_the_sites_file_names_each_environment_and_what_each_release_shows():
@@ -94,8 +93,11 @@ def test_the_sites_file_names_each_environment_and_what_each_release_shows():
     assert data["build"] == "2.13.0"
     assert [r["release"] for r in data["releases"]] == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]
     shown = {r["release"]: r["shows"] for r in data["releases"]}
-    assert shown["2.14.1"] == {"cpu": "cpu-torch2.14.1-py3.11", "cuda": "cuda-torch2.11.0-py3.12"}
-    assert shown["2.13.0"] == {"cpu": BUILD, "cuda": "cuda-torch2.11.0-py3.12"}
+    assert shown["2.14.1"] == {"cpu": "cpu-torch2.14.1-py3.11", "cuda": None}
+    assert shown["2.13.0"] == {"cpu": BUILD, "cuda": None}
+    assert shown["2.11.0"] == {"cpu": None, "cuda": "cuda-torch2.11.0-py3.12"}
+    devices = {r["release"]: r["devices"] for r in data["releases"]}
+    assert devices == {"2.14.1": ["cpu"], "2.13.0": ["cpu"], "2.11.0": ["cuda"], "2.9.1": ["cpu"]}
     gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
     assert gpu["label"] == "FIXTURE GPU (test data) · torch 2.11.0" and gpu["device"] == "cuda"
     assert gpu["full"] == "FIXTURE GPU (test data) · torch 2.11.0+cu130 · Python 3.12.3 · 2026-11-22"

@@ -124,6 +124,10 @@ class Build:
         """The fresh recordings of ``example`` on the build's device: the other releases it was checked on."""
         return self.recordings.checked(example) if self.recordings else []
 
+    def checked_elsewhere(self, example: Example) -> list[Recording]:
+        """The whole recordings of ``example`` on another device (a GPU): what the checks line adds for it."""
+        return self.recordings.checked_elsewhere(example) if self.recordings else []
+
     def tree(self, src_uri: str, lang: str) -> tuple[Pages, str]:
         """The pages of the language tree of page ``src_uri`` (by their path in it), and that page's path there."""
         first = src_uri.split("/", 1)[0]

@@ -64,7 +64,7 @@ class ExamplesConfig(base.Config):
     # own, its notebook with the outputs, at <lang>/notebooks/<path>/ (publish/notebook_views.py); false: none
     notebook_views = opt.Type(bool, default=True)
     # true (the default): where recordings are published, a torch picker in the header shows each cell's
-    # output recorded nearest to the reader's release (publish/picker.py); false: none
+    # output recorded with the reader's release on its device, or says it was not (publish/picker.py); false: none
     picker = opt.Type(bool, default=True)
 
     @property

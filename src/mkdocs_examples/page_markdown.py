@@ -116,15 +116,16 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
 
 def _checks(build: Build, site: Site, blocks: list[Block], lang: str) -> str:
     """The line on the torch releases the page's examples were checked on, where recordings add any."""
-    recorded, differ = {}, set()
+    recorded, elsewhere, differ = {}, {}, set()
     for path in dict.fromkeys(b.path for b in blocks):
         example = build.examples.get(path)
         if isinstance(example, Example) and path in build.outcomes:
             recorded[path] = build.checked(example)
+            elsewhere[path] = build.checked_elsewhere(example)
             differ |= differing(example, build.outcomes[path].result, recorded[path])
     if not any(recorded.values()):
         return ""
-    return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ)
+    return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere)
 
 
 def _error_index(build: Build, page: Page, lang: str) -> str:

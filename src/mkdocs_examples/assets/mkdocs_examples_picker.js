@@ -1,5 +1,6 @@
 /* The torch picker of mkdocs_examples: a <select> in the header; the reader picks their torch release and
- * each output on the page shows what the environment nearest to it printed, labelled with it.
+ * each output on the page shows what that release printed on the output's device, labelled with it; where that
+ * device was not recorded with that release, the output stays and its label says so.
  *
  * Data (publish/picker.py): outputs/environments.json (the releases, the environment each shows per
  * device, labels, texts) and outputs/examples/<path>.json (each cell's outputs per environment), fetched
@@ -113,9 +114,20 @@
 
   // The label of an output of `environment` for a reader who picked `pick`
   function relabel(label, environment, pick, words) {
-    label.textContent = environment.release === pick ? environment.label
-      : format(words["picker.nearest"], {label: environment.label, release: pick});
+    label.textContent = environment.label;
     label.title = environment.full;
+  }
+
+  var DEVICES = {cpu: "CPU", cuda: "CUDA"};
+
+  function deviceName(device) {
+    return DEVICES[device] || device.toUpperCase();
+  }
+
+  // The label of an output whose device was not recorded with the picked release: the output stays
+  function unrecorded(label, pick, words) {
+    label.textContent = format(words["picker.unrecorded"],
+      {label: label.textContent, device: deviceName(label.dataset.mxDevice), release: pick});
   }
 
   // Show, beside `label`, the output of the environment `target` (a name of environments.json)
@@ -146,6 +158,7 @@
         var target = entry && entry.shows[label.dataset.mxDevice];
         restore(label);
         if (target && target === label.dataset.mxEnv) relabel(label, site.environments[target], release, words);
+        if (entry && !target) unrecorded(label, release, words);
         return Boolean(target) && target !== label.dataset.mxEnv;
       });
       var paths = wanted.map(function (label) { return label.dataset.mxExample; })
@@ -184,7 +197,9 @@
     site.releases.forEach(function (r) {
       var option = document.createElement("option");
       option.value = r.release;
-      option.textContent = r.release === site.build ? format(words["picker.built"], {release: r.release}) : r.release;
+      var name = r.release === site.build ? format(words["picker.built"], {release: r.release}) : r.release;
+      option.textContent = format(words["picker.option"],
+        {release: name, devices: (r.devices || []).map(deviceName).join(", ")});
       select.appendChild(option);
     });
     select.value = stored() || site.build || "";

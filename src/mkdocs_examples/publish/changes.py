@@ -57,7 +57,7 @@ def collect(
                 if recording.failed and (page, example.path) not in {(c[0], c[1]) for c in changed.checks}:
                     changed.checks.append((page, example.path, recording.failed.line, recording.failed.message))
                 for item in example.cells:
-                    if block.cell not in (None, item.name) or not item.compared:  # a timing differs on every run
+                    if block.cell not in (None, item.name) or not item.tracked:  # a timing, or a machine's versions
                         continue
                     theirs, ours = recording.cell(item.index), mine.get(item.index)
                     if theirs is None or ours is None or theirs.skipped or ours.skipped:

@@ -3,10 +3,11 @@ example's outputs in each environment, as the JSON files the picker fetches.
 
 The picker (``assets/mkdocs_examples_picker.js``) adds a ``<select>`` to the page's header. Its
 releases are the build's own and those of every published folder of recordings, newest first
-(:func:`releases`). For each release and device, :func:`nearest` names the environment whose
-output a cell of that device shows: the same release where one was recorded, else the nearest
-release (by minor version, then patch; of two as near, the older). So a CPU cell shows a CPU
-output and a cell only a GPU ran keeps its GPU's.
+(:func:`releases`), each option naming the devices recorded with it. For each release and device,
+:func:`recorded` names the environment whose output a cell of that device shows: that very
+release's (the build's own before a recording of it), and none where that device was not
+recorded with it. Then the cell keeps its output and its label says that this device was not
+recorded with that release: a reader is never shown another release's output as theirs.
 
 Two kinds of file, written at the end of a build under ``<site>/outputs/`` (:data:`FOLDER`),
 the first fetched on each page with outputs, the others only once a reader picks a release other
@@ -42,7 +43,8 @@ from mkdocs_examples.texts import TEXT
 SCHEMA = 1
 FOLDER = "outputs"  # under the site's root
 SITE = "environments.json"  # the site's file; each example's is examples/<path>.json
-TEXTS = ("picker.label", "picker.built", "picker.nearest", "picker.missing", "output", "exception", "figure")
+TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "output", "exception",
+         "figure")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -67,22 +69,11 @@ def releases(environments: list[Environment]) -> list[str]:
     return sorted({e.release for e in environments if "torch" in e.env}, key=version_key, reverse=True)
 
 
-def nearest(pick: str, device: str, environments: list[Environment]) -> str | None:
-    """The environment of ``device`` whose output a cell shows for a reader of torch ``pick``; None if none.
-
-    The same release first (the build's own before a recording of it); else the nearest minor
-    release, then the nearest patch; of two as near, the older.
-    """
-    wanted = (*version_key(pick), 0, 0, 0)
-    candidates = [e for e in environments if e.device == device]
-
-    def distance(environment: Environment) -> tuple:
-        have = (*version_key(environment.release), 0, 0, 0)
-        minors = abs((have[0] - wanted[0]) * 1000 + have[1] - wanted[1])
-        patches = abs(have[2] - wanted[2]) if not minors else 0  # a patch counts within its minor release only
-        return minors, patches, have > wanted, environment.name != BUILD, environment.name
-
-    return min(candidates, key=distance).name if candidates else None
+def recorded(pick: str, device: str, environments: list[Environment]) -> str | None:
+    """The environment of ``device`` and torch ``pick`` whose output a cell shows for a reader of that release:
+    the build's own before a recording of it (of two Pythons, the build's); None where there is none."""
+    same = [e for e in environments if e.device == device and e.release == pick]
+    return min(same, key=lambda e: (e.name != BUILD, e.name)).name if same else None
 
 
 def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
@@ -91,7 +82,8 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
     for lang, words in TEXT.items():  # "… {n} more characters cut": the picker puts the number in
         texts[lang]["cut"] = words["cut"].replace("{n:,}", "{n}").replace("{limit:,}", f"{limit:,}")
     devices = sorted({e.device for e in environments})
-    shows = [{"release": r, "shows": {d: nearest(r, d, environments) for d in devices}} for r in releases(environments)]
+    shows = [{"release": r, "shows": (found := {d: recorded(r, d, environments) for d in devices}),
+              "devices": [d for d in devices if found[d]]} for r in releases(environments)]  # fmt: skip
     return {
         "schema": SCHEMA,
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),

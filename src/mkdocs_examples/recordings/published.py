@@ -91,6 +91,11 @@ class PublishedRecordings:
         """The first recording of ``example`` on another device: downloads and notebook views carry its outputs."""
         return next(iter(self.elsewhere(example)), None)
 
+    def checked_elsewhere(self, example: Example) -> list[Recording]:
+        """The recordings of ``example`` on another device than the build's (a GPU) in which every cell ran as it is
+        now: the devices its claims were checked on besides the build's."""
+        return [r for r in self.elsewhere(example) if r.whole(example)]
+
     def checked(self, example: Example) -> list[Recording]:
         """The recordings of ``example`` on the build's device in which every cell, hidden checks too, ran as it is
         now: the other releases its claims were checked on."""

@@ -6,8 +6,10 @@ the build's own, and each published recording of the same source. A check that f
 recorded environment (``record --keep-failed``) does not fail the build; the line says "does
 not hold on torch X", and "it holds from torch Y on" where it fails only on releases older than
 every release where it holds. (It fails the build, as always, on the build's own release.)
-Releases are named one by one, never as a range or "before": a release between two that were
-checked was not checked.
+Consecutive minor releases that were all checked are named as a range, with an en dash ("torch
+2.4\u20132.15 (12 releases)"); a release between two checked ones that was not checked itself
+breaks the range, so a range never claims a release nobody ran. Recordings on a GPU in which every
+cell ran as it is now add a sentence of their own ("Checked on CUDA with torch 2.11.0 too.").
 
 Where a release prints other outputs than the build (:func:`differing`: a cell the page shows,
 noise aside, measurements left out), the line says where, and that the notes under the outputs
@@ -36,7 +38,7 @@ def differing(example: Example, result: Result, recordings: list[Recording]) -> 
     """The releases of ``recordings`` in which a cell of ``example`` that pages show printed other than the
     build's ``result``, the machine's noise aside; a measurement (``varies``) and a cell whose check failed
     there are left out, as pages leave them out."""
-    shown = {c.index for c in example.cells if c.compared}
+    shown = {c.index for c in example.cells if c.tracked}
     ours = {cell.cell: key(cell) for cell in result.cells if cell.cell in shown}
     found = set()
     for recording in recordings:
@@ -47,12 +49,36 @@ def differing(example: Example, result: Result, recordings: list[Recording]) -> 
     return found
 
 
+def spans(releases: Iterable[str], text: dict[str, str]) -> str:
+    """``releases`` in words: runs of three or more consecutive minor releases as a range of minors
+    joined by an en dash (``2.4\u20132.8``), the others one by one; ``2.4\u20132.15, 2.17.0 and 2.19.1``."""
+    ordered = sorted(set(releases), key=version_key)
+    runs: list[list[str]] = []
+    for version in ordered:
+        major, minor = (*version_key(version), 0, 0)[:2]
+        before = (*version_key(runs[-1][-1]), 0, 0)[:2] if runs else None
+        if before and before[0] == major and before[1] + 1 == minor:
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+    words = []
+    for run in runs:
+        if len(run) >= 3:
+            first, last = (".".join(map(str, (*version_key(v), 0, 0)[:2])) for v in (run[0], run[-1]))
+            words.append(f"{first}\u2013{last}")
+        else:
+            words += run
+    return words[0] if len(words) == 1 else f"{text['sep'].join(words[:-1])} {text['and']} {words[-1]}"
+
+
 def render_checks(
-    built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str, differ: Iterable[str] = ()
-) -> str:
+    built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str, differ: Iterable[str] = (),
+    elsewhere: dict[str, list[Recording]] | None = None,
+) -> str:  # fmt: skip
     """The paragraph of checked releases for a page whose examples' fresh recordings are ``recorded`` (example
     path: its recordings); ``built``: the build's env; ``folder``: the examples folder, as messages name it;
-    ``differ``: the releases that print other outputs than the build (:func:`differing`)."""
+    ``differ``: the releases that print other outputs than the build (:func:`differing`); ``elsewhere``: the
+    recordings on other devices (a GPU) in which every cell of the example ran as it is now."""
     if not recorded:
         return ""
     text = texts(lang)
@@ -68,14 +94,20 @@ def render_checks(
             values = {"example": f"{folder}/{path}", "line": failed.line or "?", "message": failed.message}
             newest_bad, oldest_ok = max(bad, key=version_key), min(ok, key=version_key)
             if version_key(newest_bad) < version_key(oldest_ok):
-                lines.append(text["since"].format(release=oldest_ok, releases=text["sep"].join(bad), **values))
+                lines.append(text["since"].format(release=oldest_ok, releases=spans(bad, text), **values))
             else:
-                lines.append(text["fails"].format(releases=text["sep"].join(bad), **values))
+                lines.append(text["fails"].format(releases=spans(bad, text), **values))
     everywhere = set.intersection(*checked) if checked else {here}
-    releases = sorted(everywhere, key=version_key)
-    joined = releases[0] if len(releases) == 1 else f"{text['sep'].join(releases[:-1])} {text['and']} {releases[-1]}"
-    sentences = [text["checked"].format(releases=joined)]
+    joined = spans(everywhere, text)
+    count = text["checked.count"].format(n=len(everywhere)) if "\u2013" in joined else ""  # a range hides how many
+    sentences = [text["checked"].format(releases=joined, count=count)]
+    for device in sorted({r.device for rs in (elsewhere or {}).values() for r in rs}):
+        on = [{release(r.env.get("torch", "?")) for r in (elsewhere or {}).get(path, []) if r.device == device}
+              for path in recorded]  # fmt: skip
+        if on and (common := set.intersection(*on)):
+            name = "CUDA" if device == "cuda" else device.upper()
+            sentences.append(text["checked.gpu"].format(device=name, releases=spans(common, text)))
     if differ := set(differ) & everywhere:
-        sentences.append(text["differ.on"].format(releases=text["sep"].join(sorted(differ, key=version_key))))
+        sentences.append(text["differ.on"].format(releases=spans(differ, text)))
     body = text["gap"].join(inline(line) for line in [*sentences, *lines])
     return f'\n\n<p class="mx-checked" data-search-exclude><small>{body}</small></p>\n'

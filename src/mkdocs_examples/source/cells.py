@@ -34,6 +34,8 @@ TAGS = {
     "remove-output": "show only the code",
     "requires-cuda": "run only where CUDA is available",
     "varies": "its output is a measurement (a timing) that differs from run to run, shown as measured",
+    "environment": "its output describes the machine (versions, devices): each environment's is shown as usual, "
+    "but a difference is never called a change between releases",
 }
 
 _MARKER = re.compile(r"^# ?%%(?!%)(?P<rest>.*)$")
@@ -71,9 +73,16 @@ class Cell:
 
     @property
     def compared(self) -> bool:
-        """Whether this cell's output is compared across environments (the picker, the "Checked on" line, the
-        page of changes): shown, and not a measurement (``varies``), which differs on every run."""
+        """Whether this cell's output is compared across environments (the picker, the notes under it): shown, and
+        not a measurement (``varies``), which differs on every run."""
         return self.output_shown and not self.has("varies")
+
+    @property
+    def tracked(self) -> bool:
+        """Whether a difference in this cell's output is a change between releases (the "Checked on" line, the
+        page of changes): compared, and not a description of the machine (``environment``), which every
+        environment prints its own of."""
+        return self.compared and not self.has("environment")
 
 
 @dataclass(frozen=True)
