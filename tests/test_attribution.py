@@ -187,14 +187,41 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     failed = Failed(cell=4, line=9, kind="exception", message="AssertionError")
     theirs = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, cells, (), failed)
     block = Block(start=2, end=3, indent="", path="d/c.py")
+    older = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_11, 1.0,
+                      (*cells[:3], CellResult(3, "new\n"), *cells[4:]), (), failed)  # fmt: skip
+    versioned = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", {**CPU_2_14, "torch": "2.12.1+cu130"},
+                          1.0, (*cells[:3], CellResult(3, "older\n"), *cells[4:]))  # fmt: skip
     found = changes.collect({"a/page.md": ("A `page`", [block])}, {"d/c.py": example}, {"d/c.py": ours},
-                            {"d/c.py": [theirs]})  # fmt: skip
-    assert [c.env["torch"] for c in found] == ["2.14.1+cu130"]
-    assert found[0].cells == [("a/page.md", "A `page`", "ex-d-c-moved", "d/c.py", "moved")]  # not the timing
-    assert found[0].checks == [("a/page.md", "d/c.py", 9, "AssertionError")]
+                            {"d/c.py": [theirs, older, versioned]})  # fmt: skip
+    assert found.releases == {"2.14.1", "2.11.0", "2.12.1"} and found.python == {"2.11.0": "3.12"}
+    (page,) = found.pages
+    assert [(m.place, m.cell) for m in page.cells] == [("ex-d-c-moved", "moved")]  # not the noise nor the timing
+    assert sorted(page.cells[0].theirs) == ["2.11.0", "2.12.1", "2.14.1"]
+    assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
-    assert "## torch 2.14.1" in text and "[A page](a/page.md#ex-d-c-moved): `examples/d/c.py`, cell `moved`" in text
-    assert "A check of examples/d/c.py (line 9: AssertionError) does not hold here." in text
+    assert "## [A page](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
+    assert "- torch 2.11.0 and 2.14.1 print this, where torch 2.13.0 prints the lines marked -:" in text
+    assert "```diff\n    @@ -1 +1 @@\n    -old\n    +new\n    ```" in text  # the before and the after
+    assert "- torch 2.12.1 print this" in text and "+older" in text
+    assert "A check of examples/d/c.py (line 9: AssertionError) does not hold on torch 2.11.0 and 2.14.1." in text
+    zh = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "zh"))
+    assert "torch 2.11.0 和 2.14.1 的输出如下，标 - 的行是 torch 2.13.0 的输出：" in zh
+
+
+def test_the_changes_page_names_no_change_where_a_release_prints_only_its_own_version():
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    mine = tuple(CellResult(i, f"torch {BUILD_ENV['torch']}\n" if i == 3 else "") for i in range(7))
+    theirs = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", CPU_2_14, 1.0,
+                       tuple(CellResult(i, f"torch {CPU_2_14['torch']}\n" if i == 3 else "") for i in range(7)))
+    found = changes.collect({"a/page.md": ("A `page`", [Block(start=2, end=3, indent="", path="d/c.py")])},
+                            {"d/c.py": example}, {"d/c.py": Result(env=BUILD_ENV, cells=mine)},
+                            {"d/c.py": [theirs]})  # fmt: skip
+    assert found.pages == [] and found.releases == {"2.14.1"}
+    text = changes.render(found, BUILD_ENV, "changes.md", "examples", "en")
+    assert "Every output and every check of torch 2.14.1 is the same as in this build." in text
 
 
 def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():

@@ -6,7 +6,16 @@ import html
 import re
 from pathlib import Path
 
-from mkdocs_examples.publish.error_index import collect, exception_line, fold, index_line, render
+from mkdocs_examples.publish.error_index import (
+    Printed,
+    Wording,
+    _wording,
+    collect,
+    exception_line,
+    fold,
+    index_line,
+    render,
+)
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import find_blocks
 from mkdocs_examples.source.cells import Example, parse_cells
@@ -306,9 +315,9 @@ def test_the_same_wording_in_two_releases_is_shown_once_with_both():
     (entry,) = _index([built, other, older])
     assert len(entry.wordings) == 1
     en = render([entry], "errors/all.md", "en")
-    assert "- torch 2.9.1, 2.13.0, 2.14.1: `mat1 and mat2 shapes cannot be multiplied (NxN and NxN)`" in en
+    assert "- torch 2.9.1, 2.13.0 and 2.14.1: `mat1 and mat2 shapes cannot be multiplied (NxN and NxN)`" in en
     assert en.count("mat1 and mat2") == 1
-    assert "- torch 2.9.1、2.13.0、2.14.1：`mat1 and mat2" in render([entry], "errors/all.md", "zh")
+    assert "- torch 2.9.1、2.13.0 和 2.14.1：`mat1 and mat2" in render([entry], "errors/all.md", "zh")
 
 
 def test_wordings_that_differ_only_by_the_machines_noise_are_one():
@@ -343,3 +352,10 @@ def test_variants_join_through_a_wording_two_cells_share():
     (entry,) = _index([built, other], source)
     assert entry.message.startswith("alpha") and len(entry.wordings) == 3
     assert [s.anchor for s in entry.shown] == ["ex-a-one", "ex-a-two"]
+
+
+def test_a_wording_printed_by_consecutive_releases_names_them_as_a_range():
+    printed = [Printed("cpu", f"2.{m}.0", "") for m in (4, 5, 6, 7, 9)]
+    wording = Wording("RuntimeError", "old message", set(printed))
+    assert _wording(wording, "en") == "torch 2.4\u20132.7 and 2.9.0: `old message`"
+    assert _wording(wording, "zh") == "torch 2.4\u20132.7 和 2.9.0：`old message`"

@@ -1,40 +1,81 @@
-"""The generated page "What changed between torch releases": every shown cell whose output, or hidden check,
-is not the same under another torch release as under the build's.
+"""The generated page "What changed between torch releases": per page, every shown cell whose output is not
+the same under other torch releases as under the build's, with the before and after output, and the hidden
+checks that do not hold there.
 
-A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with one
-section per recorded environment on the build's device (a release of torch, and its Python),
-newest first, listing the cells whose output differs from the build's once the noise is taken
-out (render/attribution.py), each linking to the cell on its page, and the checks that do not
-hold there. Recordings on another device are left out: what differs there may be the device.
+A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with a line on the
+releases compared and those that change nothing, then a section per page (in the order of its path) with:
+
+- each cell whose output differs from the build's once the noise is taken out (render/attribution.py)
+  and the torch version a release prints of itself: the releases that print the same other output
+  together ("torch 2.4\u20132.5 print"), and a diff of it against the build's (``-`` the build's,
+  ``+`` theirs), linking to the cell;
+- each check that does not hold, with the releases where it does not.
+
+Measurements (``varies``) and a machine's versions (``environment``) are no change. Recordings on
+another device are left out: what differs there may be the device.
 """
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from dataclasses import dataclass, field
 
 from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render.attribution import key
-from mkdocs_examples.render.checks import version_key
+from mkdocs_examples.render.checks import spans, version_key
+from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.render.provenance import inline
-from mkdocs_examples.results import Result
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *torch-changes *\n/// *$", re.MULTILINE)
+MAX_DIFF = 40  # lines of one diff on the page; the cell itself shows the rest
+
+
+@dataclass
+class Moved:
+    """A cell the page shows whose output some releases print otherwise."""
+
+    example: str
+    cell: str  # its name, or its index
+    place: str  # its anchor on the page
+    ours: CellResult
+    theirs: dict[str, CellResult] = field(default_factory=dict)  # torch release: its output there
 
 
 @dataclass
 class Changed:
-    """What one environment changes: cells (page, title, anchor, example, cell name) and failed checks."""
+    """What other releases change on one page: cells, and checks (example, line, message: the releases)."""
 
-    env: dict[str, str]
-    cells: list[tuple[str, str, str, str, str]] = field(default_factory=list)
-    checks: list[tuple[str, str, int | None, str]] = field(default_factory=list)  # page, example, line, message
+    page: str
+    title: str
+    cells: list[Moved] = field(default_factory=list)
+    checks: dict[tuple[str, int | None, str], set[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Changes:
+    pages: list[Changed]
+    releases: set[str]  # every release compared
+    python: dict[str, str] = field(default_factory=dict)  # a release recorded under another Python: that Python
+
+
+def _own_version(cell: CellResult, torch: str) -> tuple:
+    """``cell``'s output as compared: noise out (render/attribution.py), and the release's own version named alike."""
+
+    def named(text: str) -> str:
+        for version in sorted({torch, release(torch)} - {""}, key=len, reverse=True):
+            text = text.replace(version, "<torch>")
+        return text
+
+    output, truncated, traceback, images = key(cell)
+    return named(output), truncated, named(traceback), images
 
 
 def collect(
@@ -42,20 +83,30 @@ def collect(
     examples: dict[str, Example],
     built: dict[str, Result],
     recorded: dict[str, list[Recording]],
-) -> list[Changed]:
-    """The changes of each environment of ``recorded`` (example path: its fresh recordings on the build's device)
-    against ``built`` (example path: this build's result), over the cells ``pages`` show, newest release first."""
-    found: dict[str, Changed] = {}
+) -> Changes:
+    """What the releases of ``recorded`` (example path: its recordings on the build's device in which every cell
+    ran as it is now) change against ``built`` (example path: this build's result), over the cells ``pages``
+    show, page by page."""
+    found: list[Changed] = []
+    releases: set[str] = set()
+    python: dict[str, str] = {}
     for page, (title, blocks) in sorted(pages.items()):
+        changed = Changed(page, title)
         for block in blocks:
             example, result = examples.get(block.path), built.get(block.path)
             if example is None or result is None:
                 continue
             mine = {c.cell: c for c in result.cells}
+            ours_torch = result.env.get("torch", "")
             for recording in recorded.get(block.path, []):
-                changed = found.setdefault(_name(recording.env), Changed(recording.env))
-                if recording.failed and (page, example.path) not in {(c[0], c[1]) for c in changed.checks}:
-                    changed.checks.append((page, example.path, recording.failed.line, recording.failed.message))
+                torch = release(recording.env.get("torch", "?"))
+                releases.add(torch)
+                if recording.env.get("python") and python_minor(recording.env["python"]) != python_minor(
+                        result.env.get("python", "?")):  # fmt: skip
+                    python[torch] = python_minor(recording.env["python"])
+                if recording.failed:
+                    failed = recording.failed
+                    changed.checks.setdefault((example.path, failed.line, failed.message), set()).add(torch)
                 for item in example.cells:
                     if block.cell not in (None, item.name) or not item.tracked:  # a timing, or a machine's versions
                         continue
@@ -64,37 +115,66 @@ def collect(
                         continue
                     if recording.failed and recording.failed.cell == item.index:
                         continue
-                    if key(theirs) != key(ours):
-                        place = (page, title, anchor(example, item.index), example.path, item.name or str(item.index))
-                        if place not in changed.cells:
-                            changed.cells.append(place)
-    return sorted(found.values(), key=lambda c: version_key(c.env.get("torch", "0")), reverse=True)
+                    if _own_version(theirs, recording.env.get("torch", "")) != _own_version(ours, ours_torch):
+                        place = anchor(example, item.index)
+                        moved = next((m for m in changed.cells if m.place == place), None)
+                        if moved is None:
+                            moved = Moved(example.path, item.name or str(item.index), place, ours)
+                            changed.cells.append(moved)
+                        moved.theirs[torch] = theirs
+        if changed.cells or changed.checks:
+            found.append(changed)
+    return Changes(found, releases, python)
 
 
-def render(changes: list[Changed], built_env: dict[str, str], here: str, folder: str, lang: str) -> str:
+def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, lang: str) -> str:
     """Markdown for the changes page ``here``, links relative to it."""
     text = texts(lang)
     base = posixpath.dirname(here) or "."
-    parts = [text["changes.summary"].format(torch=release(built_env.get("torch", "?")),
-                                             python=python_minor(built_env.get("python", "?")))]  # fmt: skip
-    if not changes:
-        parts.append(text["changes.none"])
-    for changed in changes:
-        env = changed.env
-        parts.append(f"## torch {inline(release(env.get('torch', '?')))}")
-        parts.append(text["changes.env"].format(what=inline(f"torch {env.get('torch', '?')} · Python "
-                                                            f"{env.get('python', '?')}")))  # fmt: skip
-        if not changed.cells and not changed.checks:
-            parts.append(text["changes.same"])
-        for page, title, place, example, cell in changed.cells:
-            url = posixpath.relpath(page, base)
-            where = f"`{folder}/{example}`, {text['changes.cell']} `{cell}`"
-            parts.append(f"- [{_escape(plain(title))}]({url}#{place}): {where}")
-        for page, example, line, message in changed.checks:
-            url = posixpath.relpath(page, base)
-            what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message)
-            parts.append(f"- {inline(what)} ([{text['changes.page']}]({url}))")
+    ours = release(built_env.get("torch", "?"))
+    parts = [text["changes.summary"].format(torch=ours, python=python_minor(built_env.get("python", "?")))]
+    if not changes.releases:
+        return "\n\n".join([*parts, text["changes.none"]]) + "\n"
+    parts.append(text["changes.compared"].format(releases=spans(changes.releases, text), n=len(changes.releases)))
+    moving = {r for c in changes.pages for m in c.cells for r in m.theirs}
+    moving |= {r for c in changes.pages for rs in c.checks.values() for r in rs}
+    if same := changes.releases - moving:
+        parts.append(text["changes.same"].format(releases=spans(same, text)))
+    if under := {r: p for r, p in changes.python.items()}:
+        parts.append(text["changes.python"].format(releases=spans(under, text),
+                                                   python=text["sep"].join(sorted(set(under.values())))))  # fmt: skip
+    for changed in changes.pages:
+        url = posixpath.relpath(changed.page, base)
+        parts.append(f"## [{_escape(plain(changed.title))}]({url})")
+        for moved in changed.cells:
+            groups: dict[tuple, list[str]] = {}
+            for torch, cell in moved.theirs.items():
+                groups.setdefault(_own_version(cell, torch), []).append(torch)
+            where = f"[`{folder}/{moved.example}`, {text['changes.cell']} `{moved.cell}`]({url}#{moved.place})"
+            parts.append(f"{where}:")
+            for torchs in sorted(groups.values(), key=lambda rs: [version_key(r) for r in rs]):
+                newest = max(torchs, key=version_key)
+                label = text["changes.print"].format(releases=spans(torchs, text), torch=ours)
+                parts.append(f"- {inline(label)}\n\n" + _indent(fence(_diff(moved.ours, moved.theirs[newest]), "diff")))
+        for (example, line, message), failing in sorted(changed.checks.items(), key=lambda item: str(item[0][:2])):
+            what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message,
+                                                releases=spans(failing, text))  # fmt: skip
+            parts.append(f"- {inline(what)}")
     return "\n\n".join(parts) + "\n"
+
+
+def _diff(ours: CellResult, theirs: CellResult) -> str:
+    """``theirs`` against ``ours``, line by line: ``-`` what this build prints, ``+`` what the release prints."""
+    old = (ours.output + (ours.traceback or "")).splitlines()
+    new = (theirs.output + (theirs.traceback or "")).splitlines()
+    lines = [line for line in difflib.unified_diff(old, new, lineterm="", n=1)][2:]  # no file header
+    if len(lines) > MAX_DIFF:
+        lines = [*lines[:MAX_DIFF], f"… {len(lines) - MAX_DIFF} more"]
+    return "\n".join(lines) + "\n"
+
+
+def _indent(block: str) -> str:
+    return "\n".join(f"    {line}" if line else line for line in block.splitlines())
 
 
 def _name(env: dict[str, str]) -> str:

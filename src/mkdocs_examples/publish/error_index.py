@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from mkdocs_examples.recordings.store import python_minor, release
 from mkdocs_examples.render.attribution import normalise
-from mkdocs_examples.render.checks import version_key
+from mkdocs_examples.render.checks import spans, version_key
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
@@ -59,7 +59,7 @@ def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[
 # Punctuation of the rendered list, by language: between the pages of an entry, and around
 # a device's name or the number of a page's further cell
 _PUNCTUATION = {"en": (", ", " ({})"), "zh": ("、", "（{}）")}
-# ... and of a wording's label: between releases, between the label's devices, before the wording
+# ... and of a wording's label: (between releases: unused, render/checks.spans), between its devices, before it
 _LABELS = {"en": (", ", "; ", ": "), "zh": ("、", "；", "：")}
 
 _FRAME = re.compile(r'^  File "')
@@ -284,10 +284,11 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
 
 
 def _wording(wording: Wording, lang: str) -> str:
-    """A wording with its label, ``torch 2.13.0, 2.14.1; torch 2.11.0 · Python 3.12 · CUDA: `message```: its
-    releases, by device (named where it is not the CPU) and Python (named where it is not the build's).
+    """A wording with its label, ``torch 2.4\u20132.12 and 2.14.1; torch 2.11.0 · Python 3.12 · CUDA: `message```:
+    its releases (a range where they are consecutive minor releases: render/checks.spans), by device (named
+    where it is not the CPU) and Python (named where it is not the build's).
     Environments whose torch is unknown are left out of the label."""
-    releases, devices, colon = _LABELS.get(lang, _LABELS["en"])
+    _, devices, colon = _LABELS.get(lang, _LABELS["en"])
     text = _code(wording.message or "(no message)")
     by_device: dict[tuple[str, str], list[Printed]] = {}
     for env in sorted(wording.printed, key=lambda p: p.version):
@@ -295,7 +296,7 @@ def _wording(wording: Wording, lang: str) -> str:
             by_device.setdefault((env.device, env.python), []).append(env)
     groups = []
     for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
-        label = f"torch {releases.join(p.torch for p in envs)}" + (f" · Python {python}" if python else "")
+        label = f"torch {spans([p.torch for p in envs], texts(lang))}" + (f" · Python {python}" if python else "")
         groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
     return devices.join(groups) + colon + text if groups else text
 
