@@ -199,7 +199,7 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert sorted(page.cells[0].theirs) == ["2.11.0", "2.12.1", "2.14.1"]
     assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
-    assert "## [A page](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
+    assert "## [A `page`](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
     assert "- torch 2.11.0 and 2.14.1 print this, where torch 2.13.0 prints the lines marked -:" in text
     assert "```diff\n    @@ -1 +1 @@\n    -old\n    +new\n    ```" in text  # the before and the after
     assert "- torch 2.12.1 print this" in text and "+older" in text
@@ -318,3 +318,16 @@ def test_consecutive_checked_releases_read_as_a_range_and_a_gap_breaks_it():
     older = [recording({**CPU_2_14, "torch": f"2.{m}.0+cu121"}, "a\n", failed) for m in (4, 5, 6)]
     line = unescape(render_checks(BUILD_ENV, {"d/x.py": older}, "examples", lang="en"))
     assert "does not hold on torch 2.4\u20132.6; it holds from torch 2.13.0 on." in line
+
+
+def test_a_check_holds_from_the_oldest_release_where_it_ran_and_passed_though_a_later_check_failed_there():
+    first = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    later = Failed(cell=2, line=5, kind="exception", message="AssertionError")
+    recorded = [recording({**CPU_2_14, "torch": f"2.{m}.0+cu121"}, "a\n", first) for m in (4, 5)]
+    recorded += [recording({**CPU_2_14, "torch": f"2.{m}.0+cu126"}, "a\n", later) for m in (6, 7)]
+    line = unescape(render_checks(BUILD_ENV, {"d/x.py": recorded}, "examples", lang="en"))
+    assert "(line 3: AssertionError) does not hold on torch 2.4.0+cu121 and 2.5.0+cu121; it holds from torch " \
+           "2.6.0 on." in line
+    # 2.4 and 2.5 never reached it: it holds from the build's release, the oldest where it ran and passed
+    assert "(line 5: AssertionError) does not hold on torch 2.6.0+cu126 and 2.7.0+cu126; it holds from torch " \
+           "2.13.0 on." in line

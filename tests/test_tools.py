@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import subprocess
@@ -244,3 +245,32 @@ def test_the_search_tools_server_answers_a_missing_page_with_the_sites_404_under
             with pytest.raises(urllib.error.HTTPError) as missing:
                 urllib.request.urlopen(f"{url}/pytorch-tips/no/such/page/")
             assert missing.value.code == 404 and missing.value.read() == b"not here"
+
+
+def test_a_release_pip_cannot_install_is_a_manifest_the_changes_page_states(tmp_path, capsys):
+    import record_release
+
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.recordings.store import read_manifest
+
+    reason = "ERROR: No matching distribution found for torch==2.3.1"
+    assert record_release.not_installable("2.3.1", "3.11.7", reason, tmp_path) == 3
+    assert "cannot be installed on Python 3.11" in capsys.readouterr().out
+    manifest = read_manifest(tmp_path / "cpu-torch2.3.1-py3.11")  # checked against its schema and folder
+    assert manifest["installable"] is False and manifest["reason"] == reason
+    found = changes.Changes([], set(), uninstallable=[manifest])
+    env = {"torch": "2.13.0+cpu", "python": "3.11.7"}
+    en = html.unescape(changes.render(found, env, "changes.md", "examples", "en"))
+    assert "torch 2.3.1 cannot be installed on Python 3.11 (linux x86_64), so it has no recordings here" in en
+    assert reason in en
+    zh = html.unescape(changes.render(found, env, "changes.md", "examples", "zh"))
+    assert "torch 2.3.1 无法安装在 Python 3.11（linux x86_64）上" in zh
+
+
+def test_record_release_takes_the_pins_of_requirements_and_refuses_a_release_named_otherwise(tmp_path):
+    import record_release
+
+    pins = record_release.pins(ROOT / "requirements.txt")
+    assert [p.split("==")[0].lower() for p in pins] == list(record_release.PINNED) and all("==" in p for p in pins)
+    with pytest.raises(SystemExit):
+        record_release.main(["2.4"])  # a minor release: PyPI names patches

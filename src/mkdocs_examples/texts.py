@@ -59,6 +59,8 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.compared": "Compared: torch {releases} ({n} releases), each recorded on this site's device.",
         "changes.same": "Every output and every check of torch {releases} is the same as in this build.",
         "changes.python": "Recorded under Python {python}, not this build's: torch {releases}.",
+        "changes.uninstallable": "torch {release} cannot be installed on Python {python} ({platform}), so it has no "
+        "recordings here. pip said: {reason}",
         "changes.cell": "cell",
         "changes.print": "torch {releases} print this, where torch {torch} prints the lines marked -:",
         "changes.check": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
@@ -113,6 +115,8 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.compared": "参与比较的版本：torch {releases}（共 {n} 个），都在本站所用的设备上录制。",
         "changes.same": "torch {releases} 的所有输出与检验都与本次构建相同。",
         "changes.python": "以下版本在 Python {python} 下录制，与本次构建不同：torch {releases}。",
+        "changes.uninstallable": "torch {release} 无法安装在 Python {python}（{platform}）上，因此本站没有它的录制。"
+        "pip 的提示：{reason}",
         "changes.cell": "单元",
         "changes.print": "torch {releases} 的输出如下，标 - 的行是 torch {torch} 的输出：",
         "changes.check": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",

@@ -64,6 +64,7 @@ class Changes:
     pages: list[Changed]
     releases: set[str]  # every release compared
     python: dict[str, str] = field(default_factory=dict)  # a release recorded under another Python: that Python
+    uninstallable: list[dict[str, str]] = field(default_factory=list)  # manifests of releases pip could not install
 
 
 def _own_version(cell: CellResult, torch: str) -> tuple:
@@ -133,6 +134,10 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     base = posixpath.dirname(here) or "."
     ours = release(built_env.get("torch", "?"))
     parts = [text["changes.summary"].format(torch=ours, python=python_minor(built_env.get("python", "?")))]
+    for manifest in changes.uninstallable:  # a fact about the release, not a hole in the data
+        parts.append(inline(text["changes.uninstallable"].format(
+            release=manifest.get("torch", "?"), python=python_minor(manifest.get("python", "?")),
+            platform=manifest.get("platform", "?"), reason=manifest.get("reason", "?"))))  # fmt: skip
     if not changes.releases:
         return "\n\n".join([*parts, text["changes.none"]]) + "\n"
     parts.append(text["changes.compared"].format(releases=spans(changes.releases, text), n=len(changes.releases)))
@@ -145,7 +150,8 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
                                                    python=text["sep"].join(sorted(set(under.values())))))  # fmt: skip
     for changed in changes.pages:
         url = posixpath.relpath(changed.page, base)
-        parts.append(f"## [{_escape(plain(changed.title))}]({url})")
+        title = changed.title if not re.search(r"[\[\]<>\\]", changed.title) else _escape(plain(changed.title))
+        parts.append(f"## [{title}]({url})")  # its code spans kept: `*` is a name here, not emphasis
         for moved in changed.cells:
             groups: dict[tuple, list[str]] = {}
             for torch, cell in moved.theirs.items():

@@ -29,6 +29,7 @@ class PublishedRecordings:
         self.found: dict[str, dict[str, Recording]] = {}  # environment: example path: what holds of its recording
         self.read_as: dict[str, dict[str, Recording]] = {}  # environment: example path: its recording as read
         self.outdated: dict[str, set[str]] = {}  # environment: the paths of recordings with stale cells
+        self.uninstallable: list[dict[str, str]] = []  # manifests of releases pip could not install (no recordings)
         self.site: dict[str, str] = {}  # the build's own torch and Python, which a recording may differ from
         self.device = "cpu"  # the build's own device: recordings of another fill the cells it skips
 
@@ -55,6 +56,7 @@ class PublishedRecordings:
                       for name, by_path in self.read_as.items()}  # fmt: skip
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
+        self.uninstallable = [m for f in self.folders() if (m := store.read_manifest(f)).get("installable") is False]
         self.outdated = {name: {p for p, r in by_path.items() if p in examples and not r.whole(examples[p])}
                          for name, by_path in self.read_as.items()}  # fmt: skip
         if old := store.stale(self.read_as, examples):
@@ -65,7 +67,7 @@ class PublishedRecordings:
                  f"they are recorded again: {listed}")  # fmt: skip
 
     def clear(self) -> None:
-        self.found, self.read_as, self.outdated, self.site = {}, {}, {}, {}
+        self.found, self.read_as, self.outdated, self.site, self.uninstallable = {}, {}, {}, {}, []
 
     def of(self, path: str) -> tuple[Published, ...]:
         """Each published environment's recording of example ``path`` (None where it has none)."""

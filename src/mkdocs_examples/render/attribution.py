@@ -25,6 +25,7 @@ Then (:func:`attribute`):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each release's output of a cell is mostly the same text
 def normalise(text: str) -> str:
     """``text`` without the noise of :data:`NOISE`: two outputs that differ only there compare equal."""
     for pattern, replacement in NOISE:

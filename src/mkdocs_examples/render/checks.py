@@ -92,8 +92,13 @@ def render_checks(
             # named with their builds (2.14.1+cu130): a build of torch may be what breaks a claim
             bad = sorted({r.env.get("torch", "?") for r in recordings if r.failed == failed}, key=version_key)
             values = {"example": f"{folder}/{path}", "line": failed.line or "?", "message": failed.message}
-            newest_bad, oldest_ok = max(bad, key=version_key), min(ok, key=version_key)
-            if version_key(newest_bad) < version_key(oldest_ok):
+            # where this check held: no check failed there, or one after it did (it ran, and passed)
+            held = {here} | {release(r.env.get("torch", "?")) for r in recordings
+                             if not r.failed or r.failed.cell > failed.cell}  # fmt: skip
+            newest_bad, oldest_ok = max(bad, key=version_key), min(held, key=version_key)
+            ran = {release(r.env.get("torch", "?")) for r in recordings} | {here}
+            after = {v for v in ran if version_key(v) >= version_key(oldest_ok)}
+            if version_key(newest_bad) < version_key(oldest_ok) and after <= held:
                 lines.append(text["since"].format(release=oldest_ok, releases=spans(bad, text), **values))
             else:
                 lines.append(text["fails"].format(releases=spans(bad, text), **values))

@@ -27,6 +27,7 @@ that token is now.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import re
@@ -116,6 +117,7 @@ def _cited(display: str) -> re.Pattern[str]:
     return re.compile(rf'(?P<a>File "{name}", line )(?P<n>\d+)|(?P<b>(?<![\w/.]){name}:)(?P<m>\d+)(?=:)')
 
 
+@functools.lru_cache(maxsize=256)  # one example's source is read against each release's recording of it
 def _table(source: str) -> list[tuple[int, int]] | None:
     """The (first, last) line of each token of ``source`` that runs; None if it does not tokenize."""
     try:
