@@ -331,3 +331,13 @@ def test_a_check_holds_from_the_oldest_release_where_it_ran_and_passed_though_a_
     # 2.4 and 2.5 never reached it: it holds from the build's release, the oldest where it ran and passed
     assert "(line 5: AssertionError) does not hold on torch 2.6.0+cu126 and 2.7.0+cu126; it holds from torch " \
            "2.13.0 on." in line
+
+
+def test_two_failed_checks_of_one_cell_are_listed_in_the_order_of_their_lines_whatever_the_hash_seed():
+    a = Failed(cell=1, line=3, kind="exception", message="AssertionError")
+    b = Failed(cell=1, line=4, kind="exception", message="AssertionError")
+    recorded = [recording({**CPU_2_14, "torch": "2.4.0"}, "a\n", b),
+                recording({**CPU_2_14, "torch": "2.5.0"}, "a\n", a)]
+    for order in (recorded, recorded[::-1]):
+        line = render_checks(BUILD_ENV, {"d/x.py": order}, "examples", lang="en")
+        assert line.index("line 3") < line.index("line 4")

@@ -162,7 +162,8 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
                 newest = max(torchs, key=version_key)
                 label = text["changes.print"].format(releases=spans(torchs, text), torch=ours)
                 parts.append(f"- {inline(label)}\n\n" + _indent(fence(_diff(moved.ours, moved.theirs[newest]), "diff")))
-        for (example, line, message), failing in sorted(changed.checks.items(), key=lambda item: str(item[0][:2])):
+        by_line = sorted(changed.checks.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2]))
+        for (example, line, message), failing in by_line:
             what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message,
                                                 releases=spans(failing, text))  # fmt: skip
             parts.append(f"- {inline(what)}")

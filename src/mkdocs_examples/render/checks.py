@@ -88,7 +88,8 @@ def render_checks(
     for path, recordings in sorted(recorded.items()):
         ok = {here} | {release(r.env.get("torch", "?")) for r in recordings if not r.failed}
         checked.append(ok | {release(r.env.get("torch", "?")) for r in recordings if r.failed})
-        for failed in sorted({r.failed for r in recordings if r.failed}, key=lambda f: (f.cell, f.message)):
+        failures = {r.failed for r in recordings if r.failed}
+        for failed in sorted(failures, key=lambda f: (f.cell, f.line or 0, f.message)):  # not by hash: reproducible
             # named with their builds (2.14.1+cu130): a build of torch may be what breaks a claim
             bad = sorted({r.env.get("torch", "?") for r in recordings if r.failed == failed}, key=version_key)
             values = {"example": f"{folder}/{path}", "line": failed.line or "?", "message": failed.message}
