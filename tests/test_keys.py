@@ -48,6 +48,9 @@ UNCHANGED = {
                                               "# 一条注释\n\n# %% third"),
     "a display tag": SOURCE.replace('tags=["remove-output"]', 'tags=["remove-output", "varies"]'),
     "a cell's name": SOURCE.replace("# %% third", "# %% renamed"),
+    "other quotes": SOURCE.replace('"second"', "'second'"),
+    "a string wrapped as two": SOURCE.replace('print("second", x.sum())', 'print("sec"\n      "ond", x.sum())'),
+    "a string continued with a backslash": SOURCE.replace('"second"', '"sec\\\nond"'),
 }
 
 
@@ -91,6 +94,23 @@ def test_a_helper_file_in_the_examples_folder_is_in_every_key(tmp_path):
     assert all(a != b for a, b in zip(with_data, before, strict=True))
     (tmp_path / "data.csv").write_text("1,3\n")
     assert read_example(tmp_path, "d/x.py").keys != with_data
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ('f"{x} and {y}"', 'f"{x} and " f"{y}"', True),  # an f-string wrapped as two
+        ('f"{x}: {{}}"', 'f"{x}: " "{}"', True),  # a plain piece beside an f-string: its braces are literal
+        ('f"{x}"', '"{x}"', False),  # an f-string is not the text of its braces
+        ('b"ab"', 'b"a" b"b"', True),
+        ('b"ab"', '"ab"', False),  # bytes are not text
+        (r'r"\n"', r'"\n"', False),  # a raw string keeps its backslash
+        ('"a\tb"', "'a\\tb'", True),  # an escape and the character it stands for
+    ],
+)
+def test_strings_are_keyed_by_the_value_python_makes_of_them(one, other, same):
+    a, b = (keys.code_digest(f"x = y = 1\nprint({text})\n") for text in (one, other))
+    assert (a == b) is same
 
 
 def test_an_fstring_keys_as_one_string_token():

@@ -30,7 +30,8 @@ print(pad_sequence(sequences, batch_first=True, padding_value=-1.0)[1])
 
 # %% collate
 def pad_collate(batch):
-    """collate_fn for a dataset of (sequence, label) pairs of different lengths"""
+    """collate_fn for a dataset of (sequence, label) pairs of \
+different lengths"""
     seqs, labels = zip(*batch)
     lengths = torch.tensor([len(s) for s in seqs])
     return pad_sequence(seqs, batch_first=True), lengths, torch.tensor(labels)

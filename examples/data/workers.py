@@ -17,7 +17,8 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset, get_worker_info
 
 
 class WhoLoads(Dataset):
-    """Each sample says which process loaded it and what that process's RNGs give"""
+    """Each sample says which process loaded it and what that process's \
+RNGs give"""
 
     def __len__(self):
         return 8
@@ -46,7 +47,8 @@ print(first["worker"], first["pid"][0].item() == os.getpid())
 loader = DataLoader(dataset, batch_size=2, num_workers=2)
 batches = list(loader)  # one epoch
 for batch in batches:
-    print(f"samples {batch['index'].tolist()} from worker {batch['worker'][0].item()}")
+    print(f"samples {batch['index'].tolist()}"
+          f" from worker {batch['worker'][0].item()}")
 
 # %% seeds
 for worker in (0, 1):

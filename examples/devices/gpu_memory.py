@@ -16,7 +16,8 @@ criterion = nn.MSELoss()
 
 
 def graph_size(loss):
-    """Nodes of the graph behind `loss` and bytes of the tensors it saved for backward"""
+    """Nodes of the graph behind `loss` and bytes of the tensors it saved \
+for backward"""
     seen, saved, stack = set(), {}, [loss.grad_fn]
     while stack:
         node = stack.pop()

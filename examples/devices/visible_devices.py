@@ -15,7 +15,8 @@ import torch
 
 
 def run_child(code, **env):
-    """Run `code` in a fresh Python with extra environment variables; return stdout"""
+    """Run `code` in a fresh Python with extra environment variables; \
+return stdout"""
     result = subprocess.run(
         [sys.executable, "-c", code],
         env={**os.environ, **env},
@@ -70,7 +71,8 @@ after_check = """
 import os
 import torch
 print(torch.cuda.is_available(), torch.cuda.is_initialized())
-os.environ["CUDA_VISIBLE_DEVICES"] = ""  # too late: is_available() started the driver
+os.environ["CUDA_VISIBLE_DEVICES"] = ""  # too late: is_available() \
+started the driver
 print(torch.zeros(1, device="cuda").device)  # still finds a GPU
 """
 # pin the default check; some setups set it
@@ -89,8 +91,8 @@ else:
 # the last GPU this process sees: cuda:<last>
 last = torch.cuda.device_count() - 1
 code = (
-    "import torch; print(torch.cuda.device_count(), torch.cuda.current_device(),"
-    " torch.cuda.get_device_name(0))"
+    "import torch; print(torch.cuda.device_count(),"
+    " torch.cuda.current_device(), torch.cuda.get_device_name(0))"
 )
 count, current, name = run_child(
     code, CUDA_VISIBLE_DEVICES=entries[last]
@@ -104,7 +106,8 @@ assert name == torch.cuda.get_device_name(last)
 code = """
 import torch
 try:
-    torch.zeros(1, device="cuda:1")  # the child sees one GPU: only cuda:0 exists
+    torch.zeros(1, device="cuda:1")  # the child sees one GPU: \
+only cuda:0 exists
 except Exception as error:
     print(type(error).__name__ + ":", str(error).partition("\\n")[0])
 else:

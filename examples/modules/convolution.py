@@ -55,7 +55,8 @@ for k, s, p, d in [(3, 1, 0, 1), (3, 2, 0, 1), (3, 1, 1, 1), (3, 1, 0, 2),
     conv = nn.Conv1d(1, 1, k, stride=s, padding=p, dilation=d)
     length = conv(x).shape[-1]
     assert length == out_len(10, k, s, p, d)
-    print(f"k={k} s={s} p={p} d={d}: effective kernel {d * (k - 1) + 1}, out {length}")
+    print(f"k={k} s={s} p={p} d={d}: "
+          f"effective kernel {d * (k - 1) + 1}, out {length}")
 
 # %% same-padding
 y = ones_conv(3, dilation=2, padding="same")(x)

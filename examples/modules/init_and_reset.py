@@ -148,7 +148,8 @@ assert order == ["Conv2d", "Linear", "Net"]
 try:
     net.fc.bias.fill_(0.5)
 except RuntimeError as error:
-    message = "a leaf Variable that requires grad is being used in an in-place operation"
+    message = "a leaf Variable that requires grad is being used in an " \
+        "in-place operation"
     assert message in str(error)
 else:
     raise AssertionError(

@@ -120,7 +120,8 @@ for batch_size in (4, 256):
         bn(5 + 3 * torch.randn(batch_size, 1))
         history.append(bn.running_mean.item())
     spreads[batch_size] = torch.tensor(history[100:]).std().item()
-    print(f"batch {batch_size}: running_mean varies by {spreads[batch_size]:.3f} (std)")
+    print(f"batch {batch_size}: "
+          f"running_mean varies by {spreads[batch_size]:.3f} (std)")
 
 # %% batch-size-noise-checks tags=["remove-cell"]
 # a smaller batch gives noisier running statistics

@@ -56,7 +56,8 @@ model = nn.Linear(1, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 losses_no_zero = train(model, optimizer, steps=30, zero_grad=False)
 print([round(value, 3) for value in losses_no_zero[::3]])  # every third step
-print(f"start {losses_no_zero[0]:.3f}, highest after step 20: {max(losses_no_zero[20:]):.3f}")
+print(f"start {losses_no_zero[0]:.3f}, "
+      f"highest after step 20: {max(losses_no_zero[20:]):.3f}")
 
 # %% zero-grad-none
 loss_fn(model(x), y).backward()

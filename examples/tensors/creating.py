@@ -92,7 +92,8 @@ assert x.is_pinned() and x_gpu.is_cuda
 x = torch.randn(10_000)
 print(f"mean {x.mean():.3f}, std {x.std():.3f}")
 print(f"min {x.min():.3f}, max {x.max():.3f}")
-print(f"below 0: {(x < 0).float().mean():.3f}, above 1: {(x > 1).float().mean():.3f}")
+print(f"below 0: {(x < 0).float().mean():.3f}, "
+      f"above 1: {(x > 1).float().mean():.3f}")
 
 # %% rand
 u = torch.rand(10_000)

@@ -8,16 +8,18 @@ sha256 of
   scheme (:data:`SCHEME`), the example's path (tracebacks name it) and the digest of every file
   of the examples folder that is not an example (a helper module or data file it may read);
 - the cell's execution tags (:data:`EXECUTION_TAGS`), which change what the engine does;
-- the cell's Python tokens as :mod:`tokenize` reads them: names, numbers, strings and
-  operators by their text, and where statements and blocks start and end.
+- the cell's Python tokens as :mod:`tokenize` reads them: names, numbers and operators by their
+  text, strings by their value (adjacent strings, which Python joins, as one), and where
+  statements and blocks start and end.
 
 Left out, so that they change no key: comments, blank lines, ``# %% [markdown]`` notes in any
 language, line breaks and indentation inside brackets (and the width of a block's indent),
 the cell's name and its display tags (``remove-cell``, ``varies`` …), which change what a page
 shows of an output, not the output. A changed string, number or name, or a reordered
 statement, changes its cell's key and every key after it; editing cell k keeps the keys of
-cells 0..k-1. Python 3.12 splits an f-string into tokens where 3.11 has one: they are joined
-back, so that a recording made under either Python keys alike.
+cells 0..k-1. A long string wrapped as two adjacent strings, or written with other quotes, is
+the same value and the same key. Python 3.12 splits an f-string into tokens where 3.11 has one:
+they are joined back, so that a recording made under either Python keys alike.
 
 A traceback or warning names ``examples/<path>:<line>`` of the source that ran. Once a comment
 moves lines, that number would be wrong for the source a page shows: :func:`anchors` ties
@@ -27,6 +29,7 @@ that token is now.
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import io
@@ -64,6 +67,50 @@ def _tokens(code: str) -> Iterator[tuple[str, tuple[int, int], tuple[int, int]]]
         yield _STRUCTURE.get(token.type, token.string), token.start, token.end
 
 
+_STRING = re.compile(r"^([A-Za-z]{0,2})(['\"])")
+
+
+def _units(code: str) -> Iterator[tuple[str, tuple[int, int], tuple[int, int]]]:
+    """:func:`_tokens`, with each run of adjacent strings (which Python joins into one) as one unit, by value."""
+    pending: list[tuple[str, tuple[int, int], tuple[int, int]]] = []
+    for text, start, end in _tokens(code):
+        if _STRING.match(text):
+            pending.append((text, start, end))
+            continue
+        if pending:
+            yield _joined([t for t, _, _ in pending]), pending[0][1], pending[-1][2]
+            pending = []
+        yield text, start, end
+    if pending:
+        yield _joined([t for t, _, _ in pending]), pending[0][1], pending[-1][2]
+
+
+def _joined(texts: list[str]) -> str:
+    """Adjacent string literals by the value Python makes of them: ``'ab'`` for ``"a" 'b'``; an f-string's
+    pieces by their text with escapes read, a plain piece beside them with its braces doubled, as Python would
+    read it inside the f-string; their texts as written where a piece cannot be read (3.12's nested quotes)."""
+    kinds, values = set(), []
+    for text in texts:
+        match = _STRING.match(text)
+        assert match
+        prefix = match[1].lower()
+        kind = "b" if "b" in prefix else "t" if "t" in prefix else "f" if "f" in prefix else "s"
+        literal = ("r" if "r" in prefix else "") + ("b" if kind == "b" else "") + text[len(prefix) :]
+        try:
+            value = ast.literal_eval(literal)
+        except (SyntaxError, ValueError):
+            return "\0".join(texts)
+        kinds.add(kind)
+        values.append((kind, value))
+    if kinds == {"b"}:
+        return "b" + repr(b"".join(v for _, v in values))
+    if len(kinds) == 1:
+        return kinds.pop() + repr("".join(v for _, v in values))
+    if kinds <= {"s", "f"}:
+        return "f" + repr("".join(v if k == "f" else v.replace("{", "{{").replace("}", "}}") for k, v in values))
+    return "\0".join(texts)  # bytes beside text, or a t-string beside others: a SyntaxError where it runs
+
+
 def _span(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
     if start[0] == end[0]:
         return lines[start[0] - 1][start[1] : end[1]]
@@ -74,7 +121,7 @@ def code_digest(code: str) -> str:
     """The digest of what ``code`` runs: its tokens, or its text if it does not tokenize."""
     digest = hashlib.sha256()
     try:
-        for text, _, _ in _tokens(code):
+        for text, _, _ in _units(code):
             digest.update(text.encode() + b"\0")
     except (SyntaxError, tokenize.TokenError):
         digest = hashlib.sha256(b"untokenized\0" + code.encode())
@@ -121,7 +168,7 @@ def _cited(display: str) -> re.Pattern[str]:
 def _table(source: str) -> list[tuple[int, int]] | None:
     """The (first, last) line of each token of ``source`` that runs; None if it does not tokenize."""
     try:
-        return [(start[0], end[0]) for _, start, end in _tokens(source)]
+        return [(start[0], end[0]) for _, start, end in _units(source)]
     except (SyntaxError, tokenize.TokenError):
         return None
 
