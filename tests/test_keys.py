@@ -3,8 +3,11 @@ recorded outputs keep naming the right line once comments move lines."""
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
 import shutil
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -169,38 +172,56 @@ def test_a_cached_output_names_the_warnings_line_after_a_comment_is_added_above_
 # --- a real CUDA recording -------------------------------------------------------------
 
 CUDA = ROOT / "recordings" / "cuda-torch2.11.0-py3.12"
+EXAMPLES = sorted(p.relative_to(ROOT / "examples").as_posix() for p in (ROOT / "examples").rglob("*.py"))
 
 
 def edited(source: str) -> str:
-    """A comment line above every cell's code, and every top-level ``print(`` call wrapped after its bracket."""
+    """A comment line under every cell's marker, and every top-level ``print(`` call wrapped after its bracket
+    (code in a string is left alone: it is a value)."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    in_strings = {line for t in tokens if t.type == tokenize.STRING for line in range(t.start[0] + 1, t.end[0] + 1)}
+    calls = {t.start[0] for t, after in itertools.pairwise(tokens)
+             if t.type == tokenize.NAME and t.string == "print" and t.start[1] == 0 and after.string == "("}
     lines = []
-    for line in source.splitlines():
+    for number, line in enumerate(source.splitlines(), start=1):
         lines.append(line)
-        if re.match(r"^# %%(?! \[)", line):
+        if number not in in_strings and re.match(r"^# %%(?! \[)", line):
             lines.append("# a comment that changes nothing that runs")
-        if line.startswith("print(") and not line.endswith("("):
+        if number in calls and not line.rstrip().endswith("("):
             lines[-1] = "print(\n    " + line.removeprefix("print(")
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("path", ["devices/gpu_memory.py", "modules/state_dict.py", "errors/shapes.py"])
-def test_a_comment_and_a_wrapped_call_keep_every_cuda_output_and_its_lines(path):
-    examples = ROOT / "examples"
-    now = read_example(examples, path)
-    recording = read(CUDA / f"{path.removesuffix('.py')}.json", CUDA)
-    shown = Published.holding("cuda", recording, now).recording
-    assert shown is not None and shown.cells, "the recording holds for the example as committed"
-    source = edited(now.source)
-    assert source != now.source and source.count("\n") > now.source.count("\n")
-    changed = Example.from_source(path, now.file, source, now.folder, now.support)
-    after = Published.holding("cuda", recording, changed)
-    assert after.recording is not None and (after.stale is None) == (recording.whole(now))
-    assert [c.cell for c in after.recording.cells] == [c.cell for c in shown.cells]
-    for cell in after.recording.cells:  # every line cited is the same code, wherever it moved
-        for text in (cell.output, cell.traceback or ""):
-            for line in re.findall(rf"examples/{re.escape(path)}(?:\", line |:)(\d+)", text):
-                code = changed.source.splitlines()[int(line) - 1].split("#")[0].strip()
-                assert code, f"line {line} of the edited source is a comment or blank"
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_a_comment_and_a_wrapped_call_keep_every_recorded_output_and_its_lines(path):
+    now = read_example(ROOT / "examples", path)
+    changed = Example.from_source(path, now.file, edited(now.source), now.folder, now.support)
+    assert changed.source != now.source
+    for folder in sorted((ROOT / "recordings").iterdir()):
+        file = folder / f"{path.removesuffix('.py')}.json"
+        if not file.is_file():
+            continue
+        recording = read(file, folder)
+        shown, after = (Published.holding("x", recording, e) for e in (now, changed))
+        assert [c.cell for c in (after.recording.cells if after.recording else ())] == \
+               [c.cell for c in (shown.recording.cells if shown.recording else ())], folder.name
+        assert (after.stale is None) == (shown.stale is None)
+        for cell in after.recording.cells if after.recording else ():  # every line cited is code, where it moved
+            for text in (cell.output, cell.traceback or ""):
+                for line in re.findall(rf"examples/{re.escape(path)}(?:\", line |:)(\d+)", text):
+                    code = changed.source.splitlines()[int(line) - 1].split("#")[0].strip()
+                    assert code, f"{folder.name}: line {line} of the edited source is a comment or blank"
+
+
+def test_the_edit_moves_lines_and_cuda_outputs_that_cite_them_follow():
+    path = "modules/state_dict.py"
+    now = read_example(ROOT / "examples", path)
+    changed = Example.from_source(path, now.file, edited(now.source), now.folder, now.support)
+    recording = read(CUDA / "modules/state_dict.json", CUDA)
+    before = "".join(c.traceback or "" for c in Published.holding("cuda", recording, now).recording.cells)
+    after = "".join(c.traceback or "" for c in Published.holding("cuda", recording, changed).recording.cells)
+    cited = re.findall(r"line (\d+)", before)
+    assert cited and re.findall(r"line (\d+)", after) != cited  # the lines moved, and the outputs say where to
 
 
 def test_a_changed_literal_makes_the_cuda_output_of_its_cell_and_those_after_it_stale():
