@@ -341,3 +341,12 @@ def test_two_failed_checks_of_one_cell_are_listed_in_the_order_of_their_lines_wh
     for order in (recorded, recorded[::-1]):
         line = render_checks(BUILD_ENV, {"d/x.py": order}, "examples", lang="en")
         assert line.index("line 3") < line.index("line 4")
+
+
+def test_the_pages_sources_list_the_build_first_then_releases_in_their_order_not_as_text():
+    sources = Sources()
+    for env, name in ((GPU_2_11, "cuda-torch2.11.0-py3.12"), ({**CPU_2_14, "torch": "2.10.0+cu128"}, "b"),
+                      ({**CPU_2_14, "torch": "2.4.1+cu121"}, "a"), (BUILD_ENV, "build")):  # fmt: skip
+        sources.label(Source(name, env, None if name == "build" else "2026-11-25"))
+    block = unescape(sources.block("en"))
+    assert block.index("2.13.0") < block.index("2.4.1") < block.index("2.10.0") < block.index("2.11.0")

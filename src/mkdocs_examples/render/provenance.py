@@ -67,8 +67,9 @@ class Source:
 
 @dataclass
 class Sources:
-    """The environments a page's outputs come from, each once, in the order the page first shows them; a
-    folder's recordings made on different days are listed once per day, so that each date is one they had."""
+    """The environments a page's outputs come from, each once: the build's own first, then the CPU's and the
+    other devices', oldest torch release first; a folder's recordings made on different days are listed once
+    per day, so that each date is one they had."""
 
     found: dict[tuple[str, str | None], Source] = field(default_factory=dict)
 
@@ -96,7 +97,7 @@ class Sources:
             return ""
         words = text(lang)
         items = []
-        for source in sorted(self.found.values(), key=lambda s: s.name != BUILD):  # the build's own first
+        for source in sorted(self.found.values(), key=_order):
             key = "sources.built" if source.date is None else "sources.recorded"
             line = words[key].format(label=short(source.env), what=full(source.env, source.date))
             items.append(f"<li>{inline(line)}</li>")
@@ -104,6 +105,13 @@ class Sources:
             f'\n\n<div class="mx-sources" data-search-exclude>\n<p>{inline(words["sources"])}</p>\n'
             f"<ul>\n{chr(10).join(items)}\n</ul>\n</div>\n"
         )
+
+
+def _order(source: Source) -> tuple:
+    """Where ``source`` comes in a page's list: the build's own, then by device (the CPU first), release, date."""
+    numbers = tuple(int(n) for n in re.findall(r"\d+", source.env.get("torch", "").split("+")[0])[:3])
+    return source.name != BUILD, source.env.get("device", "?") != "cpu", source.env.get("device", "?"), numbers, \
+        source.date or ""
 
 
 # Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes
