@@ -150,14 +150,10 @@ def test_the_marks_under_a_quoted_line_are_dropped_where_the_code_before_them_ch
     assert moved == f'  File "{display}", line 2, in <module>\n    b = [\n'
 
 
-@pytest.fixture
-def site(tmp_path, monkeypatch) -> Path:
-    shutil.copytree(FIXTURE, tmp_path / "site")
-    monkeypatch.chdir(tmp_path / "site")
-    return tmp_path / "site"
-
-
-def test_a_cached_output_names_the_warnings_line_after_a_comment_is_added_above_it(site, capsys):
+def test_a_cached_output_names_the_warnings_line_after_a_comment_is_added_above_it(tmp_path, monkeypatch, capsys):
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+    monkeypatch.chdir(site)
     (site / "examples/warns.py").write_text(WARNS)
     assert main(["run", "examples/warns.py", "--show"]) == 0
     assert "examples/warns.py:4: UserWarning: careful" in capsys.readouterr().out
