@@ -59,10 +59,11 @@ def test_the_notebook_is_valid_and_holds_the_outputs_the_site_shows():
     setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
     assert nb.cells[0].source == "A note for notebook readers"
     # where its outputs come from, said in the notebook itself (downloads and notebook views), in its language
-    assert nb.cells[1].source == "*Outputs produced by torch 2.13.0+cpu · CPU · Python 3.11.7 when this site was " \
-        "built, but where a note says otherwise.*"  # fmt: skip
+    assert nb.cells[1].source == "*Outputs from PyTorch 2.13.0 on a CPU (Python 3.11), when this site was built; " \
+        "a note under a cell says where its output comes from otherwise.*"  # fmt: skip
     zh = notebook(EXAMPLE, RESULT, lang="zh")["cells"][1]["source"]
-    assert zh == "*除注明之外，输出都是构建本站时由 torch 2.13.0+cpu · CPU · Python 3.11.7 实际运行得到的。*"
+    assert zh == "*以下输出是构建本站时在 CPU 上用 PyTorch 2.13.0（Python 3.11）实际运行得到的；" \
+        "个别单元格的输出另有来源时，下方会注明。*"  # fmt: skip
     assert [c["id"] for c in notebook(EXAMPLE)["cells"]][1] != "environment"  # Colab's notebook has no outputs
     assert [o.output_type for o in setup.outputs] == ["stream", "display_data"]
     assert setup.outputs[0].text == "tensor(2.)\n" and setup.outputs[1].data["image/png"] == "iVBORw0KGgo="

@@ -375,7 +375,8 @@ def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
     gpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "gpu")
     assert gpu.outputs[0]["text"] == "tensor([1.], device='cuda:0')\n"
     where = nb.cells[nb.cells.index(gpu) + 1]
-    assert where.cell_type == "markdown" and "recorded on a GPU (FIXTURE GPU (test data)" in where.source
+    assert where.cell_type == "markdown" and "printed this on FIXTURE GPU (test data) with PyTorch 2.13.0 and " \
+        "CUDA 13.0 (Python 3.11), recorded on 2026-11-22" in where.source  # fmt: skip
     assert nb.metadata["mkdocs_examples_recorded"]["gpu"].startswith("FIXTURE")
     cpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "where")
     assert cpu.outputs[0]["text"] == "cpu\n"  # this build's output where it has one
@@ -422,7 +423,8 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     machine = html.unescape(line[1])
     assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
     notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
-    assert f"*Output recorded on a GPU ({machine}); the machine that built the site has none.*" in notes
+    assert "*This cell printed this on FIXTURE GPU (test data) with PyTorch 2.13.0 and CUDA 13.0 (Python 3.11), " \
+        "recorded on 2026-11-22: the machine that built the site has no GPU.*" in notes  # fmt: skip
 
 
 def test_the_notes_of_a_chinese_notebook_are_in_chinese():
@@ -431,8 +433,9 @@ def test_the_notes_of_a_chinese_notebook_are_in_chinese():
     recording = fixture_recording()
     cells = notebook(EXAMPLE, BUILT, recording, lang="zh")["cells"]
     notes = [c["source"] for c in cells if c["cell_type"] == "markdown"]
-    assert any(note.startswith("*输出是在 GPU 上录制的（FIXTURE GPU (test data)") for note in notes), notes
-    assert not any("recorded on a GPU" in note for note in notes), notes
+    zh = "*这个单元格的输出是在 FIXTURE GPU (test data) 上用 PyTorch 2.13.0、CUDA 13.0（Python 3.11）录制的"
+    assert any(note.startswith(zh) for note in notes), notes
+    assert not any("printed this on" in note for note in notes), notes
 
 
 # --- environments: one folder each, with a manifest ------------------------------------------

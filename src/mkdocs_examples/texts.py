@@ -69,8 +69,12 @@ TEXT: dict[str, dict[str, str]] = {
         "view.description": "{title}: the example as a notebook, with the outputs the page shows.",
         "view.back": "Back to the page",
         # publish: the notes of a notebook (a view's, or the one downloaded)
-        "notebook.built": "Outputs produced by {what} when this site was built, but where a note says otherwise.",
-        "notebook.recorded": "Output recorded on a GPU ({machine}); the machine that built the site has none.",
+        "notebook.built": "Outputs from PyTorch {torch} on {device} (Python {python}), when this site was built; "
+        "a note under a cell says where its output comes from otherwise.",
+        "notebook.recorded": "This cell printed this on {gpu} with PyTorch {torch} and CUDA {cuda} "
+        "(Python {python}), recorded on {date}: the machine that built the site has no GPU.",
+        "words.gpu": "a GPU",
+        "words.cpu": "a CPU",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
     },
     "zh": {
@@ -123,8 +127,12 @@ TEXT: dict[str, dict[str, str]] = {
         "view.title": "{title}：笔记本",
         "view.description": "{title}：示例的笔记本版本，带有页面上展示的输出。",
         "view.back": "返回页面",
-        "notebook.built": "除注明之外，输出都是构建本站时由 {what} 实际运行得到的。",
-        "notebook.recorded": "输出是在 GPU 上录制的（{machine}）；构建本站的机器没有 GPU。",
+        "notebook.built": "以下输出是构建本站时在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到的；"
+        "个别单元格的输出另有来源时，下方会注明。",
+        "notebook.recorded": "这个单元格的输出是在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "录制的，录制于 {date}；构建本站的机器没有 GPU。",
+        "words.gpu": "GPU",
+        "words.cpu": "CPU",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
     },
 }

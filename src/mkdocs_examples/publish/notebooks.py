@@ -31,7 +31,7 @@ from typing import Any
 from mkdocs_examples import texts
 from mkdocs_examples.cjk import unwrap
 from mkdocs_examples.recordings.store import Recording
-from mkdocs_examples.render.provenance import full, machine
+from mkdocs_examples.render.provenance import in_words
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
 
@@ -81,14 +81,15 @@ def notebook(
         )
         if cell.index in from_gpu and recorded:
             notes += 1
-            note = words["notebook.recorded"].format(machine=machine(recorded))
+            note = words["notebook.recorded"].format(**in_words(recorded.env, lang), date=recorded.date)
             cells.append(_markdown(f"*{note}*", f"note-{notes}"))
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown(f"*{words['notebook.cuda']}*", f"note-{notes}"))
     if result is not None and "torch" in result.env:  # which environment the outputs come from: before the first
         first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
-        cells.insert(first, _markdown(f"*{words['notebook.built'].format(what=full(result.env))}*", "environment"))
+        built = words["notebook.built"].format(**in_words(result.env, lang))
+        cells.insert(first, _markdown(f"*{built}*", "environment"))
     return {
         "cells": cells,
         "metadata": {

@@ -16,7 +16,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from mkdocs_examples.recordings.store import Recording, python_minor, release
+from mkdocs_examples.recordings.store import python_minor, release
 from mkdocs_examples.texts import text
 
 BUILD = "build"  # the name of the build's own environment; a recorded one is named by its folder
@@ -29,9 +29,19 @@ def device_label(env: dict[str, str]) -> str:
     return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device) or re.sub(r"[^\w.+-]", "", device)[:20] or "?"
 
 
-def machine(recording: Recording) -> str:
-    """A recording's machine and versions: ``NVIDIA H100 · CUDA 13.0 · torch 2.11.0 · Python 3.12.3 · 2026-01-02``."""
-    return full(recording.env, recording.date)
+def in_words(env: dict[str, str], lang: str) -> dict[str, str]:
+    """The parts of a sentence about ``env``, for the notes of notebooks (texts.py: ``notebook.*``): ``torch``
+    (``2.13.0``, its build left out), ``python`` (``3.11``), ``device`` (``a CPU``, or the GPU's name), ``gpu``
+    and ``cuda``."""
+    words = text(lang)
+    gpu = env.get("gpu") or words["words.gpu"]
+    return {
+        "device": words["words.cpu"] if env.get("device", "cpu") == "cpu" else gpu,
+        "torch": env.get("torch", "?").split("+")[0],
+        "python": ".".join(env.get("python", "?").split(".")[:2]),
+        "gpu": gpu,
+        "cuda": env.get("cuda") or "?",
+    }
 
 
 def full(env: dict[str, str], date: str | None = None) -> str:
