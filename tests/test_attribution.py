@@ -220,6 +220,7 @@ def test_the_changes_page_names_no_change_where_a_release_prints_only_its_own_ve
                             {"d/c.py": example}, {"d/c.py": Result(env=BUILD_ENV, cells=mine)},
                             {"d/c.py": [theirs]})  # fmt: skip
     assert found.pages == [] and found.releases == {"2.14.1"}
+    assert differing(example, Result(env=BUILD_ENV, cells=mine), [theirs]) == set()  # nor on the checks line
     text = changes.render(found, BUILD_ENV, "changes.md", "examples", "en")
     assert "Every output and every check of torch 2.14.1 is the same as in this build." in text
 
@@ -252,8 +253,8 @@ def test_the_error_index_leaves_out_a_recorded_cell_whose_check_failed_as_the_pa
 
     published = PublishedRecordings(Path("/nowhere"), [])
     failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
-    published.found = {"cpu-torch2.14.1-py3.11": {EXAMPLE.path: recording(CPU_2_14, "stops here\n", failed)}}
-    published.read_as = published.found
+    made = recording(CPU_2_14, "stops here\n", failed)
+    published.published = {"cpu-torch2.14.1-py3.11": {EXAMPLE.path: Published.holding("cpu", made, EXAMPLE)}}
     (result,) = published.results(EXAMPLE)
     assert [c.cell for c in result.cells] == [0, 2]
 

@@ -274,3 +274,18 @@ def test_record_release_takes_the_pins_of_requirements_and_refuses_a_release_nam
     assert [p.split("==")[0].lower() for p in pins] == list(record_release.PINNED) and all("==" in p for p in pins)
     with pytest.raises(SystemExit):
         record_release.main(["2.4"])  # a minor release: PyPI names patches
+
+
+def test_migrate_refuses_a_schema_1_recording_that_names_another_example_than_its_place(tmp_path, capsys):
+    import json
+
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "tests" / "site", site)
+    subprocess.run(["git", "init", "-q", str(site)], check=True)
+    folder = site / "recordings" / "cuda"
+    folder.mkdir(parents=True)
+    for name, example in (("one.json", "../../../etc/passwd"), ("two.json", "one.py")):  # neither is its place
+        (folder / name).write_text(json.dumps({"schema": 1, "example": example, "digest": "0" * 64}))
+    assert cli(["migrate", "-f", str(site / "mkdocs.yml")]) == 1
+    err = capsys.readouterr().err
+    assert "one.json: names the example '../../../etc/passwd'" in err and "two.json: names the example 'one.py'" in err

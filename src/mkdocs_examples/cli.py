@@ -17,6 +17,7 @@ from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progres
 from mkdocs_examples.publish import notebooks, outputs
 from mkdocs_examples.recordings import record
 from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.source import keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
 
 
@@ -120,9 +121,8 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int
         def outdated(snap: outputs.Snapshot, path: str) -> set[int]:
             if path not in snap.examples:
                 return set()
-            now, ran = snap.examples[path]["keys"], found[path].keys
-            held = next((i for i, (a, b) in enumerate(zip(ran, now, strict=False)) if a != b), min(len(ran), len(now)))
-            return set(range(held, len(now)))
+            now = snap.examples[path]["keys"]
+            return set(range(keys.held(found[path].keys, now), len(now)))
 
         stale = [f"`{path}` (cells {', '.join(map(str, sorted(cells)))})" for path in sorted(found)
                  if (cells := outdated(new, path) - outdated(old, path))]  # fmt: skip

@@ -141,6 +141,5 @@ def _changes(build: Build, site: Site, page: Page, lang: str) -> str:
     examples = build.loaded()
     done = {path: o.result for path, o in build.outcomes.items() if o.failure is None}
     recorded = {path: build.checked(e) for path, e in examples.items()}
-    found = changes.collect(pages, examples, done, recorded)
-    found.uninstallable = build.recordings.uninstallable if build.recordings else []
+    found = changes.collect(pages, examples, done, recorded, build.recordings.uninstallable if build.recordings else [])
     return changes.render(found, build.site_env(), here, site.folder, lang)

@@ -21,13 +21,14 @@ import json
 import os
 import platform
 import tempfile
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from mkdocs_examples import __version__
 from mkdocs_examples.environment import package_version
-from mkdocs_examples.results import RESULT, Options, Result
+from mkdocs_examples.results import RESULT, CellResult, Options, Result
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source import keys
 from mkdocs_examples.source.cells import Example
@@ -111,9 +112,10 @@ class Cache:
         return True
 
 
-def lines_of(example: Example, result: Result) -> Lines:
-    """The lines of ``example`` that ``result``'s outputs cite, tied to tokens (source/keys.py: anchors)."""
-    return keys.anchors(example.source, example.display, [t for c in result.cells for t in (c.output, c.traceback)])
+def lines_of(example: Example, cells: Iterable[CellResult], extra: Iterable[int | None] = ()) -> Lines:
+    """The lines of ``example`` that ``cells``' outputs cite (and ``extra``), tied to tokens (source/keys.py: anchors):
+    what a result or a recording keeps, so that it cites the right lines once comments move them."""
+    return keys.anchors(example.source, example.display, [t for c in cells for t in (c.output, c.traceback)], extra)
 
 
 def relocated(result: Result, example: Example, lines: Lines) -> Result:
@@ -121,8 +123,7 @@ def relocated(result: Result, example: Example, lines: Lines) -> Result:
     if not lines:
         return result
     move = keys.Relocation(example.source, example.display, lines)
-    return replace(result, cells=tuple(replace(c, output=move.text(c.output) or "", traceback=move.text(c.traceback))
-                                       for c in result.cells))  # fmt: skip
+    return replace(result, cells=tuple(move.cell(c) for c in result.cells))
 
 
 def _digest(file: Path) -> str:

@@ -180,7 +180,7 @@ class Engine:
                 result = replace(result, failure=Failure("sandbox", detail=culprit))
             elif result.failure is not None:
                 continue
-            lines = lines_of(example, result)
+            lines = lines_of(example, result.cells)
             if result.failure is None and self.cache and not changed:
                 self.cache.put(keys[example.path], result, lines)  # only what built correctly, untouched, is kept
             self._memory[keys[example.path]] = (result, lines)

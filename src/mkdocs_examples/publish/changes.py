@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from mkdocs_examples.recordings.store import Recording, python_minor, release
-from mkdocs_examples.render.attribution import key
+from mkdocs_examples.render.attribution import change_key
 from mkdocs_examples.render.checks import spans, version_key
 from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.page import anchor
@@ -67,23 +67,12 @@ class Changes:
     uninstallable: list[dict[str, str]] = field(default_factory=list)  # manifests of releases pip could not install
 
 
-def _own_version(cell: CellResult, torch: str) -> tuple:
-    """``cell``'s output as compared: noise out (render/attribution.py), and the release's own version named alike."""
-
-    def named(text: str) -> str:
-        for version in sorted({torch, release(torch)} - {""}, key=len, reverse=True):
-            text = text.replace(version, "<torch>")
-        return text
-
-    output, truncated, traceback, images = key(cell)
-    return named(output), truncated, named(traceback), images
-
-
 def collect(
     pages: dict[str, tuple[str, list[Block]]],
     examples: dict[str, Example],
     built: dict[str, Result],
     recorded: dict[str, list[Recording]],
+    uninstallable: list[dict[str, str]] | None = None,
 ) -> Changes:
     """What the releases of ``recorded`` (example path: its recordings on the build's device in which every cell
     ran as it is now) change against ``built`` (example path: this build's result), over the cells ``pages``
@@ -98,7 +87,6 @@ def collect(
             if example is None or result is None:
                 continue
             mine = {c.cell: c for c in result.cells}
-            ours_torch = result.env.get("torch", "")
             for recording in recorded.get(block.path, []):
                 torch = release(recording.env.get("torch", "?"))
                 releases.add(torch)
@@ -116,7 +104,7 @@ def collect(
                         continue
                     if recording.failed and recording.failed.cell == item.index:
                         continue
-                    if _own_version(theirs, recording.env.get("torch", "")) != _own_version(ours, ours_torch):
+                    if change_key(theirs, recording.env) != change_key(ours, result.env):
                         place = anchor(example, item.index)
                         moved = next((m for m in changed.cells if m.place == place), None)
                         if moved is None:
@@ -125,7 +113,7 @@ def collect(
                         moved.theirs[torch] = theirs
         if changed.cells or changed.checks:
             found.append(changed)
-    return Changes(found, releases, python)
+    return Changes(found, releases, python, uninstallable or [])
 
 
 def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, lang: str) -> str:
@@ -155,7 +143,7 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
         for moved in changed.cells:
             groups: dict[tuple, list[str]] = {}
             for torch, cell in moved.theirs.items():
-                groups.setdefault(_own_version(cell, torch), []).append(torch)
+                groups.setdefault(change_key(cell, {"torch": torch}), []).append(torch)
             where = f"[`{folder}/{moved.example}`, {text['changes.cell']} `{moved.cell}`]({url}#{moved.place})"
             parts.append(f"{where}:")
             for torchs in sorted(groups.values(), key=lambda rs: [version_key(r) for r in rs]):

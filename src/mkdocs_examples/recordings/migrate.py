@@ -20,13 +20,16 @@ import hashlib
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.config import Site
+from mkdocs_examples.execute.cache import lines_of
 from mkdocs_examples.recordings import store
 from mkdocs_examples.recordings.store import Recording
-from mkdocs_examples.schema import JSONError, loads
+from mkdocs_examples.results import RESULT
+from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example, find_examples, read_example
 from mkdocs_examples.source.keys import support_digest
 
@@ -57,12 +60,18 @@ def migrated(data: dict[str, Any], example: Example) -> Recording:
     """The schema-2 recording of the schema-1 ``data``, which ran ``example`` (its source as it was then)."""
     old = dict(data, schema=store.SCHEMA, keys=list(example.keys), lines={}, scheme=store.keys.SCHEME)
     old.pop("digest")
-    recording = Recording.from_json(old)
-    texts = [text for c in recording.cells for text in (c.output, c.traceback)]
+    recording = Recording.from_json(old)  # checked against the schema, as every recording is
     failed = recording.failed.line if recording.failed else None
-    lines = store.keys.anchors(example.source, example.display, texts, [failed])
-    return Recording(recording.example, recording.keys, recording.recorded, recording.env, recording.seconds,
-                     recording.cells, recording.names, recording.failed, lines)  # fmt: skip
+    return replace(recording, lines=lines_of(example, recording.cells, [failed]))
+
+
+def _named_here(path: str, file: Path, folder: Path) -> bool:
+    """Whether ``path`` is an example's path (the schema's pattern) and the one ``file``'s place in ``folder`` gives."""
+    try:
+        validate(path, f"{RESULT}#/$defs/example")
+    except JSONError:
+        return False
+    return store.file_of(folder, path) == file
 
 
 def migrate(site: Site, root: Path) -> int:
@@ -94,6 +103,9 @@ def migrate(site: Site, root: Path) -> int:
                 counts["already"] += 1
             else:
                 path = str(data.get("example", ""))
+                if not _named_here(path, file, env_folder):  # before its path reaches git
+                    lost.append(f"{file}: names the example {path!r}, which is not the one its place gives")
+                    continue
                 if path not in history:
                     history[path] = sources_in_history(repo, f"{folder}/{path}")
                 source = history[path].get(str(data.get("digest")))

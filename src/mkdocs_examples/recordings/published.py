@@ -27,8 +27,7 @@ class PublishedRecordings:
         """``names``: the folders under ``root`` to publish; none: every folder of recordings there."""
         self.root, self.names = root, names
         self.found: dict[str, dict[str, Recording]] = {}  # environment: example path: what holds of its recording
-        self.read_as: dict[str, dict[str, Recording]] = {}  # environment: example path: its recording as read
-        self.outdated: dict[str, set[str]] = {}  # environment: the paths of recordings with stale cells
+        self.published: dict[str, dict[str, Published]] = {}  # environment: example path: what its pages get
         self.uninstallable: list[dict[str, str]] = []  # manifests of releases pip could not install (no recordings)
         self.site: dict[str, str] = {}  # the build's own torch and Python, which a recording may differ from
         self.device = "cpu"  # the build's own device: recordings of another fill the cells it skips
@@ -48,18 +47,18 @@ class PublishedRecordings:
         :class:`RecordingError`, naming the file and what to do, for one that cannot be published.
         """
         try:
-            self.read_as = store.load_published(self.root, self.environments, examples)
+            read = store.load_published(self.root, self.environments, examples)
         except RecordingError as error:
             raise RecordingError(f"{error}: fix or delete the file; the GPU job writes it again") from None
-        self.found = {name: {path: held for path, r in by_path.items() if path in examples
-                             and (held := store.current(r, examples[path])) is not None}
-                      for name, by_path in self.read_as.items()}  # fmt: skip
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
+        self.published = {name: {path: Published.holding(r.device, r, examples[path], self.site, name)
+                                 for path, r in by_path.items() if path in examples}
+                          for name, by_path in read.items()}  # fmt: skip
+        self.found = {name: {path: p.recording for path, p in by_path.items() if p.recording}
+                      for name, by_path in self.published.items()}  # fmt: skip
         self.uninstallable = [m for f in self.folders() if (m := store.read_manifest(f)).get("installable") is False]
-        self.outdated = {name: {p for p, r in by_path.items() if p in examples and not r.whole(examples[p])}
-                         for name, by_path in self.read_as.items()}  # fmt: skip
-        if old := store.stale(self.read_as, examples):
+        if old := store.stale(read, examples):
             listed = ", ".join(f"{r.example} cells {', '.join(map(str, cells))} (recorded on {r.device}, "
                                f"torch {r.env.get('torch', '?')}, {r.date})" for r, cells in old)  # fmt: skip
             count = sum(len(cells) for _, cells in old)
@@ -67,13 +66,12 @@ class PublishedRecordings:
                  f"they are recorded again: {listed}")  # fmt: skip
 
     def clear(self) -> None:
-        self.found, self.read_as, self.outdated, self.site, self.uninstallable = {}, {}, {}, {}, []
+        self.found, self.published, self.site, self.uninstallable = {}, {}, {}, []
 
     def of(self, path: str) -> tuple[Published, ...]:
         """Each published environment's recording of example ``path`` (None where it has none)."""
-        return tuple(Published(_device_of(read, path, name), self.found[name].get(path), self.site, name,
-                               read.get(path) if path in self.outdated.get(name, ()) else None)
-                     for name, read in self.read_as.items())  # fmt: skip
+        return tuple(by_path.get(path) or Published(_device_of(by_path, name), None, self.site, name)
+                     for name, by_path in self.published.items())  # fmt: skip
 
     def fresh(self, example: Example) -> list[Recording]:
         """What holds of each recording of ``example``: the cells that ran its code as it is now."""
@@ -104,8 +102,8 @@ class PublishedRecordings:
         return [r for r in self.fresh(example) if r.device == self.device and r.whole(example)]
 
 
-def _device_of(found: dict[str, Recording], path: str, name: str) -> str:
+def _device_of(published: dict[str, Published], name: str) -> str:
     """The device of a folder's recordings: its manifest's, which every recording there repeats (checked when
     read); the name's first word (``cpu-torch2.14.1-py3.11`` → ``cpu``) for a folder without any."""
-    recording = found.get(path) or next(iter(found.values()), None)
-    return recording.device if recording else name.split("-")[0]
+    first = next(iter(published.values()), None)
+    return first.device if first else name.split("-")[0]

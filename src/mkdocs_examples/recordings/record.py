@@ -167,18 +167,20 @@ def _record(
     def keeps(outcome: Outcome) -> bool:
         return outcome.failure is None or (keep_failed and recordings.keepable(outcome.result))
 
+    made = list(done.values())
+
     def report(outcome: Outcome, progress: Progress) -> None:
         status = "FAILED" if outcome.failure else "ok"
         print(f"{status:7} {outcome.result.seconds:7.2f}s  {outcome.example.path}", flush=True)
         if keeps(outcome):  # written at once: an interrupted run resumes from here (--resume)
-            recordings.write_folder(out, [Recording.of(outcome.example, outcome.result, env)])
+            made.append(Recording.of(outcome.example, outcome.result, env))
+            recordings.write_folder(out, made[-1:])
 
     start = time.perf_counter()
     try:
         outcomes = list(engine.run(todo, report).values())
     finally:
         engine.close()
-    made = [*done.values(), *(Recording.of(o.example, o.result, env) for o in outcomes if keeps(o))]
     if made:
         recordings.write_folder(out, [], manifest=recordings.manifest_of(made))
     for o in outcomes:

@@ -47,6 +47,7 @@ from typing import Any
 
 from mkdocs_examples import __version__
 from mkdocs_examples.environment import DEVICES
+from mkdocs_examples.execute.cache import lines_of
 from mkdocs_examples.results import RESULT, CellResult, Result
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source import keys
@@ -87,7 +88,6 @@ class Recording:
             assert failure.cell is not None
             lines = (failure.traceback or failure.detail or failure.kind).strip().splitlines()
             failed = Failed(failure.cell, failure.line, failure.kind, (lines[-1] if lines else failure.kind)[:1000])
-        texts = [text for c in result.cells for text in (c.output, c.traceback)]
         return cls(
             example=example.path,
             keys=example.keys,
@@ -97,7 +97,7 @@ class Recording:
             cells=result.cells,
             names=tuple(c.name for c in example.cells),
             failed=failed,
-            lines=keys.anchors(example.source, example.display, texts, [failed.line if failed else None]),
+            lines=lines_of(example, result.cells, [failed.line if failed else None]),
         )
 
     @property
@@ -164,10 +164,8 @@ class Recording:
                    cells, names, failed, {k: dict(v) for k, v in data["lines"].items()})  # fmt: skip
 
     def current(self, example: Example) -> int:
-        """How many of ``example``'s cells, from the first, ran here as they are now: a key is chained through
-        the cells before it, so the cells that match are the first ones."""
-        return next((i for i, (a, b) in enumerate(zip(self.keys, example.keys, strict=False)) if a != b),
-                    min(len(self.keys), len(example.keys)))  # fmt: skip
+        """How many of ``example``'s cells, from the first, ran here as they are now (source/keys.py: held)."""
+        return keys.held(self.keys, example.keys)
 
     def whole(self, example: Example) -> bool:
         """Whether every cell of ``example``, hidden checks too, ran here as it is now."""
@@ -229,8 +227,7 @@ def current(recording: Recording, example: Example) -> Recording | None:
     if not held:
         return None
     move = keys.Relocation(example.source, example.display, recording.lines)
-    cells = tuple(replace(c, output=move.text(c.output) or "", traceback=move.text(c.traceback))
-                  for c in recording.cells if c.cell < held)  # fmt: skip
+    cells = tuple(move.cell(c) for c in recording.cells if c.cell < held)
     failed = recording.failed
     if failed is not None:
         failed = replace(failed, line=move.line(failed.line)) if failed.cell < held else None

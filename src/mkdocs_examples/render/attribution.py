@@ -56,6 +56,20 @@ def key(cell: CellResult) -> tuple:
     return normalise(cell.output), cell.truncated, normalise(cell.traceback or ""), cell.images
 
 
+def change_key(cell: CellResult, env: dict[str, str]) -> tuple:
+    """What a cell's outputs in two releases are compared by to call it a change (the checks line, the page of
+    changes): :func:`key`, with the version the release of ``env`` prints of itself named alike in each."""
+    torch = env.get("torch", "")
+
+    def named(text: str) -> str:
+        for version in sorted({torch, release(torch)} - {""}, key=len, reverse=True):
+            text = text.replace(version, "<torch>")
+        return text
+
+    output, truncated, traceback, images = key(cell)
+    return named(output), truncated, named(traceback), images
+
+
 @dataclass(frozen=True)
 class View:
     """One environment's output of a cell."""

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 
 from mkdocs_examples.recordings.store import Recording, release
-from mkdocs_examples.render.attribution import key
+from mkdocs_examples.render.attribution import change_key
 from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Example
@@ -37,14 +37,14 @@ def version_key(version: str) -> tuple[int, ...]:
 def differing(example: Example, result: Result, recordings: list[Recording]) -> set[str]:
     """The releases of ``recordings`` in which a cell of ``example`` that pages show printed other than the
     build's ``result``, the machine's noise aside; a measurement (``varies``) and a cell whose check failed
-    there are left out, as pages leave them out."""
+    there are left out, as pages leave them out; a release printing its own version is no difference."""
     shown = {c.index for c in example.cells if c.tracked}
-    ours = {cell.cell: key(cell) for cell in result.cells if cell.cell in shown}
+    ours = {cell.cell: change_key(cell, result.env) for cell in result.cells if cell.cell in shown}
     found = set()
     for recording in recordings:
         failed = recording.failed.cell if recording.failed else None
         cells = [c for c in recording.cells if c.cell in ours and c.cell != failed]
-        if any(key(cell) != ours[cell.cell] for cell in cells):
+        if any(change_key(cell, recording.env) != ours[cell.cell] for cell in cells):
             found.add(release(recording.env.get("torch", "?")))
     return found
 

@@ -35,15 +35,18 @@ import hashlib
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
+
+from mkdocs_examples.results import CellResult
 
 SCHEME = "tokens-1"  # moves whenever what goes into a key changes; a recording names it
 EXECUTION_TAGS = ("raises-exception", "requires-cuda")
 _SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
 _STRUCTURE = {tokenize.NEWLINE: "\n", tokenize.INDENT: "{", tokenize.DEDENT: "}"}
 # Python 3.12's pieces of an f-string (3.14's t-strings too), joined back into one string token
-_STARTS = {tokenize.tok_name.get(n) for n in range(300)} & {"FSTRING_START", "TSTRING_START"}
+_STARTS = {"FSTRING_START", "TSTRING_START"} & set(tokenize.tok_name.values())
 
 
 def _tokens(code: str) -> Iterator[tuple[str, tuple[int, int], tuple[int, int]]]:
@@ -155,6 +158,12 @@ def cell_keys(path: str, cells: Iterable[tuple[str, Iterable[str]]], support: st
     return tuple(keys)
 
 
+def held(ran: Sequence[str], now: Sequence[str]) -> int:
+    """How many cells, from the first, have the same key in ``ran`` (the keys a recording ran) as in ``now`` (the
+    example's): a key chains through the cells before it, so the cells that match are the first ones."""
+    return next((i for i, (a, b) in enumerate(zip(ran, now, strict=False)) if a != b), min(len(ran), len(now)))
+
+
 # --- lines --------------------------------------------------------------------------
 
 
@@ -202,6 +211,10 @@ class Relocation:
 
     def line(self, old: int | None) -> int | None:
         return None if old is None else self.moved.get(old, old)
+
+    def cell(self, cell: CellResult) -> CellResult:
+        """``cell`` with its output and traceback citing the lines as they are now."""
+        return replace(cell, output=self.text(cell.output) or "", traceback=self.text(cell.traceback))
 
     def text(self, text: str | None) -> str | None:
         """``text`` with each cited line renumbered, and the code line a traceback quotes under it taken from
