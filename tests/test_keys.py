@@ -7,6 +7,8 @@ import io
 import itertools
 import re
 import shutil
+import subprocess
+import sys
 import tokenize
 from pathlib import Path
 
@@ -236,3 +238,16 @@ def test_a_changed_literal_makes_the_cuda_output_of_its_cell_and_those_after_it_
     assert after.stale is recording
     held = [c.cell for c in after.recording.cells] if after.recording else []
     assert held == [c.cell for c in recording.cells if c.cell < cell.index]
+
+
+def test_an_output_citing_every_line_of_a_long_example_is_tied_in_linear_time():
+    """An example's output is a stranger's: citing 40,000 lines of a 40,000-line source must not take
+    40,000 x 40,000 steps (the old search did; it ran for minutes). Run apart, with a limit, not timed here."""
+    code = (
+        "from mkdocs_examples.source import keys\n"
+        "source = 'x = 1\\n' * 40_000\n"
+        "text = ''.join(f'examples/d/x.py:{n}: UserWarning: w\\n' for n in range(1, 40_001))\n"
+        "found = keys.anchors(source, 'examples/d/x.py', [text])\n"
+        "assert len(found) == keys.MAX_ANCHORS and found['40'] == {'token': 156, 'into': 0}, found['40']\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

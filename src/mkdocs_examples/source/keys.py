@@ -182,21 +182,35 @@ def _table(source: str) -> list[tuple[int, int]] | None:
         return None
 
 
+MAX_ANCHORS = 10_000  # cited lines kept per result: the schemas' bound (result.schema.json, $defs/anchors)
+
+
 def anchors(
     source: str, display: str, texts: Iterable[str | None], lines: Iterable[int | None] = ()
 ) -> dict[str, dict[str, int]]:
     """Each line of ``source`` cited in ``texts`` (and each of ``lines``), tied to the token that covers it:
-    ``{"12": {"token": index, "into": lines into it}}``; a line no token covers is left out."""
+    ``{"12": {"token": index, "into": lines into it}}``; a line no token covers is left out, and past
+    :data:`MAX_ANCHORS` lines, the rest. Linear in the texts and the source, whatever an output cites."""
     pattern = _cited(display)
     cited = {int(m["n"] or m["m"]) for text in texts if text for m in pattern.finditer(text)}
     cited |= {line for line in lines if line}
-    table = _table(source) if cited else None
+    covering = _covering(source) if cited else {}
     found: dict[str, dict[str, int]] = {}
     for line in sorted(cited):
-        index = next((i for i, (first, last) in enumerate(table or ()) if first <= line <= last), None)
-        if table and index is not None:
-            found[str(line)] = {"token": index, "into": line - table[index][0]}
+        if line in covering and len(found) < MAX_ANCHORS:
+            index, first = covering[line]
+            found[str(line)] = {"token": index, "into": line - first}
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _covering(source: str) -> dict[int, tuple[int, int]]:
+    """Each line of ``source`` that a token covers: the first such token's index and first line."""
+    covering: dict[int, tuple[int, int]] = {}
+    for index, (first, last) in enumerate(_table(source) or ()):
+        for line in range(first, last + 1):
+            covering.setdefault(line, (index, first))
+    return covering
 
 
 class Relocation:
