@@ -524,3 +524,13 @@ def test_a_shard_records_the_same_examples_on_the_cpu_as_on_the_gpu(site):
     config = ["-f", str(site / "mkdocs.yml")]
     assert main(["record", "--device", "cpu", "--shard", "1/2", "--out", str(site / "s1"), *config]) == 0
     assert sorted(read_folder(site / "s1")) == ["one.py"]  # the longest on the GPU: shard 1's, on both devices
+
+
+def test_a_recording_read_again_after_an_edit_is_the_edited_one(tmp_path):
+    """read() keeps what it parsed for `serve`'s rebuilds, by the file's bytes: an edit is never missed."""
+    file = tmp_path / "d" / "gpu.json"
+    file.parent.mkdir()
+    file.write_text(dumps(fixture_recording()))
+    assert read(file, tmp_path).cells[2].output == "cuda:0\n"
+    file.write_text(file.read_text().replace("cuda:0", "cuda:1", 1))  # the same size, maybe the same time
+    assert read(file, tmp_path).cells[2].output == "cuda:1\n"

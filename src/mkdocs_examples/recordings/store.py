@@ -33,6 +33,7 @@ A folder named after a device alone (``recordings/cuda/``, the older layout) nee
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -245,12 +246,21 @@ def dumps(recording: Recording) -> str:
     return json.dumps(recording.to_json(), indent=1, ensure_ascii=False) + "\n"
 
 
+# What read() parsed and checked, by file and the sha256 of its bytes: `serve` rebuilds the site on every edit
+# and reads the same few hundred recordings each time; parsing and checking them is what costs
+_READ: dict[Path, tuple[bytes, Recording]] = {}
+
+
 def read(file: Path, folder: Path) -> Recording:
     """The recording in ``file``, checked to be where its example's path puts it under ``folder``."""
     try:
-        recording = Recording.from_json(loads(file.read_text(encoding="utf-8")))
+        data = file.read_bytes()
+        seen = hashlib.sha256(data).digest()
+        kept = _READ.get(file)
+        recording = kept[1] if kept and kept[0] == seen else Recording.from_json(loads(data.decode("utf-8")))
     except (OSError, UnicodeDecodeError, JSONError) as error:
         raise RecordingError(f"{file}: not a readable recording ({error})") from None
+    _READ[file] = (seen, recording)
     if file_of(folder, recording.example).resolve() != file.resolve():
         where = file_of(folder, recording.example)
         raise RecordingError(f"{file}: records {recording.example}, which belongs in {where}")

@@ -59,8 +59,11 @@ def key(cell: CellResult) -> tuple:
 def change_key(cell: CellResult, env: dict[str, str]) -> tuple:
     """What a cell's outputs in two releases are compared by to call it a change (the checks line, the page of
     changes): :func:`key`, with the version the release of ``env`` prints of itself named alike in each."""
-    torch = env.get("torch", "")
+    return _change_key(cell, env.get("torch", ""))
 
+
+@functools.lru_cache(maxsize=1 << 16)  # each cell against every release, on the checks line and the changes page
+def _change_key(cell: CellResult, torch: str) -> tuple:
     def named(text: str) -> str:
         for version in sorted({torch, release(torch)} - {""}, key=len, reverse=True):
             text = text.replace(version, "<torch>")

@@ -120,6 +120,7 @@ def _span(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str
     return lines[start[0] - 1][start[1] :] + "".join(lines[start[0] : end[0] - 1]) + lines[end[0] - 1][: end[1]]
 
 
+@functools.lru_cache(maxsize=4096)  # `serve` reads every example again on each rebuild; most cells are as they were
 def code_digest(code: str) -> str:
     """The digest of what ``code`` runs: its tokens, or its text if it does not tokenize."""
     digest = hashlib.sha256()
