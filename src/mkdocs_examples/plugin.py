@@ -175,7 +175,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._with_views and self._engine:
             pages = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
             self._views = notebook_views.add(
-                files, config, root=self._root, built=self._build.built(), pages=pages,
+                files,
+                config,
+                root=self._root,
+                built=self._build.built(),
+                pages=pages,
                 examples_folder=self.config.folder,
             )
         self._view_urls = {view.example: view.url for view in self._views.values()}
@@ -274,9 +278,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _run(self, examples: list[Example]) -> dict[str, Outcome]:
         assert self._engine
         try:
-            return run(self._engine, examples, log.info)  # not warnings: none of them may fail a strict build
+            outcomes = run(self._engine, examples, log.info)  # not warnings: none of them may fail a strict build
         except (EngineError, PoolError) as error:
             raise PluginError(str(error)) from None
+        for message in self._engine.missing_protections(self.config.sandbox_optional):
+            log.warning(message)  # a protection this system refuses fails a strict build, unless the site accepts it
+        return outcomes
 
     def _end_build(self) -> None:
         """The end of a build, or of a failed one: nothing of it reaches the next (`mkdocs serve` rebuilds)."""

@@ -23,6 +23,12 @@ import signal
 import time
 from pathlib import Path
 
+LEFTOVER = 2.0  # seconds a process an example started has to end by itself after the example ends
+# Helpers that libraries start and that end by themselves once their clients are gone, later than
+# LEFTOVER allows: their name, and the seconds they have. torch_shm_manager (torch's file_system
+# sharing strategy) waits about 3 s for clients that may still come before it removes its files
+HELPERS = {"torch_shm_manager": 10.0}
+
 # prctl(2) options
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -204,7 +210,8 @@ class Cgroups:
             kill_all(members)
             time.sleep(0.01)
 
-    def remove(self, folder: Path) -> None:
+    @staticmethod
+    def remove(folder: Path) -> None:
         """Remove an example's cgroup once it is empty (killed processes take a moment to leave it)."""
         for _ in range(200):
             try:
@@ -223,18 +230,60 @@ class Cgroups:
         self.remove(self.base)
 
 
-def _own_cgroup() -> Path | None:
-    """The folder of this process's cgroup v2, where one is mounted."""
+class Limit:
+    """Each example's ``pids.max``: a folder of the worker's own in a cgroup hierarchy with the pids
+    controller (v1's, or v2's where :class:`Cgroups` can enable it), with one folder per example."""
+
+    def __init__(self, base: Path, most: int) -> None:
+        self.base, self.most = base, most
+
+    @classmethod
+    def create(cls, most: int, cgroups: Cgroups | None) -> tuple[Limit | None, str | None]:
+        """The limit, or None and why there is none."""
+        if cgroups is not None:
+            with contextlib.suppress(OSError):
+                (cgroups.base / "cgroup.subtree_control").write_text("+pids")
+                return cls(cgroups.base, most), None  # v2: the examples' own cgroups carry pids.max
+        found = _own_cgroup(controller="pids")
+        if found is None:
+            return None, "no cgroup with the pids controller is mounted"
+        base = found / f"mkdocs-examples-{os.getpid()}"
+        try:
+            base.mkdir(exist_ok=True)
+        except OSError as error:
+            return None, f"cannot create a cgroup in {found} ({error.strerror})"
+        return cls(base, most), None
+
+    def make(self, name: str) -> Path:
+        """The folder of one example's limit (the example's own cgroup where they share a folder)."""
+        folder = self.base / name
+        folder.mkdir(exist_ok=True)
+        (folder / "pids.max").write_text(str(self.most))
+        return folder
+
+    def close(self) -> None:
+        for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _own_cgroup(controller: str | None = None) -> Path | None:
+    """The folder of this process's cgroup v2 (or of ``controller``'s v1 hierarchy), where one is mounted."""
     try:
         with open("/proc/self/cgroup") as file:
-            path = next((line[3:].strip() for line in file if line.startswith("0::")), None)
+            found = [line.rstrip("\n").split(":", 2) for line in file]
         with open("/proc/self/mountinfo") as file:
             mounts = [line.split() for line in file]
     except OSError:
         return None
+    # "0::/path" for v2; "8:pids:/path" for a v1 hierarchy of that controller
+    mine = [f for f in found if len(f) == 3 and (f[1] == controller if controller else f[:2] == ["0", ""])]
+    path = mine[0][2] if mine else None
+    kind = "cgroup2" if controller is None else "cgroup"
     for fields in mounts:
         separator = fields.index("-") if "-" in fields else -1
-        if path is not None and separator > 0 and fields[separator + 1] == "cgroup2":
+        wanted = not controller or controller in fields[-1].split(",")  # v1: the controller's own hierarchy
+        if path is not None and separator > 0 and fields[separator + 1] == kind and wanted:
             root, point = fields[3], fields[4]
             relative = os.path.relpath(path, root) if path.startswith(root) else None
             if relative is not None and not relative.startswith(".."):
