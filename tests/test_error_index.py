@@ -379,7 +379,7 @@ RuntimeError: shown as code
 ///
 ```
 
-/// quoted-error | c10/cuda/CUDAException.cpp
+/// quoted-error | c10/cuda/CUDAException.cpp @ 0e4c6cd66277444e521c0d3190b00ee3992cff03
 torch.AcceleratorError: CUDA error: device-side assert triggered
 ///
 """
@@ -409,6 +409,9 @@ def test_a_quoted_error_is_shown_as_a_labelled_quotation_of_the_builds_release_i
     assert "    ```text\n    torch.AcceleratorError: CUDA error: device-side assert triggered\n" in en
     assert "/// quoted-error | not/a/quote.cpp" in en  # inside fenced code: left as it is
     assert en.count("!!! quote") == 2
+    # a commit after the path: the link and the label name it instead of the release
+    assert "blob/0e4c6cd66277444e521c0d3190b00ee3992cff03/c10/cuda/CUDAException.cpp" in en
+    assert "PyTorch (commit 0e4c6cd662) words it" in en
     zh = render_quotes(QUOTING, "2.13.0+cpu", "zh")
     assert '!!! quote "引自 PyTorch 源码，不是运行输出"' in zh and "PyTorch 2.13.0 的源码" in zh
 

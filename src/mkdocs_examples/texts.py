@@ -56,6 +56,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.quoted.link": "quoted",
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from PyTorch's source, not an output",
+        "quoted.commit": "(commit {commit})",
         "quoted.from": "The message as {source} of PyTorch {release} words it. Nothing on this site ran it: "
         "it is a quotation, not a recording.",
         # publish: the page "What changed between torch releases"
@@ -122,6 +123,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.quoted": "引自 PyTorch 源码",
         "index.quoted.link": "源码引文",
         "quoted.title": "引自 PyTorch 源码，不是运行输出",
+        "quoted.commit": "（提交 {commit}）",
         "quoted.from": "这段报错文本引自 PyTorch {release} 的源码 {source}。"
         "本站没有运行过它：这是引文，不是录制的输出。",
         "changes.summary": "与本次构建的 torch {torch}（Python {python}）相比，"

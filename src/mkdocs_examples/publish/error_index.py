@@ -32,7 +32,9 @@ recording) may be quoted from PyTorch's source instead, one ``Type: message`` a 
     ///
 
 The page shows it in a box labelled as a quotation from that file of the build's torch release
-(:func:`render_quotes`), never as an output, and the index lists each line as a wording labelled
+(:func:`render_quotes`), or of a commit of PyTorch's repository where one follows the path
+(``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
+never as an output, and the index lists each line as a wording labelled
 "quoted from PyTorch's source", linking to the box (:func:`quotes`, the ``quoted`` of :func:`collect`).
 The lines of one block that have one exception type are wordings of one error, as a cell's are.
 """
@@ -54,7 +56,11 @@ from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
-QUOTED = re.compile(r"^/// *quoted-error *\| *(?P<source>[\w./-]+) *\n(?P<lines>(?:(?!///).*\n)+?)/// *$", re.MULTILINE)
+QUOTED = re.compile(
+    r"^/// *quoted-error *\| *(?P<source>[\w./-]+)(?: *@ *(?P<ref>[0-9a-f]{40}))? *\n"
+    r"(?P<lines>(?:(?!///).*\n)+?)/// *$",
+    re.MULTILINE,
+)
 SOURCE_URL = "https://github.com/pytorch/pytorch/blob/{tag}/{source}"
 
 
@@ -137,6 +143,7 @@ class Quote:
     source: str
     lines: tuple[str, ...]
     anchor: str
+    ref: str = ""  # the commit quoted, where it is not the build's release
 
 
 def quotes(markdown: str) -> list[Quote]:
@@ -149,7 +156,7 @@ def quotes(markdown: str) -> list[Quote]:
         slug = "quoted-" + re.sub(r"[^a-z0-9]+", "-", match["source"].lower()).strip("-")
         same = sum(q.anchor == slug or q.anchor.startswith(slug + "-") for q in found)
         lines = tuple(line.strip() for line in match["lines"].splitlines() if line.strip())
-        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug))
+        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug, match["ref"] or ""))
     return found
 
 
@@ -165,8 +172,9 @@ def render_quotes(markdown: str, torch: str, lang: str) -> str:
         if markdown.count("\n", 0, match.start()) in fenced:
             return match[0]
         quote = next(found)
-        link = f"[`{quote.source}`]({SOURCE_URL.format(tag=tag, source=quote.source)})"
-        said = text["quoted.from"].format(source=link, release=release(torch) or "main")
+        link = f"[`{quote.source}`]({SOURCE_URL.format(tag=quote.ref or tag, source=quote.source)})"
+        version = text["quoted.commit"].format(commit=quote.ref[:10]) if quote.ref else release(torch) or "main"
+        said = text["quoted.from"].format(source=link, release=version)
         body = "\n".join(["```text", *quote.lines, "```"])
         inner = f"{said}\n\n{body}".replace("\n", "\n    ")
         return f'<span id="{quote.anchor}"></span>\n\n!!! quote "{text["quoted.title"]}"\n    {inner}'
