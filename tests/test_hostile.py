@@ -695,3 +695,29 @@ def test_an_example_starts_enough_processes_for_workers_but_not_hundreds(project
         assert seen == ["can't start new thread", "True True"]
     else:
         assert seen == ["True False"]
+
+
+def test_examples_of_one_worker_share_inductors_precompiled_headers_and_nothing_else(project):
+    root = project[0]
+    (root / "examples" / "first.py").write_text(
+        "import getpass, os, tempfile\n"
+        "headers = os.path.join(tempfile.gettempdir(), f'torchinductor_{getpass.getuser()}', 'precompiled_headers')\n"
+        "os.makedirs(headers, exist_ok=True)\n"
+        "open(os.path.join(headers, 'built.h.gch'), 'w').write('x')\n"
+        "open(os.path.join(tempfile.gettempdir(), 'mine'), 'w').write('x')\n"
+    )
+    first = run(project, "print(1)\n", "hostile.py", "first.py")["first.py"]
+    assert first.failure is None, describe(first)
+    outcome = one(
+        project,
+        """\
+        import getpass, os, tempfile
+        folder = os.path.join(tempfile.gettempdir(), f"torchinductor_{getpass.getuser()}")
+        print(sorted(os.listdir(tempfile.gettempdir())))
+        print(os.listdir(os.path.join(folder, "precompiled_headers")) if os.path.isdir(folder) else None)
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    listed, headers = outcome.result.cells[0].output.splitlines()
+    assert "mine" not in listed  # its TMPDIR is its own
+    assert headers == ("['built.h.gch']" if namespaced(project) else "None")

@@ -86,9 +86,10 @@ def _links(root: str) -> None:
             os.symlink(os.readlink(path), root + path)
 
 
-def build(root: Path, views: list[Path], box: Path, *, gpu: bool) -> None:
+def build(root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None) -> None:
     """Make ``root`` (an empty folder) the example's root: views, its box, /tmp, /dev and a mount
-    point for /proc. Mounts nothing outside this process's mount namespace."""
+    point for /proc; ``shared``: folders shown writable at a place in its box (target: source).
+    Mounts nothing outside this process's mount namespace."""
     _mount(None, "/", None, _REC | _PRIVATE)  # nothing mounted here propagates to the builder
     top = str(root)
     _mkdir(top)
@@ -99,6 +100,9 @@ def build(root: Path, views: list[Path], box: Path, *, gpu: bool) -> None:
     for view in views:
         _bind(str(view), top)
     _bind(str(box), top, writable=True)
+    for place, source in (shared or {}).items():
+        os.makedirs(top + str(place), exist_ok=True)
+        _mount(str(source), top + str(place), None, _BIND)
     _mkdir(top + "/dev")
     _mount("tmpfs", top + "/dev", "tmpfs", _NOSUID | _NOEXEC, "mode=0755,size=64k")
     for name in DEVICES:
@@ -108,9 +112,9 @@ def build(root: Path, views: list[Path], box: Path, *, gpu: bool) -> None:
             _bind(path, top, writable=True)
     _mkdir(top + "/dev/shm")
     _mount("tmpfs", top + "/dev/shm", "tmpfs", _NOSUID | _NODEV, "mode=1777")
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-                         ("stderr", "/proc/self/fd/2")):  # fmt: skip
-        os.symlink(target, f"{top}/dev/{name}")
+    for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                       ("stderr", "/proc/self/fd/2")):  # fmt: skip
+        os.symlink(link, f"{top}/dev/{name}")
     _mkdir(top + "/proc")
 
 

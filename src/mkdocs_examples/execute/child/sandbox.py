@@ -25,7 +25,9 @@ Linux system that does not delegate one.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import os
+import re
 import resource
 import shutil
 import sys
@@ -69,6 +71,11 @@ class Prepared:
     views: tuple[Path, ...] = ()  # what the example's root shows read-only
     cgroups: processes.Cgroups | None = None
     limits: processes.Limit | None = None
+    # Inductor's precompiled headers, shared by the examples of one worker (namespaces only). They are
+    # built from torch's own headers, cost seconds each, and live outside TORCHINDUCTOR_CACHE_DIR, in
+    # $TMPDIR, which is each example's own. Shared within one build only: what one example could leave
+    # there reaches the others of the same build, all of which come from the same change
+    headers: Path | None = None
     processes: str = "the example's process group (a process that leaves it with setsid is not found)"
 
     @property
@@ -156,7 +163,11 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float)
     namespaces.isolate_network(namespaces.EXAMPLE)
     namespaces.forked_init()  # from here on, the PID namespace's first process
     report = os.open(folder / "left.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    mounts.build(folder / "root", list(prepared.views), folder / "box", gpu=options.device == "cuda")
+    box, shared = folder / "box", {}
+    if prepared.headers is not None:  # where inductor looks for them: $TMPDIR/torchinductor_<user>/...
+        user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
+        shared[box / OWN_FOLDERS["TMPDIR"] / f"torchinductor_{user}" / "precompiled_headers"] = prepared.headers
+    mounts.build(folder / "root", list(prepared.views), box, gpu=options.device == "cuda", shared=shared)
     mounts.enter(folder / "root")
     example = os.fork()
     if example != 0:

@@ -72,6 +72,9 @@ class Worker:
         short = "/tmp" if os.access("/tmp", os.W_OK) else None
         self.scratch = tempfile.mkdtemp(prefix="mkx-", dir=short)
         self.sandbox = sandbox.prepare([Path(p) for p in setup["project"]])  # while still one thread
+        if self.sandbox.namespaces is None:
+            self.sandbox.headers = Path(self.scratch, "precompiled-headers")
+            self.sandbox.headers.mkdir()
         self.inbox = b""
         self.running: dict[int, _Run] = {}  # pid: its run
         self.draining: list[_Run] = []  # ended; what they left running has until `until` to end
