@@ -208,6 +208,25 @@ def test_the_sandbox_line_is_said_once_per_engine(tmp_path, monkeypatch):
     assert engine.sandbox_note() is None
 
 
+def test_a_missing_protection_is_a_warning_once_unless_the_site_accepts_it(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: none of Linux's protections
+    run(engine, one="print(1)\n")
+    accepted = ["namespaces", "network", "landlock"]
+    [message] = engine.missing_protections(accepted)  # a warning: it fails a strict build
+    assert message.startswith("examples ran without the sandbox's protection `process-limit`: ")
+    assert "`sandbox_optional: [process-limit]`" in message
+    assert engine.missing_protections([]) == []  # said once per engine
+
+
+def test_sandbox_optional_names_only_protections_the_engine_knows(tmp_path):
+    from mkdocs_examples.config import load_site
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\nplugins:\n  - examples:\n      sandbox_optional: [namespace]\n")
+    with pytest.raises(ValueError, match="sandbox_optional"):
+        load_site(config)
+
+
 @linux_only
 def test_an_example_runs_without_capabilities(tmp_path, monkeypatch):
     outcome = run(engine_for(tmp_path, monkeypatch), caps="print(open('/proc/self/status').read())\n")["caps"]
