@@ -195,9 +195,10 @@ def _floor_once(config_file: Path) -> int:
             _floor_child(example, Path(folder), site.config, random)
         _, status = os.waitpid(pid, 0)
         seconds[path] = time.perf_counter() - start
+        error = Path(folder, "error").read_text() if os.path.exists(Path(folder, "error")) else ""
         shutil.rmtree(folder, ignore_errors=True)
         if status != 0:
-            print(f"{path}: failed without the engine (status {status})", file=sys.stderr)
+            print(f"{path}: failed without the engine (status {status})\n{error}", file=sys.stderr)
             return 1
     print(json.dumps(seconds))
     return 0
@@ -233,6 +234,9 @@ def _floor_child(example, folder: Path, config, random) -> None:
         except BaseException:
             code = 0 if cell.has("raises-exception") else 1
             if code:
+                import traceback
+
+                (folder / "error").write_text(traceback.format_exc())
                 break
     os._exit(code)
 
