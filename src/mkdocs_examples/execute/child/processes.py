@@ -234,25 +234,51 @@ class Limit:
     """Each example's ``pids.max``: a folder of the worker's own in a cgroup hierarchy with the pids
     controller (v1's, or v2's where :class:`Cgroups` can enable it), with one folder per example."""
 
-    def __init__(self, base: Path, most: int) -> None:
+    def __init__(self, base: Path, most: int, unified: bool = True) -> None:
         self.base, self.most = base, most
+        self.unified = unified  # cgroup v2: a process is in one cgroup there, so this one finds it too
 
     @classmethod
     def create(cls, most: int, cgroups: Cgroups | None) -> tuple[Limit | None, str | None]:
-        """The limit, or None and why there is none."""
+        """The limit, or None and why there is none. Tried in turn: the examples' own cgroups (v2, where
+        their base can enable the controller); the nearest folder above the worker's cgroup v2 that has
+        the controller and lets the worker move processes (root, or a cgroup delegated to the user,
+        as README's "Where it runs" shows); the pids hierarchy of cgroup v1."""
         if cgroups is not None:
             with contextlib.suppress(OSError):
                 (cgroups.base / "cgroup.subtree_control").write_text("+pids")
-                return cls(cgroups.base, most), None  # v2: the examples' own cgroups carry pids.max
-        found = _own_cgroup(controller="pids")
-        if found is None:
-            return None, "no cgroup with the pids controller is mounted"
-        base = found / f"mkdocs-examples-{os.getpid()}"
+                return cls(cgroups.base, most), None  # the examples' own cgroups carry pids.max
+        for found, unified in [*((f, True) for f in _v2_ancestors()), (_own_cgroup(controller="pids"), False)]:
+            if found is not None and (limit := cls._beneath(found, most, unified)) is not None:
+                return limit, None
+        return None, "no cgroup with the pids controller that the worker can create and join"
+
+    @classmethod
+    def _beneath(cls, folder: Path, most: int, unified: bool) -> Limit | None:
+        """A limit in a folder of the worker's own beneath ``folder``, once a process could join it."""
         try:
+            base = folder / f"mkdocs-examples-{os.getpid()}"
             base.mkdir(exist_ok=True)
-        except OSError as error:
-            return None, f"cannot create a cgroup in {found} ({error.strerror})"
-        return cls(base, most), None
+        except OSError:
+            return None
+        limit = cls(base, most, unified)
+        try:
+            probe = limit.make("probe")
+        except OSError:
+            limit.close()
+            return None
+        pid = os.fork()
+        if pid == 0:
+            try:
+                Cgroups.join(probe)
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        joined = os.waitpid(pid, 0)[1] == 0
+        Cgroups.remove(probe)
+        if not joined:
+            limit.close()
+        return limit if joined else None
 
     def make(self, name: str) -> Path:
         """The folder of one example's limit (the example's own cgroup where they share a folder)."""
@@ -265,6 +291,19 @@ class Limit:
         for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
             with contextlib.suppress(OSError):
                 folder.rmdir()
+
+
+def _v2_ancestors() -> list[Path]:
+    """The folders above the worker's cgroup v2, nearest first, whose children have the pids controller."""
+    own = _own_cgroup()
+    found = []
+    for folder in own.parents if own is not None else []:
+        with contextlib.suppress(OSError):
+            if "pids" in (folder / "cgroup.subtree_control").read_text().split():
+                found.append(folder)
+        if not (folder / "cgroup.procs").exists():
+            break  # above the hierarchy's mount point
+    return found
 
 
 def _own_cgroup(controller: str | None = None) -> Path | None:

@@ -166,6 +166,10 @@ class Worker:
         cgroup = cgroups.make(f"example-{job['id']}") if cgroups else None
         limits = self.sandbox.limits
         limit = limits.make(f"example-{job['id']}") if limits else None  # pids.max: in its cgroup, or beside it
+        if limits is not None and limits.unified and cgroup != limit:  # in one cgroup v2 only: this one
+            if cgroups is not None and cgroup is not None:
+                cgroups.remove(cgroup)
+            cgroup = limit
         joined = [folder for folder in dict.fromkeys([cgroup, limit]) if folder is not None]
         pid = os.fork()
         if pid == 0:
