@@ -69,6 +69,9 @@ class ExamplesConfig(base.Config):
     # true (the default): where recordings are published, a torch picker in the header shows each cell's
     # output recorded with the reader's release on its device, or says it was not (publish/picker.py); false: none
     picker = opt.Type(bool, default=True)
+    # true (the default): the site's templates render in a Jinja sandbox that runs no code (templates.py);
+    # false: in MkDocs' own environment, where a template can run anything (for templates no stranger writes)
+    sandbox_templates = opt.Type(bool, default=True)
 
     @property
     def folder(self) -> str:

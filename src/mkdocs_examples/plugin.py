@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
@@ -29,7 +30,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from mkdocs_examples import i18n, page_markdown
+from mkdocs_examples import i18n, page_markdown, templates
 from mkdocs_examples.build import Build, run
 from mkdocs_examples.config import ExamplesConfig, check_extensions
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, grouped
@@ -186,6 +187,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return files
 
     on_files = CombinedEvent(_add_assets, _add_views)
+
+    @event_priority(10_000)  # first: every other plugin and hook adds to the sandboxed environment, and renders in it
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        return templates.sandboxed(env, self._root) if self.config.sandbox_templates else env
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self._site
