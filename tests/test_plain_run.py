@@ -4,8 +4,9 @@ The runnable form (what the site offers for download) lets a cell that raises on
 print its traceback and go on, so the whole example runs; nothing else may fail, whatever
 the seeds or the hash seed. Each pass forks every example from an interpreter that has
 imported the site's `preload` modules once, as the engine's worker does (seconds instead of
-the minutes that a fresh interpreter per example costs), in a folder of its own, and runs it
-with `runpy` as `__main__`, as `python script` would. Each pass seeds random, numpy and
+the minutes that a fresh interpreter per example costs), in the engine's sandbox (an example
+is a stranger's code, and `make test` runs a pull request's), and runs it with `runpy` as
+`__main__`, as `python script` would. Each pass seeds random, numpy and
 torch with one of SEEDS and has its own hash seed: fixed, so that the test gives the same
 answer on every run, and as large as the 64-bit seeds an unseeded torch picks for itself
 (one of those once overflowed a DataLoader's collate).
@@ -33,7 +34,13 @@ SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(se
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
 # own and seeded; prints "TRIED" and the module names its imports looked for, then "FAIL path" for each failure
 DRIVER = r"""
-import importlib, os, random, runpy, sys, tempfile, traceback
+import importlib, os, random, runpy, sys, tempfile, time, traceback
+from pathlib import Path
+from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.results import Options
+# Examples are a stranger's code: each runs in the engine's sandbox (prepared while one thread)
+prepared = sandbox.prepare([Path(sys.argv[1]).parent])
+scratch = tempfile.mkdtemp(prefix="plain-run-")
 tried = set()  # every top-level module name the imports below look for, found or not
 class Spy:
     def find_spec(self, name, path=None, target=None):
@@ -52,7 +59,11 @@ for script in sys.argv[1:]:
         try:
             log = os.open(f"{script}.{seed}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             os.dup2(log, 1); os.dup2(log, 2)
-            os.chdir(tempfile.mkdtemp())
+            folder = Path(tempfile.mkdtemp(dir=scratch))
+            (folder / "box").mkdir()
+            sandbox.enter(prepared, folder, [], Options(), time.monotonic() + 600)
+            sandbox.close_descriptors(keep=[])  # as the engine: Landlock's folders, the driver's pipes
+            os.chdir(os.environ["TMPDIR"])
             random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)
             sys.argv = [script]
             runpy.run_path(script, run_name="__main__")
