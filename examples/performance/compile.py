@@ -329,6 +329,16 @@ assert "cost of more memory usage" in doc
 assert '"max-autotune-no-cudagraphs" is a mode similar to "max-autotune"' \
     " but without CUDA graphs" in doc
 assert "torch._inductor.list_mode_options()" in doc
+assert "useful for small batches" in doc
+assert "which will profile to pick the best matmul configuration" in doc
+# and inductor's configuration, of max_autotune and of lite's fallback
+import inspect
+
+config_source = inspect.getsource(torch._inductor.config)
+assert "# enable slow autotuning passes to select algorithms\nmax_autotune =" \
+    in config_source
+assert "The motivation is to provide\n# guaranteed numeric correctness" \
+    in config_source
 import importlib.util
 
 # where lite's opt-in regions are marked
