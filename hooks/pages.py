@@ -69,6 +69,8 @@ UNLINKED = {
     "torch._dynamo.explain": "a private module: no entry in the pages read",
     "torch._dynamo.exc.Unsupported": "a private module: no entry in the pages read",
     "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
+    "torch._dynamo.reset": "a private module: no entry in the pages read",
+    "torch._logging.set_logs": "a private module: no entry in the pages read (logging.md describes TORCH_LOGS)",
 }
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")

@@ -167,21 +167,224 @@ dynamo_log.setLevel(logging.NOTSET)
 assert len(sizes) == 2
 torch._dynamo.reset()
 
+# %% explain-resets
+torch._dynamo.reset()
+sizes = []
+hc = torch.compile(h, backend=counting(sizes))
+hc(torch.randn(8))
+hc(torch.randn(8))  # compiled already: nothing new
+torch._dynamo.explain(g)(torch.randn(8))  # resets Dynamo, before and after
+hc(torch.randn(8))  # its compiled code was forgotten: compiles again
+print(len(sizes), "compilations")
+
+# %% explain-resets-checks tags=["remove-cell"]
+assert len(sizes) == 2
+# and without explain in between, one compilation
+torch._dynamo.reset()
+sizes = []
+hc = torch.compile(h, backend=counting(sizes))
+for _ in range(3):
+    hc(torch.randn(8))
+assert len(sizes) == 1
+
+# %% torch-logs
+import logging
+from logging.handlers import BufferingHandler
+
+# what TORCH_LOGS="graph_breaks,recompiles" turns on for a whole program
+torch._logging.set_logs(graph_breaks=True, recompiles=True)
+# for this page only: keep the records (they print with a time and a pid)
+torch_log = logging.getLogger("torch._dynamo")
+caught = BufferingHandler(capacity=100)
+saved, torch_log.handlers = torch_log.handlers, [caught]
+
+torch._dynamo.reset()
+torch.compile(g, backend="eager")(torch.randn(8))  # a graph break
+hc = torch.compile(h, backend="eager", dynamic=False)
+hc(torch.randn(8))
+hc(torch.randn(16))  # a recompilation
+
+torch_log.handlers = saved
+torch._logging.set_logs()  # back to the defaults
+for record in caught.buffer:
+    kind = record.name.split("__")[-1]
+    lines = record.getMessage().splitlines()
+    print(f"{kind}: {lines[0].rsplit(' ', 2)[0]}")  # without the file
+    why = [line for line in lines if "Reason:" in line or "mismatch" in line]
+    print("   ", why[0].strip())
+
+# %% torch-logs-checks tags=["remove-cell"]
+from torch._logging import _internal as torch_logging
+
+kinds = [record.name for record in caught.buffer]
+assert kinds == ["torch._dynamo.symbolic_convert.__graph_breaks",
+                 "torch._dynamo.guards.__recompiles"]
+messages = [record.getMessage() for record in caught.buffer]
+assert messages[0].startswith("Graph break in user code")
+assert "Data-dependent branching" in messages[0]
+assert messages[1].startswith("Recompiling function h")
+assert "size mismatch at index 0. expected 8, actual 16" in messages[1]
+# the environment variable, and what its value turns on
+assert torch_logging.LOG_ENV_VAR == "TORCH_LOGS"
+settings = torch_logging._parse_log_settings("graph_breaks,recompiles")
+assert settings.artifact_names == {"graph_breaks", "recompiles"}
+assert torch_log.handlers == saved
+torch._dynamo.reset()
+
+# %% state-dict
+model = torch.nn.Linear(4, 2)
+compiled_model = torch.compile(model)  # compiles at its first call
+print(type(compiled_model).__name__)
+print(list(compiled_model.state_dict()))
+print(list(model.state_dict()))  # the same tensors, under their own names
+
+# %% state-dict-checks tags=["remove-cell"]
+assert isinstance(compiled_model, torch._dynamo.eval_frame.OptimizedModule)
+assert compiled_model._orig_mod is model
+assert list(compiled_model.state_dict()) == [
+    "_orig_mod.weight", "_orig_mod.bias"
+]
+assert compiled_model.state_dict()["_orig_mod.weight"] is not None
+assert compiled_model.weight is model.weight  # shared, not copied
+assert compiled_model.state_dict()["_orig_mod.weight"].data_ptr() \
+    == model.weight.data_ptr()
+
+# %% state-dict-mismatch tags=["raises-exception"]
+torch.save(compiled_model.state_dict(), "compiled.pt")
+plain = torch.nn.Linear(4, 2)
+plain.load_state_dict(torch.load("compiled.pt"))
+
+# %% state-dict-mismatch-checks tags=["remove-cell"]
+try:
+    plain.load_state_dict(torch.load("compiled.pt"))
+except RuntimeError as error:
+    assert 'Missing key(s) in state_dict: "weight", "bias"' in str(error)
+    assert 'Unexpected key(s) in state_dict: "_orig_mod.weight"' \
+        in str(error)
+else:
+    raise AssertionError("the _orig_mod. keys should not load")
+
+# %% state-dict-fix
+torch.save(model.state_dict(), "model.pt")  # save the module you compiled
+plain.load_state_dict(torch.load("model.pt"))
+
+# a checkpoint saved with the prefix: strip it
+state = torch.load("compiled.pt")
+state = {k.removeprefix("_orig_mod."): v for k, v in state.items()}
+plain.load_state_dict(state)
+print(list(state))
+
+# %% state-dict-fix-checks tags=["remove-cell"]
+assert list(state) == ["weight", "bias"]
+assert torch.equal(plain.weight, model.weight)
+# and a compiled model loads plain keys through the module it wraps
+compiled_model._orig_mod.load_state_dict(torch.load("model.pt"))
+torch._dynamo.reset()
+
 # %% modes
 from torch._inductor import list_mode_options
 
 print(list(list_mode_options()))
-for mode in ("reduce-overhead", "max-autotune"):
+for mode in ("reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune"):
     print(f"{mode}: {list_mode_options(mode)}")
+print("lite:")
+for option, value in list_mode_options("lite").items():
+    print(f"    {option}: {value}")
 
 # %% modes-checks tags=["remove-cell"]
 modes = list_mode_options()
-assert set(modes) == {
-    "default", "lite", "reduce-overhead", "max-autotune",
-    "max-autotune-no-cudagraphs"
-}
-assert modes["default"] == {} and modes["lite"]["fallback_by_default"]
-assert modes["reduce-overhead"]["triton.cudagraphs"]
-assert modes["max-autotune"]["max_autotune"] \
-    and modes["max-autotune"]["triton.cudagraphs"]
-assert not modes["max-autotune-no-cudagraphs"].get("triton.cudagraphs", False)
+assert list(modes) == [
+    "default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs",
+    "max-autotune",
+]
+assert modes["default"] == {}
+assert modes["reduce-overhead"] == {"triton.cudagraphs": True}
+tuning = {"max_autotune": True, "coordinate_descent_tuning": True}
+assert modes["max-autotune-no-cudagraphs"] == tuning
+assert modes["max-autotune"] == {**tuning, "triton.cudagraphs": True}
+lite = modes["lite"]
+assert lite["fallback_by_default"] and lite["selective_decompose"]
+off = [
+    "reorder_for_peak_memory", "reorder_for_compute_comm_overlap",
+    "triton.reorder_for_reducing_graph_partitions", "use_pre_grad_passes",
+    "use_joint_graph_passes", "use_post_grad_passes", "use_dce",
+    "allow_buffer_reuse",
+]
+assert set(lite) == {"fallback_by_default", "selective_decompose", *off}
+assert not any(lite[option] for option in off)
+# inductor's defaults, which lite turns off (compute/comm overlap,
+# for distributed graphs, is off already)
+assert not torch._inductor.config.fallback_by_default
+defaults = torch._inductor.config.get_config_copy()
+assert [o for o in off if not defaults[o]] == [
+    "reorder_for_compute_comm_overlap"
+]
+assert not torch._inductor.config.max_autotune
+assert not torch._inductor.config.triton.cudagraphs
+# what torch.compile's docstring says of them
+doc = " ".join(torch.compile.__doc__.split())
+assert "we only reduce overhead for CUDA only graphs which do not mutate" \
+    " inputs" in doc
+assert "cost of more memory usage" in doc
+assert '"max-autotune-no-cudagraphs" is a mode similar to "max-autotune"' \
+    " but without CUDA graphs" in doc
+assert "torch._inductor.list_mode_options()" in doc
+assert "useful for small batches" in doc
+assert "which will profile to pick the best matmul configuration" in doc
+# and inductor's configuration, of max_autotune and of lite's fallback
+import inspect
+
+config_source = inspect.getsource(torch._inductor.config)
+assert "# enable slow autotuning passes to select algorithms\nmax_autotune =" \
+    in config_source
+assert "The motivation is to provide\n# guaranteed numeric correctness" \
+    in config_source
+import importlib.util
+
+# where lite's opt-in regions are marked
+assert importlib.util.find_spec("torch.fx.passes.regional_inductor")
+try:
+    list_mode_options("fast")
+except RuntimeError as error:
+    assert "Unrecognized mode=fast" in str(error)
+else:
+    raise AssertionError("an unknown mode should be an error")
+
+# %% lite
+import re
+
+from torch._inductor.utils import run_and_get_code
+
+for mode in ("default", "lite"):
+    torch._dynamo.reset()
+    y, (code,) = run_and_get_code(torch.compile(f, mode=mode), x)
+    body = code[code.index("def call(self, args):"):]  # what a call runs
+    calls = re.findall(  # kernels it generated, or ATen ops it calls
+        r"^ +(?:\w+ = )?(?:torch\.ops\.)?(cpp_fused_\w+|aten\.\w+)", body, re.M
+    )
+    print(f"{mode}: {calls}")
+    print(f"    equal to eager: {torch.equal(y, f(x))}")
+
+# %% lite-checks tags=["remove-cell"]
+results = {}
+for mode in ("default", "lite"):
+    torch._dynamo.reset()
+    out, (code,) = run_and_get_code(torch.compile(f, mode=mode), x)
+    body = code[code.index("def call(self, args):"):]
+    results[mode] = (out, body)
+# default: one fused C++ kernel for the five ops
+assert re.findall(r"^ +(cpp_fused_\w+)\(", results["default"][1], re.M) \
+    == ["cpp_fused_add_cos_pow_sin_0"]
+assert "torch.ops.aten" not in results["default"][1]
+assert torch.allclose(results["default"][0], f(x))
+# lite: ATen's own kernels, one call per op, the same numbers as eager
+assert "cpp_fused" not in results["lite"][1]
+assert re.findall(r"= torch\.ops\.aten\.(\w+)\.", results["lite"][1]) \
+    == ["sin", "pow", "cos", "pow", "add"]
+assert calls == ["aten.sin", "aten.pow", "aten.cos", "aten.pow", "aten.add"]
+assert torch.equal(results["lite"][0], f(x))
+# so lite needs no C++ compiler here
+with torch._inductor.config.patch({"cpp.cxx": ("no-such-compiler",)}):
+    torch._dynamo.reset()
+    assert torch.equal(torch.compile(f, mode="lite")(x), f(x))
+torch._dynamo.reset()

@@ -52,6 +52,20 @@ def train(rank, world_size, store):
         torch.save(model.module.state_dict(), "model.pt")
     dist.barrier()  # the others wait until it is written
     record["end"] = model.module.weight.detach().clone()
+
+    # gradient accumulation over two batches, with one all-reduce
+    first, second = list(loader)[:2]
+    record["acc_start"] = {
+        k: v.clone() for k, v in model.module.state_dict().items()
+    }
+    record["acc_batches"] = (first, second)
+    optimizer.zero_grad()
+    with model.no_sync():  # forward and backward inside: nothing sent
+        nn.functional.mse_loss(model(first[0]), first[1]).backward()
+    record["no_sync"] = model.module.weight.grad.clone()  # this rank's own
+    # outside: averages the gradients accumulated from both batches
+    nn.functional.mse_loss(model(second[0]), second[1]).backward()
+    record["synced"] = model.module.weight.grad.clone()
     torch.save(record, f"rank{rank}.pt")
     # DDP holds the process group: let it go while both processes are there,
     # then close the group (freed after it, gloo could wait forever)
@@ -130,6 +144,38 @@ nn.functional.mse_loss(net(x8), y8).backward()
 assert torch.allclose(net.weight.grad, records[0]["grad"], atol=1e-6)
 assert not torch.equal(records[0]["end"], records[0]["start"]["weight"])
 
+# %% no-sync
+for rank, record in enumerate(records):
+    print(f"rank {rank}, inside no_sync: {record['no_sync']}")
+for rank, record in enumerate(records):
+    print(f"rank {rank}, after the next:  {record['synced']}")
+
+# %% no-sync-checks tags=["remove-cell"]
+# inside no_sync: each rank kept its own gradient
+assert not torch.allclose(records[0]["no_sync"], records[1]["no_sync"])
+assert torch.equal(records[0]["synced"], records[1]["synced"])
+# the synced gradient: the mean over ranks of each rank's sum of two batches
+sums = []
+for record in records:
+    net = nn.Linear(4, 1)
+    net.load_state_dict(record["acc_start"])
+    for x, y in record["acc_batches"]:
+        nn.functional.mse_loss(net(x), y).backward()  # accumulates
+    sums.append(net.weight.grad)
+assert torch.allclose(records[0]["synced"], (sums[0] + sums[1]) / 2,
+                      atol=1e-6)
+# the forward pass belongs inside the block, as its docstring warns
+doc = " ".join(DDP.no_sync.__doc__.split())
+assert "The forward pass should be included inside the context manager" in doc
+assert "synchronized in the first forward-backward pass exiting" in doc
+# and the no_sync gradient was the first batch's alone, on that rank
+for record in records:
+    net = nn.Linear(4, 1)
+    net.load_state_dict(record["acc_start"])
+    x, y = record["acc_batches"][0]
+    nn.functional.mse_loss(net(x), y).backward()
+    assert torch.allclose(record["no_sync"], net.weight.grad, atol=1e-6)
+
 # %% saved
 state = torch.load("model.pt")
 print(list(state))
@@ -166,6 +212,69 @@ for epoch in range(3):
 assert len({tuple(o) for o in orders}) == 3
 fresh.set_epoch(0)
 assert list(fresh) == orders[0]  # the order is a function of seed + epoch
+
+# %% padding
+dataset = torch.utils.data.TensorDataset(torch.arange(10))  # 10 samples
+for rank in range(4):  # 4 processes: 3 samples each, 12 in all
+    sampler = DistributedSampler(
+        dataset, num_replicas=4, rank=rank, shuffle=False
+    )
+    print(f"rank {rank}: {list(sampler)}")
+
+# %% padding-checks tags=["remove-cell"]
+parts = [
+    list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=False))
+    for r in range(4)
+]
+assert all(len(part) == 3 for part in parts)
+every = sorted(i for part in parts for i in part)
+assert every == sorted(list(range(10)) + [0, 1])  # 0 and 1 twice
+# shuffled, the padding repeats the start of the shuffled order
+shuffled = [
+    list(DistributedSampler(dataset, num_replicas=4, rank=r, seed=3))
+    for r in range(4)
+]
+positions = {}
+for r, part in enumerate(shuffled):
+    for k, index in enumerate(part):
+        positions[r + 4 * k] = index  # its place in the global order
+order = [positions[p] for p in range(12)]
+assert order[10:] == order[:2] and sorted(order[:10]) == list(range(10))
+# drop_last=True drops the tail instead: 8 of the 10, 2 each
+dropped = [
+    list(DistributedSampler(dataset, num_replicas=4, rank=r, shuffle=False,
+                            drop_last=True))
+    for r in range(4)
+]
+assert all(len(part) == 2 for part in dropped)
+assert sorted(i for part in dropped for i in part) == list(range(8))
+
+# %% padding-fix
+scores = torch.rand(10)  # a per-sample metric, say each sample's accuracy
+true_mean = scores.mean()
+kept, counted = [], []
+for rank in range(4):
+    sampler = DistributedSampler(dataset, num_replicas=4, rank=rank, seed=3)
+    indices = list(sampler)
+    # the k-th sample of a rank is number rank + k * world in the global order
+    real = [rank + k * 4 < len(dataset) for k in range(len(indices))]
+    counted += scores[indices].tolist()
+    kept += [s for s, r in zip(scores[indices].tolist(), real) if r]
+print(f"true mean {true_mean:.4f}")
+print(f"all 12:   {sum(counted) / len(counted):.4f}")
+print(f"10 kept:  {sum(kept) / len(kept):.4f}")
+
+# %% padding-fix-checks tags=["remove-cell"]
+assert len(counted) == 12 and len(kept) == 10
+assert abs(sum(kept) / len(kept) - true_mean.item()) < 1e-6
+# what the 12 counted: the 10 and, again, the two repeated at the end
+repeated = []
+for rank in range(4):
+    indices = list(DistributedSampler(dataset, num_replicas=4, rank=rank,
+                                      seed=3))
+    repeated += [i for k, i in enumerate(indices) if rank + k * 4 >= 10]
+assert len(repeated) == 2
+assert sorted(counted) == sorted(kept + scores[repeated].tolist())
 
 # %% torchrun-checks tags=["remove-cell"]
 # what torchrun sets is what init_process_group

@@ -147,6 +147,86 @@ print(unseeded == losses)
 # %% no-rng-checks tags=["remove-cell"]
 assert unseeded != losses and unseeded[2] != losses[2]
 
+# %% scaler-state
+x16, y16 = torch.randn(8, 4), torch.randn(8, 1)
+
+
+def amp_step(model, optimizer, scaler):  # one float16 step with a scaler
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = nn.functional.mse_loss(model(x16), y16)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+model, optimizer, scheduler = make_training()
+# a scale that fits, and growth after 2 steps (65536 and 2000 by default)
+scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=2)
+amp_step(model, optimizer, scaler)
+state = scaler.state_dict()  # saved with the rest of the checkpoint
+print(state)
+amp_step(model, optimizer, scaler)  # the run goes on
+print("uninterrupted:       ", scaler.get_scale())
+
+scales = {}
+for name, saved in [("resumed with state", state), ("resumed without", None)]:
+    model, optimizer, scheduler = make_training()
+    resumed_scaler = torch.amp.GradScaler(
+        "cpu", init_scale=1024.0, growth_interval=2
+    )
+    if saved is not None:
+        resumed_scaler.load_state_dict(saved)
+    amp_step(model, optimizer, resumed_scaler)
+    scales[name] = resumed_scaler.get_scale()
+    print(f"{name + ':':21}", scales[name])
+
+print("CUDA generators:", torch.cuda.get_rng_state_all())  # none here
+
+# %% scaler-state-checks tags=["remove-cell"]
+assert state == {"scale": 1024.0, "growth_factor": 2.0,
+                 "backoff_factor": 0.5, "growth_interval": 2,
+                 "_growth_tracker": 1}
+assert scaler.get_scale() == scales["resumed with state"] == 2048.0
+assert scales["resumed without"] == 1024.0  # one step behind
+# plain numbers: a checkpoint with it loads with weights_only=True
+torch.save({"scaler": state}, "scaler.pt")
+assert torch.load("scaler.pt")["scaler"] == state
+# no GPU: an empty list, which saves and restores as it is
+assert not torch.cuda.is_available()
+assert torch.cuda.get_rng_state_all() == []
+torch.cuda.set_rng_state_all([])
+# torch.get_rng_state() is the CPU generator's state alone
+assert torch.equal(torch.get_rng_state(),
+                   torch.default_generator.get_state())
+
+# %% cuda-rng tags=["requires-cuda"]
+device = torch.device("cuda")
+cpu_state = torch.get_rng_state()
+cuda_states = torch.cuda.get_rng_state_all()  # one per GPU
+ones = torch.ones(64, device=device)
+mask = nn.functional.dropout(ones, 0.5)  # drawn by the GPU's generator
+
+torch.set_rng_state(cpu_state)  # the CPU generator alone
+cpu_only = torch.equal(mask, nn.functional.dropout(ones, 0.5))
+torch.set_rng_state(cpu_state)
+torch.cuda.set_rng_state_all(cuda_states)  # and the GPUs' too
+both = torch.equal(mask, nn.functional.dropout(ones, 0.5))
+print("same dropout mask, CPU state restored:", cpu_only)
+print("same dropout mask, CUDA states restored too:", both)
+assert not cpu_only and both
+
+# %% compiled
+compiled_model = torch.compile(model)  # compiles at its first call
+print(list(compiled_model.state_dict()))
+print(list(model.state_dict()))  # save this one
+
+# %% compiled-checks tags=["remove-cell"]
+assert all(k.startswith("_orig_mod.") for k in compiled_model.state_dict())
+assert [k.removeprefix("_orig_mod.") for k in compiled_model.state_dict()] \
+    == list(model.state_dict())
+assert compiled_model._orig_mod is model
+
 # %% numpy-state tags=["raises-exception"]
 checkpoint["rng"]["numpy"] = np.random.get_state()  # a tuple holding an ndarray
 torch.save(checkpoint, "checkpoint.pt")

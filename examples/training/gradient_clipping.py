@@ -102,6 +102,52 @@ assert all(n > 1.0 for n in clipped_norms)
 first_nan = next(i for i, v in enumerate(unclipped) if math.isnan(v))
 assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_nan
 
+# %% adam
+def adam_steps(gradients, max_norm):
+    w = torch.zeros(2, requires_grad=True)
+    optimizer = torch.optim.Adam([w], lr=0.1)
+    steps = []
+    for gradient in gradients:
+        w.grad = gradient.clone()
+        nn.utils.clip_grad_norm_([w], max_norm=max_norm)
+        before = w.detach().clone()
+        optimizer.step()
+        steps.append(round((w.detach() - before)[0].item(), 4))
+    return steps, optimizer.state[w]["exp_avg_sq"]
+
+
+small = torch.tensor([0.5, -0.5])
+spike = torch.tensor([100.0, 100.0])  # one huge gradient, at step 4
+gradients = [small] * 3 + [spike] + [small] * 3
+for max_norm in [float("inf"), 1.0]:
+    steps, exp_avg_sq = adam_steps(gradients, max_norm)
+    print(f"max_norm={max_norm}: steps of w[0] {steps}")
+    print(f"    exp_avg_sq after: {exp_avg_sq[0].item():.3g}")
+
+# %% adam-checks tags=["remove-cell"]
+unclipped, unclipped_sq = adam_steps(gradients, float("inf"))
+clipped, clipped_sq = adam_steps(gradients, 1.0)
+# before the spike: steps of lr, whatever the gradient (0.5 here)
+assert unclipped[:3] == clipped[:3] == [-0.1] * 3
+# no step much longer than lr, clipped or not: Adam bounds it by itself
+assert all(abs(v) <= 0.1 * 1.01 for v in unclipped + clipped)
+# a gradient 100 times larger makes no longer first step
+assert adam_steps([spike], float("inf"))[0] == adam_steps([small], 1.0)[0] \
+    == [-0.1]
+# clipped, Adam's step does not change: the update is normalised
+assert adam_steps([spike], 1.0)[0] == adam_steps([spike], float("inf"))[0]
+# what clipping changes: the spike's weight in the running averages
+assert unclipped_sq[0] > 1000 * clipped_sq[0]
+# so the unclipped run's steps shrink after the spike
+assert all(abs(u) < 0.6 * abs(c) for u, c in zip(unclipped[4:], clipped[4:]))
+assert all(abs(b) < abs(a) for a, b in zip(unclipped[3:], unclipped[4:]))
+assert all(abs(c) > 0.095 for c in clipped)  # near lr
+assert 4000 < unclipped_sq[0] / clipped_sq[0] < 6000  # about 5000 times
+# the default betas, with which the spike still outweighs a small
+# gradient's square (0.25) a thousand steps later
+assert torch.optim.Adam([torch.zeros(1)]).defaults["betas"] == (0.9, 0.999)
+assert unclipped_sq[0] * 0.999**1000 > 10 * 0.25
+
 # %% nonfinite
 model = nn.Linear(3, 1)
 model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])

@@ -115,6 +115,43 @@ print(torch.ones(3) - update)  # float32 keeps it
 assert torch.equal(weight - update.bfloat16(), weight)
 assert not torch.equal(torch.ones(3) - update, torch.ones(3))
 
+# %% scaler-underflow
+torch.manual_seed(0)
+model = nn.Linear(8, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def weight_gradient(scaler=None):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = model(x).float().sum() * 1e-8  # a tiny loss: tiny gradients
+    if scaler is None:
+        loss.backward()
+    else:
+        scaler.scale(loss).backward()  # backward of loss * 65536
+        scaler.unscale_(optimizer)  # then gradients / 65536, in float32
+    return model.weight.grad.clone()
+
+
+plain = weight_gradient()
+scaled = weight_gradient(torch.amp.GradScaler("cpu"))
+print("without scaler:", plain.abs().max().item())
+print("with scaler:   ", scaled.abs().max().item())
+
+# %% scaler-underflow-checks tags=["remove-cell"]
+assert torch.equal(plain, torch.zeros_like(plain))  # underflowed to zero
+assert (scaled != 0).all()
+# the float32 gradient, without autocast
+reference = nn.Linear(8, 4)
+reference.load_state_dict(model.state_dict())
+(reference(x).sum() * 1e-8).backward()
+assert torch.allclose(scaled, reference.weight.grad, rtol=1e-2)
+# the weights' gradients are float32: the zeros come from inside the
+# float16 backward (the gradient of the output, 1e-8, is no float16)
+assert plain.dtype == torch.float32
+assert torch.tensor(1e-8).half() == 0 \
+    and torch.tensor(1e-8 * 65536).half() != 0
+
 # %% scaler-loop
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
@@ -186,6 +223,47 @@ assert history[-1][1]  # and then found a scale that fits
 for scale, finite, stepped, next_scale in history:
     assert stepped == finite  # a step with inf gradients is skipped
     assert next_scale == (scale if finite else scale / 2)  # backoff_factor=0.5
+
+# %% activation-overflow
+model = nn.Linear(8, 1)
+nn.init.constant_(model.weight, 100.0)
+big = torch.full((4, 8), 100.0)  # 8 * 100 * 100 = 80000 > 65504
+target = torch.zeros(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+rows = []
+
+for step in range(3):
+    before = model.weight.detach().clone()
+    with torch.autocast("cpu", dtype=torch.float16):
+        out = model(big)  # the activation overflows, whatever the scale
+        loss = F.mse_loss(out, target)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    stepped = not torch.equal(before, model.weight)
+    rows.append((out, stepped, scaler.get_scale()))
+    print(f"activation {out[0].item()}, loss {loss.item()}, "
+          f"stepped {stepped}, next scale {scaler.get_scale()}")
+
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    print("in bfloat16:", model(big)[0].item())
+
+# %% activation-overflow-checks tags=["remove-cell"]
+for out, stepped, _ in rows:
+    assert out.dtype == torch.float16 and torch.isinf(out).all()
+    assert not stepped  # every step skipped
+assert [scale for _, _, scale in rows] == [2.0**15, 2.0**14, 2.0**13]
+assert torch.equal(model.weight, torch.full((1, 8), 100.0))
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    assert torch.isfinite(model(big)).all()
+# the same overflow without any scaler: it is in the forward pass
+with torch.autocast("cpu", dtype=torch.float16):
+    assert torch.isinf(model(big)).all()
+    with torch.autocast("cpu", enabled=False):  # a float32 island
+        assert model(big).dtype == torch.float32
+        assert torch.isfinite(model(big)).all()
 
 # %% cuda-float16 tags=["requires-cuda"]
 device = torch.device("cuda")

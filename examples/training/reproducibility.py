@@ -49,6 +49,20 @@ torch.manual_seed(0)
 t2, n2, r2 = torch.rand(1).item(), np.random.rand(), random.random()
 assert t1 == t2 and n1 != n2 and r1 != r2  # torch's seed reaches only torch
 
+# %% code-path
+torch.manual_seed(0)
+print(torch.randn(8))
+torch.manual_seed(0)
+print(torch.randn(16)[:8])  # the same seed, another code path
+
+# %% code-path-checks tags=["remove-cell"]
+torch.manual_seed(0)
+short = torch.randn(8)
+torch.manual_seed(0)
+assert torch.equal(torch.randn(15)[:8], short)  # below 16: one at a time
+torch.manual_seed(0)
+assert not torch.equal(torch.randn(16)[:8], short)  # 16 and up: vectorised
+
 # %% global-order
 dataset = TensorDataset(torch.arange(8))
 
@@ -136,6 +150,61 @@ for seed, torch_seed, first, expected in seeds:
     # torch and random seeded with it
     assert torch_seed == seed and first == expected
 
+# %% worker-rng
+class Augment(Dataset):
+    def __init__(self):
+        self.rng = np.random.default_rng(0)  # made once, in the main process
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        worker = torch.utils.data.get_worker_info().id
+        return worker, round(float(self.rng.random()), 4)
+
+
+def augment_draws(worker_init_fn=None):
+    loader = DataLoader(Augment(), batch_size=None, num_workers=2,
+                        worker_init_fn=worker_init_fn,
+                        generator=torch.Generator().manual_seed(0))
+    return [tuple(row) for row in loader]
+
+
+print(augment_draws())  # (worker, number): each worker has a copy
+
+# %% worker-rng-checks tags=["remove-cell"]
+copied = augment_draws()
+by_worker = {w: [v for ww, v in copied if ww == w] for w in (0, 1)}
+assert by_worker[0] == by_worker[1]  # the same numbers in both workers
+# they are the numbers of the generator made in __init__, from its start
+fresh = np.random.default_rng(0)
+assert by_worker[0] == [round(float(fresh.random()), 4) for _ in range(2)]
+# and again next epoch: each epoch's workers copy the main process's rng
+assert augment_draws() == copied
+
+# %% worker-rng-fix
+def seed_worker(worker_id):
+    info = torch.utils.data.get_worker_info()
+    # torch.initial_seed() in a worker: its own seed, base seed + worker id
+    info.dataset.rng = np.random.default_rng(torch.initial_seed())
+
+
+print(augment_draws(worker_init_fn=seed_worker))
+
+# %% worker-rng-fix-checks tags=["remove-cell"]
+fixed = augment_draws(worker_init_fn=seed_worker)
+by_worker = {w: [v for ww, v in fixed if ww == w] for w in (0, 1)}
+assert by_worker[0] != by_worker[1]
+assert augment_draws(worker_init_fn=seed_worker) == fixed  # reproducible
+
+
+def seed_from_info(worker_id):  # the same seed, from get_worker_info()
+    info = torch.utils.data.get_worker_info()
+    info.dataset.rng = np.random.default_rng(info.seed)
+
+
+assert augment_draws(worker_init_fn=seed_from_info) == fixed
+
 # %% deterministic tags=["raises-exception"]
 torch.use_deterministic_algorithms(True)
 x = torch.zeros(5)
@@ -203,6 +272,9 @@ on_gpu = torch.rand(3, device=device)
 torch.manual_seed(0)
 seeded = torch.equal(on_gpu, torch.rand(3, device=device))
 print("torch.manual_seed reaches the GPU:", seeded)
+torch.manual_seed(0)
+same_as_cpu = torch.equal(on_gpu.cpu(), torch.rand(3))
+print("the same seed gives the CPU's numbers:", same_as_cpu)
 
 values = torch.rand(1_000_000, device=device)
 index = torch.randint(0, 10, (1_000_000,), device=device)
@@ -220,4 +292,4 @@ for mode in [False, True]:
     for name, op in ops.items():
         print(f"deterministic={mode}  {name:10} {twice(op)}")
 torch.use_deterministic_algorithms(False)
-assert seeded
+assert seeded and not same_as_cpu
