@@ -81,6 +81,7 @@ UNLINKED = {
     "torch.jit.annotate": "jit.md is not among the pages the inventory read (its source line)",
     "torch.jit.freeze": "jit.md is not among the pages the inventory read (its source line)",
     "torch.jit.interface": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.fx": "fx.md is not among the pages the inventory read (its source line)",
     "torch.fx.GraphModule": "fx.md is not among the pages the inventory read (its source line)",
 }
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
