@@ -83,6 +83,7 @@ UNLINKED = {
     "torch.jit.interface": "jit.md is not among the pages the inventory read (its source line)",
     "torch.fx": "fx.md is not among the pages the inventory read (its source line)",
     "torch.fx.GraphModule": "fx.md is not among the pages the inventory read (its source line)",
+    "torch.func": "func.rst is not among the pages the inventory read (its source line)",
 }
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
