@@ -71,6 +71,22 @@ UNLINKED = {
     "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
     "torch._dynamo.reset": "a private module: no entry in the pages read",
     "torch._logging.set_logs": "a private module: no entry in the pages read (logging.md describes TORCH_LOGS)",
+    "torch._inductor.aoti_compile_and_package": "a private module: no entry in the pages read",
+    "torch.export": "export.md is not among the pages the inventory read (its source line)",
+    "torch.export.export": "export.md is not among the pages the inventory read (its source line)",
+    "torch.export.save": "export.md is not among the pages the inventory read (its source line)",
+    "torch.export.load": "export.md is not among the pages the inventory read (its source line)",
+    "torch.export.Dim": "export.md is not among the pages the inventory read (its source line)",
+    "torch.jit.script": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.trace": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.save": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.load": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.annotate": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.freeze": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.jit.interface": "jit.md is not among the pages the inventory read (its source line)",
+    "torch.fx": "fx.md is not among the pages the inventory read (its source line)",
+    "torch.fx.GraphModule": "fx.md is not among the pages the inventory read (its source line)",
+    "torch.func": "func.rst is not among the pages the inventory read (its source line)",
 }
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")

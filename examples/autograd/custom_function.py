@@ -1,0 +1,313 @@
+# %% [markdown]
+# A custom autograd Function: forward and backward as static methods,
+# ctx.save_for_backward, one gradient per input, gradcheck in double
+# precision, and once_differentiable
+
+# %% [markdown] lang="zh"
+# 自定义 autograd `Function`：`forward` 和 `backward` 写成静态方法，
+# 用 `ctx.save_for_backward` 保存张量，每个输入返回一个梯度，
+# 用 `gradcheck` 在双精度下检查，以及 `once_differentiable`
+
+# %% exp
+import torch
+from torch.autograd import Function
+
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)  # exp is its own derivative
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y
+
+
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = Exp.apply(x)  # apply, not Exp() or Exp.forward
+y.sum().backward()
+print(y)
+print(x.grad)
+
+# %% exp-checks tags=["remove-cell"]
+assert torch.equal(x.grad, x.detach().exp())
+assert type(y.grad_fn).__name__ == "ExpBackward"  # the class name + Backward
+x.grad = None
+x.exp().sum().backward()
+assert torch.allclose(x.grad, y.detach())  # the built-in exp agrees
+
+# %% gradcheck
+from torch.autograd import gradcheck
+
+x = torch.randn(4, dtype=torch.double, requires_grad=True)
+print(gradcheck(Exp.apply, (x,)))
+
+# %% gradcheck-checks tags=["remove-cell"]
+assert gradcheck(Exp.apply, (x,)) is True
+
+# %% wrong tags=["raises-exception"]
+class WrongExp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.exp()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * x  # bug: should be x.exp()
+
+
+gradcheck(WrongExp.apply, (x,))
+
+# %% wrong-checks tags=["remove-cell"]
+from torch.autograd.gradcheck import GradcheckError
+
+try:
+    gradcheck(WrongExp.apply, (x,))
+except GradcheckError as error:
+    assert "Jacobian mismatch for output 0 with respect to input 0" in str(
+        error
+    )
+    assert isinstance(error, RuntimeError)
+else:
+    raise AssertionError("gradcheck should catch the wrong backward")
+# raise_exception=False returns False instead
+assert gradcheck(WrongExp.apply, (x,), raise_exception=False) is False
+
+# %% float32
+import warnings
+
+x32 = torch.randn(4, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    ok = gradcheck(Exp.apply, (x32,), raise_exception=False)
+print(ok)
+print(str(caught[0].message).split(". ")[0])
+
+# %% float32-checks tags=["remove-cell"]
+# the same correct Function fails in float32: the finite differences
+# with eps=1e-6 are too coarse for its 7 significant digits
+assert ok is False
+assert gradcheck(Exp.apply, (x32.double(),)) is True
+import inspect
+
+assert inspect.signature(gradcheck).parameters["eps"].default == 1e-6
+assert "not a double precision" in str(caught[0].message)
+
+# %% two-inputs tags=["raises-exception"]
+class ClampMin(Function):
+    @staticmethod
+    def forward(ctx, x, low):
+        ctx.save_for_backward(x)
+        ctx.low = low  # a float, not a tensor: store it on ctx
+        return x.clamp(min=low)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * (x >= ctx.low)  # one gradient for two inputs
+
+
+x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+ClampMin.apply(x, 0.0).sum().backward()
+
+# %% two-inputs-checks tags=["remove-cell"]
+try:
+    ClampMin.apply(x, 0.0).sum().backward()
+except RuntimeError as error:
+    assert "returned an incorrect number of gradients (expected 2, got 1)" \
+        in str(error)
+else:
+    raise AssertionError("one gradient for two inputs should raise")
+
+# %% two-inputs-fixed
+class ClampMin(Function):
+    @staticmethod
+    def forward(ctx, x, low):
+        ctx.save_for_backward(x)
+        ctx.low = low
+        return x.clamp(min=low)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad_output * (x >= ctx.low)
+        return grad_x, None  # None: no gradient for low
+
+
+ClampMin.apply(x, 0.0).sum().backward()
+print(x.grad)
+
+# %% two-inputs-fixed-checks tags=["remove-cell"]
+assert torch.equal(x.grad, torch.tensor([0.0, 1.0, 1.0]))
+xd = torch.tensor([-1.0, 0.5, 2.0], dtype=torch.double, requires_grad=True)
+assert gradcheck(lambda t: ClampMin.apply(t, 0.0), (xd,))
+needs = []
+
+
+class Record(Function):
+    @staticmethod
+    def forward(ctx, x, low):
+        return x.clamp(min=low)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        needs.append(ctx.needs_input_grad)
+        return grad_output, None
+
+
+Record.apply(x, 0.0).sum().backward()
+assert needs == [(True, False)]
+
+# %% saved
+class ExpOnCtx(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.y = y  # bypasses save_for_backward's check
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.y
+
+
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+y = ExpOnCtx.apply(x)
+y.mul_(2)  # an in-place change after forward
+y.sum().backward()
+print(x.grad)
+print(2 * x.detach().exp())  # the true gradient of sum(2 * exp(x))
+
+# %% saved-checks tags=["remove-cell"]
+assert torch.allclose(x.grad, 4 * x.detach().exp())  # silently twice too big
+x.grad = None
+y = Exp.apply(x)
+y.mul_(2)
+try:
+    y.sum().backward()
+except RuntimeError as error:
+    assert "modified by an inplace operation" in str(error)
+    assert "output 0 of ExpBackward" in str(error) or "of Exp" in str(error)
+else:
+    raise AssertionError("save_for_backward should catch the change")
+
+# %% saved-error tags=["raises-exception"]
+y = Exp.apply(x)
+y.mul_(2)
+y.sum().backward()
+
+# %% double
+from torch.autograd import gradgradcheck
+
+x = torch.randn(4, dtype=torch.double, requires_grad=True)
+(grad,) = torch.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(grad.sum(), x)
+print(torch.allclose(second, x.exp()))
+print(gradgradcheck(Exp.apply, (x,)))
+
+# %% double-checks tags=["remove-cell"]
+assert torch.allclose(second, x.detach().exp())  # exp'' = exp
+assert gradgradcheck(Exp.apply, (x,)) is True
+
+# %% once
+from torch.autograd.function import once_differentiable
+
+
+class ExpOnce(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        grad = grad_output.numpy() * y.numpy()  # not recorded by autograd
+        return torch.from_numpy(grad)
+
+
+loss = ExpOnce.apply(x).pow(2).sum()
+(grad,) = torch.autograd.grad(loss, x, create_graph=True)
+print(torch.allclose(grad, 2 * x.exp() ** 2))
+
+# %% once-checks tags=["remove-cell"]
+assert torch.allclose(grad, 2 * x.detach().exp() ** 2)
+assert gradcheck(ExpOnce.apply, (x,))
+assert grad.requires_grad  # it still has a grad_fn, one that raises
+modes = []
+
+
+class Mode(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        modes.append(torch.is_grad_enabled())
+        return grad_output * 2
+
+
+torch.autograd.grad(Mode.apply(x).pow(2).sum(), x, create_graph=True)
+assert modes == [False]  # backward ran without recording a graph
+try:
+    grad.sum().backward()
+except RuntimeError as error:
+    assert "marked with @once_differentiable" in str(error)
+else:
+    raise AssertionError("once_differentiable should refuse")
+
+# %% once-error tags=["raises-exception"]
+grad.sum().backward()
+
+# %% setup-context
+class ExpFunc(Function):
+    @staticmethod
+    def forward(x):  # no ctx: forward only computes
+        return x.exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):  # saves what backward needs
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y
+
+
+x = torch.tensor([0.0, 1.0, 2.0])
+print(torch.func.grad(lambda t: ExpFunc.apply(t).sum())(x))
+
+# %% setup-context-checks tags=["remove-cell"]
+assert torch.allclose(
+    torch.func.grad(lambda t: ExpFunc.apply(t).sum())(x), x.exp()
+)
+x64 = x.double().requires_grad_()
+assert gradcheck(ExpFunc.apply, (x64,))
+try:
+    torch.func.grad(lambda t: Exp.apply(t).sum())(x)
+except RuntimeError as error:
+    assert "it must override the setup_context staticmethod" in str(error)
+else:
+    raise AssertionError("torch.func should refuse a forward that takes ctx")
+
+try:  # vmap needs a batching rule
+    torch.func.vmap(ExpFunc.apply)(torch.randn(2, 3))
+except RuntimeError as error:
+    assert "generate_vmap_rule=True" in str(error)
+else:
+    raise AssertionError("vmap should ask for a batching rule")
+
+# %% setup-context-error tags=["raises-exception"]
+torch.func.grad(lambda t: Exp.apply(t).sum())(x)

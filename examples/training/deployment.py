@@ -1,0 +1,172 @@
+# %% [markdown]
+# Saving a model for deployment: torch.export to an ExportedProgram,
+# a dynamic batch dimension, .pt2 files, eval() before export,
+# TorchScript's deprecation warnings, and what torch.load refuses
+
+# %% [markdown] lang="zh"
+# 导出模型用于部署：用 `torch.export` 得到 `ExportedProgram`，
+# 声明动态的 batch 维，存取 .pt2 文件，导出前先 `eval()`；
+# TorchScript 的弃用警告；以及 `torch.load` 拒绝加载什么
+
+# %% export
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Linear(4, 8)
+        self.dropout = nn.Dropout(0.5)
+        self.out = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.out(self.dropout(self.hidden(x).relu()))
+
+
+model = Net().eval()  # eval() first: see below
+x = torch.randn(3, 4)
+program = torch.export.export(model, (x,))
+print(type(program).__name__)
+for node in program.graph.nodes:
+    print(f"{node.op:13} {node.target}")
+
+# %% export-checks tags=["remove-cell"]
+assert isinstance(program, torch.export.ExportedProgram)
+ops = [n.target for n in program.graph.nodes if n.op == "call_function"]
+assert torch.ops.aten.linear.default in ops
+assert torch.ops.aten.relu.default in ops
+assert len(ops) == 4  # linear, relu, dropout, linear
+dropout = next(n for n in program.graph.nodes if "dropout" in str(n.target))
+assert dropout.args[-1] is False  # train=False: eval mode was recorded
+# the parameters are inputs of the graph, kept in the program's state_dict
+assert set(program.state_dict) == set(model.state_dict())
+assert torch.equal(program.module()(x), model(x))
+
+# %% save-load
+torch.export.save(program, "model.pt2")
+loaded = torch.export.load("model.pt2")
+runnable = loaded.module()
+print(type(runnable).__name__)
+print(torch.equal(runnable(x), model(x)))
+
+# %% save-load-checks tags=["remove-cell"]
+assert torch.equal(runnable(x), model(x))
+assert isinstance(runnable, torch.fx.GraphModule)
+assert not isinstance(runnable, Net)  # no need for the class to run it
+assert callable(torch._inductor.aoti_compile_and_package)  # AOTInductor
+
+# %% static-shape tags=["raises-exception"]
+runnable(torch.randn(5, 4))
+
+# %% static-shape-checks tags=["remove-cell"]
+try:
+    runnable(torch.randn(5, 4))
+except AssertionError as error:
+    assert "Guard failed" in str(error) and "== 3" in str(error)
+else:
+    raise AssertionError("a static export should refuse another batch size")
+
+# %% dynamic
+batch = torch.export.Dim("batch")
+program = torch.export.export(
+    model, (x,), dynamic_shapes={"x": {0: batch}}
+)
+runnable = program.module()
+print(runnable(torch.randn(5, 4)).shape)
+print(runnable(torch.randn(1, 4)).shape)
+
+# %% dynamic-checks tags=["remove-cell"]
+y = torch.randn(7, 4)
+assert torch.equal(runnable(y), model(y))
+# the other dimensions stay fixed
+try:
+    runnable(torch.randn(5, 3))
+except AssertionError as error:
+    assert "Guard failed" in str(error)
+else:
+    raise AssertionError("the feature dimension should stay static")
+
+# %% train-mode
+model.train()  # forgot eval()
+program = torch.export.export(model, (x,))
+runnable = program.module()
+print(torch.equal(runnable(x), runnable(x)))
+
+# %% train-mode-checks tags=["remove-cell"]
+assert not torch.equal(runnable(x), runnable(x))  # Dropout was exported
+try:
+    runnable.eval()
+except NotImplementedError as error:
+    assert "eval() is not supported" in str(error)
+else:
+    raise AssertionError("eval() on an exported module should raise")
+
+# %% train-mode-eval tags=["raises-exception"]
+runnable.eval()
+
+# %% torchscript
+import warnings
+
+model.eval()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    scripted = torch.jit.script(model)
+    traced = torch.jit.trace(model, x)
+for message in dict.fromkeys(str(w.message) for w in caught):
+    print(message)
+
+# %% torchscript-checks tags=["remove-cell"]
+categories = {w.category for w in caught}
+assert categories == {DeprecationWarning}
+messages = [str(w.message) for w in caught]
+assert any(m.startswith("`torch.jit.script` is deprecated") for m in messages)
+assert any(m.startswith("`torch.jit.trace` is deprecated") for m in messages)
+assert all("torch.export" in m for m in messages)
+# still works, for now
+assert torch.equal(scripted(x), model(x))
+assert torch.equal(traced(x), model(x))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.jit.save(scripted, "model.ts")
+    torch.jit.load("model.ts")
+messages = [str(w.message) for w in caught]
+assert "`torch.jit.save` is deprecated. Please switch to `torch.export`." \
+    in messages
+assert "`torch.jit.load` is deprecated. Please switch to `torch.export`." \
+    in messages
+for documented in [torch.jit.annotate, torch.jit.freeze, torch.jit.interface]:
+    doc = " ".join(documented.__doc__.split())
+    assert ".. deprecated:: 2.5 TorchScript is deprecated" in doc
+
+# %% whole-model tags=["raises-exception"]
+torch.save(model, "whole.pt")  # pickles the module object itself
+torch.load("whole.pt")
+
+# %% whole-model-checks tags=["remove-cell"]
+import pickle
+
+try:
+    torch.load("whole.pt")
+except pickle.UnpicklingError as error:
+    assert "Weights only load failed" in str(error)
+    assert "In PyTorch 2.6, we changed the default value of the " \
+        "`weights_only` argument in `torch.load` from `False` to `True`" \
+        in str(error)
+    assert "torch.nn.modules.container" not in str(error)
+    assert f"GLOBAL {Net.__module__}.Net was not an allowed global" in str(
+        error
+    )
+else:
+    raise AssertionError("weights_only=True should refuse a pickled module")
+
+# %% weights
+torch.save(model.state_dict(), "weights.pt")
+state = torch.load("weights.pt")  # weights_only=True: tensors, no objects
+fresh = Net()
+print(fresh.load_state_dict(state))
+
+# %% weights-checks tags=["remove-cell"]
+assert all(torch.equal(fresh.state_dict()[k], v) for k, v in state.items())
+whole = torch.load("whole.pt", weights_only=False)  # runs the pickle
+assert isinstance(whole, Net)

@@ -1,0 +1,209 @@
+# %% [markdown]
+# Why the loss is NaN or does not go down: check the data for non-finite
+# values, overfit one batch, look at gradient norms, try smaller learning
+# rates, put zero_grad before backward, take losses on logits, and let
+# anomaly mode name the backward that made a NaN
+
+# %% [markdown] lang="zh"
+# 损失为 NaN 或不下降时的排查清单：检查数据里有没有非有限值，先过拟合一个
+# batch，看梯度范数，试更小的学习率，`zero_grad` 放在 `backward` 之前，
+# 损失函数接 logits，再用异常检测模式找出产生 NaN 的反向函数
+
+# %% data
+import torch
+from torch import nn
+
+x = torch.randn(16, 3)
+y = x @ torch.tensor([[1.0], [-2.0], [0.5]])
+bad = x.clone()
+bad[5, 1] = float("nan")  # one bad value in the data
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = nn.functional.mse_loss(model(bad), y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+print(loss)
+print(model.weight)
+print(torch.isfinite(bad).all(), (~torch.isfinite(bad)).nonzero())
+
+# %% data-checks tags=["remove-cell"]
+assert torch.isnan(loss)
+assert torch.isnan(model.weight).all() and torch.isnan(model.bias).all()
+assert (~torch.isfinite(bad)).nonzero().tolist() == [[5, 1]]
+assert torch.isfinite(x).all()  # the clean copy, used below
+
+# %% overfit
+import warnings
+
+
+def overfit(target, steps=200):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(steps):
+        loss = nn.functional.mse_loss(model(x), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+
+
+target = y.squeeze(1)  # shape (16,), while the model outputs (16, 1)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print(f"{overfit(target):.4f}")
+print(caught[0].message)
+print(f"{overfit(target.unsqueeze(1)):.4f}")
+
+# %% overfit-checks tags=["remove-cell"]
+assert overfit(target.unsqueeze(1)) < 1e-4  # a linear target: fits exactly
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    stuck = overfit(target)
+assert stuck > 1.0  # broadcast to (16, 16): it cannot fit
+# every output against every target: at best the targets' variance
+assert stuck >= target.var(unbiased=False).item() * (1 - 1e-4)
+assert caught[0].category is UserWarning
+assert "different to the input size" in str(caught[0].message)
+assert (model(x) - target).shape == (16, 16)
+
+# %% grad-norms
+torch.manual_seed(0)
+layers = []
+for _ in range(8):
+    layers += [nn.Linear(16, 16), nn.Sigmoid()]
+deep = nn.Sequential(*layers, nn.Linear(16, 1))
+inputs, targets = torch.randn(32, 16), torch.randn(32, 1)
+nn.functional.mse_loss(deep(inputs), targets).backward()
+norms = {}
+for name, p in deep.named_parameters():
+    if name.endswith("weight"):
+        norms[name] = p.grad.norm().item()
+        print(f"{name:9} {norms[name]:.1e}")
+
+# %% grad-norms-checks tags=["remove-cell"]
+values = list(norms.values())
+assert all(a < b for a, b in zip(values, values[1:]))  # smaller towards input
+assert values[0] < 1e-6 * values[-1]  # vanished: the first layers barely move
+assert torch.sigmoid(torch.linspace(-10, 10, 1001)).mul(
+    1 - torch.sigmoid(torch.linspace(-10, 10, 1001))
+).max() == 0.25  # sigmoid's derivative is at most 1/4
+# the same stack with ReLU: the first layer's gradient does not vanish
+torch.manual_seed(0)
+layers = []
+for _ in range(8):
+    layers += [nn.Linear(16, 16), nn.ReLU()]
+relu = nn.Sequential(*layers, nn.Linear(16, 1))
+nn.functional.mse_loss(relu(inputs), targets).backward()
+assert relu[0].weight.grad.norm() > 1e3 * deep[0].weight.grad.norm()
+
+# %% lr
+def losses(lr, steps=20):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    history = []
+    for step in range(steps):
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history.append(loss.item())
+    return history
+
+
+results = {lr: losses(lr) for lr in [1.0, 0.1, 0.01]}
+for lr, history in results.items():
+    print(f"lr={lr:<5} first {history[0]:.3g}  last {history[-1]:.3g}")
+
+# %% lr-checks tags=["remove-cell"]
+assert results[1.0][-1] > 1e3 * results[1.0][0]  # diverges
+assert results[0.1][-1] < results[0.01][-1] < results[0.01][0]
+assert all(b < a for a, b in zip(results[0.1], results[0.1][1:]))
+
+# %% zero-grad
+def wrong_order(steps=20):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    history = []
+    for step in range(steps):
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()  # too late: wipes what backward computed
+        optimizer.step()
+        history.append(loss.item())
+    return history
+
+
+stuck = wrong_order()
+print(f"first {stuck[0]:.3g}  last {stuck[-1]:.3g}")
+
+# %% zero-grad-checks tags=["remove-cell"]
+assert len(set(stuck)) == 1  # not a single change
+assert stuck[0] == losses(0.1)[0]  # the same start as the right order
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+weight = model.weight.clone()
+nn.functional.mse_loss(model(x), y).backward()
+optimizer.zero_grad()
+assert model.weight.grad is None  # set to None, not zeroed
+optimizer.step()
+assert torch.equal(model.weight, weight)  # skipped
+
+# %% log-softmax
+logits = torch.tensor([[100.0, 0.0, -100.0]], requires_grad=True)
+label = torch.tensor([2])
+probs = torch.softmax(logits, dim=1)
+print(probs)
+print(nn.functional.nll_loss(torch.log(probs), label))
+print(nn.functional.cross_entropy(logits, label))
+
+# %% log-softmax-checks tags=["remove-cell"]
+assert probs[0, 2] == 0.0  # underflowed to exactly zero in float32
+assert torch.isinf(nn.functional.nll_loss(torch.log(probs), label))
+loss = nn.functional.cross_entropy(logits, label)
+assert loss.item() == 200.0  # log_softmax inside: large but finite
+loss.backward()
+assert torch.isfinite(logits.grad).all()
+logits.grad = None
+nn.functional.nll_loss(torch.log(torch.softmax(logits, 1)), label).backward()
+assert torch.isnan(logits.grad).any()
+
+# %% where
+w = torch.tensor([-1.0, 4.0], requires_grad=True)
+out = torch.where(w > 0, w.sqrt(), 0.0)  # sqrt(-1) is computed, then dropped
+out.sum().backward()
+print(out, w.grad)
+
+# %% where-checks tags=["remove-cell"]
+assert torch.isfinite(out).all()  # nothing shows in the forward
+assert torch.isnan(w.detach().sqrt()[0])  # but sqrt(-1) was computed
+assert torch.isnan(w.grad[0]) and w.grad[1] == 0.25
+# the fix: keep the bad values out of sqrt
+w.grad = None
+safe = torch.where(w > 0, w, 1.0).sqrt()
+torch.where(w > 0, safe, 0.0).sum().backward()
+assert torch.equal(w.grad, torch.tensor([0.0, 0.25]))
+
+# %% where-anomaly tags=["raises-exception"]
+w.grad = None
+with torch.autograd.detect_anomaly(check_nan=True):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the forward traceback, left out
+        out = torch.where(w > 0, w.sqrt(), 0.0)
+        out.sum().backward()
+
+# %% where-anomaly-checks tags=["remove-cell"]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        with torch.autograd.detect_anomaly():
+            torch.where(w > 0, w.sqrt(), 0.0).sum().backward()
+    except RuntimeError as error:
+        assert "Function 'SqrtBackward0' returned nan values" in str(error)
+    else:
+        raise AssertionError("anomaly mode should name SqrtBackward0")
+assert any("increase the runtime" in str(c.message) for c in caught)
