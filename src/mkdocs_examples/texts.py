@@ -76,6 +76,16 @@ TEXT: dict[str, dict[str, str]] = {
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
+        # what a CUDA cell of a downloaded notebook prints where there is no GPU, before the recorded output
+        "notebook.gpu.printed": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell printed:",
+        "notebook.gpu.raised": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell raised:",
+        "notebook.gpu.quiet": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell ran and printed nothing.",
+        "notebook.gpu.none": "No CUDA GPU here: this cell runs only on one, and it has not been recorded on one yet.",
+        "notebook.measured": "This check of the measurement above does not hold on this machine: a measurement "
+        "depends on the machine and on its load. The site's build checks it on its own machine.",
     },
     "zh": {
         "output": "输出",
@@ -134,6 +144,15 @@ TEXT: dict[str, dict[str, str]] = {
         "words.gpu": "GPU",
         "words.cpu": "CPU",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
+        "notebook.gpu.printed": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格的输出是：",
+        "notebook.gpu.raised": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格抛出了异常：",
+        "notebook.gpu.quiet": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格没有输出。",
+        "notebook.gpu.none": "这里没有 CUDA GPU：这个单元格只能在 GPU 上运行，目前也还没有它在 GPU 上的录制结果。",
+        "notebook.measured": "上面那次测量的检验在这台机器上不成立：测量结果取决于机器本身和它当时的负载。"
+        "本站构建时会在自己的机器上做这项检验。",
     },
 }
 
