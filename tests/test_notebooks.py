@@ -55,9 +55,12 @@ def test_the_notebook_is_valid_and_holds_the_outputs_the_site_shows():
     nb = nbformat.reads(dumps(notebook(EXAMPLE, RESULT)), as_version=4)
     nbformat.validate(nb)
     kinds = [(c.cell_type, c.get("id")) for c in nb.cells]
-    assert kinds == [("markdown", "note-1"), ("markdown", "environment"), ("code", "setup"), ("code", "fails"),
-                     ("code", "gpu"), ("markdown", "note-2"), ("code", "checks")]  # fmt: skip
-    setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
+    assert kinds == [("markdown", "note-1"), ("markdown", "environment"), ("code", "as-built"), ("code", "setup"),
+                     ("code", "fails"), ("code", "gpu"), ("markdown", "note-2"), ("code", "checks")]  # fmt: skip
+    start, setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
+    # the kernel starts as the engine started the example: its random numbers, its one torch thread
+    assert start.source.endswith("random.seed(0)\ntorch.manual_seed(0)\ntorch.set_num_threads(1)")
+    assert start.outputs == [] and start.execution_count is None
     assert nb.cells[0].source == "A note for notebook readers"
     # where its outputs come from, said in the notebook itself (downloads and notebook views), in its language
     assert nb.cells[1].source == "*Outputs from PyTorch 2.13.0 on a CPU (Python 3.11), when this site was built; " \
@@ -189,7 +192,7 @@ def test_a_downloaded_notebook_says_what_its_cuda_cells_printed_on_a_gpu_and_goe
     nb = nbformat.reads(dumps(notebook(example, built, recorded, lang=lang)), as_version=4)
     code = {c.id: c for c in nb.cells if c.cell_type == "code"}
     assert code["gpu"].source.startswith("if torch.cuda.is_available():\n    import torch\n")  # the code, runnable
-    assert code["setup"].source.startswith("import torch  #")  # what the check needs, before the example's code
+    assert code["setup"].source == "x = 1" and "import torch" in code["as-built"].source  # what the check needs
     assert code["gpu"].outputs[0].text == GPU_PRINTED  # what the download shows: the GPU's output
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     said = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"}
@@ -221,7 +224,7 @@ def test_a_check_of_a_measurement_is_reported_not_raised_where_it_does_not_hold(
     built = Result(cells=(CellResult(0, ""), CellResult(1, ""), CellResult(2, "")), env=RESULT.env)
     nb = nbformat.reads(dumps(notebook(example, built, lang=lang)), as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    timing, checks, other = (c for c in nb.cells if c.cell_type == "code")
+    _, timing, checks, other = (c for c in nb.cells if c.cell_type == "code")
     assert timing.source.startswith("import traceback  #")  # what the report needs
     printed, traceback = checks.outputs  # the words, then the traceback (stderr)
     assert printed.text.startswith(said) and traceback.text.startswith("Traceback (most recent call last):")

@@ -43,14 +43,16 @@ CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n
 
 
 def notebook(
-    example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT
-) -> dict[str, Any]:
+    example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT,
+    seed: int = 0, threads: int = 1,
+) -> dict[str, Any]:  # fmt: skip
     """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given.
 
     ``recorded``: a recording of this very source on a GPU; the cells ``result`` skipped
     (``requires-cuda``) get its outputs, each followed by a note naming the machine. The notes
     the engine adds are in language ``lang``, and so are the example's own notes where it has
-    notes in that language (source/cells.notes_for).
+    notes in that language (source/cells.notes_for). A first code cell starts the kernel as the
+    build started the example (:func:`as_built`: ``seed``, ``threads``, the plugin's options).
     """
     words = texts.text(lang)
     by_line = {cell.lineno: cell for cell in example.cells}
@@ -96,8 +98,11 @@ def notebook(
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown(f"*{words['notebook.cuda']}*", f"note-{notes}"))
+    first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
+    start = as_built(example, seed, threads, lang=lang)
+    cells.insert(first, {"cell_type": "code", "execution_count": None, "id": "as-built", "metadata": {}, "outputs": [],
+                         "source": start})  # fmt: skip
     if result is not None and "torch" in result.env:  # which environment the outputs come from: before the first
-        first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
         built = words["notebook.built"].format(**in_words(result.env, lang))
         cells.insert(first, _markdown(f"*{built}*", "environment"))
     return {
@@ -117,9 +122,22 @@ def notebook(
     }
 
 
+def as_built(example: Example, seed: int, threads: int, *, lang: str = texts.DEFAULT) -> str:
+    """A notebook's first code cell: ``random``, ``torch`` (and NumPy where the example uses it) seeded with
+    ``seed`` and torch's intra-op threads set to ``threads``, as the engine starts each example: a hidden check
+    of random data holds in a reader's kernel as in the build, and the outputs match the page's."""
+    lines = [f"# {line}" for line in texts.text(lang)["notebook.as-built"].split("\n")]
+    lines += ["import random", "", "import torch", "", f"random.seed({seed})", f"torch.manual_seed({seed})",
+              f"torch.set_num_threads({threads})"]  # fmt: skip
+    if "numpy" in example.source:
+        lines += ["", "import numpy", "", f"numpy.random.seed({seed})"]
+    return "\n".join(lines)
+
+
 def write_downloads(
-    folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT
-) -> None:
+    folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT,
+    seed: int = 0, threads: int = 1,
+) -> None:  # fmt: skip
     """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``.
 
     Both for readers of ``lang``: the example's notes in that language where it has them, the
@@ -129,7 +147,8 @@ def write_downloads(
         target = folder / example.path.removesuffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.with_suffix(".py").write_text(runnable_script(example, lang=lang), encoding="utf-8")
-        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded, lang=lang)), encoding="utf-8")
+        nb = notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)
+        target.with_suffix(".ipynb").write_text(dumps(nb), encoding="utf-8")
 
 
 def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
@@ -223,7 +242,7 @@ def _rewritten(example: Example, *, catching: bool, otherwise: dict[int, str], l
         runnable = _runnable(example, cell, body, catching=catching, otherwise=otherwise.get(cell.index), lang=lang)
         if runnable != body:
             wrapped[cell.index] = runnable
-    if (head := _head(example, catching=catching)) and example.cells:
+    if (head := _head(example, catching=catching, torch=False)) and example.cells:  # as_built imports torch
         first = example.cells[0]
         wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
     return wrapped
@@ -244,13 +263,13 @@ def gpu_fallback(shown: CellResult | None, env: dict[str, str] | None, *, lang: 
     return "\n".join(f"print({line!r})" for line in [heading, *lines])
 
 
-def _head(example: Example, *, catching: bool = True) -> str:
+def _head(example: Example, *, catching: bool = True, torch: bool = True) -> str:
     """The imports the runnable form adds: traceback for raising cells (if ``catching``) and for checks of a
-    measurement, torch for CUDA cells."""
+    measurement, torch for CUDA cells (if ``torch``)."""
     opening = example.cells[0].source.splitlines() if example.cells else []
     raising = catching and any(c.has("raises-exception") for c in example.cells)
     head = PREAMBLE if raising or any(_measured(example, c) for c in example.cells) else ""
-    if any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
+    if torch and any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
         head += CUDA
     return head
 
