@@ -129,8 +129,9 @@ def as_built(example: Example, seed: int, threads: int, *, lang: str = texts.DEF
     lines = [f"# {line}" for line in texts.text(lang)["notebook.as-built"].split("\n")]
     lines += ["import random", "", "import torch", "", f"random.seed({seed})", f"torch.manual_seed({seed})",
               f"torch.set_num_threads({threads})"]  # fmt: skip
-    if "numpy" in example.source:
-        lines += ["", "import numpy", "", f"numpy.random.seed({seed})"]
+    if "numpy" in example.source:  # the engine seeds NumPy once something imports it; torch runs without it
+        lines += ["", "try:", "    import numpy", "except ImportError:", "    pass", "else:",
+                  f"    numpy.random.seed({seed})"]  # fmt: skip
     return "\n".join(lines)
 
 
