@@ -13,6 +13,7 @@ import pytest
 
 from mkdocs_examples.cli import main
 from mkdocs_examples.publish.notebooks import dumps, foreign_notes, notebook, runnable_script
+from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, parse_cells, read_example
@@ -54,9 +55,12 @@ def test_the_notebook_is_valid_and_holds_the_outputs_the_site_shows():
     nb = nbformat.reads(dumps(notebook(EXAMPLE, RESULT)), as_version=4)
     nbformat.validate(nb)
     kinds = [(c.cell_type, c.get("id")) for c in nb.cells]
-    assert kinds == [("markdown", "note-1"), ("markdown", "environment"), ("code", "setup"), ("code", "fails"),
-                     ("code", "gpu"), ("markdown", "note-2"), ("code", "checks")]  # fmt: skip
-    setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
+    assert kinds == [("markdown", "note-1"), ("markdown", "environment"), ("code", "as-built"), ("code", "setup"),
+                     ("code", "fails"), ("code", "gpu"), ("markdown", "note-2"), ("code", "checks")]  # fmt: skip
+    start, setup, fails, gpu, checks = (c for c in nb.cells if c.cell_type == "code")
+    # the kernel starts as the engine started the example: its random numbers, its one torch thread
+    assert start.source.endswith("random.seed(0)\ntorch.manual_seed(0)\ntorch.set_num_threads(1)")
+    assert start.outputs == [] and start.execution_count is None
     assert nb.cells[0].source == "A note for notebook readers"
     # where its outputs come from, said in the notebook itself (downloads and notebook views), in its language
     assert nb.cells[1].source == "*Outputs from PyTorch 2.13.0 on a CPU (Python 3.11), when this site was built; " \
@@ -140,6 +144,96 @@ def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(t
     (cell,) = (c for c in nb["cells"] if c["id"] == "numpy-cuda")
     assert cell["source"].startswith("if torch.cuda.is_available():\n    try:\n")  # Colab's form: guarded too
     assert cell["source"].endswith('print("(this cell needs a CUDA GPU; none here)")')
+
+
+GPU_SOURCE = """\
+# %% setup
+x = 1
+
+# %% gpu tags=["requires-cuda"]
+import torch
+print(torch.ones(2, device="cuda"))
+
+# %% numpy-cuda tags=["requires-cuda", "raises-exception"]
+torch.ones(1, device="cuda").numpy()
+
+# %% unrecorded tags=["requires-cuda"]
+print(torch.zeros(1, device="cuda"))
+
+# %% after
+print("after", x)
+"""
+GPU_ENV = {"device": "cuda", "gpu": "NVIDIA H100 80GB HBM3", "torch": "2.11.0+cu130", "cuda": "13.0",
+           "python": "3.12.3"}  # fmt: skip
+GPU_PRINTED = "tensor([1., 1.], device='cuda:0')\n"
+NUMPY_RAISED = "TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() first.\n"
+
+
+@pytest.mark.parametrize(("lang", "printed", "raised", "unrecorded"), [
+    ("en", "No CUDA GPU here. On NVIDIA H100 80GB HBM3 with PyTorch 2.11.0 and CUDA 13.0 (Python 3.12) this cell "
+     "printed:", "this cell raised:", "No CUDA GPU here: this cell runs only on one"),
+    ("zh", "这里没有 CUDA GPU。在 NVIDIA H100 80GB HBM3 上用 PyTorch 2.11.0、CUDA 13.0（Python 3.12）运行时，"
+     "这个单元格的输出是：", "这个单元格抛出了异常：", "这里没有 CUDA GPU：这个单元格只能在 GPU 上运行"),
+])  # fmt: skip
+def test_a_downloaded_notebook_says_what_its_cuda_cells_printed_on_a_gpu_and_goes_on(
+    tmp_path, lang, printed, raised, unrecorded
+):
+    from nbclient import NotebookClient
+
+    example = Example.from_source("demo.py", tmp_path / "demo.py", GPU_SOURCE)
+    built = Result(
+        cells=(CellResult(0, ""), CellResult(1, skipped="requires-cuda"), CellResult(2, skipped="requires-cuda"),
+               CellResult(3, skipped="requires-cuda"), CellResult(4, "after 1\n")),
+        env={"torch": "2.13.0+cpu", "python": "3.11.7", "device": "cpu"},
+    )  # fmt: skip
+    traceback = "Traceback (most recent call last):\n" + NUMPY_RAISED
+    gpu_cells = (CellResult(0, ""), CellResult(1, GPU_PRINTED), CellResult(2, traceback=traceback))
+    recorded = Recording(example.path, example.keys, "2026-11-22T10:00:00Z", GPU_ENV, 1.0, gpu_cells)
+    nb = nbformat.reads(dumps(notebook(example, built, recorded, lang=lang)), as_version=4)
+    code = {c.id: c for c in nb.cells if c.cell_type == "code"}
+    assert code["gpu"].source.startswith("if torch.cuda.is_available():\n    import torch\n")  # the code, runnable
+    assert code["setup"].source == "x = 1" and "import torch" in code["as-built"].source  # what the check needs
+    assert code["gpu"].outputs[0].text == GPU_PRINTED  # what the download shows: the GPU's output
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    said = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"}
+    assert said["gpu"] == f"{printed}\n{GPU_PRINTED}"  # this machine has no GPU: what the H100 printed, in words
+    assert said["numpy-cuda"].startswith("No CUDA GPU" if lang == "en" else "这里没有")
+    assert said["numpy-cuda"].endswith(f"{raised}\n{NUMPY_RAISED}")
+    assert said["unrecorded"].startswith(unrecorded)  # no recording: nothing made up
+    assert said["after"] == "after 1\n"  # and Run all went on
+
+
+MEASURED = """\
+# %% timing tags=["varies"]
+fast, slow = 2.0, 1.0  # a loaded machine measured otherwise
+
+# %% timing-checks tags=["remove-cell"]
+assert slow > fast  # a measurement
+
+# %% other-checks tags=["remove-cell"]
+assert slow < fast  # not one: would stop the notebook
+"""
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "This check of the measurement above does not hold on this "
+                                                   "machine"), ("zh", "上面那次测量的检验在这台机器上不成立")])
+def test_a_check_of_a_measurement_is_reported_not_raised_where_it_does_not_hold(tmp_path, lang, said):
+    from nbclient import NotebookClient
+
+    example = Example.from_source("demo.py", tmp_path / "demo.py", MEASURED)
+    built = Result(cells=(CellResult(0, ""), CellResult(1, ""), CellResult(2, "")), env=RESULT.env)
+    nb = nbformat.reads(dumps(notebook(example, built, lang=lang)), as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    _, timing, checks, other = (c for c in nb.cells if c.cell_type == "code")
+    assert timing.source.startswith("import traceback  #")  # what the report needs
+    printed, traceback = checks.outputs  # the words, then the traceback (stderr)
+    assert printed.text.startswith(said) and traceback.text.startswith("Traceback (most recent call last):")
+    assert traceback.text.rstrip().endswith("AssertionError")
+    assert other.source == "assert slow < fast  # not one: would stop the notebook"
+    (tmp_path / "demo.py").write_text(runnable_script(example, lang=lang))
+    done = subprocess.run([sys.executable, "demo.py"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith(said)  # the script's form too
+    assert "assert slow > fast" in done.stderr
 
 
 BILINGUAL = SOURCE.replace(

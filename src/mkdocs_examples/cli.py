@@ -156,7 +156,11 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
         paths = find_examples(site.examples_dir, [])
         wanted = {
             out / f"{path.removesuffix('.py')}.ipynb": notebooks.dumps(
-                notebooks.notebook(read_example(site.examples_dir, path, site.config.folder))
+                notebooks.notebook(
+                    read_example(site.examples_dir, path, site.config.folder),
+                    seed=site.config.seed,
+                    threads=site.config.threads,
+                )
             )
             for path in paths
         }

@@ -176,12 +176,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._with_views and self._engine:
             pages = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
             self._views = notebook_views.add(
-                files,
-                config,
-                root=self._root,
-                built=self._build.built(),
-                pages=pages,
-                examples_folder=self.config.folder,
+                files, config, root=self._root, built=self._build.built(), pages=pages,
+                examples_folder=self.config.folder, seed=self.config.seed, threads=self.config.threads,
             )
         self._view_urls = {view.example: view.url for view in self._views.values()}
         return files
@@ -243,7 +239,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._engine:  # each language's downloads, with its notes
             built = self._build.built()
             downloads.write(Path(config.site_dir), {lang: i18n.prefix(config, lang) for lang in i18n.languages(config)},
-                            built)  # fmt: skip
+                            built, seed=self.config.seed, threads=self.config.threads)  # fmt: skip
             if self._recordings and PICKER[1] in self._assets:  # what the torch picker fetches
                 results = [(example, result) for example, result, _ in built]
                 picker.write(Path(config.site_dir), self._build.site_env(), self._recordings.found, results,

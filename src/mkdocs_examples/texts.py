@@ -83,6 +83,18 @@ TEXT: dict[str, dict[str, str]] = {
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
+        # what a CUDA cell of a downloaded notebook prints where there is no GPU, before the recorded output
+        "notebook.gpu.printed": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell printed:",
+        "notebook.gpu.raised": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell raised:",
+        "notebook.gpu.quiet": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
+        "this cell ran and printed nothing.",
+        "notebook.gpu.none": "No CUDA GPU here: this cell runs only on one, and it has not been recorded on one yet.",
+        "notebook.as-built": "As the site's build started this example: the same random seeds and torch threads,\n"
+        "so that your outputs can match the page's (on a CPU, with the same PyTorch release).",
+        "notebook.measured": "This check of the measurement above does not hold on this machine: a measurement "
+        "depends on the machine and on its load. The site's build checks it on its own machine.",
     },
     "zh": {
         "output": "输出",
@@ -147,6 +159,17 @@ TEXT: dict[str, dict[str, str]] = {
         "words.gpu": "GPU",
         "words.cpu": "CPU",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
+        "notebook.gpu.printed": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格的输出是：",
+        "notebook.gpu.raised": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格抛出了异常：",
+        "notebook.gpu.quiet": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
+        "运行时，这个单元格没有输出。",
+        "notebook.gpu.none": "这里没有 CUDA GPU：这个单元格只能在 GPU 上运行，目前也还没有它在 GPU 上的录制结果。",
+        "notebook.as-built": "与本站构建时运行这个示例的方式一致：相同的随机数种子和 torch 线程数，\n"
+        "这样你得到的输出才可能和页面上的一致（在 CPU 上、用同一个 PyTorch 版本时）。",
+        "notebook.measured": "上面那次测量的检验在这台机器上不成立：测量结果取决于机器本身和它当时的负载。"
+        "本站构建时会在自己的机器上做这项检验。",
     },
 }
 

@@ -37,8 +37,10 @@ def take_away(
 
 
 def write(
-    site_dir: Path, languages: dict[str, str], built: list[tuple[Example, Result, Recording | None]]
-) -> None:
-    """Each language's files, under ``<site_dir>/<prefix>downloads/``; ``languages``: each language, its prefix."""
+    site_dir: Path, languages: dict[str, str], built: list[tuple[Example, Result, Recording | None]], *,
+    seed: int = 0, threads: int = 1,
+) -> None:  # fmt: skip
+    """Each language's files, under ``<site_dir>/<prefix>downloads/``; ``languages``: each language, its prefix;
+    ``seed`` and ``threads``: how the engine ran the examples (the plugin's options), as notebooks start."""
     for lang, prefix in languages.items():
-        notebooks.write_downloads(site_dir / prefix / "downloads", built, lang=lang)
+        notebooks.write_downloads(site_dir / prefix / "downloads", built, lang=lang, seed=seed, threads=threads)

@@ -137,6 +137,8 @@ def add(
     built: Iterable[tuple[Example, Result, Recording | None]],
     pages: Mapping[str, tuple[str, list[str]]],
     examples_folder: str,
+    seed: int = 0,
+    threads: int = 1,
 ) -> dict[str, View]:
     """Add this language build's views to ``files``; what each view's page gets, by its ``src_uri``.
 
@@ -153,7 +155,8 @@ def add(
     added: dict[str, Example] = {}  # src_uri of a view's notebook: its example
     for example, result, recorded in built:
         name = f"{prefix}{URL}/{example.path.removesuffix('.py')}.ipynb"
-        _write(root / FOLDER / name, notebooks.dumps(notebooks.notebook(example, result, recorded, lang=lang)))
+        nb = notebooks.notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)
+        _write(root / FOLDER / name, notebooks.dumps(nb))
         added[name] = example
     notebook_files = [File(name, str(root / FOLDER), config.site_dir, config.use_directory_urls) for name in added]
     views: dict[str, View] = {}

@@ -10,9 +10,12 @@
   site shows: printed text as stream outputs, the traceback of a raising cell as an error
   output, figures as PNG. Hidden check cells are kept, tagged ``remove-cell`` as on the
   site (Jupyter Book hides them too): they are the assertions that keep the page true, and
-  a reader can run them. Without a result, the notebook has no outputs and its raising and
-  CUDA cells are in their runnable form, so "Run all" goes to the end (the form committed
-  for Colab). Its notes too are those of the reader's language.
+  a reader can run them. Its ``requires-cuda`` cells check for a GPU: without one, each prints
+  what it printed on the GPU it was recorded on, naming that machine, in the reader's language
+  (:func:`gpu_fallback`), and "Run all" goes on; a raising cell stays as the page shows it (its
+  tag, ``raises-exception``, lets Jupyter go on). Without a result, the notebook has no outputs
+  and its raising and CUDA cells are in their runnable form, so "Run all" goes to the end (the
+  form committed for Colab). Its notes too are those of the reader's language.
 
 Both are written once per language of the site (:func:`write_downloads`), each page linking
 its language's.
@@ -32,7 +35,7 @@ from mkdocs_examples import texts
 from mkdocs_examples.cjk import unwrap
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import in_words
-from mkdocs_examples.results import Result
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
@@ -40,14 +43,16 @@ CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n
 
 
 def notebook(
-    example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT
-) -> dict[str, Any]:
+    example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT,
+    seed: int = 0, threads: int = 1,
+) -> dict[str, Any]:  # fmt: skip
     """``example`` as an nbformat-4 notebook, with the outputs of ``result`` if given.
 
     ``recorded``: a recording of this very source on a GPU; the cells ``result`` skipped
     (``requires-cuda``) get its outputs, each followed by a note naming the machine. The notes
     the engine adds are in language ``lang``, and so are the example's own notes where it has
-    notes in that language (source/cells.notes_for).
+    notes in that language (source/cells.notes_for). A first code cell starts the kernel as the
+    build started the example (:func:`as_built`: ``seed``, ``threads``, the plugin's options).
     """
     words = texts.text(lang)
     by_line = {cell.lineno: cell for cell in example.cells}
@@ -58,7 +63,14 @@ def notebook(
             if mine.skipped and (theirs := recorded.cell(index)) and not theirs.skipped:
                 outputs[index] = theirs
                 from_gpu.add(index)
-    runnable = _runnable_cells(example) if result is None else {}
+    if result is None:
+        runnable = _runnable_cells(example, lang=lang)
+    else:  # CUDA cells guarded; without a GPU each says what it printed on the one it was recorded on
+        env = recorded.env if recorded else None
+        runnable = _guarded_cells(example, {
+            c.index: gpu_fallback(outputs[c.index] if c.index in from_gpu else None, env, lang=lang)
+            for c in example.cells if c.has("requires-cuda")
+        }, lang=lang)  # fmt: skip
     chosen = {note.lineno: note for note in notes_for(example.notes, lang)}
     cells: list[dict[str, Any]] = []
     count = 0
@@ -86,8 +98,11 @@ def notebook(
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown(f"*{words['notebook.cuda']}*", f"note-{notes}"))
+    first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
+    start = as_built(example, seed, threads, lang=lang)
+    cells.insert(first, {"cell_type": "code", "execution_count": None, "id": "as-built", "metadata": {}, "outputs": [],
+                         "source": start})  # fmt: skip
     if result is not None and "torch" in result.env:  # which environment the outputs come from: before the first
-        first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
         built = words["notebook.built"].format(**in_words(result.env, lang))
         cells.insert(first, _markdown(f"*{built}*", "environment"))
     return {
@@ -107,9 +122,23 @@ def notebook(
     }
 
 
+def as_built(example: Example, seed: int, threads: int, *, lang: str = texts.DEFAULT) -> str:
+    """A notebook's first code cell: ``random``, ``torch`` (and NumPy where the example uses it) seeded with
+    ``seed`` and torch's intra-op threads set to ``threads``, as the engine starts each example: a hidden check
+    of random data holds in a reader's kernel as in the build, and the outputs match the page's."""
+    lines = [f"# {line}" for line in texts.text(lang)["notebook.as-built"].split("\n")]
+    lines += ["import random", "", "import torch", "", f"random.seed({seed})", f"torch.manual_seed({seed})",
+              f"torch.set_num_threads({threads})"]  # fmt: skip
+    if "numpy" in example.source:  # the engine seeds NumPy once something imports it; torch runs without it
+        lines += ["", "try:", "    import numpy", "except ImportError:", "    pass", "else:",
+                  f"    numpy.random.seed({seed})"]  # fmt: skip
+    return "\n".join(lines)
+
+
 def write_downloads(
-    folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT
-) -> None:
+    folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT,
+    seed: int = 0, threads: int = 1,
+) -> None:  # fmt: skip
     """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``.
 
     Both for readers of ``lang``: the example's notes in that language where it has them, the
@@ -119,7 +148,8 @@ def write_downloads(
         target = folder / example.path.removesuffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.with_suffix(".py").write_text(runnable_script(example, lang=lang), encoding="utf-8")
-        target.with_suffix(".ipynb").write_text(dumps(notebook(example, result, recorded, lang=lang)), encoding="utf-8")
+        nb = notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)
+        target.with_suffix(".ipynb").write_text(dumps(nb), encoding="utf-8")
 
 
 def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
@@ -194,23 +224,53 @@ def _code(cell: Cell, source: str, shown: Any, count: int) -> dict[str, Any]:
     }
 
 
-def _runnable_cells(example: Example) -> dict[int, str]:
-    """The runnable source of each cell that differs from the original, by index."""
+def _runnable_cells(example: Example, *, lang: str = texts.DEFAULT) -> dict[int, str]:
+    """The runnable source of each cell that differs from the original, by index (:func:`_runnable`)."""
+    return _rewritten(example, catching=True, otherwise={}, lang=lang)
+
+
+def _guarded_cells(example: Example, otherwise: dict[int, str], *, lang: str) -> dict[int, str]:
+    """The source of each cell of a downloaded notebook that differs from the original, by index: each
+    ``requires-cuda`` cell run only where there is a GPU, and ``otherwise[index]`` where there is none, and
+    each check of a measurement reported (:func:`_runnable`). Raising cells stay as the page shows them."""
+    return _rewritten(example, catching=False, otherwise=otherwise, lang=lang)
+
+
+def _rewritten(example: Example, *, catching: bool, otherwise: dict[int, str], lang: str) -> dict[int, str]:
     wrapped = {}
     for cell in example.cells:
-        if cell.has("raises-exception") or cell.has("requires-cuda"):
-            wrapped[cell.index] = _runnable(cell, cell.source.rstrip("\n"))
-    if (head := _head(example)) and example.cells:
+        body = cell.source.rstrip("\n")
+        runnable = _runnable(example, cell, body, catching=catching, otherwise=otherwise.get(cell.index), lang=lang)
+        if runnable != body:
+            wrapped[cell.index] = runnable
+    if (head := _head(example, catching=catching, torch=False)) and example.cells:  # as_built imports torch
         first = example.cells[0]
         wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
     return wrapped
 
 
-def _head(example: Example) -> str:
-    """The imports the runnable form adds: traceback for raising cells, torch for CUDA cells."""
+def gpu_fallback(shown: CellResult | None, env: dict[str, str] | None, *, lang: str = texts.DEFAULT) -> str:
+    """The lines a CUDA cell of a downloaded notebook runs where there is no GPU: what ``shown``, its recorded
+    output, held (the exception's last line for one that raised), after a sentence naming ``env``, its machine,
+    in language ``lang``; without a recording, a sentence that says the cell needs a GPU."""
+    words = texts.text(lang)
+    if shown is None or env is None:
+        return f"print({words['notebook.gpu.none']!r})"
+    lines = shown.output.splitlines()
+    if shown.traceback:
+        lines += shown.traceback.rstrip("\n").splitlines()[-1:]
+    said = "printed" if shown.output else "raised" if shown.traceback else "quiet"
+    heading = words[f"notebook.gpu.{said}"].format(**in_words(env, lang))
+    return "\n".join(f"print({line!r})" for line in [heading, *lines])
+
+
+def _head(example: Example, *, catching: bool = True, torch: bool = True) -> str:
+    """The imports the runnable form adds: traceback for raising cells (if ``catching``) and for checks of a
+    measurement, torch for CUDA cells (if ``torch``)."""
     opening = example.cells[0].source.splitlines() if example.cells else []
-    head = PREAMBLE if any(c.has("raises-exception") for c in example.cells) else ""
-    if any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
+    raising = catching and any(c.has("raises-exception") for c in example.cells)
+    head = PREAMBLE if raising or any(_measured(example, c) for c in example.cells) else ""
+    if torch and any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
         head += CUDA
     return head
 
@@ -221,15 +281,39 @@ def _after_future(head: str, source: str) -> str:
     return "\n".join([*lines[:at], *head.splitlines(), *lines[at:]])
 
 
-def _runnable(cell: Cell, body: str) -> str:
-    """A raising cell's ``body`` caught, a CUDA cell's guarded; one that is both, caught inside the guard.
+def _runnable(
+    example: Example, cell: Cell, body: str, *, catching: bool = True, otherwise: str | None = None,
+    lang: str = texts.DEFAULT,
+) -> str:  # fmt: skip
+    """``body``, the source of ``cell``, as a reader's machine runs it to the end.
 
-    Without a GPU, a CUDA cell that is meant to raise would print ``Torch not compiled with CUDA
-    enabled`` instead of the error the page shows: the reader sees the note of any CUDA cell.
+    - A raising cell's caught (if ``catching``).
+    - A CUDA cell's guarded, ``otherwise`` run where there is no GPU; one that also raises, caught
+      inside the guard: without a GPU it would print ``Torch not compiled with CUDA enabled``
+      instead of the error the page shows.
+    - A check of a measurement (a hidden cell right after a ``varies`` one: a timing, a speed-up)
+      reported, not raised, where it does not hold: it depends on the machine and its load. The
+      build checks it as written.
     """
-    if cell.has("raises-exception"):
+    if _measured(example, cell):
+        body = _wrap_measured(body, lang)
+    if catching and cell.has("raises-exception"):
         body = _wrap_raising(body)
-    return _wrap_cuda(body) if cell.has("requires-cuda") else body
+    return _wrap_cuda(body, otherwise or NO_GPU) if cell.has("requires-cuda") else body
+
+
+def _measured(example: Example, cell: Cell) -> bool:
+    """Whether ``cell`` checks a measurement: hidden, right after a cell tagged ``varies``."""
+    return cell.has("remove-cell") and cell.index > 0 and example.cells[cell.index - 1].has("varies")
+
+
+def _wrap_measured(body: str, lang: str) -> str:
+    said = texts.text(lang)["notebook.measured"]
+    return (
+        f"try:\n{textwrap.indent(body, '    ')}\n"
+        f"except AssertionError:  # a measurement: the build checks it on its own machine\n"
+        f"    print({said!r})\n    traceback.print_exc()"
+    )
 
 
 def _wrap_raising(body: str) -> str:
@@ -239,21 +323,23 @@ def _wrap_raising(body: str) -> str:
     )
 
 
-def _wrap_cuda(body: str) -> str:
-    return (
-        f"if torch.cuda.is_available():\n{textwrap.indent(body, '    ')}\n"
-        'else:\n    print("(this cell needs a CUDA GPU; none here)")'
-    )
+NO_GPU = 'print("(this cell needs a CUDA GPU; none here)")'
+
+
+def _wrap_cuda(body: str, otherwise: str = NO_GPU) -> str:
+    indented = textwrap.indent(body, "    "), textwrap.indent(otherwise, "    ")
+    return "if torch.cuda.is_available():\n{}\nelse:\n{}".format(*indented)
 
 
 def runnable_script(example: Example, *, lang: str = texts.DEFAULT) -> str:
-    """The source of ``example``, with raising cells caught and CUDA cells guarded, and the notes for ``lang``."""
+    """The source of ``example``, each cell as :func:`_runnable` writes it, and the notes for ``lang``."""
     example = _notes_of(example, lang)
     lines = example.source.splitlines()
     for cell in sorted(example.cells, key=lambda c: c.lineno, reverse=True):
         first, count = cell.lineno - 1, cell.source.count("\n")
-        if cell.has("raises-exception") or cell.has("requires-cuda"):
-            lines[first : first + count] = _runnable(cell, "\n".join(lines[first : first + count])).splitlines()
+        body = "\n".join(lines[first : first + count])
+        if (runnable := _runnable(example, cell, body, lang=lang)) != body:
+            lines[first : first + count] = runnable.splitlines()
     if not example.cells:
         return example.source
     # the first lines of the first code cell (a notebook runs them too), after `from __future__`

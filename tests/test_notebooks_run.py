@@ -1,0 +1,89 @@
+"""Every notebook the site offers for download, in each language, run top to bottom in a Jupyter kernel on this
+CPU, as "Run all" runs it (issue 34: a reader's notebook must not stop).
+
+The module's fixture runs all of them at once, a kernel per core (nbclient's asyncio API, one process), while
+pytest-xdist's other workers go on with the other modules; each notebook then has a test of its own that says
+where it stopped. It runs in `make test` (about 110 kernels: minutes of CPU); `-m "not notebooks"` leaves it out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mkdocs_examples.source.cells import find_examples
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = find_examples(ROOT / "examples", [])
+LANGUAGES = {"en": "", "zh": "zh/"}  # each language's folder in the site
+CELL_TIMEOUT = 300  # seconds, for one cell: a loaded machine runs the slowest example's cells in well under that
+
+pytestmark = pytest.mark.notebooks
+
+
+@pytest.fixture(scope="module")
+def stops(real_site) -> dict[tuple[str, str], str | None]:
+    """Where each downloaded notebook stopped (``None``: it ran to its end), by language and example path."""
+    site, _ = real_site
+    notebooks = {(lang, path): site / prefix / "downloads" / path.replace(".py", ".ipynb")
+                 for lang, prefix in LANGUAGES.items() for path in EXAMPLES}  # fmt: skip
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+    started = time.monotonic()
+    stopped = asyncio.run(_run_all(notebooks, jobs))
+    print(f"{len(notebooks)} notebooks, {jobs} kernels at a time: {time.monotonic() - started:.0f} s")
+    return stopped
+
+
+async def _run_all(notebooks: dict[tuple[str, str], Path], jobs: int) -> dict[tuple[str, str], str | None]:
+    turns = asyncio.Semaphore(jobs)
+
+    async def run(path: Path) -> str | None:
+        async with turns:
+            return await _run(path)
+
+    stopped = await asyncio.gather(*(run(path) for path in notebooks.values()))
+    return dict(zip(notebooks, stopped, strict=True))
+
+
+async def _run(path: Path) -> str | None:
+    """Why the notebook at ``path`` stopped, or ``None``: run in a folder of its own, as a reader's download is."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    if not path.exists():
+        return "not downloadable: the site has no such notebook"
+    nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory() as cwd:
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": cwd}})
+        try:
+            await client.async_execute()
+        except (CellExecutionError, CellTimeoutError) as error:
+            return _plain(str(error))
+    return None
+
+
+def _plain(message: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", message)  # the traceback's colours
+
+
+def test_the_site_offers_just_these_notebooks(real_site):
+    site, _ = real_site
+    for prefix in LANGUAGES.values():
+        offered = sorted(p.relative_to(site / prefix / "downloads").as_posix()
+                         for p in (site / prefix / "downloads").rglob("*.ipynb"))  # fmt: skip
+        assert offered == sorted(path.replace(".py", ".ipynb") for path in EXAMPLES)
+    assert len(EXAMPLES) > 50
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_the_downloaded_notebook_runs_to_its_end_on_a_cpu(stops, lang, path):
+    stopped = stops[lang, path]
+    assert stopped is None, f"{LANGUAGES[lang]}downloads/{path.replace('.py', '.ipynb')} stopped:\n{stopped}"
