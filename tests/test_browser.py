@@ -231,6 +231,31 @@ def test_a_release_recorded_on_no_cpu_keeps_the_builds_cpu_output_and_says_so(pa
         assert page.locator(VERSIONS).inner_text().startswith("torch ")
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("lang", "name"), [("", "PyTorch Tips"), ("zh/", "PyTorch 实用技巧")])
+def test_a_phones_header_shows_the_sites_name(browser, base_url, lang, name, scheme):
+    """At 390 px the header holds the menu, the site's name, the palette, the languages and the search;
+    the torch picker goes above the page's title (mkdocs_examples_picker.js), and back into the header
+    on a wide screen."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{lang}")
+        picker = page.locator(".mx-picker")
+        expect(picker).to_have_count(1)
+        assert picker.evaluate("e => e.nextElementSibling.tagName") == "H1"
+        assert page.locator(".md-header .mx-picker").count() == 0
+        title = page.locator(".md-header__topic .md-ellipsis").first
+        assert title.inner_text() == name
+        box = title.evaluate("e => [e.clientWidth, e.scrollWidth, e.getBoundingClientRect().right]")
+        assert 0 < box[1] <= box[0] and box[2] <= 390, box  # the whole name, on the screen
+        page.set_viewport_size({"width": 1280, "height": 900})
+        expect(page.locator(".md-header .mx-picker")).to_have_count(1)
+    finally:
+        page.close()
+
+
 def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browser, base_url):
     context = browser.new_context(java_script_enabled=False)
     try:
