@@ -39,8 +39,9 @@ def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
 
 
 def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
-    """A fresh session (no cache, no storage), through pages, search and a notebook view."""
-    site, elsewhere = urlsplit(base_url).netloc, []
+    """A fresh session (no cache, no storage), through pages, search and a notebook view; and no request
+    the site answers with an error (Material asked for a `sitemap.xml` beside each page's `hreflang` link)."""
+    site, elsewhere, failed = urlsplit(base_url).netloc, [], []
 
     def keep_or_refuse(route) -> None:
         if urlsplit(route.request.url).netloc == site:
@@ -53,9 +54,11 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     try:
         context.route("**/*", keep_or_refuse)
         page = context.new_page()
+        page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
         for path in [
             "", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/",
             "losses/kl-div/", "zh/losses/bce/",  # formulas: KaTeX and its fonts
+            "zh/errors/cuda/", "changes/",
         ]:  # fmt: skip
             page.goto(f"{base_url}/{path}")
             page.wait_for_load_state("networkidle")
@@ -64,6 +67,7 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     finally:
         context.close()
     assert elsewhere == []
+    assert failed == []
 
 
 # -- the 404 page: GitHub Pages serves the root 404.html for every missing path ----------------------
