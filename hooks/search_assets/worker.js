@@ -53,14 +53,29 @@ function ptQuery(query, index) {
 // The words of a query, each followed by the words readers use for it (hooks/search_assets/terms.yml,
 // `synonyms`: 显卡 for GPU, 移到 for 放到): a page that says it one way answers a query that says it another
 var ptSynonymsOf = {}
+var ptAddedFor = {} // a word added to the query: the word the reader typed
 function ptSynonyms(words) {
   var all = words.slice()
+  ptAddedFor = {}
   words.forEach(function (word) {
-    ;(ptSynonymsOf[word.replace(/\^1$/, "").toLowerCase()] || []).forEach(function (other) {
-      if (all.indexOf(other) < 0) all.push(other)
+    var typed = word.replace(/\^1$/, "").toLowerCase()
+    ;(ptSynonymsOf[typed] || []).forEach(function (other) {
+      if (all.indexOf(other) >= 0) return
+      all.push(other)
+      ptAddedFor[other.toLowerCase()] = typed
     })
   })
   return all
+}
+// A result lists the words of the query it lacks (Material's "Missing"): not the words we added, and
+// not a word the reader typed whose synonym it holds
+function ptTypedWordsFound(item) {
+  Object.keys(ptAddedFor).forEach(function (added) {
+    if (!(added in item.terms)) return
+    var typed = ptAddedFor[added]
+    if (item.terms[added] && typed in item.terms) item.terms[typed] = true
+    delete item.terms[added]
+  })
 }
 
 // A pasted error line is searched word for word, in the text: no prefix matching on every word
@@ -145,7 +160,12 @@ function ptTeaser(html, visible) {
 }
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
-  if (message.type === 3) message.data.items.forEach(function (group) { group.forEach(ptVisible) })
+  if (message.type === 3) {
+    message.data.items.forEach(function (group) {
+      group.forEach(ptVisible)
+      if (!ptErrorLine) group.forEach(ptTypedWordsFound)
+    })
+  }
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
   }
