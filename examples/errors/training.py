@@ -1,9 +1,11 @@
 # %% [markdown]
 # Errors of the training loop: checkpoints,
-# data loading, modules, targets and devices
+# data loading (a worker killed by the system), modules,
+# targets and devices, a distributed collective timing out
 
 # %% [markdown] lang="zh"
-# 训练循环中的报错：检查点、数据加载、模块、目标（target）与设备
+# 训练循环中的报错：检查点、数据加载（被系统杀掉的 worker）、模块、
+# 目标（target）与设备，以及分布式集合通信超时
 
 # %% setup
 import torch
@@ -452,7 +454,7 @@ if library.is_file():  # Linux wheels
     for name in (
         b"TORCH_NCCL_ASYNC_ERROR_HANDLING", b"TORCH_NCCL_BLOCKING_WAIT",
         b"TORCH_DISTRIBUTED_DEBUG", b"TORCH_NCCL_TRACE_BUFFER_SIZE",
-        b"NCCL_SOCKET_IFNAME", b"NCCL_DEBUG",
+        b"NCCL_SOCKET_IFNAME", b"NCCL_DEBUG", b"GLOO_SOCKET_IFNAME",
     ):
         assert name in text, name
     del text
@@ -463,3 +465,10 @@ for name in ("NCCL_DEBUG_SUBSYS", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE"):
 c10d = (root / "distributed" / "distributed_c10d.py").read_text()
 assert '"TORCH_FR_BUFFER_SIZE"' in c10d and "TORCH_NCCL_TRACE_BUFFER_SIZE" in c10d
 assert dist.DebugLevel.DETAIL.name == "DETAIL"
+# the CPU build has no NCCL code: this one is named in its tests only
+tests = root / "testing" / "_internal" / "distributed" / "distributed_test.py"
+if tests.is_file():
+    tests = tests.read_text()
+    assert "TORCH_NCCL_DUMP_ON_TIMEOUT" in tests
+    # what its NCCL tests expect the watchdog's timeout error to contain
+    assert '"caught collective operation timeout"' in tests
