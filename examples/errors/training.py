@@ -368,7 +368,7 @@ import signal
 
 
 class Killed(torch.utils.data.Dataset):
-    """A worker killed with SIGKILL, as the kernel's out-of-memory killer does"""
+    """A worker killed with SIGKILL, as the kernel's out-of-memory killer"""
 
     def __len__(self):
         return 4
@@ -381,7 +381,7 @@ loader = DataLoader(Killed(), batch_size=2, num_workers=1)
 try:
     next(iter(loader))
 except RuntimeError as error:
-    # the error the main process raised first: the cause of "exited unexpectedly"
+    # raised first by the main process: the cause of "exited unexpectedly"
     cause, outer = error.__cause__, str(error)
     # its process id changes on every run: shown as …
     raise RuntimeError(re.sub(r"pid \d+", "pid …", str(cause))) from None
