@@ -408,12 +408,16 @@ def test_no_runner_image_is_latest(name):
 def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     summary = load("ci.yml")["jobs"]["summary"]
     uses = [s["uses"].split("@")[0] for s in summary["steps"] if "uses" in s]
-    assert uses == ["actions/checkout", "actions/setup-python", "actions/download-artifact"]
-    (checkout,) = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", "actions/download-artifact"]
+    checkout, head = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    # the pull request's recordings, as data beside the base: nothing else of it, and no credentials kept
+    assert head["with"] == {"ref": "${{ github.event.pull_request.head.sha }}", "path": "head",
+                            "sparse-checkout": "recordings", "persist-credentials": False}  # fmt: skip
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
     assert "-m mkdocs_examples diff outputs/base.json outputs/head.json" in scripts
+    assert "--compare-recordings recordings head/recordings" in scripts
 
 
 FLAG = "Files a reviewer must look at first"
