@@ -445,6 +445,9 @@ def test_a_fork_branch_named_like_the_gpu_workflows_is_still_by_hand(tmp_path):
 
 def test_the_gpu_workflows_own_pull_request_is_not_flagged(tmp_path):
     assert _flag(tmp_path, ["recordings/cuda/x.json"], branch="refresh-cuda-recordings") == ""
+    # but no workflow writes the keys the site trusts
+    text = _flag(tmp_path, ["recordings/cuda/x.json", "recordings/signers.json"], branch="refresh-cuda-recordings")
+    assert "- `recordings/signers.json`" in text and "recordings/cuda/x.json" not in text
 
 
 def test_the_version_matrix_pull_request_may_change_cpu_environments_only(tmp_path):
