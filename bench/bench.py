@@ -8,8 +8,10 @@ Each run measures, side by side on the same machine at the same moment:
              `python -m mkdocs_examples run --no-cache` does it: a fresh interpreter reads
              mkdocs.yml, starts the worker, which imports `preload`, and runs the examples;
 (b) floor    what no engine can beat: one fresh interpreter importing the `preload`
-             modules of mkdocs.yml, plus the examples' own compute (the cells' seconds the
-             engine reports) spread over the cores: max(longest example, total / cores);
+             modules of mkdocs.yml, plus the examples' own compute spread over the cores:
+             max(longest example, total / cores). An example's compute is measured without
+             the engine: its cells run in a fork of a process that imported `preload`, with
+             no sandbox and a cold inductor cache of its own (--floor-once), one at a time;
 (c) ratio    engine / floor;
 (d) kernels  a Jupyter kernel per example (jupytext + nbclient) for a few examples, the
              way a notebook-based tool runs them; the whole site is EXTRAPOLATED from
@@ -43,9 +45,12 @@ def main() -> int:
     parser.add_argument("--kernels", type=int, default=len(KERNEL_EXAMPLES), help="examples run in Jupyter kernels")
     parser.add_argument("-f", "--config-file", type=Path, default=ROOT / "mkdocs.yml")
     parser.add_argument("--engine-once", action="store_true", help=argparse.SUPPRESS)  # the timed child of (a)
+    parser.add_argument("--floor-once", action="store_true", help=argparse.SUPPRESS)  # the examples of (b)
     args = parser.parse_args()
     if args.engine_once:
         return _engine_once(args.config_file)
+    if args.floor_once:
+        return _floor_once(args.config_file)
 
     config = _plugin_options(args.config_file)
     preload, examples_dir = list(config.preload), args.config_file.parent / config.examples_dir
@@ -61,8 +66,11 @@ def main() -> int:
             print(f"run {run}: examples failed, figures not comparable: {', '.join(failed)}", file=sys.stderr)
             return 1
         import_s = _time_import(preload)
-        compute = [r["compute"] for r in results]
+        floors = _time_floor(args.config_file)
+        compute = list(floors.values())
         spread = max(max(compute), sum(compute) / cores)
+        engine_of = {r["path"]: r["seconds"] for r in results}
+        slowest = max(floors, key=floors.__getitem__)
         kernels = [_time_kernel(examples_dir / path) for path in kernel_examples]
         row = {
             "engine": engine_s,
@@ -72,14 +80,16 @@ def main() -> int:
             "floor": import_s + spread,
             "examples": len(results),
             "kernel_mean": statistics.mean(kernels) if kernels else float("nan"),
+            "slowest_engine": engine_of[slowest],
+            "slowest_floor": floors[slowest],
         }
         row["ratio"] = row["engine"] / row["floor"]
         row["kernels_site"] = row["kernel_mean"] * len(results) / cores
         rows.append(row)
         if run == 1:
-            slowest = sorted(results, key=lambda r: r["compute"], reverse=True)[:3]
-            listed = ", ".join(f"{r['path']} {r['compute']:.2f} s" for r in slowest)
-            print(f"examples: {len(results)}; total compute {sum(compute):.2f} s; slowest: {listed}")
+            top = sorted(floors, key=floors.__getitem__, reverse=True)[:3]
+            listed = ", ".join(f"{path} {floors[path]:.2f} s" for path in top)
+            print(f"examples: {len(results)}; total compute (unsandboxed) {sum(compute):.2f} s; slowest: {listed}")
             if kernels:
                 print(f"kernel examples: {', '.join(kernel_examples)}")
             print()
@@ -87,6 +97,9 @@ def main() -> int:
         print(_line(f"run {run}", row), flush=True)
     median = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
     print(_line("median", median))
+    engine, floor = median["slowest_engine"], median["slowest_floor"]
+    print(f"\nits slowest example, {slowest}: engine {engine:.2f} s (fork to exit, sandboxed), floor {floor:.2f} s, "
+          f"ratio {engine / floor:.2f} (medians)")  # fmt: skip
     return 0
 
 
@@ -145,6 +158,87 @@ def _engine_once(config_file: Path) -> int:
     ]
     print(json.dumps(report))
     return 0
+
+
+def _time_floor(config_file: Path) -> dict[str, float]:
+    """(b), second part: each example's own compute, without the engine (--floor-once)."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--floor-once", "-f", str(config_file)],
+        capture_output=True, text=True, check=True, cwd=config_file.parent,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def _floor_once(config_file: Path) -> int:
+    """In the child: import `preload`, then run each example's cells in a fork, unsandboxed, and time it.
+
+    What the engine cannot avoid is kept: a fork of the preloaded process, the options' seed and
+    threads, the cells but those that need a GPU, a fresh folder and a cold inductor cache. What
+    it adds is left out: the sandbox, capturing, cleaning and recording the output, the pool."""
+    import importlib
+    import random
+    import shutil
+
+    from mkdocs_examples.config import load_site
+    from mkdocs_examples.source.cells import Example, find_examples
+
+    site = load_site(config_file)
+    for name in site.config.preload:
+        importlib.import_module(name)
+    seconds = {}
+    for path in find_examples(site.examples_dir, []):
+        example = Example.from_source(path, site.examples_dir / path, (site.examples_dir / path).read_text())
+        folder = tempfile.mkdtemp(prefix="bench-floor-")
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            _floor_child(example, Path(folder), site.config, random)
+        _, status = os.waitpid(pid, 0)
+        seconds[path] = time.perf_counter() - start
+        error = Path(folder, "error").read_text() if os.path.exists(Path(folder, "error")) else ""
+        shutil.rmtree(folder, ignore_errors=True)
+        if status != 0:
+            print(f"{path}: failed without the engine (status {status})\n{error}", file=sys.stderr)
+            return 1
+    print(json.dumps(seconds))
+    return 0
+
+
+def _floor_child(example, folder: Path, config, random) -> None:
+    """In the fork: the example's cells, as `__main__`, in ``folder``; exits 0 unless a cell fails unexpectedly."""
+    import types
+
+    for variable, name in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton"), ("TMPDIR", "tmp")):
+        os.environ[variable] = str(folder / name)
+        (folder / name).mkdir()
+    tempfile.tempdir = None
+    os.chdir(folder)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    random.seed(config.seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(config.seed)
+        sys.modules["torch"].set_num_threads(config.threads)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(config.seed)
+    module = types.ModuleType("__main__")
+    module.__file__ = str(example.file)
+    sys.modules["__main__"] = module
+    code = 0
+    for cell in example.cells:
+        if cell.has("requires-cuda"):
+            continue
+        try:
+            exec(compile("\n" * (cell.lineno - 1) + cell.source, str(example.file), "exec"), module.__dict__)
+        except BaseException:
+            code = 0 if cell.has("raises-exception") else 1
+            if code:
+                import traceback
+
+                (folder / "error").write_text(traceback.format_exc())
+                break
+    os._exit(code)
 
 
 def _time_import(preload: list[str]) -> float:

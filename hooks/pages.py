@@ -54,6 +54,7 @@ SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torc
 # left unlinked on purpose: name -> why. Any other name missing from it is a warning.
 UNLINKED = {
     "torch.zero_grad": "shown on purpose as a mistake: it does not exist",
+    "torch.AcceleratorError": "the exception type of CUDA errors (a RuntimeError), without an entry in the docs read",
     "torch.nn.pdist": "shown on purpose as a mistake: it does not exist",
     "torch.pdist": "an alias of torch.nn.functional.pdist (linked) with no entry of its own",
     "torch.relu": "torch.md lists no relu (torch.nn.functional.relu has the entry)",

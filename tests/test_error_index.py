@@ -359,3 +359,90 @@ def test_a_wording_printed_by_consecutive_releases_names_them_as_a_range():
     wording = Wording("RuntimeError", "old message", set(printed))
     assert _wording(wording, "en") == "torch 2.4\u20132.7 and 2.9.0: `old message`"
     assert _wording(wording, "zh") == "torch 2.4\u20132.7 和 2.9.0：`old message`"
+
+
+# --- Wordings quoted from PyTorch's source: an error no machine of the site raises -----------------------
+# The page below is test data (FIXTURE): the lines are what a page would quote, not anything a machine printed.
+
+QUOTING = """# Errors
+
+## `torch.AcceleratorError: CUDA error: device-side assert triggered`
+
+/// quoted-error | c10/cuda/CUDAException.cpp
+torch.AcceleratorError: CUDA error: device-side assert triggered
+RuntimeError: CUDA error: device-side assert triggered
+///
+
+```markdown
+/// quoted-error | not/a/quote.cpp
+RuntimeError: shown as code
+///
+```
+
+/// quoted-error | c10/cuda/CUDAException.cpp @ 0e4c6cd66277444e521c0d3190b00ee3992cff03
+torch.AcceleratorError: CUDA error: device-side assert triggered
+///
+"""
+
+
+def test_a_quoted_error_block_gives_each_line_and_an_id_unique_on_its_page_not_inside_code():
+    from mkdocs_examples.publish.error_index import quotes
+
+    found = quotes(QUOTING)
+    assert [(q.source, q.anchor) for q in found] == [
+        ("c10/cuda/CUDAException.cpp", "quoted-c10-cuda-cudaexception-cpp"),
+        ("c10/cuda/CUDAException.cpp", "quoted-c10-cuda-cudaexception-cpp-2"),
+    ]
+    assert found[0].lines == (
+        "torch.AcceleratorError: CUDA error: device-side assert triggered",
+        "RuntimeError: CUDA error: device-side assert triggered",
+    )
+
+
+def test_a_quoted_error_is_shown_as_a_labelled_quotation_of_the_builds_release_in_each_language():
+    from mkdocs_examples.publish.error_index import render_quotes
+
+    en = render_quotes(QUOTING, "2.13.0+cpu", "en")
+    assert '<span id="quoted-c10-cuda-cudaexception-cpp"></span>' in en
+    assert "!!! quote \"Quoted from PyTorch's source, not an output\"" in en
+    assert "https://github.com/pytorch/pytorch/blob/v2.13.0/c10/cuda/CUDAException.cpp" in en
+    assert "    ```text\n    torch.AcceleratorError: CUDA error: device-side assert triggered\n" in en
+    assert "/// quoted-error | not/a/quote.cpp" in en  # inside fenced code: left as it is
+    assert en.count("!!! quote") == 2
+    # a commit after the path: the link and the label name it instead of the release
+    assert "blob/0e4c6cd66277444e521c0d3190b00ee3992cff03/c10/cuda/CUDAException.cpp" in en
+    assert "PyTorch (commit 0e4c6cd662) words it" in en
+    zh = render_quotes(QUOTING, "2.13.0+cpu", "zh")
+    assert '!!! quote "引自 PyTorch 源码，不是运行输出"' in zh and "PyTorch 2.13.0 的源码" in zh
+
+
+def test_quoted_wordings_are_index_entries_labelled_as_quotations_linking_to_their_box():
+    from mkdocs_examples.publish.error_index import quotes
+
+    pages = {"errors/cuda.md": ("GPU errors", find_blocks(QUOTING))}
+    entries = collect(pages, {}, {}, {"errors/cuda.md": quotes(QUOTING)})
+    assert [(e.kind, e.message) for e in entries] == [
+        ("RuntimeError", "CUDA error: device-side assert triggered"),
+        ("torch.AcceleratorError", "CUDA error: device-side assert triggered"),
+    ]
+    accelerator = entries[1]
+    assert [(s.anchor, s.recorded) for s in accelerator.shown] == [
+        ("quoted-c10-cuda-cudaexception-cpp", "quoted"), ("quoted-c10-cuda-cudaexception-cpp-2", "quoted")
+    ]
+    text = render(entries, "errors/all.md", "en")
+    assert "- quoted from PyTorch's source: `CUDA error: device-side assert triggered`" in text
+    assert "[GPU errors](cuda.md#quoted-c10-cuda-cudaexception-cpp) (quoted)" in text
+    assert "引自 PyTorch 源码：`CUDA error: device-side assert triggered`" in render(entries, "errors/all.md", "zh")
+
+
+def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_labels():
+    from mkdocs_examples.publish.error_index import quotes
+
+    page = "/// example | a.py\n///\n\n/// quoted-error | aten/x.cpp\nRuntimeError: mat1 and mat2 shapes " \
+           "cannot be multiplied (8x5 and 3x3)\n///\n"  # fmt: skip
+    a = example("a.py", '# %% one tags=["raises-exception"]\nx\n')
+    built = Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.13.0+cpu"))
+    (entry,) = collect({"p.md": ("P", find_blocks(page))}, {"a.py": a}, {"a.py": [built]}, {"p.md": quotes(page)})
+    (wording,) = entry.wordings
+    assert wording.quoted == {"aten/x.cpp"} and {p.torch for p in wording.printed} == {"2.13.0"}
+    assert _wording(wording, "en").startswith("torch 2.13.0; quoted from PyTorch's source: `mat1")

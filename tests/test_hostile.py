@@ -6,6 +6,7 @@ and with them forced off, the path macOS takes (MKDOCS_EXAMPLES_PORTABLE=1).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -77,6 +78,13 @@ def isolated(project) -> bool:
     return engine.pool.sandbox["network"] is None
 
 
+def namespaced(project) -> bool:
+    """Whether each example gets mount, PID, IPC and UTS namespaces of its own here."""
+    _, engine, _ = project
+    engine.pool.ready()
+    return "namespaces" not in (engine.pool.sandbox["missing"] or {})
+
+
 def other(project, name: str = "fine.py") -> str:
     root, _, _ = project
     (root / "examples" / name).write_text("import time\ntime.sleep(0.3)\nprint('fine')\n")
@@ -98,7 +106,9 @@ def test_an_example_that_signals_the_worker_is_named_and_the_others_still_run(pr
     assert fine.failure is None and fine.result.cells[0].output == "fine\n"
     message = describe(hostile)
     assert message.startswith("examples/hostile.py"), message
-    if landlock(project) >= 6:  # Landlock's signal scope refuses the signal itself
+    if namespaced(project) and "killpg" in attack:  # its parent's group is not in its PID namespace: 0, its own
+        assert message == "examples/hostile.py:1: the example's process crashed (SIGKILL)", message
+    elif landlock(project) >= 6:  # Landlock's signal scope refuses the signal itself
         assert "PermissionError" in message and "hostile.py:2" in message
     else:
         assert "must not kill, stop or signal the process that runs it" in message
@@ -146,8 +156,9 @@ def test_an_example_cannot_write_into_the_project(project):
     outcome = one(project, f'open("{target}", "w").write("# injected")\n')
     message = describe(outcome)
     assert outcome.failure is not None
-    if landlock(project):  # Landlock refuses the write
-        assert "PermissionError" in message and "hostile.py:1" in message
+    if landlock(project):  # Landlock refuses the write (namespaces: its view of the project is read-only)
+        refused = "OSError: [Errno 30] Read-only file system" if namespaced(project) else "PermissionError"
+        assert refused in message and "hostile.py:1" in message
         assert not target.exists()
     else:  # detected afterwards, and named
         assert "changed the project while it ran" in message and "injected.md" in message
@@ -440,7 +451,7 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
     message = describe(outcomes["hostile.py"])
     assert outcomes["hostile.py"].failure is not None, message
     if landlock(project):  # Landlock: it cannot write the marker (the daemon is found: a cgroup or subreaper)
-        assert "PermissionError" in message
+        assert ("FileNotFoundError" if namespaced(project) else "PermissionError") in message  # (not in its view)
         assert not _poll(lambda: alive(daemon)), "the daemon outlived its example"
     else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
         assert "ran beside slow.py; run again one at a time, none of them did it again" in message, message
@@ -457,7 +468,8 @@ def test_each_example_has_its_own_home_temporary_and_configuration_folders(proje
         for variable in {variables}:
             folder = os.environ.get(variable, os.path.expanduser("~"))
             mine = os.path.dirname(os.getcwd())  # the runner's: its working folder is in its TMPDIR
-            found = [n for n in os.listdir(folder) if os.path.join(folder, n) != mine]
+            shared = "torchinductor_"  # inductor's precompiled headers, shared by the examples of one worker
+            found = [n for n in os.listdir(folder) if os.path.join(folder, n) != mine and not n.startswith(shared)]
             print(variable, folder.startswith(tempfile.gettempdir().rsplit("/", 1)[0]), found)
             open(os.path.join(folder, "{name}"), "w").write("x")
         """
@@ -492,7 +504,7 @@ def test_an_example_cannot_rewrite_the_engine_on_disk(project):
     # Opened for appending, and nothing written: where it is not refused, nothing changes either
     outcome = one(project, f'open("{runner.__file__}", "a").close()\nprint("opened")\n')
     if landlock(project):
-        assert "PermissionError" in describe(outcome)
+        assert ("Read-only file system" if namespaced(project) else "PermissionError") in describe(outcome)
     else:  # macOS: not refused; a change would be detected (the engine is compared before and after)
         assert outcome.failure is None, describe(outcome)
 
@@ -524,7 +536,9 @@ def test_an_example_reads_only_the_project_python_and_the_system(project, tmp_pa
     )
     assert outcome.failure is None, describe(outcome)
     seen = outcome.result.cells[0].output.split()
-    if landlock(project):  # the secret, the build's environment, .git, the home: refused; the rest is read
+    if namespaced(project):  # the secret and the build's process are not in its view; .git, the home: refused
+        assert seen == ["FileNotFoundError"] * 2 + ["PermissionError"] + ["read"] * 3 + ["PermissionError"]
+    elif landlock(project):  # the secret, the build's environment, .git, the home: refused; the rest is read
         assert seen == ["PermissionError"] * 3 + ["read"] * 3 + ["PermissionError"]
     else:
         assert seen == ["read"] * 6 + ["listed"]
@@ -568,3 +582,143 @@ def test_an_example_past_the_memory_limit_fails_naming_the_option(project):
     message = describe(outcome)
     assert outcome.failure is not None and outcome.failure.kind == "limit", message
     assert message.startswith("examples/hostile.py:1: it ran out of memory") and "`max_memory`" in message
+
+
+# --- what an example sees of the builder (namespaces) ----------------------------------
+
+
+def test_an_example_cannot_reach_a_unix_socket_the_builder_listens_on(project, tmp_path):
+    import socket
+
+    path = tmp_path / "agent.sock"  # where an ssh-agent or a Docker daemon listens (/tmp/ssh-*, /run)
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        listener.settimeout(0.1)
+        outcome = one(
+            project,
+            f"""\
+            import socket
+            with socket.socket(socket.AF_UNIX) as client:
+                try:
+                    client.connect("{path}")
+                    print("connected")
+                except OSError as error:
+                    print(type(error).__name__)
+            """,
+        )
+        with contextlib.suppress(TimeoutError):
+            listener.accept()[0].close()
+    assert outcome.failure is None, describe(outcome)
+    if namespaced(project):  # not in its view of the filesystem
+        assert outcome.result.cells[0].output == "FileNotFoundError\n"
+    else:  # shown here, so that the check above is known to be real
+        assert outcome.result.cells[0].output == "connected\n"
+
+
+def test_an_example_sees_no_kernel_log_and_none_of_the_builders_processes_or_sockets(project, tmp_path):
+    import socket
+
+    name = f"builder-{time.time_ns()}.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(tmp_path / name))
+        listener.listen()
+        outcome = one(
+            project,
+            f"""\
+            import os
+            try:
+                os.close(os.open("/dev/kmsg", os.O_WRONLY))
+                print("kmsg opened")
+            except OSError as error:
+                print(type(error).__name__)
+            print("{name}" in open("/proc/1/net/unix").read())
+            print(len([p for p in os.listdir("/proc") if p.isdigit()]) < 5)
+            """,
+        )
+    assert outcome.failure is None, describe(outcome)
+    seen = outcome.result.cells[0].output.splitlines()
+    if namespaced(project):  # a minimal /dev, a /proc of its own PID and network namespaces
+        assert seen == ["FileNotFoundError", "False", "True"]
+    else:
+        assert seen[1:] == ["True", "False"]
+
+
+def test_shared_memory_an_example_leaves_goes_with_it(project):
+    key = 0x6D6B0000 + os.getpid() % 0xFFFF
+    name = f"mkx-{time.time_ns()}"
+    outcome = one(
+        project,
+        f"""\
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        print(libc.shmget({key}, 4096, 0o1600) >= 0)  # IPC_CREAT; never removed
+        open("/dev/shm/{name}", "w").write("left behind")
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    assert outcome.result.cells[0].output == "True\n"
+    with open("/proc/sysvipc/shm") as table:
+        keys = [int(line.split()[0]) for line in table.readlines()[1:]]
+    left = (key in keys, os.path.exists(f"/dev/shm/{name}"))
+    if namespaced(project):  # its own IPC namespace and /dev/shm: gone with its last process
+        assert left == (False, False)
+    else:
+        assert left == (True, True)
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmctl(libc.shmget(key, 0, 0), 0, None)  # IPC_RMID
+        os.unlink(f"/dev/shm/{name}")
+
+
+def test_an_example_starts_enough_processes_for_workers_but_not_hundreds(project):
+    # Threads count as processes do (pids.max), and start faster than a machine under load forks
+    outcome = one(
+        project,
+        """\
+        import threading
+        done, started = threading.Event(), []
+        try:
+            for _ in range(300):
+                started.append(threading.Thread(target=done.wait))
+                started[-1].start()
+        except RuntimeError as error:
+            print(error)
+        print(len(started) >= 16, len(started) < 300)
+        done.set()
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    seen = outcome.result.cells[0].output.splitlines()
+    _, engine, _ = project
+    if "process-limit" not in engine.pool.sandbox["missing"]:  # pids.max of its cgroup
+        assert seen == ["can't start new thread", "True True"]
+    else:
+        assert seen == ["True False"]
+
+
+def test_examples_of_one_worker_share_inductors_precompiled_headers_and_nothing_else(project):
+    root = project[0]
+    (root / "examples" / "first.py").write_text(
+        "import getpass, os, tempfile\n"
+        "headers = os.path.join(tempfile.gettempdir(), f'torchinductor_{getpass.getuser()}', 'precompiled_headers')\n"
+        "os.makedirs(headers, exist_ok=True)\n"
+        "open(os.path.join(headers, 'built.h.gch'), 'w').write('x')\n"
+        "open(os.path.join(tempfile.gettempdir(), 'mine'), 'w').write('x')\n"
+    )
+    first = run(project, "print(1)\n", "hostile.py", "first.py")["first.py"]
+    assert first.failure is None, describe(first)
+    outcome = one(
+        project,
+        """\
+        import getpass, os, tempfile
+        folder = os.path.join(tempfile.gettempdir(), f"torchinductor_{getpass.getuser()}")
+        print(sorted(os.listdir(tempfile.gettempdir())))
+        print(os.listdir(os.path.join(folder, "precompiled_headers")) if os.path.isdir(folder) else None)
+        """,
+    )
+    assert outcome.failure is None, describe(outcome)
+    listed, headers = outcome.result.cells[0].output.splitlines()
+    assert "mine" not in listed  # its TMPDIR is its own
+    assert headers == ("['built.h.gch']" if namespaced(project) else "None")

@@ -203,9 +203,28 @@ def test_the_sandbox_line_is_said_once_per_engine(tmp_path, monkeypatch):
     assert engine.sandbox_note() is None  # nothing ran: the worker has not said what it enforces
     run(engine, one="print(1)\n")
     note = engine.sandbox_note()
-    assert note and note.startswith("examples run sandboxed: files NOT confined (no Landlock")
+    assert note and note.startswith("examples run sandboxed: namespaces NOT isolated; files NOT confined (no Landlock")
     assert "network NOT isolated" in note
     assert engine.sandbox_note() is None
+
+
+def test_a_missing_protection_is_a_warning_once_unless_the_site_accepts_it(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: none of Linux's protections
+    run(engine, one="print(1)\n")
+    accepted = ["namespaces", "network", "landlock"]
+    [message] = engine.missing_protections(accepted)  # a warning: it fails a strict build
+    assert message.startswith("examples ran without the sandbox's protection `process-limit`: ")
+    assert "`sandbox_optional: [process-limit]`" in message
+    assert engine.missing_protections([]) == []  # said once per engine
+
+
+def test_sandbox_optional_names_only_protections_the_engine_knows(tmp_path):
+    from mkdocs_examples.config import load_site
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\nplugins:\n  - examples:\n      sandbox_optional: [namespace]\n")
+    with pytest.raises(ValueError, match="sandbox_optional"):
+        load_site(config)
 
 
 @linux_only
@@ -255,7 +274,8 @@ def test_an_example_the_pool_never_reports_fails_instead_of_going_missing(tmp_pa
 
 
 def test_a_helper_that_ends_by_itself_gets_its_own_time_and_nothing_else_does():
-    from mkdocs_examples.execute.child.worker import HELPERS, LEFTOVER, _helpers_time
+    from mkdocs_examples.execute.child.processes import HELPERS, LEFTOVER
+    from mkdocs_examples.execute.child.worker import _helpers_time
 
     shm = "4242 (torch_shm_manager)"
     assert _helpers_time([shm]) == HELPERS["torch_shm_manager"] - LEFTOVER > 0
@@ -264,7 +284,8 @@ def test_a_helper_that_ends_by_itself_gets_its_own_time_and_nothing_else_does():
 
 
 def test_a_helper_is_known_by_the_kernel_s_name_for_it_while_it_exits():
-    from mkdocs_examples.execute.child.worker import HELPERS, LEFTOVER, _helpers_time
+    from mkdocs_examples.execute.child.processes import HELPERS, LEFTOVER
+    from mkdocs_examples.execute.child.worker import _helpers_time
 
     assert _helpers_time(["4242 (torch_shm_manag)"]) == HELPERS["torch_shm_manager"] - LEFTOVER
     assert _helpers_time(["4242"]) == 0.0  # nothing known of it: no extra time
@@ -274,13 +295,13 @@ def test_a_helper_is_known_by_the_kernel_s_name_for_it_while_it_exits():
 def test_an_example_whose_landlock_rules_the_kernel_refuses_does_not_run(tmp_path, monkeypatch):
     from mkdocs_examples.execute.child import sandbox
 
-    monkeypatch.setattr(landlock, "restrict", lambda rules, writable: False)  # in the forked child below
+    monkeypatch.setattr(landlock, "restrict", lambda rules, writable, readable: False)  # in the forked child below
     monkeypatch.setattr(namespaces, "drop_capabilities", lambda: None)
     prepared = sandbox.Prepared(rules=landlock.Rules(abi=7, handled=0, grants=()))
     pid = os.fork()
     if pid == 0:
         try:
-            sandbox.enter(prepared, tmp_path / "box", None, Options())
+            sandbox.enter(prepared, tmp_path, [], Options(), deadline=0.0)
             os._exit(0)
         except OSError as error:
             os._exit(7 if "refused this example's Landlock rules" in str(error) else 1)

@@ -11,6 +11,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -426,7 +427,11 @@ FLAG = "Files a reviewer must look at first"
 def _flag(tmp_path: Path, files: list[str], head_repository: str = "o/r", branch: str = "topic") -> str:
     env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PR": "42", "HEAD_REPOSITORY": head_repository, "HEAD_BRANCH": branch}
     listing = "\\n".join(files)
-    code, log, _ = _run_step("ci.yml", FLAG, env, tmp_path, gh=f"printf '{listing}\\n'")
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    python = tmp_path / "bin" / "python"  # the runner's Python, with the base's engine
+    python.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+    python.chmod(0o755)
+    code, log, _ = _run_step("ci.yml", FLAG, env, tmp_path, gh=f"printf '{listing}\\n'", cwd=ROOT)
     assert code == 0, log
     assert (tmp_path / "gh.log").read_text().startswith("api repos/o/r/pulls/42/files --paginate")
     return (tmp_path / "summary").read_text() + log
@@ -462,7 +467,38 @@ def test_the_version_matrix_pull_request_may_change_cpu_environments_only(tmp_pa
 def test_the_summary_names_changes_to_the_code_that_made_its_outputs(tmp_path):
     text = _flag(tmp_path, ["src/mkdocs_examples/plugin.py", "docs/en/x.md", ".github/workflows/ci.yml"])
     assert "- `src/mkdocs_examples/plugin.py`" in text and "- `.github/workflows/ci.yml`" in text
-    assert "recordings" not in text
+    assert "recordings" not in text and "docs/en/x.md" not in text
+
+
+def test_the_summary_names_templates_and_tests_which_run_outside_the_sandbox(tmp_path):
+    text = _flag(tmp_path, ["overrides/main.html", "tests/test_x.py", "examples/tensors/x.py", "docs/zh/x.md"])
+    assert "### Files that run outside the sandbox" in text
+    assert "- `overrides/main.html`\n- `tests/test_x.py`\n" in text and "examples/" not in text and "docs/" not in text
+
+
+def test_a_change_to_examples_and_pages_alone_names_no_file(tmp_path):
+    assert _flag(tmp_path, ["examples/tensors/x.py", "docs/en/tensors/x.md", "docs/zh/tensors/x.md"]) == ""
+
+
+UNSANDBOXED = [  # what runs with the rights of whoever builds, tests or deploys, or in a reader's browser
+    "hooks/pages.py", "hooks/search_assets/terms.yml", "overrides/partials/x.html", "src/mkdocs_examples/cli.py",
+    "tests/test_x.py", "tests/conftest.py", "tools/links.py", "bench/bench.py", ".ci/x.sh", ".github/workflows/x.yml",
+    "mkdocs.yml", "Makefile", "pyproject.toml", "requirements.txt", "requirements-gpu.txt", "conftest.py",
+    "examples/conftest.py", "setup.py", ".pre-commit-config.yaml", "docs/assets/maths.js", "docs/assets/site.css",
+    "docs/en/x.svg", "docs/en/x.html", "recordings/cuda/x.py", "notebooks/x.py",
+]  # fmt: skip
+SANDBOXED_OR_CONTENT = [
+    "examples/tensors/x.py", "examples/data/x.csv", "docs/en/x.md", "docs/zh/x/y.md", "docs/en/img/x.png",
+    "docs/en/x.JPG", "README.md", "CONTRIBUTING.md", "LICENSE", "notebooks/tensors/x.ipynb",
+    "recordings/cuda-torch2.11.0-py3.12/x.json",
+]  # fmt: skip
+
+
+def test_every_file_but_examples_and_plain_content_is_named():
+    from mkdocs_examples.publish.review import unsandboxed
+
+    assert unsandboxed(UNSANDBOXED + SANDBOXED_OR_CONTENT) == sorted(UNSANDBOXED)
+    assert unsandboxed(["pages/x.md", "ex/x.py", "examples/x.py"], examples="ex", docs="pages") == ["examples/x.py"]
 
 
 def test_the_weekly_and_manual_runs_have_their_own_concurrency_group():

@@ -251,3 +251,36 @@ print(weight.is_leaf)
 # %% non-leaf-fix-checks tags=["remove-cell"]
 assert weight.is_leaf \
     and torch.randn(3, requires_grad=True).double().grad_fn is not None
+
+# %% nonleaf-grad
+w = torch.ones(3, requires_grad=True)  # a leaf: created by you
+y = w * 2  # made by an operation: not a leaf
+y.sum().backward()
+print(y.grad)  # None, and a warning
+
+# %% nonleaf-grad-error tags=["raises-exception"]
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("error")  # warnings as errors, as `python -W error`
+    y.grad
+
+# %% nonleaf-grad-checks tags=["remove-cell"]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert y.grad is None and not y.is_leaf and w.is_leaf
+assert caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+)
+
+# %% nonleaf-grad-fix
+w = torch.ones(3, requires_grad=True)
+y = w * 2
+y.retain_grad()  # keep this non-leaf's gradient
+y.sum().backward()
+print(w.grad, y.grad)  # the leaf's gradient, and the kept one
+
+# %% nonleaf-grad-fix-checks tags=["remove-cell"]
+assert torch.equal(w.grad, torch.full((3,), 2.0))
+assert torch.equal(y.grad, torch.ones(3)) and y.retains_grad

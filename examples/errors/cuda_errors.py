@@ -310,3 +310,24 @@ if sys.version_info < (3, 14):
     assert mp.get_start_method() == "fork"  # Linux's default up to Python 3.13
 if torch.cuda.is_available():
     assert started  # the workers were forked after CUDA had started, and worked
+
+# %% device-mismatch-quoted-checks tags=["remove-cell"]
+# The two wordings the page quotes from source are in the torch this site runs
+from pathlib import Path
+
+library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
+if library.is_file():  # Linux wheels
+    text = library.read_bytes()
+    for piece in (
+        b"Expected all tensors to be on the same device, but found at least "
+        b"two devices, ",
+        b"Expected all tensors to be on the same device, but got ",
+        b", different from other tensors on ",
+        b" (when checking argument in method ",
+        b"aten/src/ATen/core/adaption.cpp",
+        b"aten/src/ATen/TensorIterator.cpp",
+    ):
+        assert piece in text, piece
+    del text
+# what a device-side assert raises, as the page says
+assert issubclass(torch.AcceleratorError, RuntimeError)

@@ -242,3 +242,77 @@ print(weights.dtype, weights.requires_grad)
 
 # %% int-grad-fix-checks tags=["remove-cell"]
 assert weights.dtype == torch.float32 and weights.requires_grad
+
+# %% mean-int tags=["raises-exception"]
+labels = torch.tensor([2, 0, 1, 1])  # class indices: int64
+labels.mean()
+
+# %% mean-int-fix
+print(labels.float().mean(), labels.mean(dtype=torch.float32))
+predictions = torch.tensor([2, 1, 1, 1])
+# a bool tensor has no mean either: convert it first
+accuracy = (predictions == labels).float().mean()
+print(accuracy)
+
+# %% mean-int-fix-checks tags=["remove-cell"]
+assert labels.dtype == torch.int64 and labels.sum().dtype == torch.int64
+assert labels.float().mean() == 1.0 == labels.mean(dtype=torch.float32)
+assert accuracy == 0.75
+for tensor, name in ((labels, "Long"), (predictions == labels, "Bool")):
+    try:
+        tensor.mean()
+    except RuntimeError as error:
+        assert "mean(): could not infer output dtype" in str(error)
+        assert str(error).endswith(f"Got: {name}"), str(error)
+    else:
+        raise AssertionError(f"mean() of a {name} tensor worked")
+
+# %% bool-sub tags=["raises-exception"]
+mask = torch.tensor([True, False, True])
+1 - mask  # meant: the mask inverted
+
+# %% bool-sub-two tags=["raises-exception"]
+seen = torch.tensor([True, True, False])
+seen - mask  # meant: where the two differ
+
+# %% bool-sub-fix
+print(~mask, mask.logical_not())  # inverted
+print(seen ^ mask, seen.logical_xor(mask))  # where they differ
+print(1 - mask.float())  # numbers, if numbers are what you want
+
+# %% bool-sub-fix-checks tags=["remove-cell"]
+assert torch.equal(~mask, torch.tensor([False, True, False]))
+assert torch.equal(seen ^ mask, torch.tensor([False, True, True]))
+assert torch.equal(1 - mask.float(), torch.tensor([0.0, 1.0, 0.0]))
+try:
+    -mask
+except RuntimeError as error:  # negation is refused the same way
+    assert "Negation, the `-` operator, on a bool tensor" in str(error)
+else:
+    raise AssertionError("-mask worked")
+assert torch.equal(mask + mask, mask | mask)  # + is allowed: a logical or
+
+# %% float-target tags=["raises-exception"]
+logits = torch.randn(3, 4)  # 3 samples, 4 classes
+targets = torch.tensor([0.0, 3.0, 1.0])  # class indices read as floats
+F.cross_entropy(logits, targets)
+
+# %% float-target-fix
+print(F.cross_entropy(logits, targets.long()))
+
+# %% float-target-fix-checks tags=["remove-cell"]
+for loss_fn in (F.cross_entropy, F.nll_loss):
+    for dtype, name in ((torch.float32, "Float"), (torch.int32, "Int")):
+        try:
+            loss_fn(logits, targets.to(dtype))
+        except RuntimeError as error:
+            assert str(error) == \
+                f"expected target dtype to be Long or Byte, but got {name}"
+        else:
+            raise AssertionError(f"{loss_fn.__name__} took {name} targets")
+# float targets of the input's shape are class probabilities, not an error
+probabilities = F.one_hot(targets.long(), 4).float()
+assert torch.allclose(
+    F.cross_entropy(logits, probabilities),
+    F.cross_entropy(logits, targets.long()),
+)

@@ -357,3 +357,34 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 # free the shared memory now: its files in /dev/shm outlive a killed process
 del kept, it
 gc.collect()
+
+# %% killed-worker tags=["raises-exception"]
+import os
+import signal
+
+
+class Killed(torch.utils.data.Dataset):
+    """A worker killed with SIGKILL, as the kernel's out-of-memory killer does"""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        os.kill(os.getpid(), signal.SIGKILL)  # no Python exception: gone
+
+
+loader = DataLoader(Killed(), batch_size=2, num_workers=1)
+try:
+    next(iter(loader))
+except RuntimeError as error:
+    # the error the main process raised first: the cause of "exited unexpectedly"
+    cause, outer = error.__cause__, str(error)
+    # its process id changes on every run: shown as …
+    raise RuntimeError(re.sub(r"pid \d+", "pid …", str(cause))) from None
+
+# %% killed-worker-checks tags=["remove-cell"]
+assert isinstance(cause, RuntimeError)
+assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed. ",
+                    str(cause)), str(cause)
+assert re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly",
+                    outer), outer

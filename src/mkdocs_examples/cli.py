@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mkdocs_examples.config import load_site
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.publish import notebooks, outputs
+from mkdocs_examples.publish import notebooks, outputs, review
 from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.source import keys
@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--compare-recordings", nargs=2, type=Path, metavar=("BASE", "HEAD"),
                       help="the base's recordings/ and the change's: list every file the change adds, edits or "
                       "removes there, and whether a key the base trusts signs each recording")  # fmt: skip
+    code = commands.add_parser("unsandboxed", help="Markdown list of the changed files that run outside the sandbox")
+    code.add_argument("changed", type=Path, help="changed paths, one a line, relative to the repository ('-': stdin)")
+    code.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -50,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         return _notebooks(args.config_file, args.out, check=args.check)
     if args.command == "diff":
         return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
+    if args.command == "unsandboxed":
+        return _unsandboxed(args.changed, args.config_file)
     if args.command != "run":
         return record.main(args)
 
@@ -131,6 +136,20 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compar
         stale = [f"`{path}` (cells {', '.join(map(str, sorted(cells)))})" for path in sorted(found)
                  if (cells := outdated(new, path) - outdated(old, path))]  # fmt: skip
     print(outputs.report(old, new, base=base, stale=stale, recordings=changed), end="")
+    return 0
+
+
+def _unsandboxed(changed: Path, config_file: Path) -> int:
+    """Print the summary's list of the changed files that run outside the sandbox (nothing when there is none)."""
+    try:
+        text = sys.stdin.read() if str(changed) == "-" else changed.read_text(encoding="utf-8")
+        site = load_site(config_file)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    docs = site.docs_dir.relative_to(site.root) if site.docs_dir.is_relative_to(site.root) else site.docs_dir
+    examples = Path(site.config.examples_dir)
+    print(review.section(text.splitlines(), examples=examples.as_posix(), docs=docs.as_posix()), end="")
     return 0
 
 

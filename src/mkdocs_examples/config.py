@@ -52,6 +52,9 @@ class ExamplesConfig(base.Config):
     max_source = opt.Type(int, default=1 << 20)  # bytes of source; a larger example is refused, never run
     max_memory = opt.Type(int, default=4096)  # MiB of memory per example process (RLIMIT_DATA); none on cuda
     max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
+    # protections of the sandbox this site builds without where the system refuses them (else a strict build
+    # fails): "namespaces", "network", "landlock", "process-limit" (README: "Where it runs")
+    sandbox_optional = opt.ListOfItems(opt.Choice(("namespaces", "network", "landlock", "process-limit")), default=[])
     device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
     # outputs made elsewhere: <recordings>/<environment>/<path>.json, with <environment>/environment.json
@@ -66,6 +69,9 @@ class ExamplesConfig(base.Config):
     # true (the default): where recordings are published, a torch picker in the header shows each cell's
     # output recorded with the reader's release on its device, or says it was not (publish/picker.py); false: none
     picker = opt.Type(bool, default=True)
+    # true (the default): the site's templates render in a Jinja sandbox that runs no code (templates.py);
+    # false: in MkDocs' own environment, where a template can run anything (for templates no stranger writes)
+    sandbox_templates = opt.Type(bool, default=True)
 
     @property
     def folder(self) -> str:

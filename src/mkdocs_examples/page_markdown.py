@@ -46,6 +46,7 @@ def render(
 ) -> str:
     """``page``'s Markdown in language ``lang`` (``prefix``: its folder), rendered; ``views``: example path:
     the URL of its notebook view in this language build."""
+    markdown = error_index.render_quotes(markdown, build.site_env().get("torch", ""), lang)
     if site.running:
         markdown = error_index.replace_marker(markdown, lambda: _error_index(build, page, lang))
         markdown = error_index.replace_marker(markdown, lambda: _changes(build, site, page, lang), changes.MARKER)
@@ -132,7 +133,12 @@ def _error_index(build: Build, page: Page, lang: str) -> str:
     """The index of the errors shown on the pages of ``page``'s language tree."""
     pages, here = build.tree(page.file.src_uri, lang)
     results = {path: [o.result, *build.recorded_results(o.example)] for path, o in build.outcomes.items()}
-    return error_index.render(error_index.collect(pages, build.loaded(), results), here, lang)
+    root = Path(page.file.abs_src_path or "").parent  # the language tree's folder: ``here``'s path taken off
+    for _ in Path(here).parts[:-1]:
+        root = root.parent
+    quoted = {path: found for path in pages if (file := root / path).is_file()
+              and (found := error_index.quotes(file.read_text(encoding="utf-8")))}  # fmt: skip
+    return error_index.render(error_index.collect(pages, build.loaded(), results, quoted), here, lang)
 
 
 def _changes(build: Build, site: Site, page: Page, lang: str) -> str:

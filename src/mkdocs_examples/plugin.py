@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
@@ -29,7 +30,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from mkdocs_examples import i18n, page_markdown
+from mkdocs_examples import i18n, page_markdown, templates
 from mkdocs_examples.build import Build, run
 from mkdocs_examples.config import ExamplesConfig, check_extensions
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, grouped
@@ -175,13 +176,21 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._with_views and self._engine:
             pages = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
             self._views = notebook_views.add(
-                files, config, root=self._root, built=self._build.built(), pages=pages,
+                files,
+                config,
+                root=self._root,
+                built=self._build.built(),
+                pages=pages,
                 examples_folder=self.config.folder,
             )
         self._view_urls = {view.example: view.url for view in self._views.values()}
         return files
 
     on_files = CombinedEvent(_add_assets, _add_views)
+
+    @event_priority(10_000)  # first: every other plugin and hook adds to the sandboxed environment, and renders in it
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        return templates.sandboxed(env, self._root) if self.config.sandbox_templates else env
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self._site
@@ -274,9 +283,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _run(self, examples: list[Example]) -> dict[str, Outcome]:
         assert self._engine
         try:
-            return run(self._engine, examples, log.info)  # not warnings: none of them may fail a strict build
+            outcomes = run(self._engine, examples, log.info)  # not warnings: none of them may fail a strict build
         except (EngineError, PoolError) as error:
             raise PluginError(str(error)) from None
+        for message in self._engine.missing_protections(self.config.sandbox_optional):
+            log.warning(message)  # a protection this system refuses fails a strict build, unless the site accepts it
+        return outcomes
 
     def _end_build(self) -> None:
         """The end of a build, or of a failed one: nothing of it reaches the next (`mkdocs serve` rebuilds)."""

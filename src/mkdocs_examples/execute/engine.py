@@ -83,7 +83,7 @@ class Engine:
         # compared before and after they run (where the OS allows, examples write only in their own folder)
         self.watch = sorted({p.resolve() for p in [*watch, examples_dir, *([cache_dir] if cache_dir else [])]})
         self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])  # what they may read
-        self._noted = False
+        self._noted = self._warned = False
         self._fingerprint = fingerprint(options, preload)
         # key: the result and the lines it cites (execute/cache.py), for `serve` and language builds
         self._memory: dict[str, tuple[Result, Lines]] = {}
@@ -224,6 +224,19 @@ class Engine:
         self._noted = True
         return sandbox_line(self.pool.sandbox)
 
+    def missing_protections(self, optional: list[str]) -> list[str]:
+        """A message for each protection this system refuses and ``optional`` does not accept, once per engine."""
+        missing = self.pool.sandbox.get("missing") or {}
+        if self._warned or not self.pool.sandbox:
+            return []
+        self._warned = True
+        return [
+            f"examples ran without the sandbox's protection `{name}`: {why}. Build where the kernel allows it "
+            f"(README: \"Where it runs\"), or accept it in mkdocs.yml under the examples plugin: "
+            f"`sandbox_optional: [{name}]`"
+            for name, why in missing.items() if name not in optional
+        ]  # fmt: skip
+
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
         self._memory = {k: kept for k, kept in self._memory.items() if kept[0].failure is None}
@@ -277,7 +290,12 @@ def sandbox_line(info: dict) -> str:
         files = "files NOT confined (no Landlock: writes into the project are detected afterwards)"
     network = info.get("network")
     net = "network: own loopback only" if network is None else f"network NOT isolated ({network})"
-    return f"examples run sandboxed: {files}; {net}; processes found by {info.get('processes')}"
+    missing = info.get("missing") or {}
+    view = "namespaces NOT isolated" if "namespaces" in missing else "own root, /tmp, /dev, /proc, processes and IPC"
+    limited = "process-limit" not in missing and "most" in info
+    most = f"at most {info.get('most')} processes" if limited else "processes NOT limited"
+    line = f"examples run sandboxed: {view}; {files}; {net}; {most}; processes found by {info.get('processes')}"
+    return line + "".join(f"\n  missing protection `{name}`: {why}" for name, why in missing.items())
 
 
 def _size(size: int) -> str:

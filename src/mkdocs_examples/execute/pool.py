@@ -116,7 +116,7 @@ class Pool:
                 self._discard([])
                 raise PoolError(f"the example worker did not start: its first line was {info!r}")
             self.info = info
-            self.sandbox = {key: info.get(key) for key in ("landlock", "network", "processes")}
+            self.sandbox = {key: info.get(key) for key in ("landlock", "network", "processes", "missing", "most")}
         return self.info
 
     def run(self, examples: list[Example], options: Options, *, timeout: float, parallel: int,

@@ -23,6 +23,20 @@ where it is not the CPU) that printed it: ``torch 2.13.0, 2.14.1: ...`` / ``torc
 the machine's noise is out (``render.attribution.normalise``) and numbers folded are one wording,
 shown once with all their releases. A link to an output only a recording shows names its device
 (``CUDA``) or, on the build's device, its release.
+
+An error no machine of this site can raise (one only a GPU or NCCL raises, before its page has a
+recording) may be quoted from PyTorch's source instead, one ``Type: message`` a line::
+
+    /// quoted-error | c10/cuda/CUDAException.cpp
+    torch.AcceleratorError: CUDA error: device-side assert triggered
+    ///
+
+The page shows it in a box labelled as a quotation from that file of the build's torch release
+(:func:`render_quotes`), or of a commit of PyTorch's repository where one follows the path
+(``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
+never as an output, and the index lists each line as a wording labelled
+"quoted from PyTorch's source", linking to the box (:func:`quotes`, the ``quoted`` of :func:`collect`).
+The lines of one block that have one exception type are wordings of one error, as a cell's are.
 """
 
 from __future__ import annotations
@@ -42,6 +56,12 @@ from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
+QUOTED = re.compile(
+    r"^/// *quoted-error *\| *(?P<source>[\w./-]+)(?: *@ *(?P<ref>[0-9a-f]{40}))? *\n"
+    r"(?P<lines>(?:(?!///).*\n)+?)/// *$",
+    re.MULTILINE,
+)
+SOURCE_URL = "https://github.com/pytorch/pytorch/blob/{tag}/{source}"
 
 
 def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[str] = MARKER) -> str:
@@ -107,11 +127,59 @@ class Printed:
 
 @dataclass
 class Wording:
-    """One wording of an error: how some environments word it, folded (numbers as N)."""
+    """One wording of an error: how some environments word it, folded (numbers as N); ``quoted``: the files of
+    PyTorch's source a page quotes it from, where no environment printed it on this site."""
 
     kind: str
     message: str
     printed: set[Printed] = field(default_factory=set)
+    quoted: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A ``quoted-error`` block of a page: the file of PyTorch's source, the lines quoted from it, the block's id."""
+
+    source: str
+    lines: tuple[str, ...]
+    anchor: str
+    ref: str = ""  # the commit quoted, where it is not the build's release
+
+
+def quotes(markdown: str) -> list[Quote]:
+    """The ``quoted-error`` blocks of ``markdown`` outside fenced code, each with an id unique on the page."""
+    fenced = fenced_lines(markdown)
+    found: list[Quote] = []
+    for match in QUOTED.finditer(markdown):
+        if markdown.count("\n", 0, match.start()) in fenced:
+            continue
+        slug = "quoted-" + re.sub(r"[^a-z0-9]+", "-", match["source"].lower()).strip("-")
+        same = sum(q.anchor == slug or q.anchor.startswith(slug + "-") for q in found)
+        lines = tuple(line.strip() for line in match["lines"].splitlines() if line.strip())
+        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug, match["ref"] or ""))
+    return found
+
+
+def render_quotes(markdown: str, torch: str, lang: str) -> str:
+    """``markdown`` with each ``quoted-error`` block replaced by a box that says where it is quoted from: the file
+    in PyTorch's repository at the tag of ``torch`` (the build's release; ``main`` where unknown)."""
+    found = iter(quotes(markdown))
+    text = texts(lang)
+    tag = f"v{release(torch)}" if torch else "main"
+    fenced = fenced_lines(markdown)
+
+    def box(match: re.Match[str]) -> str:
+        if markdown.count("\n", 0, match.start()) in fenced:
+            return match[0]
+        quote = next(found)
+        link = f"[`{quote.source}`]({SOURCE_URL.format(tag=quote.ref or tag, source=quote.source)})"
+        version = text["quoted.commit"].format(commit=quote.ref[:10]) if quote.ref else release(torch) or "main"
+        said = text["quoted.from"].format(source=link, release=version)
+        body = "\n".join(["```text", *quote.lines, "```"])
+        inner = f"{said}\n\n{body}".replace("\n", "\n    ")
+        return f'<span id="{quote.anchor}"></span>\n\n!!! quote "{text["quoted.title"]}"\n    {inner}'
+
+    return QUOTED.sub(box, markdown)
 
 
 @dataclass
@@ -168,12 +236,14 @@ def fold(line: str) -> tuple[str, str]:
 
 
 def collect(
-    pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, list[Result]]
+    pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, list[Result]],
+    quoted: dict[str, list[Quote]] | None = None,
 ) -> list[Entry]:
     """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
 
     ``results``: what each example's blocks show: this build's result first, then the
     published recordings (other releases, other devices) that the pages show beside it.
+    ``quoted``: the ``quoted-error`` blocks of the pages, by page path.
     """
     wordings: dict[tuple[str, str], Wording] = {}  # by identity: type and message, noise out, folded
     places: dict[tuple[str, str], list[Shown]] = {}
@@ -206,6 +276,16 @@ def collect(
                     known = places.setdefault(key, [])
                     if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
                         known.append(place)  # the same cell, recorded too: linked once
+    for page, found in sorted((quoted or {}).items()):
+        title = pages.get(page, ("", []))[0]
+        for quote in found:
+            for line in quote.lines:
+                key = fold(normalise(line))
+                wordings.setdefault(key, Wording(*fold(line))).quoted.add(quote.source)
+                cells.setdefault((page, -1 - found.index(quote), key[0]), set()).add(key)
+                known = places.setdefault(key, [])
+                if all((s.page, s.anchor) != (page, quote.anchor) for s in known):
+                    known.append(Shown(page, title, quote.anchor, "quoted"))
     entries = [_entry(group, wordings, places, built) for group in _variants(cells.values())]
     return sorted(entries, key=lambda entry: (entry.kind, entry.message))
 
@@ -250,7 +330,7 @@ def _entry(
 
 def _newest(wording: Wording) -> tuple[int, ...]:
     """A sort key that puts the wording of the newest release first."""
-    return tuple(-part for part in max(p.version for p in wording.printed))
+    return tuple(-part for part in max((p.version for p in wording.printed), default=()))
 
 
 def _recorded_label(env: dict[str, str], built: dict[str, str]) -> str:
@@ -298,6 +378,8 @@ def _wording(wording: Wording, lang: str) -> str:
     for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
         label = f"torch {spans([p.torch for p in envs], texts(lang))}" + (f" · Python {python}" if python else "")
         groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
+    if wording.quoted:
+        groups.append(texts(lang)["index.quoted"])
     return devices.join(groups) + colon + text if groups else text
 
 
@@ -310,6 +392,8 @@ def _links(places: list[Shown], here: str, lang: str = "en") -> str:
     url = posixpath.relpath(places[0].page, posixpath.dirname(here) or ".")
 
     def device(place: Shown) -> str:
+        if place.recorded == "quoted":
+            return around.format(texts(lang)["index.quoted.link"])
         return around.format(_LABEL.get(place.recorded, place.recorded)) if place.recorded else ""
 
     first = f"[{_escape(places[0].title)}]({url}#{places[0].anchor})" + device(places[0])

@@ -149,14 +149,75 @@ def changes(old: Snapshot, new: Snapshot) -> list[Change]:
                 continue
             a = list(was.text) + ([f"(skipped: {was.skipped})\n"] if was.skipped else [])
             b = list(cell.text) + ([f"(skipped: {cell.skipped})\n"] if cell.skipped else [])
-            diff = [line if line.endswith("\n") else line + "\n" for line in
-                    difflib.unified_diff(a, b, "main", "this change", n=2)][2:]  # fmt: skip
+            diff = [line if line.endswith("\n") else line + "\n" for line in _unified(a, b)]
             images = None
             if was.images != cell.images:
                 images = f"figures: {len(was.images)} before, {len(cell.images)} now, not the same images"
             renumbered = not images and was.skipped == cell.skipped and _numberless(was.text) == _numberless(cell.text)
             found.append(Change(path, key, cell.line, cell.hidden, diff, images, renumbered))
     return found
+
+
+# Pairs of lines difflib may compare in one cell's diff: its matcher is quadratic at worst (5,000 lines
+# printed again each followed by a new one took it 12 s, and a snapshot is a pull request's own data)
+_DIFF_WORK = 250_000
+
+
+def _unified(a: list[str], b: list[str], context: int = 2) -> list[str]:
+    """The hunks of ``difflib.unified_diff(a, b, n=context)`` (without its two file lines), in linear time.
+
+    The lines ``a`` and ``b`` share at their start and at their end are matched first, in one pass, as
+    GNU diff does; difflib matches the lines between where they are few (at most ``_DIFF_WORK`` pairs),
+    and more are shown as one change that removes the old lines and adds the new.
+    """
+    both = min(len(a), len(b))
+    head = next((i for i in range(both) if a[i] != b[i]), both)
+    tail = next((i for i in range(both - head) if a[-1 - i] != b[-1 - i]), both - head)
+    old, new = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(old) * len(new) <= _DIFF_WORK:
+        middle = difflib.SequenceMatcher(None, old, new).get_opcodes()
+    else:
+        middle = [("replace", 0, len(old), 0, len(new))]
+    ops = [("equal", 0, head, 0, head)] if head else []
+    ops += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle]
+    ops += [("equal", len(a) - tail, len(a), len(b) - tail, len(b))] if tail else []
+    out = []
+    for group in _grouped(ops, context):
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            out += [" " + line for line in a[i1:i2]] if tag == "equal" else []
+            out += ["-" + line for line in a[i1:i2]] if tag in ("replace", "delete") else []
+            out += ["+" + line for line in b[j1:j2]] if tag in ("replace", "insert") else []
+    return out
+
+
+def _grouped(ops: list[tuple[str, int, int, int, int]], context: int) -> list[list[tuple[str, int, int, int, int]]]:
+    """``ops`` in hunks with ``context`` equal lines around each change, as ``SequenceMatcher.get_grouped_opcodes``."""
+    if ops and ops[0][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[0]
+        ops[0] = tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2
+    if ops and ops[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[-1]
+        ops[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
+    groups, group = [], []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 > 2 * context:  # a long run of equal lines ends a hunk
+            group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
+            groups.append(group)
+            group, i1, j1 = [], max(i1, i2 - context), max(j1, j2 - context)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
+
+
+def _range(start: int, stop: int) -> str:
+    """Lines ``start`` to ``stop`` (0-based, exclusive) as a unified diff's hunk header names them, as difflib does."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
 
 
 _NUMBERS = re.compile(r"(line |\.py:)\d+")

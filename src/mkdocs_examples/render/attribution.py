@@ -35,8 +35,10 @@ from mkdocs_examples.results import CellResult
 
 # (pattern, replacement): what differs between two runs of the same code without meaning anything
 NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
-    # a warning's file:line, of Python or of PyTorch's C++ ("Triggered internally at /…/x.cpp:820")
-    (re.compile(r"""[^\s"'()<>]*\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp):\d+\b"""), "<file>:<line>"),
+    # a warning's file:line, of Python or of PyTorch's C++ ("Triggered internally at /…/x.cpp:820"). It starts
+    # where a run of path characters starts: begun anywhere inside a run, the search scanned the rest of the run
+    # from each character, quadratic in a long line without one (the same matches: a run's longest is taken)
+    (re.compile(r"""(?<![^\s"'()<>])[^\s"'()<>]*\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp):\d+\b"""), "<file>:<line>"),
     (re.compile(r'File "[^"\n]*", line \d+'), 'File "<file>", line <line>'),  # a traceback's frame
     (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x<address>"),  # a memory address
     (re.compile(r"""(?:/tmp|/var/tmp|/private/var/folders|/var/folders)/[^\s"':,)]*"""), "<tmp>"),  # temporary paths

@@ -118,8 +118,9 @@ def prepare(project: list[Path]) -> Rules | None:
     return Rules(version, handled, tuple(grants))
 
 
-def restrict(rules: Rules, writable: list[Path]) -> bool:
-    """Restrict this process (and all it starts) to ``rules``, plus everything beneath ``writable``.
+def restrict(rules: Rules, writable: list[Path], readable: tuple[Path, ...] | list[Path] = ()) -> bool:
+    """Restrict this process (and all it starts) to ``rules``, plus everything beneath ``writable``
+    and reading beneath ``readable`` (what its own namespaces mounted: /proc, /dev).
 
     Returns whether the kernel applied them. Call it once, in the forked child, before the example runs.
     """
@@ -133,10 +134,10 @@ def restrict(rules: Rules, writable: list[Path]) -> bool:
     try:
         for fd, rights in rules.grants:
             _add(libc, ruleset, fd, rights)
-        for folder in writable:
+        for folder, rights in [*((f, rules.handled) for f in writable), *((f, READ) for f in readable)]:
             fd = os.open(folder, os.O_PATH | os.O_CLOEXEC)
             try:
-                _add(libc, ruleset, fd, _rights_for(fd, rules.handled))
+                _add(libc, ruleset, fd, _rights_for(fd, rights & rules.handled))
             finally:
                 os.close(fd)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

@@ -1,4 +1,9 @@
-"""Linux namespaces: each example gets a network of its own, a loopback and nothing else.
+"""Linux namespaces: each example sees nothing of the builder.
+
+Each example runs in new mount, PID, IPC, UTS and network namespaces (:func:`isolate`): its
+own root of read-only views (:mod:`.mounts`), its own processes (the first one is its init,
+:func:`init`), its own System V shared memory and semaphores, gone with it, and its own
+network. Where the kernel refuses these, a network namespace alone is the fallback.
 
 A new network namespace has one interface, ``lo``, down; the child brings it up (``SIOCSIFFLAGS``,
 no ``ip`` command), so that processes of one example can still talk to each other over
@@ -14,13 +19,23 @@ Before the example runs, the child drops every capability (:func:`drop_capabilit
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
+import json
 import os
+import signal
 import socket
 import struct
+import time
+from collections.abc import Callable
+from typing import NoReturn
+
+from mkdocs_examples.execute.child import processes
 
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC, _CLONE_NEWPID = 0x00020000, 0x04000000, 0x08000000, 0x20000000
+EXAMPLE = _CLONE_NEWNS | _CLONE_NEWUTS | _CLONE_NEWIPC | _CLONE_NEWPID | _CLONE_NEWNET  # what isolate() makes
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
@@ -36,9 +51,10 @@ def _unshare(flags: int) -> None:
         raise OSError(number, os.strerror(number))
 
 
-def isolate_network() -> None:
-    """Move this process into a new network namespace with its loopback up; OSError if it cannot."""
-    _unshare(_CLONE_NEWNET)
+def isolate_network(flags: int = _CLONE_NEWNET) -> None:
+    """Move this process into a new network namespace with its loopback up (and into the other new
+    namespaces of ``flags``: its children into the PID namespace); OSError if it cannot."""
+    _unshare(flags)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         request = struct.pack("16sh14x", b"lo", 0)
         flags = struct.unpack("16sh14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
@@ -54,8 +70,9 @@ def _enter_user_namespace() -> None:
             handle.write(text)
 
 
-def _works(enter_user: bool) -> str | None:
-    """Try, in a forked process, what each child will do; None if it works, else why not."""
+def trial(work: Callable[[], None], *, enter_user: bool = False) -> str | None:
+    """Run ``work`` in a forked process, as each child will; None if it works, else why not.
+    What ``work`` forks writes why it failed into the same pipe."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -63,7 +80,7 @@ def _works(enter_user: bool) -> str | None:
         try:
             if enter_user:
                 _enter_user_namespace()
-            isolate_network()
+            work()
             os._exit(0)
         except BaseException as error:
             os.write(write, str(error).encode()[:500])
@@ -81,9 +98,9 @@ def prepare() -> str | None:
     Returns None when it can, else why not (one sentence for the build's log). An ordinary user
     enters a user namespace here, so that the worker's children hold the capability they need.
     """
-    if os.geteuid() == 0 and _works(enter_user=False) is None:
+    if os.geteuid() == 0 and trial(isolate_network) is None:
         return None
-    why = _works(enter_user=True)
+    why = trial(isolate_network, enter_user=True)
     if why is not None:
         return f"no user namespace with a network of its own can be made here ({why})"
     try:
@@ -105,3 +122,60 @@ def drop_capabilities() -> None:
     header = struct.pack("Ii", _CAPABILITY_VERSION_3, 0)
     data = bytes(24)  # effective, permitted, inheritable: none, in two 32-bit halves
     libc.capset(ctypes.c_char_p(header), ctypes.c_char_p(data))
+
+
+# --- the example's PID namespace --------------------------------------------------------
+
+
+def forked_init() -> None:
+    """After :func:`isolate_network` with :data:`EXAMPLE`: fork the PID namespace's first process
+    and return in it; the caller's process waits for it, ends as it ends, and never returns."""
+    pid = os.fork()
+    if pid == 0:
+        processes.die_with_parent()
+        return
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code > 128 and code - 128 in signal.valid_signals():  # the example was killed: so is this process
+        with contextlib.suppress(OSError):  # (SIGKILL has no handler to reset)
+            signal.signal(code - 128, signal.SIG_DFL)
+        os.kill(os.getpid(), code - 128)
+    os._exit(code)
+
+
+def init(example: int, report: int, leftover: float, deadline: float, helpers: tuple[str, ...]) -> NoReturn:
+    """The namespace's first process, once the example's process (``example``) has started: reap
+    every process, and when the example's has ended, give what it left ``leftover`` seconds to end.
+    Then write to ``report`` when it ended (``time.monotonic()``) and what it left running (names,
+    but of ``helpers``, which a library starts and which end with their clients), and end as it
+    ended: the kernel kills the rest. It answers by ``deadline``, before the worker's timeout."""
+    status = 0
+    while True:
+        pid, found = os.waitpid(-1, 0)
+        if pid == example:
+            status = found
+            break
+    ended = time.monotonic()
+    until = min(ended + leftover, deadline)  # answered before the worker's timeout kills it
+    while True:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        left = [pid for pid in _processes() if pid != 1 and processes.alive(pid)]
+        named = [processes.name(pid) for pid in left]
+        if not left or time.monotonic() > until or all(_helper(n, helpers) for n in named):
+            break
+        time.sleep(0.02)
+    names = [name for name in named if not _helper(name, helpers)] if left else []
+    os.write(report, json.dumps({"ended": ended, "left": names}).encode())
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)  # init cannot kill itself: a signal ends it as 128 + its number
+
+
+def _processes() -> list[int]:
+    return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+
+
+def _helper(name: str, helpers: tuple[str, ...]) -> bool:
+    command = name.partition(" (")[2].split(" ", 1)[0].rstrip(")")
+    return any(command == h or (len(command) == 15 and h.startswith(command)) for h in helpers)

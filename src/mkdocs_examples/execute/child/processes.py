@@ -23,6 +23,12 @@ import signal
 import time
 from pathlib import Path
 
+LEFTOVER = 2.0  # seconds a process an example started has to end by itself after the example ends
+# Helpers that libraries start and that end by themselves once their clients are gone, later than
+# LEFTOVER allows: their name, and the seconds they have. torch_shm_manager (torch's file_system
+# sharing strategy) waits about 3 s for clients that may still come before it removes its files
+HELPERS = {"torch_shm_manager": 10.0}
+
 # prctl(2) options
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -204,7 +210,8 @@ class Cgroups:
             kill_all(members)
             time.sleep(0.01)
 
-    def remove(self, folder: Path) -> None:
+    @staticmethod
+    def remove(folder: Path) -> None:
         """Remove an example's cgroup once it is empty (killed processes take a moment to leave it)."""
         for _ in range(200):
             try:
@@ -223,18 +230,99 @@ class Cgroups:
         self.remove(self.base)
 
 
-def _own_cgroup() -> Path | None:
-    """The folder of this process's cgroup v2, where one is mounted."""
+class Limit:
+    """Each example's ``pids.max``: a folder of the worker's own in a cgroup hierarchy with the pids
+    controller (v1's, or v2's where :class:`Cgroups` can enable it), with one folder per example."""
+
+    def __init__(self, base: Path, most: int, unified: bool = True) -> None:
+        self.base, self.most = base, most
+        self.unified = unified  # cgroup v2: a process is in one cgroup there, so this one finds it too
+
+    @classmethod
+    def create(cls, most: int, cgroups: Cgroups | None) -> tuple[Limit | None, str | None]:
+        """The limit, or None and why there is none. Tried in turn: the examples' own cgroups (v2, where
+        their base can enable the controller); the nearest folder above the worker's cgroup v2 that has
+        the controller and lets the worker move processes (root, or a cgroup delegated to the user,
+        as README's "Where it runs" shows); the pids hierarchy of cgroup v1."""
+        if cgroups is not None:
+            with contextlib.suppress(OSError):
+                (cgroups.base / "cgroup.subtree_control").write_text("+pids")
+                return cls(cgroups.base, most), None  # the examples' own cgroups carry pids.max
+        for found, unified in [*((f, True) for f in _v2_ancestors()), (_own_cgroup(controller="pids"), False)]:
+            if found is not None and (limit := cls._beneath(found, most, unified)) is not None:
+                return limit, None
+        return None, "no cgroup with the pids controller that the worker can create and join"
+
+    @classmethod
+    def _beneath(cls, folder: Path, most: int, unified: bool) -> Limit | None:
+        """A limit in a folder of the worker's own beneath ``folder``, once a process could join it."""
+        try:
+            base = folder / f"mkdocs-examples-{os.getpid()}"
+            base.mkdir(exist_ok=True)
+        except OSError:
+            return None
+        limit = cls(base, most, unified)
+        try:
+            probe = limit.make("probe")
+        except OSError:
+            limit.close()
+            return None
+        pid = os.fork()
+        if pid == 0:
+            try:
+                Cgroups.join(probe)
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        joined = os.waitpid(pid, 0)[1] == 0
+        Cgroups.remove(probe)
+        if not joined:
+            limit.close()
+        return limit if joined else None
+
+    def make(self, name: str) -> Path:
+        """The folder of one example's limit (the example's own cgroup where they share a folder)."""
+        folder = self.base / name
+        folder.mkdir(exist_ok=True)
+        (folder / "pids.max").write_text(str(self.most))
+        return folder
+
+    def close(self) -> None:
+        for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _v2_ancestors() -> list[Path]:
+    """The folders above the worker's cgroup v2, nearest first, whose children have the pids controller."""
+    own = _own_cgroup()
+    found = []
+    for folder in own.parents if own is not None else []:
+        with contextlib.suppress(OSError):
+            if "pids" in (folder / "cgroup.subtree_control").read_text().split():
+                found.append(folder)
+        if not (folder / "cgroup.procs").exists():
+            break  # above the hierarchy's mount point
+    return found
+
+
+def _own_cgroup(controller: str | None = None) -> Path | None:
+    """The folder of this process's cgroup v2 (or of ``controller``'s v1 hierarchy), where one is mounted."""
     try:
         with open("/proc/self/cgroup") as file:
-            path = next((line[3:].strip() for line in file if line.startswith("0::")), None)
+            found = [line.rstrip("\n").split(":", 2) for line in file]
         with open("/proc/self/mountinfo") as file:
             mounts = [line.split() for line in file]
     except OSError:
         return None
+    # "0::/path" for v2; "8:pids:/path" for a v1 hierarchy of that controller
+    mine = [f for f in found if len(f) == 3 and (f[1] == controller if controller else f[:2] == ["0", ""])]
+    path = mine[0][2] if mine else None
+    kind = "cgroup2" if controller is None else "cgroup"
     for fields in mounts:
         separator = fields.index("-") if "-" in fields else -1
-        if path is not None and separator > 0 and fields[separator + 1] == "cgroup2":
+        wanted = not controller or controller in fields[-1].split(",")  # v1: the controller's own hierarchy
+        if path is not None and separator > 0 and fields[separator + 1] == kind and wanted:
             root, point = fields[3], fields[4]
             relative = os.path.relpath(path, root) if path.startswith(root) else None
             if relative is not None and not relative.startswith(".."):

@@ -7,9 +7,14 @@ An example is code from a stranger's pull request. Before its first cell, its pr
   torch use, all fresh and empty and its own (:func:`own_folders`), removed after it; no
   descriptor of the worker's but its standard streams (``/dev/null``) and its record; limits
   on memory and on the size of a file it writes (:func:`apply_limits`);
-- on Linux: Landlock (:mod:`.landlock`: what it may read and write), a network namespace of
-  its own with only a loopback (:mod:`.namespaces`), no capabilities, and a cgroup or
-  subreapers that find every process it starts (:mod:`.processes`).
+- on Linux: new mount, PID, IPC, UTS and network namespaces (:mod:`.namespaces`): a root of
+  read-only views with a minimal ``/dev``, its own ``/tmp``, ``/dev/shm`` and ``/proc``
+  (:mod:`.mounts`), at most :data:`MAX_PROCESSES` processes and threads, a loopback and nothing
+  else; Landlock (:mod:`.landlock`: what of that it may read and write); no capabilities; and a
+  cgroup or subreapers that find every process it starts (:mod:`.processes`).
+
+Each protection the system refuses is named in :attr:`Prepared.missing`; the build says so
+once, and a strict build fails unless the site accepts it (option ``sandbox_optional``).
 
 Everywhere, :func:`snapshot` before and after the examples run detects what changed in the
 folders a build reads or publishes. ``MKDOCS_EXAMPLES_PORTABLE=1`` turns every Linux-only call
@@ -20,15 +25,21 @@ Linux system that does not delegate one.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import os
+import re
 import resource
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs_examples.execute.child import landlock, namespaces, processes
+from mkdocs_examples.execute.child import landlock, mounts, namespaces, processes
 from mkdocs_examples.results import Options
+
+# Processes and threads an example may have at once: DataLoader workers and a compiler's pool fit
+MAX_PROCESSES = 256
 
 # The folders an example's environment points at, each a fresh empty folder of its own
 OWN_FOLDERS = {
@@ -55,15 +66,33 @@ class Prepared:
 
     rules: landlock.Rules | None = None  # None: no Landlock
     network: str | None = "this system has no network namespaces"  # None: isolated; else why not
+    namespaces: str | None = "this system has no namespaces"  # None: mount, PID, IPC, UTS too; else why not
+    limit: str | None = "this system cannot limit processes"  # None: MAX_PROCESSES; else why not
+    views: tuple[Path, ...] = ()  # what the example's root shows read-only
     cgroups: processes.Cgroups | None = None
+    limits: processes.Limit | None = None
+    # Inductor's precompiled headers, shared by the examples of one worker (namespaces only). They are
+    # built from torch's own headers, cost seconds each, and live outside TORCHINDUCTOR_CACHE_DIR, in
+    # $TMPDIR, which is each example's own. Shared within one build only: what one example could leave
+    # there reaches the others of the same build, all of which come from the same change
+    headers: Path | None = None
     processes: str = "the example's process group (a process that leaves it with setsid is not found)"
 
-    def facts(self) -> dict[str, str | int | None]:
+    @property
+    def missing(self) -> dict[str, str]:
+        """Each protection this system refuses: its name in ``sandbox_optional``, and why."""
+        found = {"landlock": None if self.rules else "no Landlock (Linux 5.13+) here", "network": self.network,
+                 "namespaces": self.namespaces, "process-limit": self.limit}  # fmt: skip
+        return {name: why for name, why in found.items() if why}
+
+    def facts(self) -> dict[str, object]:
         """What is enforced, for the worker's first answer (the build logs it once)."""
         return {
             "landlock": self.rules.abi if self.rules else 0,
             "network": self.network,
             "processes": self.processes,
+            "missing": self.missing,
+            "most": MAX_PROCESSES,
         }
 
 
@@ -79,27 +108,72 @@ def prepare(project: list[Path]) -> Prepared:
     else:
         prepared.cgroups, how = processes.Cgroups.create()
     prepared.processes = how if prepared.cgroups else f"subreapers ({how})"
+    prepared.limits, prepared.limit = processes.Limit.create(MAX_PROCESSES, prepared.cgroups)
     prepared.rules = landlock.prepare(project)
+    if prepared.network is None:
+        prepared.views = tuple(mounts.readable(landlock.readable_python(), project))
+        scratch = Path(tempfile.mkdtemp(prefix="mkx-trial-"))
+        try:
+            (scratch / "box").mkdir()
+            prepared.namespaces = namespaces.trial(lambda: _isolated(prepared.views, scratch))
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     return prepared
 
 
-def enter(prepared: Prepared, box: Path, cgroup: Path | None, options: Options) -> None:
-    """In the forked child, before the example runs: everything above, in the order it needs."""
+def _isolated(views: tuple[Path, ...], scratch: Path) -> None:
+    """What each example's processes do to isolate it, on an empty box: OSError if refused."""
+    namespaces.isolate_network(namespaces.EXAMPLE)
+    namespaces.forked_init()
+    mounts.build(scratch / "root", list(views), scratch / "box", gpu=False)
+    mounts.enter(scratch / "root")
+
+
+def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float) -> None:
+    """In the forked child, before the example runs: everything above, in the order it needs.
+
+    With namespaces, the child waits for the namespace's first process, which waits for the
+    example's: this returns in the third (:func:`isolate`). ``folder``: the example's, with ``box``."""
+    box = folder / "box"
     linux = linux_features()
     if linux:
         processes.die_with_parent()
-        if cgroup is not None:
+        for cgroup in cgroups:  # its own, and its limit's where that is another hierarchy
             processes.Cgroups.join(cgroup)  # needs write access to /sys/fs/cgroup: before Landlock
-        if prepared.network is None:
-            namespaces.isolate_network()  # needs the capability: before it is dropped
+        if prepared.namespaces is None:
+            isolate(prepared, folder, options, deadline)  # needs the capability: before it is dropped
+        elif prepared.network is None:
+            namespaces.isolate_network()
         processes.become_subreaper()  # what its processes orphan stays below it until it ends
     clean_environment()
     own_folders(box)
     apply_limits(options)
     if linux:
         namespaces.drop_capabilities()
-        if prepared.rules is not None and not landlock.restrict(prepared.rules, writable=[box]):
+        # Its own /dev/shm, /proc and /dev, new mounts that the worker's rules cannot name. Not /tmp: a
+        # rule there would grant what is mounted beneath it (a project in /tmp); its TMPDIR is in its box
+        isolated = prepared.namespaces is None
+        own, shown = ([box, Path("/dev/shm")], [Path("/proc"), Path("/dev")]) if isolated else ([box], [])
+        if prepared.rules is not None and not landlock.restrict(prepared.rules, writable=own, readable=shown):
             raise OSError("the kernel refused this example's Landlock rules: it does not run unconfined")
+
+
+def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float) -> None:
+    """New namespaces, the new root, then the example's process, below the namespace's first one."""
+    namespaces.isolate_network(namespaces.EXAMPLE)
+    namespaces.forked_init()  # from here on, the PID namespace's first process
+    report = os.open(folder / "left.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    box, shared = folder / "box", {}
+    if prepared.headers is not None:  # where inductor looks for them: $TMPDIR/torchinductor_<user>/...
+        user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
+        shared[box / OWN_FOLDERS["TMPDIR"] / f"torchinductor_{user}" / "precompiled_headers"] = prepared.headers
+    mounts.build(folder / "root", list(prepared.views), box, gpu=options.device == "cuda", shared=shared)
+    mounts.enter(folder / "root")
+    example = os.fork()
+    if example != 0:
+        namespaces.init(example, report, processes.LEFTOVER, deadline, tuple(processes.HELPERS))
+    os.close(report)
+    processes.die_with_parent()
 
 
 def close_descriptors(keep: list[int]) -> None:

@@ -43,11 +43,6 @@ from mkdocs_examples.source.cells import Example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 TICK = 0.5  # seconds between heartbeats while a batch runs
-LEFTOVER = 2.0  # seconds a process an example started has to end by itself after the example ends
-# Helpers that libraries start and that end by themselves once their clients are gone, later than
-# LEFTOVER allows: their name, and the seconds they have. torch_shm_manager (torch's file_system
-# sharing strategy) waits about 3 s for clients that may still come before it removes its files
-HELPERS = {"torch_shm_manager": 10.0}
 
 
 @dataclass
@@ -58,11 +53,13 @@ class _Run:
     pid: int
     start: float
     cgroup: Path | None
+    limit: Path | None  # the folder whose pids.max bounds its processes (its cgroup's, on cgroup v2)
     killed: bool = False  # by its timeout
     returncode: int = 0
     seconds: float = 0.0
     until: float = 0.0  # when what it left running is killed
     orphans: list[int] = field(default_factory=list)  # subreaper: the worker's orphans when it ended
+    left: list[str] = field(default_factory=list)  # namespaces: what its namespace's first process named
 
 
 class Worker:
@@ -75,6 +72,9 @@ class Worker:
         short = "/tmp" if os.access("/tmp", os.W_OK) else None
         self.scratch = tempfile.mkdtemp(prefix="mkx-", dir=short)
         self.sandbox = sandbox.prepare([Path(p) for p in setup["project"]])  # while still one thread
+        if self.sandbox.namespaces is None:
+            self.sandbox.headers = Path(self.scratch, "precompiled-headers")
+            self.sandbox.headers.mkdir()
         self.inbox = b""
         self.running: dict[int, _Run] = {}  # pid: its run
         self.draining: list[_Run] = []  # ended; what they left running has until `until` to end
@@ -164,10 +164,17 @@ class Worker:
         (folder / "box").mkdir(parents=True)
         cgroups = self.sandbox.cgroups
         cgroup = cgroups.make(f"example-{job['id']}") if cgroups else None
+        limits = self.sandbox.limits
+        limit = limits.make(f"example-{job['id']}") if limits else None  # pids.max: in its cgroup, or beside it
+        if limits is not None and limits.unified and cgroup != limit:  # in one cgroup v2 only: this one
+            if cgroups is not None and cgroup is not None:
+                cgroups.remove(cgroup)
+            cgroup = limit
+        joined = [folder for folder in dict.fromkeys([cgroup, limit]) if folder is not None]
         pid = os.fork()
         if pid == 0:
-            self.child(job, options, timeout, folder, cgroup)
-        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup)
+            self.child(job, options, timeout, folder, joined)
+        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit)
         self.say({"id": job["id"], "pid": pid})
 
     def reap(self) -> None:
@@ -194,15 +201,22 @@ class Worker:
                 run.orphans = found
         self.draining += ended
 
-    @staticmethod
-    def _ended(run: _Run, status: int) -> _Run:
-        run.seconds = round(time.monotonic() - run.start, 4)
+    def _ended(self, run: _Run, status: int) -> _Run:
+        ended = time.monotonic()
+        report = Path(self.scratch, str(run.job["id"]), "left.json")  # by the first process of its namespaces
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            answer = json.loads(report.read_text())
+            ended, run.left = min(ended, float(answer["ended"])), [str(name) for name in answer["left"]]
+        run.seconds = round(ended - run.start, 4)
         run.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-        run.until = time.monotonic() + LEFTOVER
+        # what its namespace's first process named was given its time there, and has been killed
+        run.until = time.monotonic() + (0.0 if run.left else processes.LEFTOVER)
         return run
 
     def left_by(self, run: _Run) -> list[str]:
         """What ``run``'s example left running, named; [] if nothing."""
+        if run.left:
+            return run.left
         if run.cgroup is not None:  # (a zombie stays a member until it is reaped: it is no longer running)
             return [processes.name(pid) for pid in processes.Cgroups.members(run.cgroup) if processes.alive(pid)]
         if self.linux:
@@ -222,6 +236,9 @@ class Worker:
             self.draining.remove(run)
             if run.cgroup is not None and self.sandbox.cgroups:
                 self.sandbox.cgroups.remove(run.cgroup)
+            if run.limit is not None and run.limit != run.cgroup:
+                processes.Cgroups.kill(run.limit)
+                processes.Cgroups.remove(run.limit)
             self.say({
                 "id": run.job["id"], "returncode": run.returncode, "timed_out": run.killed,
                 "seconds": run.seconds, "leftover": left,
@@ -260,11 +277,13 @@ class Worker:
         self.running.clear()
         if self.sandbox.cgroups:
             self.sandbox.cgroups.close()
+        if self.sandbox.limits:
+            self.sandbox.limits.close()
         self.end_orphans()
         shutil.rmtree(self.scratch, ignore_errors=True)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
-    def child(self, job: dict, options: Options, timeout: float, folder: Path, cgroup: Path | None) -> None:
+    def child(self, job: dict, options: Options, timeout: float, folder: Path, cgroups: list[Path]) -> None:
         """In the forked child: enter the sandbox, run one example, its record and stack in ``folder``."""
         code, faults = 70, None
         try:
@@ -280,7 +299,8 @@ class Worker:
             faults = _hidden(os.open(folder / "faults", flags | os.O_TRUNC, 0o600))
             record = _hidden(os.open(folder / "record.jsonl", flags | os.O_APPEND, 0o600))
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
-            sandbox.enter(self.sandbox, folder / "box", cgroup, options)
+            deadline = time.monotonic() + timeout + GRACE / 2  # what it left is named before the timeout
+            sandbox.enter(self.sandbox, folder, cgroups, options, deadline)
             sandbox.close_descriptors(keep=[faults, record])  # the answers, stdin, Landlock's folders
             run_example(example, record, faults, options, timeout)
             code = 0
@@ -314,11 +334,11 @@ def _named(helper: str, name: str) -> bool:
 
 
 def _helpers_time(left: list[str]) -> float:
-    """The extra seconds processes left running get when each is a helper of HELPERS; 0 otherwise."""
+    """The extra seconds processes left running get when each is a helper of processes.HELPERS; 0 otherwise."""
     names = [entry.partition(" (")[2].split(" ", 1)[0].rstrip(")") for entry in left]
     # (a process that is exiting has no command line left, and the kernel keeps 15 characters of its name)
-    times = [next((t for helper, t in HELPERS.items() if _named(helper, name)), 0.0) for name in names]
-    return min(times) - LEFTOVER if all(times) else 0.0
+    times = [next((t for helper, t in processes.HELPERS.items() if _named(helper, name)), 0.0) for name in names]
+    return min(times) - processes.LEFTOVER if all(times) else 0.0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,136 @@
+"""The filesystem an example sees: a root of its own, made of read-only views (Linux).
+
+In a mount namespace of its own, the example's first process builds a new root on an empty
+``tmpfs`` and moves into it (``pivot_root``), as bubblewrap and nsjail do. The root holds:
+
+- read-only views of what an example may read: the system's programs and libraries, ``/etc``,
+  ``/sys``, the Python installation(s) and the project (:func:`readable`); Landlock still decides
+  which files of these it may open;
+- its own folder (``box``), writable, at the same path as outside;
+- a ``/tmp`` and a ``/dev/shm`` of its own, empty, gone with it;
+- a ``/dev`` with ``null``, ``zero``, ``full``, ``random`` and ``urandom`` only (and the GPU's
+  nodes when it runs on CUDA): no ``/dev/kmsg``, no disk, no terminal of the builder's;
+- a ``/proc`` of its PID namespace: it sees its own processes and sockets, none of the builder's.
+
+What is not there cannot be reached: the builder's home, ``/run`` and ``/var`` (the sockets of
+an ssh-agent or a Docker daemon), other examples' folders and the rest of ``/tmp``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+from pathlib import Path
+
+# mount(2) flags
+_RDONLY, _NOSUID, _NODEV, _NOEXEC, _REMOUNT, _BIND, _REC, _PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+_DETACH = 2  # umount2(2)
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}  # its system call
+# statvfs flags that a read-only remount must keep (a user namespace may not clear them)
+_KEPT = {os.ST_NOSUID: _NOSUID, os.ST_NODEV: _NODEV, os.ST_NOEXEC: _NOEXEC}
+
+DEVICES = ("null", "zero", "full", "random", "urandom")
+GPU_DEVICES = ("nvidia*", "nvidia-caps/*", "dri/*")  # bound only when examples run on CUDA
+SYSTEM = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/sys", "/opt")
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name: str, *args: object) -> None:
+    if getattr(_libc(), name)(*args) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{name}({', '.join(str(a) for a in args if a is not None)}): {os.strerror(number)}")
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str | None = None) -> None:
+    encoded = [None if value is None else value.encode() for value in (source, target, kind, data)]
+    _call("mount", encoded[0], encoded[1], encoded[2], ctypes.c_ulong(flags), encoded[3])
+
+
+def readable(python: list[Path], project: list[Path]) -> list[Path]:
+    """The folders an example's root shows read-only: the system's, Python's and the project's,
+    without those beneath another one of them (a bind of the outer folder shows them)."""
+    wanted = sorted({Path(os.path.realpath(p)) for p in [*map(Path, SYSTEM), *python, *project] if os.path.exists(p)})
+    kept: list[Path] = []
+    for path in wanted:
+        own = any(Path(folder).is_relative_to(path) for folder in ("/tmp", "/dev", "/proc"))  # the root, or its own
+        if not own and not any(path.is_relative_to(outer) for outer in kept):
+            kept.append(path)
+    return kept
+
+
+def _bind(source: str, root: str, *, writable: bool = False) -> None:
+    """Show ``source`` at the same path beneath ``root``; read-only unless ``writable``."""
+    target = root + source
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "a"):
+            pass
+    _mount(source, target, None, _BIND | _REC)
+    if not writable:
+        kept = sum(flag for bit, flag in _KEPT.items() if os.statvfs(target).f_flag & bit)
+        _mount(None, target, None, _REMOUNT | _BIND | _RDONLY | kept)
+
+
+def _links(root: str) -> None:
+    """The system's top-level links (``/bin -> usr/bin`` on a merged /usr) as the same links."""
+    for name in os.listdir("/"):
+        path = "/" + name
+        if os.path.islink(path) and not os.path.lexists(root + path):
+            os.symlink(os.readlink(path), root + path)
+
+
+def build(root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None) -> None:
+    """Make ``root`` (an empty folder) the example's root: views, its box, /tmp, /dev and a mount
+    point for /proc; ``shared``: folders shown writable at a place in its box (target: source).
+    Mounts nothing outside this process's mount namespace."""
+    _mount(None, "/", None, _REC | _PRIVATE)  # nothing mounted here propagates to the builder
+    top = str(root)
+    _mkdir(top)
+    _mount("tmpfs", top, "tmpfs", _NOSUID | _NODEV, "mode=0755,size=1m")
+    _links(top)
+    _mkdir(top + "/tmp")  # first: views and the box beneath /tmp (a test's project) go into it
+    _mount("tmpfs", top + "/tmp", "tmpfs", _NOSUID | _NODEV, "mode=1777")
+    for view in views:
+        _bind(str(view), top)
+    _bind(str(box), top, writable=True)
+    for place, source in (shared or {}).items():
+        os.makedirs(top + str(place), exist_ok=True)
+        _mount(str(source), top + str(place), None, _BIND)
+    _mkdir(top + "/dev")
+    _mount("tmpfs", top + "/dev", "tmpfs", _NOSUID | _NOEXEC, "mode=0755,size=64k")
+    for name in DEVICES:
+        _bind(f"/dev/{name}", top, writable=True)
+    for pattern in GPU_DEVICES if gpu else ():
+        for path in glob.glob(f"/dev/{pattern}"):
+            _bind(path, top, writable=True)
+    _mkdir(top + "/dev/shm")
+    _mount("tmpfs", top + "/dev/shm", "tmpfs", _NOSUID | _NODEV, "mode=1777")
+    for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                       ("stderr", "/proc/self/fd/2")):  # fmt: skip
+        os.symlink(link, f"{top}/dev/{name}")
+    _mkdir(top + "/proc")
+
+
+def enter(root: Path) -> None:
+    """Move into ``root`` (from :func:`build`), mount this PID namespace's /proc, and let go of the old
+    root. In the namespace's first process: /proc shows the processes of the namespace it was made in."""
+    old = root / ".old"
+    _mkdir(str(old))
+    _call("syscall", ctypes.c_long(_PIVOT_ROOT[os.uname().machine]), str(root).encode(), str(old).encode())
+    os.chdir("/")
+    _mount("proc", "/proc", "proc", _NOSUID | _NODEV | _NOEXEC)
+    _call("umount2", b"/.old", ctypes.c_int(_DETACH))
+    os.rmdir("/.old")
+    _mount(None, "/", None, _REMOUNT | _BIND | _RDONLY | _NOSUID | _NODEV)  # nothing new at the top
+
+
+def _mkdir(path: str) -> None:
+    with contextlib.suppress(FileExistsError):
+        os.makedirs(path)
