@@ -39,7 +39,8 @@ diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BA
 	ln -s "$(CURDIR)/.cache/examples" .cache/base/.cache/examples  # results are content-addressed: share them
 	$(PYTHON) -m mkdocs_examples run -f .cache/base/mkdocs.yml --snapshot .cache/base.json > /dev/null
 	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
-	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings
+	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings \
+	  --compare-recordings .cache/base/recordings recordings
 	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed -
 
 links: $(READY)  ## check every link and anchor of the built site (after `make build`)

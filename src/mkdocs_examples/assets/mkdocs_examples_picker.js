@@ -114,7 +114,8 @@
 
   // The label of an output of `environment` for a reader who picked `pick`
   function relabel(label, environment, pick, words) {
-    label.textContent = environment.label;
+    label.textContent = environment.unverified ?
+      format(words["picker.unverified"], {label: environment.label}) : environment.label;
     label.title = environment.full;
   }
 
