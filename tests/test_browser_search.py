@@ -114,7 +114,7 @@ def test_chinese_query_without_spaces_finds_its_page_first(search_box, query, fo
          "arithmetic/multiplication/ errors/shapes/"),
         ("", "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
          "autograd/detach-and-data/ errors/autograd/"),
-        ("", "expected target dtype to be Long or Byte, but got Float", "losses/cross-entropy-and-nll/"),
+        ("", "expected target dtype to be Long or Byte, but got Float", "losses/cross-entropy-and-nll/ errors/shapes/"),
         ("", "ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 16])",
          "modules/train-eval/ errors/training/"),
         ("", "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
@@ -128,7 +128,7 @@ def test_chinese_query_without_spaces_finds_its_page_first(search_box, query, fo
         ("zh/", "NotImplementedError: Module [Net] is missing the required \"forward\" function",
          "zh/errors/training/"),
         ("zh/", "RuntimeError: expected target dtype to be Long or Byte, but got Float",
-         "zh/losses/cross-entropy-and-nll/"),
+         "zh/losses/cross-entropy-and-nll/ zh/errors/shapes/"),
     ],
 )  # fmt: skip
 def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
@@ -167,10 +167,11 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
 
 # What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
 # page and the search index are budgeted apart: the index grows with every page the site adds (about
-# 1.5 KB sent per page in English, 1.8 KB in Chinese, with 65 pages each), so its budget is per page
-# it indexes; a page's own weight is not allowed to grow with the site.
+# 1.6 KB sent per page in English, 2.1 KB in Chinese, with 71 pages each, since the errors pages hold
+# a section for each error readers meet most), so its budget is per page it indexes; a page's own
+# weight is not allowed to grow with the site.
 PAGE_BUDGET = 30_000
-INDEX_BUDGET_PER_PAGE = 2_000
+INDEX_BUDGET_PER_PAGE = 2_200
 
 
 @pytest.mark.parametrize("path", ["tensors/cat-and-stack/", "zh/devices/gpu-memory/"])
