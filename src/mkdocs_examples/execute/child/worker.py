@@ -123,7 +123,7 @@ class Worker:
 
     def run_batch(self, queue: deque, options: Options, timeout: float, parallel: int) -> None:
         parallel = max(1, parallel)
-        queue = deque(sorted(queue, key=lambda job: not job["alone"]))  # the heavy ones first
+        # in the order the engine sends them: the longest first, then those that start processes
         last_tick = time.monotonic()
         while queue or self.running or self.draining:
             while queue and self._slots(parallel) >= self._weight(queue[0], parallel):
