@@ -3,7 +3,10 @@ CPU, as "Run all" runs it (issue 34: a reader's notebook must not stop).
 
 The module's fixture runs all of them at once, a kernel per core (nbclient's asyncio API, one process), while
 pytest-xdist's other workers go on with the other modules; each notebook then has a test of its own that says
-where it stopped. It runs in `make test` (about 110 kernels: minutes of CPU); `-m "not notebooks"` leaves it out.
+where it stopped. Each kernel is forked from a process that has imported ipykernel and the site's `preload`
+modules (tests/forked_kernels.py: it saves about 1.3 s of CPU a kernel, most of this module's cost), so a
+notebook's cells run in a real ipykernel driven by nbclient, in a namespace of their own. It runs in `make test`
+(about 120 kernels); `-m "not notebooks"` leaves it out.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from forked_kernels import serving
 
+from mkdocs_examples.config import load_site
 from mkdocs_examples.source.cells import find_examples
 
 ROOT = Path(__file__).parent.parent
@@ -36,23 +41,24 @@ def stops(real_site) -> dict[tuple[str, str], str | None]:
                  for lang, prefix in LANGUAGES.items() for path in EXAMPLES}  # fmt: skip
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
     started = time.monotonic()
-    stopped = asyncio.run(_run_all(notebooks, jobs))
+    with serving(load_site(ROOT / "mkdocs.yml").config.preload) as server:
+        stopped = asyncio.run(_run_all(notebooks, jobs, server.kernel))
     print(f"{len(notebooks)} notebooks, {jobs} kernels at a time: {time.monotonic() - started:.0f} s")
     return stopped
 
 
-async def _run_all(notebooks: dict[tuple[str, str], Path], jobs: int) -> dict[tuple[str, str], str | None]:
+async def _run_all(notebooks: dict[tuple[str, str], Path], jobs: int, kernel: str) -> dict[tuple[str, str], str | None]:
     turns = asyncio.Semaphore(jobs)
 
     async def run(path: Path) -> str | None:
         async with turns:
-            return await _run(path)
+            return await _run(path, kernel)
 
     stopped = await asyncio.gather(*(run(path) for path in notebooks.values()))
     return dict(zip(notebooks, stopped, strict=True))
 
 
-async def _run(path: Path) -> str | None:
+async def _run(path: Path, kernel: str) -> str | None:
     """Why the notebook at ``path`` stopped, or ``None``: run in a folder of its own, as a reader's download is."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
@@ -61,7 +67,7 @@ async def _run(path: Path) -> str | None:
         return "not downloadable: the site has no such notebook"
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory() as cwd:
-        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": cwd}})
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=kernel, resources={"metadata": {"path": cwd}})
         try:
             await client.async_execute()
         except (CellExecutionError, CellTimeoutError) as error:
