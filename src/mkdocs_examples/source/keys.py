@@ -40,6 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mkdocs_examples.results import CellResult
+from mkdocs_examples.source import comments
 
 SCHEME = "tokens-1"  # moves whenever what goes into a key changes; a recording names it
 EXECUTION_TAGS = ("raises-exception", "requires-cuda")
@@ -143,6 +144,8 @@ def support_digest(root: Path) -> str:
                 continue
             if file.suffix == ".py" and not file.name.startswith("_"):
                 continue  # an example: its own key covers it
+            if comments.is_translation(file):
+                continue  # its comments in another language (source/comments.py): never run
             digest.update("/".join(parts).encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
             found = True
     return digest.hexdigest() if found else ""
