@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links record record-release lock-gpu comments notebooks katex bench lint clean
+.PHONY: build serve test page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -39,11 +39,16 @@ diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BA
 	ln -s "$(CURDIR)/.cache/examples" .cache/base/.cache/examples  # results are content-addressed: share them
 	$(PYTHON) -m mkdocs_examples run -f .cache/base/mkdocs.yml --snapshot .cache/base.json > /dev/null
 	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
-	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings
+	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings \
+	  --compare-recordings .cache/base/recordings recordings
 	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed -
 
 links: $(READY)  ## check every link and anchor of the built site (after `make build`)
 	$(PYTHON) tools/links.py site
+
+# not in `test`: a minute or two, and scores that depend on the machine's load
+lighthouse: $(READY)  ## after `make build`: Lighthouse (mobile) on 8 pages, then the bytes before search and the time to a first result on a throttled phone (needs npm)
+	$(PYTHON) tools/lighthouse.py site; scores=$$?; $(PYTHON) tools/search_timing.py site && exit $$scores
 
 record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordings/<environment>/ (README: "CUDA outputs")
 	rm -rf .cache/record

@@ -33,7 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -345,6 +345,23 @@ def _torch() -> ModuleType:
     return importlib.import_module("torch")
 
 
+# --- the other language of a page, for search engines -------------------------------------
+
+_ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]*)(" hreflang=")')
+
+
+def _absolute_alternates(output: str, url: str) -> str:
+    """The page's ``<link rel="alternate" hreflang>`` with absolute addresses, as search engines
+    read them (Material writes them relative to the page); ``url``: the page's own address."""
+    return _ALTERNATE.sub(lambda m: f"{m[1]}{urljoin(url, m[2])}{m[3]}", output)
+
+
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    if not config.site_url:
+        return output
+    return _absolute_alternates(output, page.canonical_url or urljoin(config.site_url, page.url))
+
+
 # --- 404 pages and sitemaps per language ------------------------------------------------
 
 
@@ -357,6 +374,8 @@ def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -
     homes = {code: base + i18n.prefix(config, code) for code in i18n.languages(config)}
     for code, home in homes.items():  # the language switch of a 404 leads home, not to the last page built
         output = re.sub(rf'href="[^"]*"(?= hreflang="{code}")', f'href="{home}"', output)
+    if config.site_url:
+        output = _absolute_alternates(output, config.site_url)
     _build.not_found[lang] = output
     return _build.not_found.get(default, output)
 

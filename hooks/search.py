@@ -20,12 +20,16 @@ mkdocs-static-i18n:
   of (what the index sees of the page, its URL, title, table of contents and metadata, the
   terms, Material's and jieba's versions): a build in which no page changed loads no jieba
   dictionary and parses no page for the index.
+- Groups of words that mean one thing to readers (terms.yml's `synonyms`: GPU, 显卡 and CUDA) go into
+  the index's config: the worker searches a query's word with the others of its group.
 - The browser rewrites a query before Material's worker parses it (our worker: Material's, with
   its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
-  textual wildcard of ours; it shows results without the index's zero-width spaces, searches when
-  the reader pastes with the mouse, and loads the index when the reader goes to the search, not
-  with every page (search_assets/input.js).
+  textual wildcard of ours; a pasted error line ranks first the page with a section headed by that
+  error (the errors pages); each result's text is cut to the lines its teaser shows, without the
+  index's zero-width spaces; it searches when the reader pastes with the mouse, and loads the
+  index when the reader goes to the search (a focus, a pointer over the box), not with every page
+  (search_assets/input.js).
 """
 
 from __future__ import annotations
@@ -154,7 +158,7 @@ def _segmenting(build: _Build) -> None:
     import jieba  # type: ignore[import-untyped]  # Material's search plugin segments Chinese text with it
 
     for lang in build.terms.values():
-        words = list(lang.get("words") or [])
+        words = list(lang.get("words") or []) + [word for group in lang.get("synonyms") or [] for word in group]
         for page_terms in (lang.get("pages") or {}).values():
             words.extend(page_terms)
         for word in words:
@@ -343,6 +347,7 @@ def _write_index(
             "separator": separator,
             "pipeline": search.config.pipeline,
             "fields": search.config.fields,
+            "synonyms": _synonyms((terms.get(lang) or {}).get("synonyms") or [], lang),
         },
         "docs": docs,
     }
@@ -363,6 +368,14 @@ def _tag(term: object, page: str) -> str:
             "and . + - only, at most 40"
         )
     return term
+
+
+def _synonyms(groups: object, lang: str) -> list[list[str]]:
+    """The groups of words that mean one thing to readers (GPU, 显卡, CUDA), as the search worker reads them:
+    a query that holds one of a group's words is searched with the others too."""
+    if not isinstance(groups, list) or not all(isinstance(group, list) and len(group) > 1 for group in groups):
+        raise PluginError(f"{ASSETS / 'terms.yml'}: {lang}.synonyms is a list of groups of two words or more")
+    return [[_tag(word, f"{lang}.synonyms") for word in group] for group in groups]
 
 
 def _url(path: str) -> str:

@@ -39,8 +39,9 @@ def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
 
 
 def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
-    """A fresh session (no cache, no storage), through pages, search and a notebook view."""
-    site, elsewhere = urlsplit(base_url).netloc, []
+    """A fresh session (no cache, no storage), through pages, search and a notebook view; and no request
+    the site answers with an error (Material asked for a `sitemap.xml` beside each page's `hreflang` link)."""
+    site, elsewhere, failed = urlsplit(base_url).netloc, [], []
 
     def keep_or_refuse(route) -> None:
         if urlsplit(route.request.url).netloc == site:
@@ -53,9 +54,11 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     try:
         context.route("**/*", keep_or_refuse)
         page = context.new_page()
+        page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
         for path in [
             "", "tensors/cat-and-stack/", "zh/devices/gpu-memory/", "notebooks/tensors/cat_and_stack/",
             "losses/kl-div/", "zh/losses/bce/",  # formulas: KaTeX and its fonts
+            "zh/errors/cuda/", "changes/",
         ]:  # fmt: skip
             page.goto(f"{base_url}/{path}")
             page.wait_for_load_state("networkidle")
@@ -64,6 +67,7 @@ def test_a_new_reader_asks_nothing_of_any_host_but_the_site(browser, base_url):
     finally:
         context.close()
     assert elsewhere == []
+    assert failed == []
 
 
 # -- the 404 page: GitHub Pages serves the root 404.html for every missing path ----------------------
@@ -229,6 +233,31 @@ def test_a_release_recorded_on_no_cpu_keeps_the_builds_cpu_output_and_says_so(pa
         picker.select_option(release)
         expect(page.locator(VERSIONS)).to_contain_text(f"(not recorded on CPU with torch {release})")
         assert page.locator(VERSIONS).inner_text().startswith("torch ")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("lang", "name"), [("", "PyTorch Tips"), ("zh/", "PyTorch 实用技巧")])
+def test_a_phones_header_shows_the_sites_name(browser, base_url, lang, name, scheme):
+    """At 390 px the header holds the menu, the site's name, the palette, the languages and the search;
+    the torch picker goes above the page's title (mkdocs_examples_picker.js), and back into the header
+    on a wide screen."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    try:
+        page.goto(f"{base_url}/{lang}")
+        picker = page.locator(".mx-picker")
+        expect(picker).to_have_count(1)
+        assert picker.evaluate("e => e.nextElementSibling.tagName") == "H1"
+        assert page.locator(".md-header .mx-picker").count() == 0
+        title = page.locator(".md-header__topic .md-ellipsis").first
+        assert title.inner_text() == name
+        box = title.evaluate("e => [e.clientWidth, e.scrollWidth, e.getBoundingClientRect().right]")
+        assert 0 < box[1] <= box[0] and box[2] <= 390, box  # the whole name, on the screen
+        page.set_viewport_size({"width": 1280, "height": 900})
+        expect(page.locator(".md-header .mx-picker")).to_have_count(1)
+    finally:
+        page.close()
 
 
 def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browser, base_url):

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from mkdocs.exceptions import Abort
 from test_site import build_site
+from test_site_basics import SITE_URL
 
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
@@ -231,6 +232,9 @@ def test_a_view_carries_its_language_its_switcher_and_plain_title(real_site, lan
             pattern = rf'<{tag} (?:rel="alternate" )?href="([^"]*)" hreflang="{(other or "en/").strip("/")}"'
             found = re.findall(pattern, page)
             assert found, f"{view}: no <{tag}> to the other language"
+            if tag == "link":  # an absolute address, as search engines read them (hooks/pages.py)
+                assert found[0].startswith(SITE_URL), f"{view}: {found}"
+                found[0] = str(site / found[0].removeprefix(SITE_URL))
             target = (view.parent / found[0] / "index.html").resolve()
             assert target == (site / other / "notebooks" / stem / "index.html").resolve(), f"{view}: {found}"
         title = re.search(r"<title>(.*?)</title>", page, re.S)

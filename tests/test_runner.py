@@ -283,3 +283,16 @@ def test_an_example_sees_no_secrets_of_the_environment_that_builds(tmp_path, mon
     finally:
         engine.close()
     assert cells(outcome)[0].output == "[] C.UTF-8\n"
+
+
+def test_the_longest_examples_run_first_as_their_recordings_say(tmp_path):
+    from mkdocs_examples.execute.engine import recorded_seconds
+
+    folder = tmp_path / "recordings" / "cpu-torch2.4.1-py3.11" / "section"
+    folder.mkdir(parents=True)
+    (folder / "slow.json").write_text('{"example": "section/slow.py", "seconds": 9.5}')
+    (folder / "fast.json").write_text('{"example": "section/fast.py", "seconds": 0.1}')
+    (folder / "junk.json").write_text('{"example": "section/junk.py", "seconds": "a lot"}')  # ignored
+    (folder / "broken.json").write_text("{")  # ignored: it only orders the examples
+    assert recorded_seconds(tmp_path / "recordings") == {"section/slow.py": 9.5, "section/fast.py": 0.1}
+    assert recorded_seconds(tmp_path / "none") == {}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
+from mkdocs.exceptions import PluginError
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +115,18 @@ def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
     assert "data-mx-example" in label
     indexed = hook._for_index(f"<p>Prose.</p>\n<p>{label}</p>\n<p>More prose.</p>")
     assert "torch 2.13.0" not in indexed and "Prose." in indexed and "More prose." in indexed
+
+
+def test_each_index_carries_its_languages_synonyms_for_the_worker(indexes):
+    """hooks/search_assets/terms.yml's `synonyms` reach the worker in the index's config; a group that
+    is not a list of two words or more stops the build."""
+    from helpers import load_file
+
+    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    terms = hook._terms()
+    assert indexes["zh"]["config"]["synonyms"] == terms["zh"]["synonyms"]
+    assert ["GPU", "显卡", "CUDA"] in indexes["zh"]["config"]["synonyms"]
+    assert indexes["en"]["config"]["synonyms"] == terms["en"]["synonyms"]
+    for wrong in (["GPU"], "GPU, 显卡", [["GPU"]], [["GPU", "<b>显卡</b>"]]):
+        with pytest.raises(PluginError):
+            hook._synonyms(wrong, "zh")

@@ -197,8 +197,19 @@ def test_a_404_page_in_each_language_leads_home(real_site):
     ):
         text = page.read_text()
         assert title in text and f'href="{home}"' in text
-        switch = set(re.findall(r'href="([^"]*)" hreflang="([a-z]+)"', text))
+        switch = set(re.findall(r'<a href="([^"]*)" hreflang="([a-z]+)"', text))
         assert switch == {(base, "en"), (base + "zh/", "zh")}
+        alternates = set(re.findall(r'<link rel="alternate" href="([^"]*)" hreflang="([a-z]+)"', text))
+        assert alternates == {(SITE_URL, "en"), (SITE_URL + "zh/", "zh")}  # absolute, as search engines read them
+
+
+@pytest.mark.parametrize(("path", "en", "zh"), [("index.html", "", "zh/"), ("zh/tensors/cat-and-stack/index.html",
+                         "tensors/cat-and-stack/", "zh/tensors/cat-and-stack/")])  # fmt: skip
+def test_a_page_names_its_twins_by_absolute_addresses(real_site, path, en, zh):
+    """`<link rel="alternate" hreflang>`: search engines (and Lighthouse's SEO audit) ignore a relative one."""
+    text = (real_site[0] / path).read_text()
+    alternates = set(re.findall(r'<link rel="alternate" href="([^"]*)" hreflang="([a-z]+)"', text))
+    assert alternates == {(SITE_URL + en, "en"), (SITE_URL + zh, "zh")}
 
 
 def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_path):

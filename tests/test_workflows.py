@@ -409,12 +409,16 @@ def test_no_runner_image_is_latest(name):
 def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     summary = load("ci.yml")["jobs"]["summary"]
     uses = [s["uses"].split("@")[0] for s in summary["steps"] if "uses" in s]
-    assert uses == ["actions/checkout", "actions/setup-python", "actions/download-artifact"]
-    (checkout,) = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", "actions/download-artifact"]
+    checkout, head = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    # the pull request's recordings, as data beside the base: nothing else of it, and no credentials kept
+    assert head["with"] == {"ref": "${{ github.event.pull_request.head.sha }}", "path": "head",
+                            "sparse-checkout": "recordings", "persist-credentials": "false"}  # fmt: skip
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
     assert "-m mkdocs_examples diff outputs/base.json outputs/head.json" in scripts
+    assert "--compare-recordings recordings head/recordings" in scripts
 
 
 FLAG = "Files a reviewer must look at first"
@@ -446,6 +450,9 @@ def test_a_fork_branch_named_like_the_gpu_workflows_is_still_by_hand(tmp_path):
 
 def test_the_gpu_workflows_own_pull_request_is_not_flagged(tmp_path):
     assert _flag(tmp_path, ["recordings/cuda/x.json"], branch="refresh-cuda-recordings") == ""
+    # but no workflow writes the keys the site trusts
+    text = _flag(tmp_path, ["recordings/cuda/x.json", "recordings/signers.json"], branch="refresh-cuda-recordings")
+    assert "- `recordings/signers.json`" in text and "recordings/cuda/x.json" not in text
 
 
 def test_the_version_matrix_pull_request_may_change_cpu_environments_only(tmp_path):
@@ -823,10 +830,27 @@ def test_the_version_matrix_installs_torch_from_pytorchs_cpu_index_and_records_e
     assert "--keep-failed" in words and words_after(words, "--shard") == "$SHARD"
 
 
+@pytest.mark.parametrize(("name", "environment"), [("gpu.yml", "recording-signing"),
+                                                   ("versions.yml", "recording-signing-versions")])
+def test_only_the_merge_job_holds_the_signing_key_in_an_environment_of_its_own(name, environment):
+    # the private key of the workflow's entry in recordings/signers.json: never where examples run or the token is
+    jobs = load(name)["jobs"]
+    for job_name, job in jobs.items():
+        holds = "RECORDING_SIGNING_KEY" in yaml.safe_dump(job)
+        assert holds == (job_name == "merge"), f"{name}: {job_name}"
+    merge = jobs["merge"]
+    assert merge["environment"] == environment and merge["permissions"] == {"contents": "read"}
+    secrets = re.findall(r"secrets\.(\w+)", yaml.safe_dump(merge))
+    assert set(secrets) == {"RECORDING_SIGNING_KEY"}
+    (step,) = [s for s in merge["steps"] if "RECORDING_SIGNING_KEY" in s.get("env", {})]
+    assert "-m mkdocs_examples sign merged/*/ --signers recordings/signers.json" in step["run"]
+
+
 def test_the_version_matrix_gives_the_token_only_to_the_job_that_runs_no_code():
     versions = load("versions.yml")
     for name in ("plan", "record", "merge"):
         assert versions["jobs"][name]["permissions"] == {"contents": "read"}, name
+    for name in ("plan", "record"):
         assert "environment" not in versions["jobs"][name] and "secrets." not in yaml.safe_dump(versions["jobs"][name])
     propose = versions["jobs"]["propose"]
     assert propose["environment"] == "recordings" and propose["permissions"] == {"contents": "read"}

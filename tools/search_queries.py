@@ -12,19 +12,14 @@ query whose page does not come first, and the counts per language. The browser t
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from links import site_base  # tools/links.py
+from pages_server import served  # tools/pages_server.py: the site as GitHub Pages serves it
 
 from mkdocs_examples import yaml_files
 
@@ -106,46 +101,6 @@ def rank(pages: list[str], lang: str, expected: str) -> int:
     """Where the page ``expected`` (its path under docs/<lang>/) comes in ``pages``, from 1; 0: not there."""
     url = f"/{home(lang)}{expected}/"
     return pages.index(url) + 1 if url in pages else 0
-
-
-@contextmanager
-def served(site: Path | str) -> Iterator[str]:
-    """``site`` served on a free local port, as GitHub Pages serves it: its base URL.
-
-    A missing file is answered with the site's ``404.html`` (status 404), and every path is also
-    served under the path of ``site_url`` (``/pytorch-tips/x`` is ``/x``), where the 404 page's
-    absolute links point.
-    """
-    folder, prefix = Path(site), site_base(ROOT / "mkdocs.yml").rstrip("/")
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def translate_path(self, path: str) -> str:
-            if prefix and (path == prefix or path.startswith(prefix + "/")):
-                path = path[len(prefix) :] or "/"
-            return super().translate_path(path)
-
-        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-            not_found = folder / "404.html"
-            if code != 404 or not not_found.is_file():
-                return super().send_error(code, message, explain)
-            body = not_found.read_bytes()
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def main() -> int:

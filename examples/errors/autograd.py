@@ -1,10 +1,11 @@
 # %% [markdown]
 # Autograd errors: backward twice, no graph, non-scalar
-# outputs, in-place changes, non-leaf tensors
+# outputs, in-place changes, non-leaf tensors (and the
+# warning when reading their .grad)
 
 # %% [markdown] lang="zh"
 # autograd 的报错：`backward` 调用两次、没有计算图、输出不是标量、原地修改、
-# 非叶子节点
+# 非叶子节点（以及读取其 `.grad` 时的警告）
 
 # %% setup
 import torch

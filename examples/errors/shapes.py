@@ -1,8 +1,10 @@
 # %% [markdown]
 # Shape and dtype errors: each one reproduced, explained by the page, then fixed
+# (among them mean() of integers, subtracting bool tensors, float class targets)
 
 # %% [markdown] lang="zh"
 # 形状与 dtype 的报错：逐个复现，由页面解释原因，再给出修复
+# （其中包括整数张量的 `mean()`、bool 张量相减、浮点类型的类别 target）
 
 # %% setup
 import numpy as np

@@ -1,9 +1,11 @@
 # %% [markdown]
 # Errors of the training loop: checkpoints,
-# data loading, modules, targets and devices
+# data loading (a worker killed by the system), modules,
+# targets and devices, a distributed collective timing out
 
 # %% [markdown] lang="zh"
-# 训练循环中的报错：检查点、数据加载、模块、目标（target）与设备
+# 训练循环中的报错：检查点、数据加载（被系统杀掉的 worker）、模块、
+# 目标（target）与设备，以及分布式集合通信超时
 
 # %% setup
 import torch
@@ -366,7 +368,7 @@ import signal
 
 
 class Killed(torch.utils.data.Dataset):
-    """A worker killed with SIGKILL, as the kernel's out-of-memory killer does"""
+    """A worker killed with SIGKILL, as the kernel's out-of-memory killer"""
 
     def __len__(self):
         return 4
@@ -379,7 +381,7 @@ loader = DataLoader(Killed(), batch_size=2, num_workers=1)
 try:
     next(iter(loader))
 except RuntimeError as error:
-    # the error the main process raised first: the cause of "exited unexpectedly"
+    # raised first by the main process: the cause of "exited unexpectedly"
     cause, outer = error.__cause__, str(error)
     # its process id changes on every run: shown as …
     raise RuntimeError(re.sub(r"pid \d+", "pid …", str(cause))) from None
@@ -390,3 +392,83 @@ assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed.
                     str(cause)), str(cause)
 assert re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly",
                     outer), outer
+
+# %% dist-timeout tags=["raises-exception"]
+import time
+from datetime import timedelta
+
+import torch.distributed as dist
+
+
+def one_rank_missing(rank, store, ready, done):
+    ready.wait()  # start together: the 2 s bound the rendezvous too
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=2,
+        timeout=timedelta(seconds=2),  # the default is 30 min (NCCL: 10)
+    )
+    dist.barrier()  # both processes are in the group
+    if rank == 0:
+        start = time.monotonic()
+        try:
+            dist.all_reduce(torch.ones(3))  # rank 1 never calls it
+        except RuntimeError as error:
+            waited = time.monotonic() - start
+            torch.save({"error": str(error), "waited": waited}, "rank0.pt")
+        finally:
+            done.set()
+    else:
+        done.wait()  # alive but elsewhere, like a rank stuck in its data
+    dist.destroy_process_group()
+
+
+context = torch.multiprocessing.get_context("fork")
+ready, done = context.Barrier(2), context.Event()
+store = os.path.abspath("timeout-store")
+if os.path.exists(store):  # left by an earlier run of this cell
+    os.remove(store)
+torch.multiprocessing.start_processes(
+    one_rank_missing, args=(store, ready, done), nprocs=2,
+    start_method="fork",
+)
+record = torch.load("rank0.pt")
+raise RuntimeError(record["error"]) from None  # what rank 0 raised
+
+# %% dist-timeout-checks tags=["remove-cell"]
+# rank 0 waited the whole timeout, then raised gloo's own message
+assert re.fullmatch(
+    r"\[\S+/gloo/transport/tcp/\S+\] Timed out waiting 2000ms "
+    r"for recv operation to complete",
+    record["error"],
+), record["error"]
+assert record["waited"] >= 2.0, record["waited"]
+assert dist.default_pg_timeout == timedelta(minutes=30)
+assert "Default value is 10 minutes for NCCL and 30 minutes for other" \
+    in dist.init_process_group.__doc__
+# the environment variables the page names are read by this torch
+from pathlib import Path
+
+root = Path(torch.__file__).parent
+library = root / "lib" / "libtorch_cpu.so"
+if library.is_file():  # Linux wheels
+    text = library.read_bytes()
+    for name in (
+        b"TORCH_NCCL_ASYNC_ERROR_HANDLING", b"TORCH_NCCL_BLOCKING_WAIT",
+        b"TORCH_DISTRIBUTED_DEBUG", b"TORCH_NCCL_TRACE_BUFFER_SIZE",
+        b"NCCL_SOCKET_IFNAME", b"NCCL_DEBUG", b"GLOO_SOCKET_IFNAME",
+    ):
+        assert name in text, name
+    del text
+# DDP lists these among the variables it logs (the rest are NCCL's own)
+ddp = (root / "nn" / "parallel" / "distributed.py").read_text()
+for name in ("NCCL_DEBUG_SUBSYS", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE"):
+    assert f'"{name}"' in ddp, name
+c10d = (root / "distributed" / "distributed_c10d.py").read_text()
+assert '"TORCH_FR_BUFFER_SIZE"' in c10d and "TORCH_NCCL_TRACE_BUFFER_SIZE" in c10d
+assert dist.DebugLevel.DETAIL.name == "DETAIL"
+# the CPU build has no NCCL code: this one is named in its tests only
+tests = root / "testing" / "_internal" / "distributed" / "distributed_test.py"
+if tests.is_file():
+    tests = tests.read_text()
+    assert "TORCH_NCCL_DUMP_ON_TIMEOUT" in tests
+    # what its NCCL tests expect the watchdog's timeout error to contain
+    assert '"caught collective operation timeout"' in tests

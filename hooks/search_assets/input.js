@@ -14,9 +14,15 @@ document.addEventListener("input", function (event) {
   var wanted = false
   XMLHttpRequest.prototype.open = function (method, url) {
     this.ptIndex = /\/search\/search_index\.json$/.test(String(url))
+    this.ptSitemap = /\/sitemap\.xml$/.test(String(url))
     return open.apply(this, arguments)
   }
   XMLHttpRequest.prototype.send = function () {
+    // Material asks for the `sitemap.xml` beside each `<link rel=alternate>` of a page, to map its pages
+    // across languages, as if the link named the language's home; static-i18n's name the page's twin,
+    // where there is no sitemap (a 404 on every page but the home pages), and its language switch links
+    // to that twin already: the request is never sent, and the switch follows its link
+    if (this.ptSitemap) return
     if (this.ptIndex && !wanted) return void waiting.push([this, arguments])
     return send.apply(this, arguments)
   }

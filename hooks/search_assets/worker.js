@@ -47,7 +47,35 @@ function ptQuery(query, index) {
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
     })
   })
-  return words.join(" ")
+  return ptSynonyms(words).join(" ")
+}
+
+// The words of a query, each followed by the words readers use for it (hooks/search_assets/terms.yml,
+// `synonyms`: 显卡 for GPU, 移到 for 放到): a page that says it one way answers a query that says it another
+var ptSynonymsOf = {}
+var ptAddedFor = {} // a word added to the query: the word the reader typed
+function ptSynonyms(words) {
+  var all = words.slice()
+  ptAddedFor = {}
+  words.forEach(function (word) {
+    var typed = word.replace(/\^1$/, "").toLowerCase()
+    ;(ptSynonymsOf[typed] || []).forEach(function (other) {
+      if (all.indexOf(other) >= 0) return
+      all.push(other)
+      ptAddedFor[other.toLowerCase()] = typed
+    })
+  })
+  return all
+}
+// A result lists the words of the query it lacks (Material's "Missing"): not the words we added, and
+// not a word the reader typed whose synonym it holds
+function ptTypedWordsFound(item) {
+  Object.keys(ptAddedFor).forEach(function (added) {
+    if (!(added in item.terms)) return
+    var typed = ptAddedFor[added]
+    if (item.terms[added] && typed in item.terms) item.terms[typed] = true
+    delete item.terms[added]
+  })
 }
 
 // A pasted error line is searched word for word, in the text: no prefix matching on every word
@@ -61,6 +89,7 @@ function ptErrorQuery(query) {
   var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || words.length >= 6
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
+  ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
   var typing = !/[\s.)\]]$/.test(query) // the last word may be unfinished
   return words
     .map(function (word, i) {
@@ -75,24 +104,84 @@ function ptWordsFound(group) {
     return Object.values(item.terms).filter(Boolean).length
   }))
 }
+// A page with a section headed by the pasted error itself (every word of the heading is a word of
+// the line, and one is Error, Exception or Warning): the errors pages' sections, which exist to
+// answer that paste. It comes before a page that only shows the error on the way, however many
+// of the line's words that page holds (an output may print the whole line where the heading cuts it)
+var ptPasted = null
+function ptWords(text) {
+  var entities = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"}
+  text = text.replace(/<[^>]*>/g, "").replace(/&(lt|gt|quot|#39|#x27|amp);/g, function (e) { return entities[e] })
+  return text.split(ptSeparator).filter(function (word) { return /\w/.test(word) })
+    .map(function (word) { return word.toLowerCase() })
+}
+function ptHeadedByTheError(group) {
+  return group.some(function (item) {
+    var heading = ptWords(item.title)
+    return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
+      heading.every(function (word) { return ptPasted.has(word) })
+  })
+}
+function ptErrorRank(group) {
+  return (ptHeadedByTheError(group) ? 1000 : 0) + ptWordsFound(group)
+}
 // What a result shows: the index separates the words jieba found with zero-width spaces, which
 // would be copied with a snippet; the positions of the highlights are already applied
 function ptVisible(item) {
   item.title = item.title.replace(/\u200b/g, "")
-  item.text = item.text.replace(/\u200b/g, "")
+  item.text = ptTeaser(item.text.replace(/\u200b/g, ""), PT_TEASER)
   if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\u200b/g, "") })
+}
+// A result shows the first lines of its section's text, as a search engine's snippet: Material shows
+// the whole text (up to 4 KB a section), and laying out ten of them took most of the time from a
+// query to its first result on a phone
+var PT_TEASER = 320 // in Latin letters: about three lines on a wide screen, five on a phone
+var PT_WIDE = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/
+var PT_TAG = /<(\/?)([a-z0-9]+)[^>]*>/iy
+var PT_ENTITY = /&#?\w+;/y
+function ptTeaser(html, visible) {
+  var open = []
+  var shown = 0
+  var at = 0
+  while (at < html.length && shown < visible) {
+    PT_TAG.lastIndex = PT_ENTITY.lastIndex = at
+    var tag = html[at] === "<" && PT_TAG.exec(html)
+    if (tag) {
+      if (tag[1]) open.pop()
+      else if (!/^(br|hr|img|wbr)$/i.test(tag[2])) open.push(tag[2])
+      at = PT_TAG.lastIndex
+      continue
+    }
+    shown += PT_WIDE.test(html[at]) ? 2 : 1 // a Han character is as wide as two Latin letters
+    at = html[at] === "&" && PT_ENTITY.exec(html) ? PT_ENTITY.lastIndex : at + 1
+  }
+  if (at >= html.length) return html
+  return html.slice(0, at) + "…" + open.reverse().map(function (name) { return "</" + name + ">" }).join("")
 }
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
-  if (message.type === 3) message.data.items.forEach(function (group) { group.forEach(ptVisible) })
+  if (message.type === 3) {
+    message.data.items.forEach(function (group) {
+      group.forEach(ptVisible)
+      if (!ptErrorLine) group.forEach(ptTypedWordsFound)
+    })
+  }
   if (ptErrorLine && message.type === 3) {
-    message.data.items.sort(function (a, b) { return ptWordsFound(b) - ptWordsFound(a) }) // stable
+    message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
   }
   ptPostMessage(message)
 }
 addEventListener("message", function (event) {
   // runs before Material's own listener, which reads the same message
   var message = event.data
-  if (message.type === 0) ptSeparator = new RegExp(message.data.config.separator, "gu")
+  if (message.type === 0) {
+    ptSeparator = new RegExp(message.data.config.separator, "gu")
+    ptSynonymsOf = {}
+    ;(message.data.config.synonyms || []).forEach(function (group) {
+      group.forEach(function (word) {
+        ptSynonymsOf[word.toLowerCase()] = group.filter(function (other) { return other !== word })
+      })
+    })
+  }
   else if (message.type === 2 && ptSeparator) message.data = ptErrorQuery(message.data)
 })

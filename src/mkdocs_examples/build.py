@@ -73,11 +73,11 @@ class Build:
             except ExampleError as error:
                 self.examples[path] = error
 
-    def read_recordings(self, note: Callable[[str], None]) -> None:
+    def read_recordings(self, note: Callable[[str], None], warn: Callable[[str], None] | None = None) -> None:
         """Every published recording, checked (:class:`RecordingError` for one that cannot be published);
-        those of examples that changed since are listed to ``note`` (not an error)."""
+        those of examples that changed since are listed to ``note`` (not an error), unverified ones to ``warn``."""
         if self.recordings:
-            self.recordings.read(self.loaded(), self.site_env(), note)
+            self.recordings.read(self.loaded(), self.site_env(), note, warn)
 
     def site_env(self) -> dict[str, str]:
         """The build's own environment (torch, device, Python): of any example it ran; empty before that."""

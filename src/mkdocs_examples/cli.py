@@ -16,7 +16,7 @@ from mkdocs_examples import texts
 from mkdocs_examples.config import load_site
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.publish import notebooks, outputs, review
-from mkdocs_examples.recordings import record
+from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.source import comments, keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--base", default="main", help="what the old snapshot is called in the report")
     diff.add_argument("--recordings", type=Path,
                       help="recordings/ (or one environment's folder): list CUDA recordings made stale")  # fmt: skip
+    diff.add_argument("--compare-recordings", nargs=2, type=Path, metavar=("BASE", "HEAD"),
+                      help="the base's recordings/ and the change's: list every file the change adds, edits or "
+                      "removes there, and whether a key the base trusts signs each recording")  # fmt: skip
     code = commands.add_parser("unsandboxed", help="Markdown list of the changed files that run outside the sandbox")
     code.add_argument("changed", type=Path, help="changed paths, one a line, relative to the repository ('-': stdin)")
     code.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "comments":
         return _comments(args.config_file, args.paths, args.lang)
     if args.command == "diff":
-        return _diff(args.old, args.new, args.base, args.recordings)
+        return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
     if args.command == "unsandboxed":
         return _unsandboxed(args.changed, args.config_file)
     if args.command != "run":
@@ -120,10 +123,11 @@ def _cuda_recordings(folder: Path) -> dict[str, recordings.Recording]:
     return found
 
 
-def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int:
+def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compare: list[Path] | None = None) -> int:
     try:
         old, new = outputs.read(old_file), outputs.read(new_file)
         found = _cuda_recordings(folder) if folder else {}
+        changed = attest.changes(*compare) if compare else None
     except (outputs.SnapshotError, recordings.RecordingError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -138,7 +142,7 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None) -> int
 
         stale = [f"`{path}` (cells {', '.join(map(str, sorted(cells)))})" for path in sorted(found)
                  if (cells := outdated(new, path) - outdated(old, path))]  # fmt: skip
-    print(outputs.report(old, new, base=base, stale=stale), end="")
+    print(outputs.report(old, new, base=base, stale=stale, recordings=changed), end="")
     return 0
 
 

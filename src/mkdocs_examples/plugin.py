@@ -152,7 +152,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                     log.warning(problem)  # comments a reader would get in English: fails a strict build
         self._build.outcomes = self._run(list(self._build.loaded().values()))
         try:
-            self._build.read_recordings(log.info)
+            self._build.read_recordings(log.info, log.warning)  # an unverified recording fails a strict build
         except RecordingError as error:
             raise PluginError(str(error)) from None
         problems = self._build.problems()
@@ -247,7 +247,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             if self._recordings and PICKER[1] in self._assets:  # what the torch picker fetches
                 results = [(example, result) for example, result, _ in built]
                 picker.write(Path(config.site_dir), self._build.site_env(), self._recordings.found, results,
-                             self.config.max_output)  # fmt: skip
+                             self.config.max_output, self._recordings.unverified())  # fmt: skip
         self._end_build()
 
     @event_priority(-10_000)  # the very last: every plugin and hook has written its files

@@ -24,6 +24,10 @@ TEXT: dict[str, dict[str, str]] = {
         "sources": "Where the outputs on this page come from:",
         "sources.built": "{label}: produced by {what} when this site was built.",
         "sources.recorded": "{label}: recorded on {what}.",
+        # a recording no trusted key signs (recordings/attest.py): a strict build refuses it, others label it
+        "unverified": "{label} · unverified",
+        "sources.unverified": "{label}: said to be recorded on {what}, but unverified: no key this site trusts "
+        "signs it, so nothing shows that this machine printed it.",
         "prints": "{what} prints",
         "print": "{what} print",
         "checked": "Checked on torch {releases}{count}.",
@@ -49,6 +53,7 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.option": "{release} · {devices}",
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
+        "picker.unverified": "{label} · unverified",
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
@@ -107,6 +112,9 @@ TEXT: dict[str, dict[str, str]] = {
         "sources": "本页输出的来源：",
         "sources.built": "{label}：构建本站时由 {what} 实际运行得到。",
         "sources.recorded": "{label}：录制于 {what}。",
+        "unverified": "{label} · 未经验证",
+        "sources.unverified": "{label}：自称录制于 {what}，但未经验证：没有本站信任的密钥为它签名，"
+        "无法证明这些输出确实出自这台机器。",
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
         "checked": "本页示例已在 torch {releases} 上检验{count}。",
@@ -130,6 +138,7 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.option": "{release} · {devices}",
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
+        "picker.unverified": "{label} · 未经验证",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
         "index.quoted": "引自 PyTorch 源码",

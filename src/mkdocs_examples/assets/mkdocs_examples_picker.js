@@ -1,6 +1,6 @@
-/* The torch picker of mkdocs_examples: a <select> in the header; the reader picks their torch release and
- * each output on the page shows what that release printed on the output's device, labelled with it; where that
- * device was not recorded with that release, the output stays and its label says so.
+/* The torch picker of mkdocs_examples: a <select> in the header (on a phone, above the page's title); the reader
+ * picks their torch release and each output on the page shows what that release printed on the output's device,
+ * labelled with it; where that device was not recorded with that release, the output stays and its label says so.
  *
  * Data (publish/picker.py): outputs/environments.json (the releases, the environment each shows per
  * device, labels, texts) and outputs/examples/<path>.json (each cell's outputs per environment), fetched
@@ -114,7 +114,8 @@
 
   // The label of an output of `environment` for a reader who picked `pick`
   function relabel(label, environment, pick, words) {
-    label.textContent = environment.label;
+    label.textContent = environment.unverified ?
+      format(words["picker.unverified"], {label: environment.label}) : environment.label;
     label.title = environment.full;
   }
 
@@ -177,11 +178,9 @@
 
   function picker(site) {
     var words = texts(site);
-    var header = document.querySelector(".md-header__inner");
     var old = document.querySelector(".mx-picker");
     if (old) old.remove();
     var wrap = document.createElement("div");
-    wrap.className = "mx-picker" + (header ? " md-header__option" : "");
     var label = document.createElement("label");
     var name = document.createElement("span");
     name.className = "mx-picker__label";
@@ -210,12 +209,30 @@
     });
     label.append(name, select);
     wrap.appendChild(label);
+    place(wrap);
+    return select.value;
+  }
+
+  // In the header, before the search; on a phone (where Material's header drops the repository link),
+  // above the page's title instead, where it leaves the header room for the site's name
+  var NARROW = window.matchMedia("(max-width: 59.9844em)");
+  function place(wrap) {
+    var header = document.querySelector(".md-header__inner");
+    var title = document.querySelector(".md-content__inner > h1");
+    if (NARROW.matches && title) {
+      wrap.className = "mx-picker mx-picker--page";
+      return title.before(wrap);
+    }
+    wrap.className = "mx-picker" + (header ? " md-header__option" : "");
     var search = header && header.querySelector(".md-search");
     if (search) search.before(wrap);
     else if (header) header.appendChild(wrap);
     else document.body.prepend(wrap);
-    return select.value;
   }
+  NARROW.addEventListener("change", function () { // a phone turned, a window resized
+    var wrap = document.querySelector(".mx-picker");
+    if (wrap) place(wrap);
+  });
 
   function start() {
     if (!document.querySelector(LABELS)) return; // a page without outputs: nothing to pick

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -84,6 +86,7 @@ class Engine:
         self.watch = sorted({p.resolve() for p in [*watch, examples_dir, *([cache_dir] if cache_dir else [])]})
         self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])  # what they may read
         self._noted = self._warned = False
+        self.expected: dict[str, float] = {}  # seconds each example took when recorded: the longest run first
         self._fingerprint = fingerprint(options, preload)
         # key: the result and the lines it cites (execute/cache.py), for `serve` and language builds
         self._memory: dict[str, tuple[Result, Lines]] = {}
@@ -109,7 +112,7 @@ class Engine:
             device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output,
             max_source=config.max_source, max_memory=config.max_memory, max_file_size=config.max_file_size,
         )  # fmt: skip
-        return cls(
+        engine = cls(
             root / config.examples_dir,
             root / config.cache_dir if cache and config.cache else None,
             options=options,
@@ -121,6 +124,8 @@ class Engine:
             project=root,
             execute=execute,
         )
+        engine.expected = recorded_seconds(root / config.recordings)
+        return engine
 
     def load(self, path: str) -> Example:
         return read_example(self.examples_dir, path, self.folder)
@@ -161,6 +166,9 @@ class Engine:
         self._check_device()
         before = sandbox.snapshot(self.watch), sandbox.snapshot([PACKAGE])
         alone = {e.path for e in pending if _PARALLEL.search(e.source)}
+        # The longest first, as recorded, so that none starts last and runs on alone (compile.py: 10 s of
+        # the site's 22); then those that start processes; the rest as they came
+        pending.sort(key=lambda e: (-self.expected.get(e.path, 0.0), e.path not in alone))
         ran = []
         for example, result in self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs,
                                              alone=alone):  # fmt: skip
@@ -278,6 +286,19 @@ def describe(outcome: Outcome) -> str:
         text = f"the example's process exited with code {failure.returncode} before its end (os._exit()?)"
     detail = failure.traceback
     return f"{where}: {text}" + (f"\n{detail.rstrip()}" if detail else "")
+
+
+def recorded_seconds(recordings: Path) -> dict[str, float]:
+    """Seconds each example took in one CPU recording of ``recordings`` (the first folder by name), to run
+    the longest first. Read as plain JSON, not validated: it only orders the examples, whatever it says."""
+    folders = sorted(recordings.glob("cpu-*/")) if recordings.is_dir() else []
+    found: dict[str, float] = {}
+    for file in folders[0].rglob("*.json") if folders else []:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            recording = json.loads(file.read_text(encoding="utf-8"))
+            if isinstance(recording.get("example"), str) and isinstance(recording.get("seconds"), (int, float)):
+                found[recording["example"]] = float(recording["seconds"])
+    return found
 
 
 def sandbox_line(info: dict) -> str:

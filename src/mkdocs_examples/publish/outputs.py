@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.execute.engine import Outcome, describe
+from mkdocs_examples.recordings.attest import Change as RecordingChange
 from mkdocs_examples.render.fences import fence
+from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.blocks import find_blocks
 
@@ -233,8 +235,12 @@ def _names(paths: list[str]) -> str:
     return ", ".join(f"`{p}`" for p in paths)
 
 
-def report(old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str] | None = None) -> str:
-    """A Markdown report for a pull request's job summary (or a terminal)."""
+def report(
+    old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str] | None = None,
+    recordings: list[RecordingChange] | None = None,
+) -> str:  # fmt: skip
+    """A Markdown report for a pull request's job summary (or a terminal); ``recordings``: the files under
+    recordings/ the change adds, edits or removes (recordings/attest.py: :func:`~attest.changes`)."""
     out = [*_ran(new), "", f"## Outputs compared with {base}", "", *_compared(old, new, base)]
     if stale is not None:
         out += ["", "## CUDA recordings", ""]
@@ -246,7 +252,39 @@ def report(old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str]
             )
         else:
             out.append("No CUDA recording is made stale by this change.")
+    if recordings is not None:
+        out += ["", "## Recordings this change adds or edits", "", *_recordings(recordings, base)]
     return "\n".join(out) + "\n"
+
+
+def _recordings(found: list[RecordingChange], base: str) -> list[str]:
+    """Each file of recordings/ the change touches; of a recording, whether a key that ``base`` trusts signs it."""
+    if not found:
+        return ["None: no file under `recordings/` changes."]
+    attested = [c for c in found if c.verdict and c.verdict.attested]
+    unverified = [c for c in found if c.kind == "recording" and c.status != "removed" and c not in attested]
+    out = [f"{_plural(len(found), 'file')} under `recordings/`: {len(attested)} attested (signed by a key {base} "
+           f"trusts), **{len(unverified)} unverified**." if unverified else
+           f"{_plural(len(found), 'file')} under `recordings/`: {len(attested)} attested (signed by a key {base} "
+           "trusts), none unverified."]  # fmt: skip
+    if unverified:
+        out.append("A strict build fails on an unverified recording, and any other build labels its outputs "
+                   "'unverified': ask who made it, or let the workflow record it again.")
+    out.append("")
+    for change in found:
+        name = f"<code>{inline(change.path)}</code> ({change.status})"
+        if change.kind == "signers":
+            out.append(f"- {name}: **changes the keys whose recordings are trusted**; review it as code")
+        elif change.kind != "recording" or change.status == "removed":
+            out.append(f"- {name}")
+        elif change.problem:
+            out.append(f"- {name}: **unreadable**: {inline(change.problem[:300])}")
+        elif change.verdict and change.verdict.attested and change.verdict.signer:
+            signer = change.verdict.signer
+            out.append(f"- {name}: attested, signed by {inline(signer.name)} ({signer.role})")
+        else:
+            out.append(f"- {name}: **unverified**: {inline(change.verdict.why if change.verdict else '?')}")
+    return out
 
 
 def _ran(new: Snapshot) -> list[str]:

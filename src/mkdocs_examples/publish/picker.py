@@ -43,8 +43,8 @@ from mkdocs_examples.texts import TEXT
 SCHEMA = 1
 FOLDER = "outputs"  # under the site's root
 SITE = "environments.json"  # the site's file; each example's is examples/<path>.json
-TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "output", "exception",
-         "figure")  # fmt: skip
+TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "picker.unverified",
+         "output", "exception", "figure")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class Environment:
     name: str
     env: dict[str, str]
     date: str | None = None  # None: the folder's recordings may come from several days, and a label names none
+    unverified: bool = False  # some of its recordings no trusted key signs (recordings/attest.py): labels say so
 
     @property
     def device(self) -> str:
@@ -89,7 +90,8 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
         "releases": shows,
         "environments": {
-            e.name: {"device": e.device, "release": e.release, "label": short(e.env), "full": full(e.env, e.date)}
+            e.name: {"device": e.device, "release": e.release, "label": short(e.env), "full": full(e.env, e.date),
+                     **({"unverified": True} if e.unverified else {})}
             for e in environments
         },
         "texts": texts,
@@ -132,27 +134,28 @@ def _output(cell: CellResult) -> dict[str, Any]:
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
-def environments(built: dict[str, str], found: dict[str, dict[str, Recording]]) -> list[Environment]:
+def environments(built: dict[str, str], found: dict[str, dict[str, Recording]],
+                 unverified: frozenset[str] = frozenset()) -> list[Environment]:  # fmt: skip
     """The build's environment (``built``, its env) and each folder of recordings in ``found`` (its name:
-    example path: recording) that holds any."""
+    example path: recording) that holds any; ``unverified``: the folders holding recordings no trusted key signs."""
     named = [Environment(BUILD, built)] if built else []
     for name, recordings in found.items():
         if recordings:  # the newest recording's env (a folder's manifest holds for all), without its date
             newest = max(recordings.values(), key=lambda r: r.recorded)
-            named.append(Environment(name, newest.env))
+            named.append(Environment(name, newest.env, unverified=name in unverified))
     return named
 
 
 def write(
     site_dir: Path, built: dict[str, str], found: dict[str, dict[str, Recording]],
-    results: list[tuple[Example, Result]], limit: int,
+    results: list[tuple[Example, Result]], limit: int, unverified: frozenset[str] = frozenset(),
 ) -> None:  # fmt: skip
     """The picker's files under ``site_dir``: the site's, and one per example of ``results`` (each with the
     build's result); ``built``: the build's environment; ``found``: the published recordings, by folder and
     example."""
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    _dump(folder / SITE, site_data(environments(built, found), limit))
+    _dump(folder / SITE, site_data(environments(built, found, unverified), limit))
     for example, result in results:
         recorded = {name: r for name, recordings in found.items() if (r := recordings.get(example.path))}
         _dump(folder / "examples" / f"{example.path.removesuffix('.py')}.json",

@@ -7,6 +7,10 @@ than its folder's manifest says, stops the build. Of each recording, what is pub
 still holds for the example as it is now (recordings/store.py: :func:`~store.current`): the
 cells whose key is the example's, citing its lines as they are now. The cells that ran other
 code than now are *stale*, listed in one info line and never shown.
+
+Each recording is verified too (recordings/attest.py): one that no key of ``signers.json`` signs
+for its folder, as it is, is *unverified*. The build warns, once per folder, naming the files and
+what to do (a strict build fails); a build that goes on labels its outputs "unverified".
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from mkdocs_examples.recordings import store
+from mkdocs_examples.recordings import attest, store
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Example
@@ -40,9 +44,11 @@ class PublishedRecordings:
         """The folders of recordings that exist, ``<root>/<environment>/``."""
         return [folder for name in self.environments if (folder := self.root / name).is_dir()]
 
-    def read(self, examples: dict[str, Example], site_env: dict[str, str], note: Callable[[str], None]) -> None:
+    def read(self, examples: dict[str, Example], site_env: dict[str, str], note: Callable[[str], None],
+             warn: Callable[[str], None] | None = None) -> None:  # fmt: skip
         """Read and check every recording; ``note`` gets the one line about stale ones (not a warning:
-        contributors have no GPU, and a strict build must not fail for it).
+        contributors have no GPU, and a strict build must not fail for it), ``warn`` one line per folder that holds
+        unverified ones (a strict build fails).
 
         :class:`RecordingError`, naming the file and what to do, for one that cannot be published.
         """
@@ -52,9 +58,15 @@ class PublishedRecordings:
             raise RecordingError(f"{error}: fix or delete the file; the GPU job writes it again") from None
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
-        self.published = {name: {path: Published.holding(r.device, r, examples[path], self.site, name)
+        signers = attest.read_signers(self.root)
+        why = {name: {path: attest.verify(r, name, signers).why for path, r in by_path.items()}
+               for name, by_path in read.items()}  # fmt: skip
+        self.published = {name: {path: Published.holding(r.device, r, examples[path], self.site, name, why[name][path])
                                  for path, r in by_path.items() if path in examples}
                           for name, by_path in read.items()}  # fmt: skip
+        for name, by_path in why.items():
+            if (unverified := {path: w for path, w in by_path.items() if w}) and warn:
+                warn(_unverified(self.root / name, unverified))
         self.found = {name: {path: p.recording for path, p in by_path.items() if p.recording}
                       for name, by_path in self.published.items()}  # fmt: skip
         self.uninstallable = [m for f in self.folders() if (m := store.read_manifest(f)).get("installable") is False]
@@ -64,6 +76,11 @@ class PublishedRecordings:
             count = sum(len(cells) for _, cells in old)
             note(f"{count} recorded cell(s) of {len(old)} recording(s) ran other code than now, not shown until "
                  f"they are recorded again: {listed}")  # fmt: skip
+
+    def unverified(self) -> frozenset[str]:
+        """The environments with a published recording that no trusted key signs (the picker labels them so)."""
+        return frozenset(name for name, by_path in self.published.items()
+                         if any(p.unverified for p in by_path.values()))  # fmt: skip
 
     def clear(self) -> None:
         self.found, self.published, self.site, self.uninstallable = {}, {}, {}, []
@@ -100,6 +117,17 @@ class PublishedRecordings:
         """The recordings of ``example`` on the build's device in which every cell, hidden checks too, ran as it is
         now: the other releases its claims were checked on."""
         return [r for r in self.fresh(example) if r.device == self.device and r.whole(example)]
+
+
+def _unverified(folder: Path, why: dict[str, str]) -> str:
+    """The warning about a folder's unverified recordings: how many, the first few by file and why, what to do."""
+    listed = [f"{store.file_of(folder, path)} ({reason})" for path, reason in sorted(why.items())]
+    more = f"; and {len(listed) - 5} more" if len(listed) > 5 else ""
+    return (f"{len(listed)} recording(s) in {folder} are unverified, no trusted key signs them as they are: "
+            f"{'; '.join(listed[:5])}{more}. Pages label their outputs 'unverified'. Let the workflow that records "
+            f"{folder.name} record them again, or, for recordings you made yourself, sign them with a key listed in "
+            f"{folder.parent / attest.SIGNERS} (`mkdocs-examples sign {folder} --key FILE`; README, \"Who recorded "
+            "it\")")  # fmt: skip
 
 
 def _device_of(published: dict[str, Published], name: str) -> str:

@@ -7,6 +7,7 @@
     python -m mkdocs_examples versions                     # the version matrix's jobs (recordings/matrix.py)
     python -m mkdocs_examples record --matrix versions --shard 1/2 --keep-failed --out c1  # one of them
     python -m mkdocs_examples migrate                      # recordings of schema 1 keyed per cell (migrate.py)
+    python -m mkdocs_examples sign recordings/cuda-torch2.11.0-py3.12 --key FILE  # attest them (signing.py)
 
 Recordings are made on the machine's own device and say so: a run on a CPU records
 ``"device": "cpu"``, and ``merge`` refuses it for a CUDA folder. Each folder holds one
@@ -27,7 +28,7 @@ from pathlib import Path
 from mkdocs_examples.config import Site, load_site
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
-from mkdocs_examples.recordings import matrix, migrate, shards
+from mkdocs_examples.recordings import matrix, migrate, shards, signing
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples
@@ -75,10 +76,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                "the sources they ran in git history; lists the cells that no longer hold")  # fmt: skip
     move.add_argument("recordings", nargs="?", type=Path, help="default: the plugin's `recordings` folder")
     move.add_argument("-f", "--config-file", **config)
+    signing.add_commands(commands)
 
 
 def main(args: argparse.Namespace) -> int:
     try:
+        if args.command in ("keygen", "sign"):
+            return signing.main(args)
         site = load_site(args.config_file)
         if args.command == "record":
             return _record(site, args.paths, args.out, args.shard, args.jobs or 0, device=args.device,

@@ -78,6 +78,7 @@ class Recording:
     names: tuple[str | None, ...] = ()  # cell names, for readers of the file; not read back
     failed: Failed | None = None  # the check that failed in this environment, if one did
     lines: dict[str, dict[str, int]] = field(default_factory=dict)  # cited line: its token (keys.anchors)
+    signature: Signature | None = None  # who vouches for it, with its folder's name (recordings/attest.py)
 
     @classmethod
     def of(cls, example: Example, result: Result, env: dict[str, str]) -> Recording:
@@ -140,6 +141,8 @@ class Recording:
         if self.failed:
             f = self.failed
             data["failed"] = {"cell": f.cell, "line": f.line, "kind": f.kind, "message": f.message}
+        if self.signature:
+            data["signature"] = {"key": self.signature.key, "ed25519": self.signature.ed25519}
         return data
 
     @classmethod
@@ -161,8 +164,10 @@ class Recording:
         f = data.get("failed")
         failed = None if f is None else Failed(int(f["cell"]), None if f["line"] is None else int(f["line"]),
                                                f["kind"], f["message"])  # fmt: skip
+        s = data.get("signature")
+        signature = None if s is None else Signature(s["key"], s["ed25519"])
         return cls(data["example"], tuple(data["keys"]), data["recorded"], dict(data["env"]), float(data["seconds"]),
-                   cells, names, failed, {k: dict(v) for k, v in data["lines"].items()})  # fmt: skip
+                   cells, names, failed, {k: dict(v) for k, v in data["lines"].items()}, signature)  # fmt: skip
 
     def current(self, example: Example) -> int:
         """How many of ``example``'s cells, from the first, ran here as they are now (source/keys.py: held)."""
@@ -194,6 +199,14 @@ class Failed:
 
 
 @dataclass(frozen=True)
+class Signature:
+    """An Ed25519 signature of a recording and its folder's name, by the key ``key`` names (recordings/attest.py)."""
+
+    key: str  # the key id: 16 hex digits of the sha256 of the raw public key
+    ed25519: str  # base64
+
+
+@dataclass(frozen=True)
 class Published:
     """One device's recording of an example, as the build that publishes it sees it."""
 
@@ -205,6 +218,7 @@ class Published:
     folder: str = ""  # the folder of recordings it comes from (its environment's name); "": named by its env
 
     stale: Recording | None = None  # the recording as read, where some of its cells ran other code than now
+    unverified: str = ""  # why no trusted key vouches for it (recordings/attest.py); "": attested
 
     @property
     def environment(self) -> str:
@@ -213,12 +227,12 @@ class Published:
 
     @classmethod
     def holding(cls, device: str, recording: Recording | None, example: Example, site: dict[str, str] | None = None,
-                folder: str = "") -> Published:  # fmt: skip
+                folder: str = "", unverified: str = "") -> Published:  # fmt: skip
         """What ``example``'s page publishes of ``recording``: the cells that still hold (:func:`current`), and the
         recording as read where some of its cells do not."""
         held = current(recording, example) if recording else None
         stale = recording if recording and not recording.whole(example) else None
-        return cls(device, held, site or {}, folder, stale)
+        return cls(device, held, site or {}, folder, stale, unverified)
 
 
 def current(recording: Recording, example: Example) -> Recording | None:

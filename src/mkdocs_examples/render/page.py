@@ -44,7 +44,7 @@ def render_example(
     """
     text = texts(lang)
     example = comments.translated(example, lang)  # its comments in the reader's language
-    sources = Sources() if sources is None else sources
+    sources = Sources(lang=lang) if sources is None else sources
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
     built = Source(BUILD, result.env if result else {}, None)
@@ -68,7 +68,8 @@ def render_example(
                 continue
             if recording.failed and recording.failed.cell == item.index:
                 continue  # its output stops where the check failed: the page's line on checks says so
-            views.append(View(Source(other.environment, recording.env, recording.date), capped(recorded, limit)))
+            source = Source(other.environment, recording.env, recording.date, bool(other.unverified))
+            views.append(View(source, capped(recorded, limit)))
         varies = not item.compared  # a timing differs on every run: the build's alone, which the picker keeps
         shown = attribute(views[:1] if varies else views)
         path = None if varies else example.path

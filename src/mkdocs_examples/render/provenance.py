@@ -73,6 +73,7 @@ class Source:
     name: str
     env: dict[str, str]
     date: str | None  # of a recording; None for the build's own outputs
+    unverified: bool = False  # a recording no trusted key signs (recordings/attest.py): its labels say so
 
 
 @dataclass
@@ -81,24 +82,30 @@ class Sources:
     other devices', oldest torch release first; a folder's recordings made on different days are listed once
     per day, so that each date is one they had."""
 
-    found: dict[tuple[str, str | None], Source] = field(default_factory=dict)
+    found: dict[tuple[str, str | None, bool], Source] = field(default_factory=dict)
+    lang: str = "en"  # of the labels beside outputs (an unverified recording's say so)
+
+    def _short(self, source: Source) -> str:
+        """The short label of ``source``, saying "unverified" where it is."""
+        label = short(source.env)
+        return text(self.lang)["unverified"].format(label=label) if source.unverified else label
 
     def label(self, source: Source, *, example: str | None = None, cell: int | None = None) -> str:
         """The short label beside an output of ``source``. With ``example`` and ``cell``, the picker
         (assets/mkdocs_examples_picker.js) finds the output by it and may show another environment's."""
-        self.found.setdefault((source.name, source.date), source)
+        self.found.setdefault((source.name, source.date, source.unverified), source)
         data = ""
         if example is not None and cell is not None:
             device = source.env.get("device", "?")
             values = {"env": source.name, "device": device, "example": example, "cell": str(cell)}
             data = "".join(f' data-mx-{key}="{inline(value)}"' for key, value in values.items())
-        return f'<small class="mx-provenance"{data}>{inline(short(source.env))}</small>'
+        return f'<small class="mx-provenance"{data}>{inline(self._short(source))}</small>'
 
     def labels(self, sources: list[Source]) -> str:
         """One label for outputs several environments printed alike (a folded note)."""
         for source in sources:
-            self.found.setdefault((source.name, source.date), source)
-        names = " / ".join(dict.fromkeys(short(s.env) for s in sources))
+            self.found.setdefault((source.name, source.date, source.unverified), source)
+        names = " / ".join(dict.fromkeys(self._short(s) for s in sources))
         return f'<small class="mx-provenance">{inline(names)}</small>'
 
     def block(self, lang: str) -> str:
@@ -109,6 +116,7 @@ class Sources:
         items = []
         for source in sorted(self.found.values(), key=_order):
             key = "sources.built" if source.date is None else "sources.recorded"
+            key = "sources.unverified" if source.unverified else key
             line = words[key].format(label=short(source.env), what=full(source.env, source.date))
             items.append(f"<li>{inline(line)}</li>")
         return (
@@ -121,7 +129,7 @@ def _order(source: Source) -> tuple:
     """Where ``source`` comes in a page's list: the build's own, then by device (the CPU first), release, date."""
     numbers = tuple(int(n) for n in re.findall(r"\d+", source.env.get("torch", "").split("+")[0])[:3])
     return source.name != BUILD, source.env.get("device", "?") != "cpu", source.env.get("device", "?"), numbers, \
-        source.date or ""
+        source.date or "", source.unverified
 
 
 # Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes

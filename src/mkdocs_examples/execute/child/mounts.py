@@ -52,9 +52,19 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
 
 
 def readable(python: list[Path], project: list[Path]) -> list[Path]:
-    """The folders an example's root shows read-only: the system's, Python's and the project's,
-    without those beneath another one of them (a bind of the outer folder shows them)."""
-    wanted = sorted({Path(os.path.realpath(p)) for p in [*map(Path, SYSTEM), *python, *project] if os.path.exists(p)})
+    """The folders an example's root shows read-only: the system's, Python's and the project's, at
+    their real paths and where they are named through links, without those beneath another one of
+    them (a bind of the outer folder shows them)."""
+    found: set[Path] = set()
+    for path in [*map(Path, SYSTEM), *python, *project]:
+        if os.path.exists(path):
+            real, literal = Path(os.path.realpath(path)), Path(os.path.abspath(path))
+            found.add(real)
+            # Also where it is named through a link (a virtualenv reached by a link to it: sys.path
+            # names the link), but for the system's top-level links, which the root has as links
+            if literal != real and not os.path.islink(os.path.join("/", *literal.parts[1:2])):
+                found.add(literal)
+    wanted = sorted(found)
     kept: list[Path] = []
     for path in wanted:
         own = any(Path(folder).is_relative_to(path) for folder in ("/tmp", "/dev", "/proc"))  # the root, or its own

@@ -143,11 +143,11 @@ def forked_init() -> None:
     os._exit(code)
 
 
-def init(example: int, report: int, leftover: float, deadline: float, helpers: tuple[str, ...]) -> NoReturn:
+def init(example: int, report: int, leftover: float, deadline: float) -> NoReturn:
     """The namespace's first process, once the example's process (``example``) has started: reap
     every process, and when the example's has ended, give what it left ``leftover`` seconds to end.
     Then write to ``report`` when it ended (``time.monotonic()``) and what it left running (names,
-    but of ``helpers``, which a library starts and which end with their clients), and end as it
+    but of processes.HELPERS, which a library starts and which end with their clients), and end as it
     ended: the kernel kills the rest. It answers by ``deadline``, before the worker's timeout."""
     status = 0
     while True:
@@ -163,10 +163,10 @@ def init(example: int, report: int, leftover: float, deadline: float, helpers: t
                 pass
         left = [pid for pid in _processes() if pid != 1 and processes.alive(pid)]
         named = [processes.name(pid) for pid in left]
-        if not left or time.monotonic() > until or all(_helper(n, helpers) for n in named):
+        if not left or time.monotonic() > until or all(processes.helper_of(n) for n in named):
             break
         time.sleep(0.02)
-    names = [name for name in named if not _helper(name, helpers)] if left else []
+    names = [name for name in named if not processes.helper_of(name)] if left else []
     os.write(report, json.dumps({"ended": ended, "left": names}).encode())
     code = os.waitstatus_to_exitcode(status)
     os._exit(128 - code if code < 0 else code)  # init cannot kill itself: a signal ends it as 128 + its number
@@ -174,8 +174,3 @@ def init(example: int, report: int, leftover: float, deadline: float, helpers: t
 
 def _processes() -> list[int]:
     return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
-
-
-def _helper(name: str, helpers: tuple[str, ...]) -> bool:
-    command = name.partition(" (")[2].split(" ", 1)[0].rstrip(")")
-    return any(command == h or (len(command) == 15 and h.startswith(command)) for h in helpers)

@@ -29,6 +29,13 @@ LEFTOVER = 2.0  # seconds a process an example started has to end by itself afte
 # sharing strategy) waits about 3 s for clients that may still come before it removes its files
 HELPERS = {"torch_shm_manager": 10.0}
 
+
+def helper_of(entry: str) -> str | None:
+    """The helper of HELPERS that ``entry`` (as :func:`name` writes it) names, if any. A process that is
+    exiting has no command line left, and the kernel keeps 15 characters of its name."""
+    command = entry.partition(" (")[2].split(" ", 1)[0].rstrip(")")
+    return next((h for h in HELPERS if command == h or (len(command) == 15 and h.startswith(command))), None)
+
 # prctl(2) options
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36

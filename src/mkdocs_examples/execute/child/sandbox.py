@@ -171,7 +171,7 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float)
     mounts.enter(folder / "root")
     example = os.fork()
     if example != 0:
-        namespaces.init(example, report, processes.LEFTOVER, deadline, tuple(processes.HELPERS))
+        namespaces.init(example, report, processes.LEFTOVER, deadline)
     os.close(report)
     processes.die_with_parent()
 

@@ -123,7 +123,7 @@ class Worker:
 
     def run_batch(self, queue: deque, options: Options, timeout: float, parallel: int) -> None:
         parallel = max(1, parallel)
-        queue = deque(sorted(queue, key=lambda job: not job["alone"]))  # the heavy ones first
+        # in the order the engine sends them: the longest first, then those that start processes
         last_tick = time.monotonic()
         while queue or self.running or self.draining:
             while queue and self._slots(parallel) >= self._weight(queue[0], parallel):
@@ -329,16 +329,11 @@ def _hidden(fd: int) -> int:
     return moved
 
 
-def _named(helper: str, name: str) -> bool:
-    return name == helper or (len(name) == 15 and helper.startswith(name))
-
-
 def _helpers_time(left: list[str]) -> float:
     """The extra seconds processes left running get when each is a helper of processes.HELPERS; 0 otherwise."""
-    names = [entry.partition(" (")[2].split(" ", 1)[0].rstrip(")") for entry in left]
-    # (a process that is exiting has no command line left, and the kernel keeps 15 characters of its name)
-    times = [next((t for helper, t in processes.HELPERS.items() if _named(helper, name)), 0.0) for name in names]
-    return min(times) - processes.LEFTOVER if all(times) else 0.0
+    helpers = [processes.helper_of(entry) for entry in left]
+    times = [processes.HELPERS[h] if h else 0.0 for h in helpers]
+    return min(times) - processes.LEFTOVER if times and all(times) else 0.0
 
 
 if __name__ == "__main__":
