@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 _PRAGMA = re.compile(r"^(noqa|type:|fmt:|pragma|pyright:|mypy:|ruff:|isort:|-\*-)")
 _LETTER = re.compile(r"[A-Za-z]")
-TRANSLATION = re.compile(r"^(?P<example>.+)\.(?P<lang>[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)\.yml$")
 
 
 @dataclass(frozen=True)
@@ -48,13 +47,6 @@ class Comment:
     column: int  # where its `#` is
     prefix: str  # `#` and the spaces after it, kept
     text: str  # the English, the key of its translation
-
-
-def is_translation(file: Path) -> bool:
-    """Whether ``file`` is the translation of an example's comments (``<name>.<lang>.yml`` beside ``<name>.py``):
-    not a file examples read, so no part of any key (source/keys.py: support_digest)."""
-    match = TRANSLATION.match(file.name)
-    return bool(match) and file.with_name(f"{match['example']}.py").is_file()  # type: ignore[index]
 
 
 def comments(example: Example) -> list[Comment]:
