@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links lighthouse record record-release lock-gpu notebooks katex bench lint clean
+.PHONY: build serve test page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -62,6 +62,9 @@ record-release: $(READY)  ## record every example on this CPU under one torch re
 
 lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)
 	$(PYTHON) tools/lock_gpu.py
+
+comments: $(READY)  ## write examples/<path>.zh.yml with each comment not yet translated (empty), to fill in
+	$(PYTHON) -m mkdocs_examples comments
 
 notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, opened by Colab from GitHub)
 	$(PYTHON) -m mkdocs_examples notebooks notebooks

@@ -67,6 +67,8 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
         docs / "en" / section_name / f"{name}.md": _fill("page.en.md", values),
         docs / "zh" / section_name / f"{name}.md": _fill("page.zh.md", {**values, "title": title_zh}),
         root / "examples" / example: _fill("example.py", values),
+        # its comments on Chinese pages (source/comments.py): the template's, translated
+        root / "examples" / example.replace(".py", ".zh.yml"): _fill("example.zh.yml", values),
     }
     for path in files:
         if path.exists():

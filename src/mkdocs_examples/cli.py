@@ -12,12 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+from mkdocs_examples import texts
 from mkdocs_examples.config import load_site
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.publish import notebooks, outputs, review
 from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
-from mkdocs_examples.source import keys
+from mkdocs_examples.source import comments, keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
 
 
@@ -47,10 +48,16 @@ def main(argv: list[str] | None = None) -> int:
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     books.add_argument("--check", action="store_true", help="change nothing; exit 1 if any notebook is out of date")
+    said = commands.add_parser("comments", help="write examples/<path>.<lang>.yml: each comment, to translate")
+    said.add_argument("paths", nargs="*", type=Path, help="example files or folders (default: all examples)")
+    said.add_argument("--lang", default="zh", help="the language to translate the comments into (default: zh)")
+    said.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     record.add_commands(commands)
     args = parser.parse_args(argv)
     if args.command == "notebooks":
         return _notebooks(args.config_file, args.out, check=args.check)
+    if args.command == "comments":
+        return _comments(args.config_file, args.paths, args.lang)
     if args.command == "diff":
         return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
     if args.command == "unsandboxed":
@@ -158,15 +165,13 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
     try:
         site = load_site(config_file)
         paths = find_examples(site.examples_dir, [])
+        examples = [read_example(site.examples_dir, path, site.config.folder) for path in paths]
         wanted = {
-            out / f"{path.removesuffix('.py')}.ipynb": notebooks.dumps(
-                notebooks.notebook(
-                    read_example(site.examples_dir, path, site.config.folder),
-                    seed=site.config.seed,
-                    threads=site.config.threads,
-                )
+            Path(notebooks.folder_of(str(out), lang)) / f"{example.path.removesuffix('.py')}.ipynb": notebooks.dumps(
+                notebooks.notebook(example, lang=lang, seed=site.config.seed, threads=site.config.threads)
             )
-            for path in paths
+            for lang in texts.LANGUAGES  # each language the engine speaks: its notes and comments
+            for example in examples
         }
     except (OSError, ValueError, ExampleError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -183,6 +188,27 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
     for name in extra:
         Path(name).unlink()
     print(f"{len(wanted)} notebooks in {out}: {len(stale)} written, {len(extra)} removed")
+    return 0
+
+
+def _comments(config_file: Path, paths: list[Path], lang: str) -> int:
+    """Write each example's ``<path>.<lang>.yml`` with every comment it has (source/comments.py): new ones empty,
+    for the contributor to translate, and none that no longer appears."""
+    try:
+        site = load_site(config_file)
+        found = find_examples(site.examples_dir, paths)
+        examples = [read_example(site.examples_dir, p, site.config.folder) for p in found]
+    except (OSError, ValueError, ExampleError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for example in examples:
+        file, text = comments.file_of(example, lang), comments.template(example, lang)
+        if text is None or (file.exists() and file.read_text(encoding="utf-8") == text):
+            continue
+        file.write_text(text, encoding="utf-8")
+        print(f"wrote {comments.display_of(example, lang)}")
+    todo = [problem for example in examples for problem in comments.problems(example, lang)]
+    print("\n".join(todo) if todo else f"every comment has its {lang} translation")
     return 0
 
 

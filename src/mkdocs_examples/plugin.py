@@ -40,6 +40,7 @@ from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import RecordingError
 from mkdocs_examples.render.page import branch, github, link_titles
+from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.pages import read_pages, refuse_links
 
@@ -146,6 +147,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         for example in self._build.loaded().values():
             for problem in notebooks.foreign_notes(example, i18n.site_languages(config)):
                 log.warning(problem)  # a note no reader would get: fails a strict build
+            for lang in i18n.site_languages(config):
+                for problem in comments.problems(example, lang) if lang != i18n.default_language(config) else []:
+                    log.warning(problem)  # comments a reader would get in English: fails a strict build
         self._build.outcomes = self._run(list(self._build.loaded().values()))
         try:
             self._build.read_recordings(log.info, log.warning)  # an unverified recording fails a strict build

@@ -37,3 +37,31 @@ def loads(text: str, name: str = "<text>") -> Any:
 def load(path: Path) -> Any:
     """The data of the YAML file ``path`` (see :func:`loads`)."""
     return loads(path.read_text(encoding="utf-8"), str(path))
+
+
+class KeyLines:
+    """Where each key of a YAML mapping is (:func:`key_lines`)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}  # a key: the line of its first entry, 1-based
+        self.duplicates: list[tuple[str, int]] = []  # a key written again, and the line
+
+
+def key_lines(text: str, name: str = "<text>") -> KeyLines:
+    """The line of each key of the top-level mapping in YAML ``text``, and the keys written twice, which
+    :func:`loads` reads as the last one silently; :class:`ValueError` as there."""
+    try:
+        node = yaml.compose(text, Loader=_Lenient)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{where}: not valid YAML ({problem}); fix the file") from None
+    found = KeyLines()
+    for key, _ in node.value if isinstance(node, yaml.MappingNode) else []:
+        value, line = str(key.value), key.start_mark.line + 1
+        if value in found.first:
+            found.duplicates.append((value, line))
+        else:
+            found.first[value] = line
+    return found

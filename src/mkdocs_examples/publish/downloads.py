@@ -29,7 +29,7 @@ def take_away(
     lines = {}
     for example in examples:
         view = views.get(example.path)
-        colab = notebooks.colab_url(repository, example, branch) if repository else None  # notebooks/ on GitHub
+        colab = notebooks.colab_url(repository, example, branch, lang) if repository else None  # notebooks/ on GitHub
         lines[example.path] = render_downloads(
             root + prefix, example, colab, lang=lang, view=root + view if view else None
         )

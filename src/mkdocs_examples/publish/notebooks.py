@@ -36,6 +36,7 @@ from mkdocs_examples.cjk import unwrap
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import in_words
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
 
 PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
@@ -55,6 +56,7 @@ def notebook(
     build started the example (:func:`as_built`: ``seed``, ``threads``, the plugin's options).
     """
     words = texts.text(lang)
+    example = comments.translated(example, lang)  # its comments in the reader's language
     by_line = {cell.lineno: cell for cell in example.cells}
     outputs = {c.cell: c for c in result.cells} if result else {}
     from_gpu = set()
@@ -163,11 +165,19 @@ def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
     ]
 
 
-def colab_url(repository: str, example: Example, branch: str = "main") -> str:
-    """Colab's page for the example's notebook committed under ``notebooks/`` (see `make notebooks`)."""
+def colab_url(repository: str, example: Example, branch: str = "main", lang: str = texts.DEFAULT) -> str:
+    """Colab's page for the example's notebook in language ``lang`` committed under ``notebooks/`` (see
+    `make notebooks`, :func:`folder_of`)."""
     path = example.path.removesuffix(".py")
     owner_repo = repository.removeprefix("https://github.com/")
-    return f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/notebooks/{path}.ipynb"
+    folder = folder_of("notebooks", lang)
+    return f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/{folder}/{path}.ipynb"
+
+
+def folder_of(out: str, lang: str) -> str:
+    """Where `make notebooks` writes the notebooks of ``lang``: ``out`` for the default language, ``out/<lang>``
+    for another (``notebooks/zh/``: Chinese notes and comments)."""
+    return out if lang == texts.DEFAULT else f"{out}/{lang}"
 
 
 def dumps(notebook: dict[str, Any]) -> str:
@@ -332,8 +342,8 @@ def _wrap_cuda(body: str, otherwise: str = NO_GPU) -> str:
 
 
 def runnable_script(example: Example, *, lang: str = texts.DEFAULT) -> str:
-    """The source of ``example``, each cell as :func:`_runnable` writes it, and the notes for ``lang``."""
-    example = _notes_of(example, lang)
+    """The source of ``example``, each cell as :func:`_runnable` writes it, and the notes and comments for ``lang``."""
+    example = _notes_of(comments.translated(example, lang), lang)
     lines = example.source.splitlines()
     for cell in sorted(example.cells, key=lambda c: c.lineno, reverse=True):
         first, count = cell.lineno - 1, cell.source.count("\n")

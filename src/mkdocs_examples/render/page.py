@@ -16,6 +16,7 @@ from mkdocs_examples.render.attribution import View, attribute, describe
 from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source import comments
 from mkdocs_examples.source.blocks import fenced_lines
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
@@ -42,6 +43,7 @@ def render_example(
     (:meth:`Sources.block`).
     """
     text = texts(lang)
+    example = comments.translated(example, lang)  # its comments in the reader's language
     sources = Sources(lang=lang) if sources is None else sources
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}

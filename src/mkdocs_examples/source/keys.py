@@ -143,6 +143,8 @@ def support_digest(root: Path) -> str:
                 continue
             if file.suffix == ".py" and not file.name.startswith("_"):
                 continue  # an example: its own key covers it
+            if is_translation(file):
+                continue  # its comments in another language (source/comments.py): never run
             digest.update("/".join(parts).encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
             found = True
     return digest.hexdigest() if found else ""
@@ -267,3 +269,14 @@ class Relocation:
             if old_code[:reach] != code[:reach]:
                 out[i + 1] = ""  # the code it pointed into changed its layout: no marks rather than wrong ones
         return indent + code + ending
+
+
+# examples/<name>.<lang>.yml beside examples/<name>.py: that example's comments in another language (source/comments.py)
+TRANSLATION = re.compile(r"^(?P<example>.+)\.(?P<lang>[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)\.yml$")
+
+
+def is_translation(file: Path) -> bool:
+    """Whether ``file`` is the translation of an example's comments (``<name>.<lang>.yml`` beside ``<name>.py``):
+    not a file examples read, so no part of any key (source/keys.py: support_digest)."""
+    match = TRANSLATION.match(file.name)
+    return bool(match) and file.with_name(f"{match['example']}.py").is_file()  # type: ignore[index]

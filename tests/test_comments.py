@@ -1,0 +1,178 @@
+"""Comments in the reader's language (source/comments.py): translated beside the example, code and keys unchanged."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+import unicodedata
+from pathlib import Path
+
+from mkdocs_examples.publish.notebooks import colab_url, notebook, runnable_script
+from mkdocs_examples.source import comments
+from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.keys import support_digest
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
+
+SOURCE = """\
+# %% [markdown]
+# A note: not a comment of the code
+# %% first
+import torch  # noqa: F401
+
+# make a tensor
+x = torch.ones(2)  # two ones
+s = "# not a comment"
+
+# %% second tags=["remove-cell"]
+# make a tensor
+assert x.sum() == 2  # two ones
+"""
+YAML = """\
+make a tensor: 建一个张量
+two ones: 两个 1
+"""
+
+
+def example_at(tmp_path: Path, source: str = SOURCE, translation: str | None = YAML) -> Example:
+    file = tmp_path / "demo.py"
+    file.write_text(source, encoding="utf-8")
+    if translation is not None:
+        file.with_name("demo.zh.yml").write_text(translation, encoding="utf-8")
+    return Example.from_source("demo.py", file, source)
+
+
+def code_tokens(source: str) -> list[tuple[int, str]]:
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [(t.type, t.string) for t in tokens if t.type != tokenize.COMMENT]
+
+
+def test_comments_are_translated_and_nothing_else_changes(tmp_path):
+    example = example_at(tmp_path)
+    zh = comments.translated(example, "zh")
+    assert zh.source.splitlines()[5:7] == ["# 建一个张量", "x = torch.ones(2)  # 两个 1"]
+    assert "# noqa: F401" in zh.source and 's = "# not a comment"' in zh.source  # pragmas and strings stay
+    assert "# A note: not a comment of the code" in zh.source and "# %% first" in zh.source  # notes, markers too
+    assert zh.source.count("建一个张量") == 2  # a comment written twice: one entry, used for each
+    assert code_tokens(zh.source) == code_tokens(example.source)
+    assert len(zh.source.splitlines()) == len(example.source.splitlines())
+    assert [c.lineno for c in zh.cells] == [c.lineno for c in example.cells]
+    assert comments.translated(example, "en") is example
+    assert comments.problems(example, "zh") == []
+
+
+def test_translating_changes_no_key(tmp_path):
+    example = example_at(tmp_path)
+    zh = comments.translated(example, "zh")
+    assert zh.source != example.source
+    assert zh.keys == example.keys
+
+
+def test_a_translation_file_is_no_part_of_the_support_digest(tmp_path):
+    example_at(tmp_path, translation=None)
+    (tmp_path / "_helper.py").write_text("HELP = 1\n", encoding="utf-8")
+    before = support_digest(tmp_path)
+    (tmp_path / "demo.zh.yml").write_text(YAML, encoding="utf-8")
+    assert support_digest(tmp_path) == before
+    (tmp_path / "data.yml").write_text("a: 1\n", encoding="utf-8")  # a data file an example may read
+    assert support_digest(tmp_path) != before
+
+
+def test_every_real_translation_keeps_its_examples_keys():
+    for file in sorted(EXAMPLES.rglob("[!_]*.py")):
+        path = file.relative_to(EXAMPLES).as_posix()
+        example = Example.from_source(path, file, file.read_text(encoding="utf-8"))
+        assert comments.translated(example, "zh").keys == example.keys, path
+
+
+def test_downloads_carry_the_translated_comments(tmp_path):
+    example = example_at(tmp_path)
+    assert "# 建一个张量" in runnable_script(example, lang="zh")
+    assert "# make a tensor" in runnable_script(example, lang="en")
+    cells = notebook(example, lang="zh")["cells"]
+    assert any("x = torch.ones(2)  # 两个 1" in cell["source"] for cell in cells)
+
+
+def test_a_missing_comment_names_the_example_and_its_line(tmp_path):
+    example = example_at(tmp_path, translation="two ones: 两个 1\n")
+    assert comments.problems(example, "zh") == [
+        "examples/demo.py:6: comment 'make a tensor' has no zh translation; run `make comments` to add it to "
+        "examples/demo.zh.yml, then write its translation there"
+    ]
+    zh = comments.translated(example, "zh")  # what is there is used; the rest stays English
+    assert "# make a tensor" in zh.source and "# 两个 1" in zh.source
+
+
+def test_an_outdated_or_empty_entry_names_the_translation_file_and_its_line(tmp_path):
+    example = example_at(tmp_path, translation=YAML + "make two tensors: 建两个张量\n")
+    assert comments.problems(example, "zh") == [
+        "examples/demo.zh.yml:3: 'make two tensors' is no comment of examples/demo.py (it changed or went): "
+        "translate the comment as it is now and remove this entry (`make comments` does)"
+    ]
+    example = example_at(tmp_path, translation="make a tensor: ''\ntwo ones: 两个 1\n")
+    assert comments.problems(example, "zh") == [
+        "examples/demo.zh.yml:1: 'make a tensor' (comment of examples/demo.py:6) has no translation yet: write it"
+    ]
+
+
+def test_without_a_file_the_first_comment_is_named(tmp_path):
+    example = example_at(tmp_path, translation=None)
+    [problem] = comments.problems(example, "zh")
+    assert problem.startswith("examples/demo.py:6: 2 comment(s) have no zh translation: there is no "
+                              "examples/demo.zh.yml; run `make comments`")  # fmt: skip
+
+
+def test_a_key_written_twice_is_refused(tmp_path):
+    example = example_at(tmp_path, translation=YAML + "two ones: 两个一\n")
+    assert comments.problems(example, "zh") == ["examples/demo.zh.yml:3: 'two ones' is written twice; keep one entry"]
+
+
+def test_the_template_keeps_translations_adds_new_comments_and_drops_old_ones(tmp_path):
+    example = example_at(tmp_path, translation="two ones: 两个 1\ngone: 没了\n")
+    text = comments.template(example, "zh")
+    assert text is not None
+    assert text.splitlines()[1:] == ["make a tensor: ''", "two ones: 两个 1"]
+    (tmp_path / "demo.zh.yml").write_text(text.replace("''", "建一个张量"), encoding="utf-8")
+    assert comments.problems(example, "zh") == []
+
+
+def test_chinese_pages_open_chinese_notebooks_in_colab(tmp_path):
+    example = example_at(tmp_path)
+    assert colab_url("https://github.com/o/r", example, lang="zh").endswith("/blob/main/notebooks/zh/demo.ipynb")
+    assert colab_url("https://github.com/o/r", example).endswith("/blob/main/notebooks/demo.ipynb")
+
+
+def columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def test_translated_comment_lines_fit_where_the_english_did():
+    wide = []
+    for file in sorted(EXAMPLES.rglob("[!_]*.py")):
+        path = file.relative_to(EXAMPLES).as_posix()
+        example = Example.from_source(path, file, file.read_text(encoding="utf-8"))
+        zh = comments.translated(example, "zh")
+        for cell, mine in zip(example.cells, zh.cells, strict=True):
+            if cell.has("remove-cell") or cell.has("remove-input"):
+                continue
+            for i, (en, cn) in enumerate(zip(cell.source.splitlines(), mine.source.splitlines(), strict=True)):
+                if columns(cn) > 80 >= columns(en):
+                    wide.append(f"{example.display}:{cell.lineno + i}: {columns(cn)} columns")
+    assert not wide, f"translated comments wider than 80 columns; shorten them in the .zh.yml: {wide}"
+
+
+def test_the_built_chinese_pages_and_downloads_show_chinese_comments(real_site):
+    site, _ = real_site
+    file = EXAMPLES / "autograd" / "graph.py"
+    english = file.read_text(encoding="utf-8")
+    assert "# " in english
+    page = (site / "zh" / "autograd" / "graph" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="c1"># [^<]*[\u4e00-\u9fff]', page), "no Chinese comment on the zh page"
+    assert "notebooks/zh/autograd/graph.ipynb" in page
+    en_page = (site / "autograd" / "graph" / "index.html").read_text(encoding="utf-8")
+    assert not re.search(r'<span class="c1"># [^<]*[\u4e00-\u9fff]', en_page)
+    script = (site / "zh" / "downloads" / "autograd" / "graph.py").read_text(encoding="utf-8")
+    assert re.search(r"# [^\n]*[\u4e00-\u9fff]", script.split("# %%", 2)[2])
+    assert (site / "downloads" / "autograd" / "graph.py").read_text(encoding="utf-8").count("\u4e00") == 0
