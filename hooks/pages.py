@@ -55,6 +55,8 @@ SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torc
 UNLINKED = {
     "torch.zero_grad": "shown on purpose as a mistake: it does not exist",
     "torch.AcceleratorError": "the exception type of CUDA errors (a RuntimeError), without an entry in the docs read",
+    "torch.distributed.DistBackendError": "the exception type of a NCCL timeout that wait() raises (a RuntimeError), "
+    "without an entry in the docs read",
     "torch.nn.pdist": "shown on purpose as a mistake: it does not exist",
     "torch.pdist": "an alias of torch.nn.functional.pdist (linked) with no entry of its own",
     "torch.relu": "torch.md lists no relu (torch.nn.functional.relu has the entry)",

@@ -446,3 +446,24 @@ def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_lab
     (wording,) = entry.wordings
     assert wording.quoted == {"aten/x.cpp"} and {p.torch for p in wording.printed} == {"2.13.0"}
     assert _wording(wording, "en").startswith("torch 2.13.0; quoted from PyTorch's source: `mat1")
+
+
+def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in_the_box_and_the_index():
+    """A message the build's release no longer has (the cuBLAS workspace check, gone in torch 2.10) is quoted
+    from the tag of a release that had it: the link, the box and the index entry name that release."""
+    from mkdocs_examples.publish.error_index import quotes, render_quotes
+
+    page = "# Errors\n\n/// quoted-error | aten/src/ATen/Context.cpp @ v2.9.1\nRuntimeError: old check\n///\n"
+    (quote,) = quotes(page)
+    assert (quote.source, quote.ref) == ("aten/src/ATen/Context.cpp", "v2.9.1")
+    en = render_quotes(page, "2.13.0+cpu", "en")
+    assert "https://github.com/pytorch/pytorch/blob/v2.9.1/aten/src/ATen/Context.cpp" in en
+    assert "of PyTorch 2.9.1 words it" in en and "2.13.0" not in en
+    assert "PyTorch 2.9.1 的源码" in render_quotes(page, "2.13.0+cpu", "zh")
+    (entry,) = collect({"errors/cuda.md": ("GPU errors", find_blocks(page))}, {}, {}, {"errors/cuda.md": [quote]})
+    (wording,) = entry.wordings
+    assert wording.quoted_from == {"2.9.1"}
+    assert _wording(wording, "en") == "quoted from the source of PyTorch 2.9.1: `old check`"
+    assert _wording(wording, "zh") == "引自 PyTorch 2.9.1 的源码：`old check`"
+    # a tag that is not a release's (a branch) is not a reference: the block is not a quote
+    assert quotes(page.replace("@ v2.9.1", "@ main")) == []

@@ -331,3 +331,20 @@ if library.is_file():  # Linux wheels
     del text
 # what a device-side assert raises, as the page says
 assert issubclass(torch.AcceleratorError, RuntimeError)
+
+# %% cublas-quoted-checks tags=["remove-cell"]
+# The cuBLAS workspace check the page quotes from torch 2.9.1 is gone from this
+# torch (since 2.10): use_deterministic_algorithms no longer names the variable,
+# and neither the header that declared the check nor the library that raised it
+# has it any more. On torch 2.4-2.9 these asserts fail: they name it
+root = Path(torch.__file__).parent
+library = root / "lib" / "libtorch_cpu.so"
+assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__
+context = root / "include" / "ATen" / "Context.h"
+if context.is_file():  # wheels ship the headers
+    assert "alertCuBLASConfigNotDeterministic" not in context.read_text()
+if library.is_file():  # Linux wheels
+    text = library.read_bytes()
+    assert b"it uses CuBLAS and you have CUDA >= 10.2" not in text
+    assert b"Deterministic behavior was enabled with either" not in text
+    del text

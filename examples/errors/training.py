@@ -472,3 +472,21 @@ if tests.is_file():
     assert "TORCH_NCCL_DUMP_ON_TIMEOUT" in tests
     # what its NCCL tests expect the watchdog's timeout error to contain
     assert '"caught collective operation timeout"' in tests
+    # ... from a wait() that timed out, as a RuntimeError
+    at = tests.index('"caught collective operation timeout"')
+    assert "assertRaisesRegex(RuntimeError, err_regex)" in tests[at:at + 300]
+    assert ".wait(timedelta(" in tests[at:at + 400]
+# The watchdog's message the page quotes from ProcessGroupNCCL.cpp: what wait()
+# raises it as, and the fields it prints, declared in this torch's header
+assert issubclass(dist.DistBackendError, RuntimeError)
+header = root / "include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp"
+if header.is_file():  # wheels ship the headers
+    header = header.read_text()
+    work = header[header.index("class WorkNCCL"):]
+    for declared in (
+        "uint64_t seq_;", "size_t numelIn_", "size_t numelOut_",
+        "std::chrono::milliseconds opTimeout_", "bool checkTimeout(",
+        "const std::string& logPrefix() const;",
+        "friend std::ostream& operator<<(",
+    ):
+        assert declared in work, declared

@@ -58,6 +58,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
         "index.quoted": "quoted from PyTorch's source",
+        "index.quoted.release": "quoted from the source of PyTorch {releases}",
         "index.quoted.link": "quoted",
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from PyTorch's source, not an output",
@@ -142,6 +143,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
         "index.quoted": "引自 PyTorch 源码",
+        "index.quoted.release": "引自 PyTorch {releases} 的源码",
         "index.quoted.link": "源码引文",
         "quoted.title": "引自 PyTorch 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",

@@ -32,8 +32,9 @@ recording) may be quoted from PyTorch's source instead, one ``Type: message`` a 
     ///
 
 The page shows it in a box labelled as a quotation from that file of the build's torch release
-(:func:`render_quotes`), or of a commit of PyTorch's repository where one follows the path
-(``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
+(:func:`render_quotes`), or of another release's tag or a commit of PyTorch's repository where one
+follows the path (``aten/src/ATen/Context.cpp @ v2.9.1``: a message the build's release no longer has;
+``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
 never as an output, and the index lists each line as a wording labelled
 "quoted from PyTorch's source", linking to the box (:func:`quotes`, the ``quoted`` of :func:`collect`).
 The lines of one block that have one exception type are wordings of one error, as a cell's are.
@@ -57,7 +58,7 @@ from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 QUOTED = re.compile(
-    r"^/// *quoted-error *\| *(?P<source>[\w./-]+)(?: *@ *(?P<ref>[0-9a-f]{40}))? *\n"
+    r"^/// *quoted-error *\| *(?P<source>[\w./-]+)(?: *@ *(?P<ref>[0-9a-f]{40}|v\d+\.\d+\.\d+))? *\n"
     r"(?P<lines>(?:(?!///).*\n)+?)/// *$",
     re.MULTILINE,
 )
@@ -134,6 +135,7 @@ class Wording:
     message: str
     printed: set[Printed] = field(default_factory=set)
     quoted: set[str] = field(default_factory=set)
+    quoted_from: set[str] = field(default_factory=set)  # the other releases whose source is quoted (2.9.1)
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class Quote:
     source: str
     lines: tuple[str, ...]
     anchor: str
-    ref: str = ""  # the commit quoted, where it is not the build's release
+    ref: str = ""  # the commit or release tag (v2.9.1) quoted, where it is not the build's release
 
 
 def quotes(markdown: str) -> list[Quote]:
@@ -173,7 +175,12 @@ def render_quotes(markdown: str, torch: str, lang: str) -> str:
             return match[0]
         quote = next(found)
         link = f"[`{quote.source}`]({SOURCE_URL.format(tag=quote.ref or tag, source=quote.source)})"
-        version = text["quoted.commit"].format(commit=quote.ref[:10]) if quote.ref else release(torch) or "main"
+        if quote.ref.startswith("v"):  # another release's tag
+            version = quote.ref[1:]
+        elif quote.ref:
+            version = text["quoted.commit"].format(commit=quote.ref[:10])
+        else:
+            version = release(torch) or "main"
         said = text["quoted.from"].format(source=link, release=version)
         body = "\n".join(["```text", *quote.lines, "```"])
         inner = f"{said}\n\n{body}".replace("\n", "\n    ")
@@ -281,7 +288,10 @@ def collect(
         for quote in found:
             for line in quote.lines:
                 key = fold(normalise(line))
-                wordings.setdefault(key, Wording(*fold(line))).quoted.add(quote.source)
+                wording = wordings.setdefault(key, Wording(*fold(line)))
+                wording.quoted.add(quote.source)
+                if quote.ref.startswith("v"):  # another release's tag
+                    wording.quoted_from.add(quote.ref[1:])
                 cells.setdefault((page, -1 - found.index(quote), key[0]), set()).add(key)
                 known = places.setdefault(key, [])
                 if all((s.page, s.anchor) != (page, quote.anchor) for s in known):
@@ -378,7 +388,10 @@ def _wording(wording: Wording, lang: str) -> str:
     for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
         label = f"torch {spans([p.torch for p in envs], texts(lang))}" + (f" · Python {python}" if python else "")
         groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
-    if wording.quoted:
+    if wording.quoted_from:
+        releases = _LABELS.get(lang, _LABELS["en"])[0].join(sorted(wording.quoted_from, key=version_key))
+        groups.append(texts(lang)["index.quoted.release"].format(releases=releases))
+    elif wording.quoted:
         groups.append(texts(lang)["index.quoted"])
     return devices.join(groups) + colon + text if groups else text
 
