@@ -50,14 +50,14 @@ links: $(READY)  ## check every link and anchor of the built site (after `make b
 lighthouse: $(READY)  ## after `make build`: Lighthouse (mobile) on 8 pages, then the bytes before search and the time to a first result on a throttled phone (needs npm)
 	$(PYTHON) tools/lighthouse.py site; scores=$$?; $(PYTHON) tools/search_timing.py site && exit $$scores
 
-record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordings/<environment>/ (README: "CUDA outputs")
+record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordings/<environment>/ (MAINTAINING.md: "CUDA outputs")
 	rm -rf .cache/record
 	$(PYTHON) -m mkdocs_examples record --out .cache/record/cuda
 	$(PYTHON) -m mkdocs_examples record --device cpu --keep-failed --out .cache/record/cpu
 	$(PYTHON) -m mkdocs_examples merge .cache/record/cuda --device cuda --into recordings
 	$(PYTHON) -m mkdocs_examples merge .cache/record/cpu --device cpu --into recordings
 
-record-release: $(READY)  ## record every example on this CPU under one torch release: make record-release TORCH=2.4.1 (README: "Environments and torch releases")
+record-release: $(READY)  ## record every example on this CPU under one torch release: make record-release TORCH=2.4.1 (MAINTAINING.md: "Torch releases")
 	$(PYTHON) tools/record_release.py "$(TORCH)"
 
 lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)

@@ -63,7 +63,7 @@ def venv(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("package")
     sources = base / "sources"  # a copy, so that building leaves no build/ or egg-info in the project
     sources.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "LICENSE"):  # the readme, src/mkdocs_examples/README.md, comes with src/
         shutil.copy2(ROOT / name, sources / name)
     shutil.copytree(ROOT / "src", sources / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", str(sources), "-w", str(base / "dist")], base)

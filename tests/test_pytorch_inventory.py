@@ -136,8 +136,9 @@ def test_the_script_writes_a_sorted_file_and_refuses_a_folder_without_docs(tmp_p
 
 
 def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():
-    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (README): each
-    name they document must still be one the installed torch has, or the file is from another release."""
+    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (CONTRIBUTING.md,
+    "What readers get": API links): each name they document must still be one the installed torch has, or
+    the file is from another release."""
     import importlib
 
     def exists(name: str) -> bool:

@@ -240,7 +240,7 @@ class Engine:
         self._warned = True
         return [
             f"examples ran without the sandbox's protection `{name}`: {why}. Build where the kernel allows it "
-            f"(README: \"Where it runs\"), or accept it in mkdocs.yml under the examples plugin: "
+            f"(README of mkdocs_examples: \"Where it runs\"), or accept it in mkdocs.yml under the examples plugin: "
             f"`sandbox_optional: [{name}]`"
             for name, why in missing.items() if name not in optional
         ]  # fmt: skip

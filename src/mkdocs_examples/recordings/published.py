@@ -126,8 +126,8 @@ def _unverified(folder: Path, why: dict[str, str]) -> str:
     return (f"{len(listed)} recording(s) in {folder} are unverified, no trusted key signs them as they are: "
             f"{'; '.join(listed[:5])}{more}. Pages label their outputs 'unverified'. Let the workflow that records "
             f"{folder.name} record them again, or, for recordings you made yourself, sign them with a key listed in "
-            f"{folder.parent / attest.SIGNERS} (`mkdocs-examples sign {folder} --key FILE`; README, \"Who recorded "
-            "it\")")  # fmt: skip
+            f"{folder.parent / attest.SIGNERS} (`mkdocs-examples sign {folder} --key FILE`; "
+            'README of mkdocs_examples, "Who recorded it")')  # fmt: skip
 
 
 def _device_of(published: dict[str, Published], name: str) -> str:

@@ -1,7 +1,7 @@
 """Recordings: what examples printed on another machine (a GPU), committed so that a build without one publishes it.
 
 One plain JSON file per example, ``<recordings>/<device>/<path without .py>.json``, in the
-format of ``schemas/recording.schema.json`` (README, "CUDA outputs"), which this module reads
+format of ``schemas/recording.schema.json`` (README, "Recordings: outputs made elsewhere"), which this module reads
 it through. In short::
 
     {"schema": 2, "example": "devices/gpu_memory.py", "scheme": "tokens-1", "keys": ["<cell 0's key>", ...],
