@@ -119,7 +119,7 @@ def _line(label: str, row: dict[str, float]) -> str:
 
 
 def _plugin_options(config_file: Path):
-    from mkdocs_examples.config import load_site
+    from mkdocs_examples.settings import load_site
 
     return load_site(config_file).config
 
@@ -136,8 +136,8 @@ def _time_engine(config_file: Path) -> tuple[float, list[dict]]:
 
 def _engine_once(config_file: Path) -> int:
     """In the child: what `python -m mkdocs_examples run --no-cache` does, reporting seconds as JSON."""
-    from mkdocs_examples.config import load_site
     from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.settings import load_site
     from mkdocs_examples.source.cells import find_examples
 
     site = load_site(config_file)  # the plugin's options alone, as the command line reads them
@@ -179,7 +179,7 @@ def _floor_once(config_file: Path) -> int:
     import random
     import shutil
 
-    from mkdocs_examples.config import load_site
+    from mkdocs_examples.settings import load_site
     from mkdocs_examples.source.cells import Example, find_examples
 
     site = load_site(config_file)

@@ -42,7 +42,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import i18n
+from mkdocs_examples.mkdocs import i18n
 
 log = get_plugin_logger("pages")
 

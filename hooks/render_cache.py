@@ -40,8 +40,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
-from mkdocs_examples import i18n
 from mkdocs_examples.environment import package_version
+from mkdocs_examples.mkdocs import i18n
 
 FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
 TEMPLATES = Path(".cache") / "jinja"

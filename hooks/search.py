@@ -50,8 +50,9 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import i18n, yaml_files
+from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import package_version
+from mkdocs_examples.mkdocs import i18n
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"

@@ -29,7 +29,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
 
-from mkdocs_examples import i18n
+from mkdocs_examples.mkdocs import i18n
 
 log = get_plugin_logger("serve")
 

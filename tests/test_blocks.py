@@ -50,7 +50,7 @@ def test_broken_blocks_carry_an_error():
 
 
 def test_a_pages_title_is_the_one_mkdocs_gives_it_not_a_comment_in_front_matter_or_code():
-    from mkdocs_examples.source.pages import title_of
+    from mkdocs_examples.mkdocs.pages import title_of
 
     front = "---\n# the example is an aside\ntake_away: under-example\n---\n\n# PyTorch Tips\n"
     assert title_of(front, "index") == "PyTorch Tips"  # the home page was listed as "the example is an aside"

@@ -1,4 +1,4 @@
-"""The engine's one helper per concern: languages (i18n.py), YAML (yaml_files.py), its texts (texts.py).
+"""The engine's one helper per concern: languages (mkdocs/i18n.py), YAML (yaml_files.py), its texts (texts.py).
 
 Languages are asked of stand-ins for MkDocs' config and pages, the shape MkDocs and
 mkdocs-static-i18n give them; the real builds are in test_site.py, test_hooks.py and the real site.
@@ -13,7 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from mkdocs_examples import i18n, yaml_files
+from mkdocs_examples import yaml_files
+from mkdocs_examples.mkdocs import i18n
 from mkdocs_examples.texts import TEXT, text
 
 
@@ -65,10 +66,10 @@ def test_the_language_of_a_page():
 
 
 def test_the_child_side_never_imports_the_language_helper():
-    check = "import sys, mkdocs_examples.execute.child.worker; print('mkdocs_examples.i18n' in sys.modules)"
+    check = "import sys, mkdocs_examples.execute.child.worker; print('mkdocs_examples.mkdocs.i18n' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
-    check = "import sys, mkdocs_examples.i18n; print('mkdocs' in sys.modules)"  # and it needs no MkDocs itself
+    check = "import sys, mkdocs_examples.mkdocs.i18n; print('mkdocs' in sys.modules)"  # and it needs no MkDocs itself
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

@@ -23,14 +23,14 @@ def test_the_child_side_never_imports_mkdocs_or_markdown():
 def test_the_public_api_resolves_and_is_typed():
     for name in mkdocs_examples.__all__:
         assert getattr(mkdocs_examples, name) is not None, name
-    assert mkdocs_examples.ExamplesPlugin.__module__ == "mkdocs_examples.plugin"
+    assert mkdocs_examples.ExamplesPlugin.__module__ == "mkdocs_examples.mkdocs.plugin"
     assert (PACKAGE / "py.typed").exists()
 
 
 def test_every_subpackage_says_what_it_holds():
     folders = [p for p in PACKAGE.rglob("*") if p.is_dir() and p.name not in ("__pycache__", "assets", "schemas")]
     assert {p.relative_to(PACKAGE).as_posix() for p in folders} == {
-        "source", "execute", "execute/child", "render", "publish", "recordings",
+        "source", "execute", "execute/child", "render", "publish", "recordings", "mkdocs",
     }  # fmt: skip
     for folder in folders:
         init = (folder / "__init__.py").read_text()

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from forked_kernels import serving
 
-from mkdocs_examples.config import load_site
+from mkdocs_examples.settings import load_site
 from mkdocs_examples.source.cells import find_examples
 
 ROOT = Path(__file__).parent.parent

@@ -99,7 +99,7 @@ def test_only_the_wheel_and_its_dependencies_are_installed(venv):
     check = "from mkdocs_examples.publish import notebook_views as v; print(v.ASSET.is_file(), v.ASSET)"
     shipped = _run([python, "-c", check], venv).split()
     assert shipped[0] == "True" and shipped[1].startswith(str(venv))  # the views' stylesheet, a package asset
-    picker = "import mkdocs_examples.plugin as p, pathlib; print([(pathlib.Path(p.__file__).parent / a).is_file() " \
+    picker = "import mkdocs_examples.mkdocs.plugin as p; print([(p.PACKAGE / a).is_file() " \
         "for a in p.PICKER] == [True, True])"
     assert _run([python, "-c", picker], venv).strip() == "True"  # the torch picker's script and stylesheet
 

@@ -22,8 +22,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mkdocs_examples.config import load_site
 from mkdocs_examples.publish.notebooks import runnable_script
+from mkdocs_examples.settings import load_site
 from mkdocs_examples.source.cells import read_example
 
 ROOT = Path(__file__).parent.parent

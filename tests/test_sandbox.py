@@ -220,7 +220,7 @@ def test_a_missing_protection_is_a_warning_once_unless_the_site_accepts_it(tmp_p
 
 
 def test_sandbox_optional_names_only_protections_the_engine_knows(tmp_path):
-    from mkdocs_examples.config import load_site
+    from mkdocs_examples.settings import load_site
 
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: x\nplugins:\n  - examples:\n      sandbox_optional: [namespace]\n")

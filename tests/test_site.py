@@ -265,7 +265,7 @@ def test_what_confines_the_examples_is_said_once_in_a_build_of_two_languages(sit
 
 
 def test_a_block_whose_example_has_no_result_stops_the_build(built_site, monkeypatch, caplog):
-    from mkdocs_examples.plugin import ExamplesPlugin
+    from mkdocs_examples.mkdocs.plugin import ExamplesPlugin
 
     real = ExamplesPlugin._run  # as if the pool had lost one, or a forged answer had ended it early
     monkeypatch.setattr(ExamplesPlugin, "_run", lambda self, examples: {

@@ -8,10 +8,11 @@ The package, by where each part runs (README, "The engine"):
 - ``render``: Markdown for a page; ``publish``: what a site offers beyond its pages
   (downloads, notebooks, the error index, output snapshots); ``recordings``: outputs made
   on other machines (the GPU job's commands);
-- ``plugin`` and ``cli``: the two ways in, MkDocs and the ``mkdocs-examples`` command.
+- ``mkdocs``: the MkDocs adapter, the only part that imports MkDocs (its plugin ``examples``);
+  ``cli`` and ``fence`` (a pymdown-extensions superfences fence): the ways in without it.
 
 The names below are the public API; they are imported on first use, so that the worker
-(which imports this package) never imports MkDocs.
+(which imports this package) never imports MkDocs, and the core serves without it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _PUBLIC = {
-    "ExamplesPlugin": "mkdocs_examples.plugin",
-    "ExamplesConfig": "mkdocs_examples.config",
+    "ExamplesPlugin": "mkdocs_examples.mkdocs.plugin",
+    "ExamplesConfig": "mkdocs_examples.mkdocs.config",
+    "Settings": "mkdocs_examples.settings",
     "Engine": "mkdocs_examples.execute.engine",
     "Outcome": "mkdocs_examples.execute.engine",
     "EngineError": "mkdocs_examples.execute.engine",
@@ -36,15 +38,16 @@ _PUBLIC = {
     "Failure": "mkdocs_examples.results",
 }
 __all__ = [  # noqa: RUF022 (grouped by module, as _PUBLIC)
-    "__version__", "ExamplesPlugin", "ExamplesConfig", "Engine", "Outcome", "EngineError",
+    "__version__", "ExamplesPlugin", "ExamplesConfig", "Settings", "Engine", "Outcome", "EngineError",
     "Example", "ExampleError", "read_example", "Options", "Result", "CellResult", "Failure",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
-    from mkdocs_examples.config import ExamplesConfig
     from mkdocs_examples.execute.engine import Engine, EngineError, Outcome
-    from mkdocs_examples.plugin import ExamplesPlugin
+    from mkdocs_examples.mkdocs.config import ExamplesConfig
+    from mkdocs_examples.mkdocs.plugin import ExamplesPlugin
     from mkdocs_examples.results import CellResult, Failure, Options, Result
+    from mkdocs_examples.settings import Settings
     from mkdocs_examples.source.cells import Example, ExampleError, read_example
 
 

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 from mkdocs_examples import texts
-from mkdocs_examples.config import load_site
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.publish import notebooks, outputs, review
 from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.settings import load_site
 from mkdocs_examples.source import comments, keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
 

@@ -1,4 +1,5 @@
-"""One page's Markdown, as the plugin's ``on_page_markdown`` hands it over and gets it back.
+"""One page's Markdown, as the plugin's ``on_page_markdown`` hands it over and gets it back, from plain values
+(the MkDocs adapter turns its ``Page`` into a :class:`Page` of this module: mkdocs/pages.py).
 
 In order: the generated lists the page asks for by their markers (the error index, the page of
 changes between torch releases), then each ``/// example`` block replaced by its code and
@@ -10,22 +11,29 @@ releases the examples were checked on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-from mkdocs.exceptions import PluginError
-from mkdocs.plugins import get_plugin_logger
-from mkdocs.structure.pages import Page
+from typing import Any
 
 from mkdocs_examples.build import Build
 from mkdocs_examples.publish import changes, downloads, error_index
 from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import render_error, render_example, under_title
 from mkdocs_examples.render.provenance import Sources
+from mkdocs_examples.results import SiteError
 from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
 
-log = get_plugin_logger(__name__)
+
+@dataclass(frozen=True)
+class Page:
+    """What rendering needs of one page."""
+
+    src_uri: str  # its path under the docs folder: ``zh/tensors/views.md``
+    url: str  # its URL, relative to the site's root
+    meta: Mapping[str, Any]  # its front matter
+    file: Path | None  # its Markdown file
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,7 @@ class Site:
     limit: int  # option `max_output`
     repository: str | None  # the site's repository on GitHub, if it is there
     branch: str
+    warn: Callable[[str], None]  # a warning of the build (which fails a strict build)
 
 
 def render(
@@ -58,12 +67,12 @@ def render(
     lines = downloads.take_away(
         built, page_url=page.url, prefix=prefix, lang=lang, views=views, repository=site.repository, branch=site.branch
     )
-    at_top = _take_away_at_top(page, build)
+    at_top = _take_away_at_top(page, build, site)
     firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
     sources = Sources(lang=lang)  # the environments of the page's outputs, said once at its end
 
     def one(block: Block) -> str:
-        text = _block(build, site, page.file.src_uri, block, lang, sources)
+        text = _block(build, site, page.src_uri, block, lang, sources)
         if not at_top and firsts[block.path] is block and block.path in lines:
             text += "\n" + lines[block.path]
         return text
@@ -74,13 +83,13 @@ def render(
     return markdown + sources.block(lang) + _checks(build, site, blocks, lang)
 
 
-def _take_away_at_top(page: Page, build: Build) -> bool:
+def _take_away_at_top(page: Page, build: Build, site: Site) -> bool:
     """Where the page's front matter puts its take-away lines (``take_away``): ``top`` (the default),
     or ``under-example``, under the first block of each example (a page whose example is an aside)."""
     where = page.meta.get("take_away", "top")
     if where not in ("top", "under-example"):
-        log.warning(
-            f"{build.shown(page.file.src_uri)}: front matter `take_away: {where}` is neither `top` nor "
+        site.warn(
+            f"{build.shown(page.src_uri)}: front matter `take_away: {where}` is neither `top` nor "
             "`under-example`; the take-away line goes at the top"
         )
     return where != "under-example"
@@ -97,7 +106,7 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
             return render_example(example, None, block.cell, lang=lang, limit=site.limit)
         except ExampleError as error:
             message = str(error) if error.path == page else f"{page}:{block.line}: {error}"
-            log.warning(message)  # fails a strict build, as with the plugin enabled
+            site.warn(message)  # fails a strict build, as with the plugin enabled
             return render_error(message, lang=lang)
     problem = build.problem(src_uri, block)
     if problem:
@@ -107,7 +116,7 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
     if not isinstance(loaded, Example) or outcome is None:  # added to the page since pre-build, or lost
         message = f"{page}:{block.line}: example {block.path} was not run in this build"
         if not site.serving:  # a page must never be published without the output it claims
-            raise PluginError(f"{message}; build again, and report it if it happens twice")
+            raise SiteError(f"{message}; build again, and report it if it happens twice")
         return render_error(message, lang=lang)
     return render_example(
         loaded, outcome.result, block.cell, lang=lang, limit=site.limit,
@@ -131,9 +140,9 @@ def _checks(build: Build, site: Site, blocks: list[Block], lang: str) -> str:
 
 def _error_index(build: Build, page: Page, lang: str) -> str:
     """The index of the errors shown on the pages of ``page``'s language tree."""
-    pages, here = build.tree(page.file.src_uri, lang)
+    pages, here = build.tree(page.src_uri, lang)
     results = {path: [o.result, *build.recorded_results(o.example)] for path, o in build.outcomes.items()}
-    root = Path(page.file.abs_src_path or "").parent  # the language tree's folder: ``here``'s path taken off
+    root = (page.file or Path()).parent  # the language tree's folder: ``here``'s path taken off
     for _ in Path(here).parts[:-1]:
         root = root.parent
     quoted = {path: found for path in pages if (file := root / path).is_file()
@@ -143,7 +152,7 @@ def _error_index(build: Build, page: Page, lang: str) -> str:
 
 def _changes(build: Build, site: Site, page: Page, lang: str) -> str:
     """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
-    pages, here = build.tree(page.file.src_uri, lang)
+    pages, here = build.tree(page.src_uri, lang)
     examples = build.loaded()
     done = {path: o.result for path, o in build.outcomes.items() if o.failure is None}
     recorded = {path: build.checked(e) for path, e in examples.items()}

@@ -20,6 +20,13 @@ IMAGE = f"{RESULT}#/$defs/image"
 # $defs/image bounds its base64 text to 4 * ceil(MAX_IMAGE_BYTES / 3) characters
 MAX_IMAGE_BYTES = 5 << 20
 
+class SiteError(Exception):
+    """The site cannot be built as it is (its pages, options or templates): the message says where and what to do.
+
+    The core's one error for a build to stop on; the MkDocs adapter raises it as MkDocs' ``PluginError``.
+    """
+
+
 FailureKind = Literal[
     "exception",  # an unexpected exception in a cell
     "no-exception",  # a cell tagged raises-exception raised nothing

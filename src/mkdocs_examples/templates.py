@@ -17,7 +17,8 @@ it this one refuses what a MkDocs build puts within a template's reach:
   numbers, lists, dicts, sets) and read-only mappings: ``config.theme.get_env()`` would hand back an
   environment without a sandbox, and any plugin's public method is Python code.
 
-A refused template fails the build with :class:`TemplateRefused`, naming the template's file and line.
+A refused template fails the build with :class:`TemplateRefused`, naming the template's file and line (the
+MkDocs adapter passes a subclass that is MkDocs' ``PluginError`` too, since MkDocs renders the templates).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from jinja2.bccache import Bucket
 from jinja2.runtime import BlockReference, Context, LoopContext, Macro
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 from jinja2.utils import Cycler, Joiner, LRUCache, Namespace
-from mkdocs.exceptions import PluginError
+
+from mkdocs_examples.results import SiteError
 
 HELP = (
     "A template may show what the page and the configuration hold, and call macros, blocks, filters, "
@@ -49,7 +51,7 @@ _FORMAT_WRAPPERS = tuple(
 _INTERNALS = (types.ModuleType, Environment, Template, Context)  # never shown to a template, nor looked into
 
 
-class TemplateRefused(PluginError):
+class TemplateRefused(SiteError):
     """A template did what the sandbox refuses; the message names its file and line."""
 
 
@@ -95,6 +97,7 @@ class TemplateSandbox(SandboxedEnvironment):
 
     bytecode_cache = _SandboxCache()
     root = Path()  # templates under it are named relative to it in errors: the folder of mkdocs.yml
+    refused: type[TemplateRefused] = TemplateRefused  # what a refused template raises
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if isinstance(obj, _INTERNALS) or isinstance(value, _INTERNALS):
@@ -132,12 +135,12 @@ class TemplateSandbox(SandboxedEnvironment):
         try:
             return super().handle_exception(source)
         except SecurityError as error:
-            raise TemplateRefused(
+            raise self.refused(
                 f"{_where(error, self.root)}: refused by the template sandbox: {error}. {HELP}"
             ) from error
 
 
-def sandboxed(env: Environment, root: Path) -> TemplateSandbox:
+def sandboxed(env: Environment, root: Path, refused: type[TemplateRefused] = TemplateRefused) -> TemplateSandbox:
     """``env`` (MkDocs' ``theme.get_env()`` and what plugins added) as a :class:`TemplateSandbox`.
 
     Every setting is carried over as :meth:`jinja2.Environment.overlay` carries it, extensions bound
@@ -147,13 +150,13 @@ def sandboxed(env: Environment, root: Path) -> TemplateSandbox:
     if isinstance(env, TemplateSandbox):
         return env
     if env.is_async:
-        raise PluginError("the template sandbox does not support Jinja's async mode (enable_async)")
+        raise SiteError("the template sandbox does not support Jinja's async mode (enable_async)")
     sandbox: TemplateSandbox = object.__new__(TemplateSandbox)
     settings = dict(env.__dict__)
     cache = settings.pop("bytecode_cache", None)
     sandbox.__dict__.update(settings)
     sandbox.bytecode_cache = cache
-    sandbox.root = root
+    sandbox.root, sandbox.refused = root, refused
     sandbox.overlayed = False
     sandbox.linked_to = None
     sandbox.filters = dict(env.filters)

@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mkdocs_examples.config import ExamplesConfig
 from mkdocs_examples.environment import detect_device
 from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import Failure, Options, Result
+from mkdocs_examples.settings import Settings
 from mkdocs_examples.source.cells import Example, read_example
 
 # Examples that start processes or threads of their own get a core to themselves
@@ -95,7 +95,7 @@ class Engine:
     @classmethod
     def from_config(
         cls,
-        config: ExamplesConfig,
+        config: Settings,
         root: Path,
         *,
         cache: bool = True,

@@ -24,12 +24,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.config import Site
 from mkdocs_examples.execute.cache import lines_of
 from mkdocs_examples.recordings import store
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import RESULT
 from mkdocs_examples.schema import JSONError, loads, validate
+from mkdocs_examples.settings import Site
 from mkdocs_examples.source.cells import Example, find_examples, read_example
 from mkdocs_examples.source.keys import support_digest
 

@@ -25,12 +25,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mkdocs_examples.config import Site, load_site
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
 from mkdocs_examples.recordings import matrix, migrate, shards, signing
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.recordings.store import Recording, RecordingError
+from mkdocs_examples.settings import Site, load_site
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples
 
 
@@ -138,9 +138,8 @@ def _record(
     if device == "cpu":
         # the CPU of a GPU machine: its examples see no GPU, as on a machine without one
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    if device:
-        site.config.device = device
-    engine = Engine.from_config(site.config, site.root, cache=False, jobs=jobs, watch=site.watch)
+    config = replace(site.config, device=device) if device else site.config
+    engine = Engine.from_config(config, site.root, cache=False, jobs=jobs, watch=site.watch)
     device = engine.options.device
     if out.name in DEVICES and out.name != device:
         engine.close()

@@ -6,18 +6,20 @@ Order of work in one build:
    once (memory, then cache, then the worker pool) and, outside `mkdocs serve`,
    stops the build on any failure *before* MkDocs cleans the site directory.
 2. ``on_files`` adds the plugin's stylesheet and, once mkdocs-static-i18n has sorted a
-   language's files, that language's notebook views (publish/notebook_views.py).
+   language's files, that language's notebook views (pages.py, publish/notebook_views.py).
 3. ``on_page_markdown`` replaces each block by its rendered code and output (page_markdown.py).
 4. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages, whose
    ``on_pre_build`` keeps the results of the first (i18n.py: the outer and nested builds).
 
-The read-only properties and methods under "API" are what a site's own hooks may use;
-everything else is internal.
+The core takes plain values and raises ``SiteError``; the hooks turn that into MkDocs' ``PluginError``
+with the same message (:func:`_stops`). The read-only properties and methods under "API" are what a
+site's own hooks may use; everything else is internal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from jinja2 import Environment
@@ -30,24 +32,36 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from mkdocs_examples import i18n, page_markdown, templates
+from mkdocs_examples import page_markdown
 from mkdocs_examples.build import Build, run
-from mkdocs_examples.config import ExamplesConfig, check_extensions
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, grouped
 from mkdocs_examples.execute.pool import PoolError
+from mkdocs_examples.mkdocs import i18n, pages
+from mkdocs_examples.mkdocs.config import ExamplesConfig, check_extensions, settings_of
 from mkdocs_examples.publish import downloads, notebook_views, notebooks, picker
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import RecordingError
 from mkdocs_examples.render.page import branch, github, link_titles
+from mkdocs_examples.results import SiteError
 from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Example
-from mkdocs_examples.source.pages import read_pages, refuse_links
+from mkdocs_examples.source.pages import refuse_links
 
 log = get_plugin_logger(__name__)
 
 CSS = "assets/mkdocs_examples.css"
 PICKER = ("assets/mkdocs_examples_picker.css", "assets/mkdocs_examples_picker.js")  # the torch picker's
+PACKAGE = Path(__file__).parent.parent  # the assets are the package's
+
+
+@contextmanager
+def _stops() -> Iterator[None]:
+    """The core's ``SiteError`` as MkDocs' ``PluginError``, with the same message: MkDocs stops the build on it."""
+    try:
+        yield
+    except SiteError as error:
+        raise PluginError(str(error)) from None
 
 
 class ExamplesPlugin(BasePlugin[ExamplesConfig]):
@@ -60,7 +74,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._site: page_markdown.Site | None = None  # what rendering a page needs of the configuration
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
-        self._jupyter_cache = notebook_views.JupyterCache()  # kept across the language builds
+        self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
         self._views: dict[str, notebook_views.View] = {}  # this language build's views, by src_uri
         self._view_urls: dict[str, str] = {}  # example path: the URL of its view in this language build
         self._branch = "main"
@@ -113,11 +127,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 scripts.append(asset)
         check_extensions(config.markdown_extensions, recordings=bool(self._recordings.folders()))
         self._branch = branch(config.edit_uri)
-        self._with_views = bool(
-            self.config.enabled and self.config.notebook_views and notebook_views.jupyter(config) is not None
-        )
-        if notebook_views.jupyter(config) is not None:  # with views or without: its cache, beside mkdocs.yml
-            notebook_views.configure(config, self._root)
+        jupyter = pages.jupyter(config)
+        self._with_views = bool(self.config.enabled and self.config.notebook_views and jupyter is not None)
+        if jupyter is not None:  # with views or without: its cache, beside mkdocs.yml
+            pages.configure(config, self._root)
         site = Path(config.site_dir)
         if self.config.atomic_site and self._aside and self._staging is None and not i18n.is_nested_build(config):
             self._staging, self._finished = Staging(site), False  # written beside site_dir, then swapped in
@@ -125,22 +138,24 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self.config.enabled and self._engine is None:
             # The worker starts only when an example must run: a build served from the cache imports no torch
             watch = [Path(config.docs_dir), site, Path(config.site_dir)]
-            self._engine = Engine.from_config(self.config, self._root, watch=watch, execute=self.config.execute)
+            settings = settings_of(self.config)
+            self._engine = Engine.from_config(settings, self._root, watch=watch, execute=self.config.execute)
         self._site = page_markdown.Site(
             running=self._engine is not None, serving=self._serving, examples_dir=self.examples_dir,
             folder=self.config.folder, limit=self.config.max_output, repository=github(config.repo_url),
-            branch=self._branch,
+            branch=self._branch, warn=log.warning,
         )  # fmt: skip
         return config
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
-        refuse_links(Path(config.docs_dir))
-        pages = read_pages(config, serving=self._serving)
+        with _stops():
+            refuse_links(Path(config.docs_dir))
+        found = pages.read_pages(config, serving=self._serving)
         assert self._recordings
         self._recordings.clear()  # nothing of an earlier build
-        self._build = Build(Path(config.docs_dir).name, self._recordings, pages)
+        self._build = Build(Path(config.docs_dir).name, self._recordings, found)
         if not self._engine:
             return
         self._build.load(self._engine)
@@ -171,16 +186,16 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _add_assets(self, files: Files, *, config: MkDocsConfig) -> Files:
         for asset in self._assets:
-            files.append(File.generated(config, asset, abs_src_path=str(Path(__file__).parent / asset)))
+            files.append(File.generated(config, asset, abs_src_path=str(PACKAGE / asset)))
         return files
 
     @event_priority(-150)  # after static-i18n (-100) has sorted this language's files
     def _add_views(self, files: Files, *, config: MkDocsConfig) -> Files:
         self._views = {}
         if self._with_views and self._engine:
-            pages = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
-            self._views = notebook_views.add(
-                files, config, root=self._root, built=self._build.built(), pages=pages,
+            embeds = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
+            self._views = pages.add_views(
+                files, config, root=self._root, built=self._build.built(), pages=embeds,
                 examples_folder=self.config.folder, seed=self.config.seed, threads=self.config.threads,
             )
         self._view_urls = {view.example: view.url for view in self._views.values()}
@@ -190,15 +205,18 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     @event_priority(10_000)  # first: every other plugin and hook adds to the sandboxed environment, and renders in it
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-        return templates.sandboxed(env, self._root) if self.config.sandbox_templates else env
+        with _stops():
+            return pages.sandboxed(env, self._root) if self.config.sandbox_templates else env
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         assert self._site
         lang = i18n.page_language(page, config)
-        return page_markdown.render(
-            markdown, page=page, lang=lang, prefix=i18n.prefix(config, lang), build=self._build, site=self._site,
-            views=self._view_urls,
-        )  # fmt: skip
+        with _stops():
+            return page_markdown.render(
+                markdown, page=pages.page_of(page), lang=lang, prefix=i18n.prefix(config, lang), build=self._build,
+                site=self._site,
+                views=self._view_urls,
+            )  # fmt: skip
 
     def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Each code block's title, the example's file, links to that file in the repository."""
@@ -210,7 +228,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def _view_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         view = self._views.get(page.file.src_uri)
-        return notebook_views.content(html, page, view) if view else html
+        return pages.view_content(html, page, view) if view else html
 
     on_page_content = CombinedEvent(_link_titles, _view_content)
 
@@ -218,11 +236,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
     ) -> TemplateContext:
         if view := self._views.get(page.file.src_uri):  # after static-i18n's (50), which skips views
-            notebook_views.alternates(config, view)
+            pages.alternates(config, view)
         return context
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        return notebook_views.slim(output, page) if page.file.src_uri in self._views else output
+        return notebook_views.slim(output, page.url) if page.file.src_uri in self._views else output
 
     @event_priority(50)  # before mkdocs-jupyter's (0), which would delete the other languages' renderings
     def _hold_jupyter_cache(self, *, config: MkDocsConfig) -> None:

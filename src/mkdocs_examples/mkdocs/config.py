@@ -1,18 +1,16 @@
-"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml, how the CLI reads them,
-and the Markdown extensions the plugin needs of the site."""
+"""The plugin's options, as written under `plugins: - examples:` in mkdocs.yml (their plain values, which the
+core and the command line take, are ``settings.Settings``), and the Markdown extensions the plugin needs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
 from mkdocs.exceptions import PluginError
 
-from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
+from mkdocs_examples.settings import PROTECTIONS, Settings
 
 REQUIRED_EXTENSIONS = ("pymdownx.superfences", "pymdownx.highlight", "admonition")
 RECORDINGS_EXTENSIONS = ("pymdownx.tabbed", "pymdownx.details")  # outputs by device as tabs, by version folded
@@ -54,7 +52,7 @@ class ExamplesConfig(base.Config):
     max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
     # protections of the sandbox this site builds without where the system refuses them (else a strict build
     # fails): "namespaces", "network", "landlock", "process-limit" (README: "Where it runs")
-    sandbox_optional = opt.ListOfItems(opt.Choice(("namespaces", "network", "landlock", "process-limit")), default=[])
+    sandbox_optional = opt.ListOfItems(opt.Choice(PROTECTIONS), default=[])
     device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
     # outputs made elsewhere: <recordings>/<environment>/<path>.json, with <environment>/environment.json
@@ -79,46 +77,9 @@ class ExamplesConfig(base.Config):
         return Path(self.examples_dir).as_posix().strip("/")
 
 
-@dataclass(frozen=True)
-class Site:
-    """What the command line needs of a site: the plugin's options and where things are."""
-
-    config: ExamplesConfig
-    root: Path  # the folder of mkdocs.yml
-    watch: list[Path]  # the folders a build reads or writes: examples must not change them
-    docs_dir: Path  # the pages
-
-    @property
-    def examples_dir(self) -> Path:
-        return (self.root / self.config.examples_dir).resolve()
-
-
-def load_site(config_file: Path) -> Site:
-    """The `examples` options of the site ``config_file`` describes, validated as MkDocs would.
-
-    Only this plugin's entry is read: a GPU machine that records examples needs neither the
-    theme nor the other plugins installed. :class:`ValueError` says what is wrong.
-    """
-    data = yaml_files.load(config_file)  # safe: tags are read as None, nothing they name is imported
-    if not isinstance(data, dict):
-        raise ValueError(f"{config_file}: not a MkDocs configuration")
-    if "INHERIT" in data:
-        raise ValueError(f"{config_file}: INHERIT is not supported by the command line; name the full file")
-    options: Any = None
-    for entry in data.get("plugins") or []:
-        name, value = next(iter(entry.items())) if isinstance(entry, dict) and len(entry) == 1 else (entry, {})
-        if name in ("examples", "mkdocs_examples/examples"):
-            options = value or {}
-    if options is None:
-        raise ValueError(f"{config_file} does not use the `examples` plugin")
-    config = ExamplesConfig(config_file_path=str(config_file))
-    config.load_dict(options)
-    errors, _ = config.validate()
-    if errors:
-        raise ValueError(f"{config_file}: " + "; ".join(f"examples option {key!r}: {error}" for key, error in errors))
-    root = config_file.resolve().parent
-    docs_dir = root / str(data.get("docs_dir", "docs"))
-    return Site(config, root, [docs_dir, root / str(data.get("site_dir", "site"))], docs_dir)
+def settings_of(config: ExamplesConfig) -> Settings:
+    """The options MkDocs validated, as the plain values the core takes."""
+    return Settings.from_mapping(config)
 
 
 def check_extensions(extensions: list[str], *, recordings: bool = False) -> None:

@@ -1,0 +1,157 @@
+"""The plugin's options as plain values, and the site they belong to, as the core reads them without MkDocs.
+
+:class:`Settings` holds every option of ``plugins: - examples:`` in mkdocs.yml with its default.
+Two ways make one: the command line reads mkdocs.yml itself (:func:`load_site`, which needs no
+MkDocs installed), and the MkDocs adapter hands over the options MkDocs validated
+(``mkdocs/config.py``, whose typed schema comments each option). Both go through
+:meth:`Settings.from_mapping`, and a test keeps the two lists of options the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from mkdocs_examples import yaml_files
+from mkdocs_examples.environment import DEVICES
+
+PROTECTIONS = ("namespaces", "network", "landlock", "process-limit")  # what `sandbox_optional` may name
+_TYPES: dict[str, tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,),
+                                       "list": (list,), "dict": (dict,)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RecordSettings:
+    """``record:``: how `record` splits the examples between GPU jobs."""
+
+    shards: int = 1
+    runner: str = "gpu"
+    pins: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VersionsSettings:
+    """``versions:``: the version matrix the CPU workflow records (recordings/matrix.py)."""
+
+    python: str = "3.11"
+    shards: int = 1
+    releases: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every option of the plugin (README: "Options"), validated."""
+
+    enabled: bool = True
+    atomic_site: bool = True
+    execute: bool = True
+    examples_dir: str = "examples"
+    cache_dir: str = ".cache/examples"
+    cache: bool = True
+    preload: list = field(default_factory=list)
+    jobs: int = 0
+    threads: int = 1
+    timeout: float = 120
+    max_output: int = 20_000
+    max_source: int = 1 << 20
+    max_memory: int = 4096
+    max_file_size: int = 256
+    sandbox_optional: list = field(default_factory=list)
+    device: str = "auto"
+    seed: int = 0
+    recordings: str = "recordings"
+    publish: list = field(default_factory=list)
+    record: RecordSettings = field(default_factory=RecordSettings)
+    versions: VersionsSettings = field(default_factory=VersionsSettings)
+    notebook_views: bool = True
+    picker: bool = True
+    sandbox_templates: bool = True
+
+    @property
+    def folder(self) -> str:
+        """The examples folder as messages and tracebacks name it: ``examples/intro/first.py``."""
+        return Path(self.examples_dir).as_posix().strip("/")
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> Settings:
+        """The settings ``options`` give (unknown names ignored, as MkDocs only warns of them);
+        :class:`ValueError` naming each option whose value is wrong."""
+        errors: list[str] = []
+        values = _read(cls, options, errors, "")
+        if errors:
+            raise ValueError("; ".join(errors))
+        return cls(**values)
+
+
+def _read(kind: type, options: Mapping[str, Any], errors: list[str], within: str) -> dict[str, Any]:
+    hints = get_type_hints(kind)
+    values: dict[str, Any] = {}
+    for option in fields(kind):
+        if option.name not in options or options[option.name] is None:  # MkDocs: an empty option is its default
+            continue
+        value: Any = options[option.name]
+        name, hint = f"{within}{option.name}", hints[option.name]
+        if isinstance(hint, type) and hint.__name__.endswith("Settings"):
+            if not isinstance(value, Mapping):
+                errors.append(f"examples option {name!r}: expected a mapping of options")
+            else:
+                values[option.name] = hint(**_read(hint, value, errors, f"{name}."))
+            continue
+        wanted = _TYPES[hint.__name__]
+        typed = isinstance(value, wanted)  # a bool, not a narrowing: `value` stays Any below
+        if not typed:
+            errors.append(f"examples option {name!r}: expected {' or '.join(t.__name__ for t in wanted)}, "
+                          f"got {type(value).__name__}")  # fmt: skip
+        elif name == "device" and value not in ("auto", *DEVICES):
+            errors.append(f"examples option 'device': expected one of auto, {', '.join(DEVICES)}, got {value!r}")
+        elif name == "sandbox_optional" and (wrong := [v for v in value if v not in PROTECTIONS]):
+            errors.append(f"examples option 'sandbox_optional': expected some of {', '.join(PROTECTIONS)}, "
+                          f"got {', '.join(map(repr, wrong))}")  # fmt: skip
+        else:
+            values[option.name] = value
+    return values
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the command line needs of a site: the plugin's options and where things are."""
+
+    config: Settings
+    root: Path  # the folder of mkdocs.yml
+    watch: list[Path]  # the folders a build reads or writes: examples must not change them
+    docs_dir: Path  # the pages
+
+    @property
+    def examples_dir(self) -> Path:
+        return (self.root / self.config.examples_dir).resolve()
+
+
+def load_site(config_file: Path) -> Site:
+    """The `examples` options of the site ``config_file`` describes, validated, without MkDocs.
+
+    Only this plugin's entry is read: a GPU machine that records examples needs neither the
+    theme nor the other plugins installed, nor MkDocs itself. :class:`ValueError` says what is wrong.
+    """
+    data = yaml_files.load(config_file)  # safe: tags are read as None, nothing they name is imported
+    if not isinstance(data, dict):
+        raise ValueError(f"{config_file}: not a MkDocs configuration")
+    if "INHERIT" in data:
+        raise ValueError(f"{config_file}: INHERIT is not supported by the command line; name the full file")
+    options: Any = None
+    for entry in data.get("plugins") or []:
+        name, value = next(iter(entry.items())) if isinstance(entry, dict) and len(entry) == 1 else (entry, {})
+        if name in ("examples", "mkdocs_examples/examples"):
+            options = value or {}
+    if options is None:
+        raise ValueError(f"{config_file} does not use the `examples` plugin")
+    if not isinstance(options, Mapping):
+        raise ValueError(f"{config_file}: the options of the `examples` plugin are not a mapping")
+    try:
+        config = Settings.from_mapping(options)
+    except ValueError as error:
+        raise ValueError(f"{config_file}: {error}") from None
+    root = config_file.resolve().parent
+    docs_dir = root / str(data.get("docs_dir", "docs"))
+    return Site(config, root, [docs_dir, root / str(data.get("site_dir", "site"))], docs_dir)
