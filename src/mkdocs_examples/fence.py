@@ -33,7 +33,7 @@ import atexit
 from pathlib import Path
 from typing import Any
 
-from markdown import Markdown
+from markdown import Markdown  # type: ignore[import-untyped]
 
 from mkdocs_examples.execute.engine import Engine, describe
 from mkdocs_examples.render.page import render_example
