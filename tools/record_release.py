@@ -92,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     python = venv / "bin" / "python"
     ready = venv / ".installed"
-    env = {**os.environ, "PIP_CONSTRAINT": "", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    # an empty PIP_CONSTRAINT is ignored by pip, which then reads the one of its configuration files:
+    # an empty file in its place replaces it
+    env = {**os.environ, "PIP_CONSTRAINT": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     timings = {}
 
     start = time.monotonic()
