@@ -6,6 +6,7 @@ and its torch and Python versions are picked to make one difference at a time.
 
 from __future__ import annotations
 
+import re
 from html import unescape
 from pathlib import Path
 
@@ -200,9 +201,11 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
     assert "## [A `page`](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
-    assert "- torch 2.11.0 and 2.14.1 print this, where torch 2.13.0 prints the lines marked -:" in text
-    assert "```diff\n    @@ -1 +1 @@\n    -old\n    +new\n    ```" in text  # the before and the after
-    assert "- torch 2.12.1 print this" in text and "+older" in text
+    assert "\ntorch 2.11.0 and 2.14.1 print this, where torch 2.13.0 prints the lines marked -:" in text
+    # the before and the after, as raw HTML at the start of a line (a block), not a code block
+    hunk = '<span class="mx-diff__hunk">@@ -1 +1 @@</span>'
+    assert f'\n<pre class="mx-diff">{hunk}\n<del>-old</del>\n<ins>+new</ins></pre>' in text
+    assert "\ntorch 2.12.1 print this" in text and "<ins>+older</ins>" in text
     assert "A check of examples/d/c.py (line 9: AssertionError) does not hold on torch 2.11.0 and 2.14.1." in text
     zh = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "zh"))
     assert "torch 2.11.0 和 2.14.1 的输出如下，标 - 的行是 torch 2.13.0 的输出：" in zh
@@ -351,3 +354,17 @@ def test_the_pages_sources_list_the_build_first_then_releases_in_their_order_not
         sources.label(Source(name, env, None if name == "build" else "2026-11-25"))
     block = unescape(sources.block("en"))
     assert block.index("2.13.0") < block.index("2.4.1") < block.index("2.10.0") < block.index("2.11.0")
+
+
+def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
+    """Recorded output is hostile: in the raw HTML `<pre>` no line opens a tag, a fence or an example block."""
+    from mkdocs_examples.publish.changes import _pre
+
+    lines = ["@@ -1 +1 @@", "-</pre><script>alert(1)</script>", "+```python", " /// example | x.py", "+~~~"]
+    hostile = "\n".join(lines)
+    html_text = _pre(hostile)
+    assert html_text.startswith('<pre class="mx-diff">') and html_text.count("</pre>") == 1
+    assert "<script" not in html_text and "```" not in html_text and "~~~" not in html_text
+    assert "///" not in html_text and "</pre><" not in html_text
+    ours = r'^<pre class="mx-diff">|</pre>$|</?(del|ins)>|<span class="mx-diff__hunk">|</span>'
+    assert unescape(re.sub(ours, "", html_text)) == hostile  # the same text, once read

@@ -17,6 +17,7 @@ AXE_PAGES = [  # the home page, a page of each kind: code and outputs, tab sets,
     "errors/training/",
     "losses/kl-div/",
     "glossary/",
+    "changes/",  # its diffs: raw HTML of the engine's own, not code blocks
 ]
 
 

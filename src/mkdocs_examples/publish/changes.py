@@ -18,6 +18,7 @@ another device are left out: what differs there may be the device.
 from __future__ import annotations
 
 import difflib
+import html
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -25,7 +26,6 @@ from dataclasses import dataclass, field
 from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render.attribution import change_key
 from mkdocs_examples.render.checks import spans, version_key
-from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import CellResult, Result
@@ -149,7 +149,7 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
             for torchs in sorted(groups.values(), key=lambda rs: [version_key(r) for r in rs]):
                 newest = max(torchs, key=version_key)
                 label = text["changes.print"].format(releases=spans(torchs, text), torch=ours)
-                parts.append(f"- {inline(label)}\n\n" + _indent(fence(_diff(moved.ours, moved.theirs[newest]), "diff")))
+                parts += [inline(label), _pre(_diff(moved.ours, moved.theirs[newest]))]
         by_line = sorted(changed.checks.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2]))
         for (example, line, message), failing in by_line:
             what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message,
@@ -168,8 +168,28 @@ def _diff(ours: CellResult, theirs: CellResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _indent(block: str) -> str:
-    return "\n".join(f"    {line}" if line else line for line in block.splitlines())
+# Recorded text, so hostile: escaped for HTML, and for what reads Markdown before its raw HTML is set aside
+# (fences of superfences, `/// example` blocks): a line of output can open neither
+_RAW = str.maketrans({"`": "&#96;", "~": "&#126;", "/": "&#47;"})
+
+
+def _pre(diff: str) -> str:
+    """``diff`` as a raw HTML ``<pre>``: ``-`` lines as ``<del>``, ``+`` lines as ``<ins>``, hunk headers dimmed.
+
+    Not a code block: Material measures every ``pre > code`` as a page starts (for its copy button and
+    scrolling), which took most of the changes page's loading time on a phone; a diff is read, not copied.
+    It wraps long lines instead of scrolling (mkdocs_examples.css)."""
+    tags = {"-": "del", "+": "ins"}
+    lines = []
+    for line in diff.splitlines():
+        body = html.escape(line).translate(_RAW)
+        if line.startswith("@@"):
+            lines.append(f'<span class="mx-diff__hunk">{body}</span>')
+        elif tag := tags.get(line[:1]):
+            lines.append(f"<{tag}>{body}</{tag}>")
+        else:
+            lines.append(body)
+    return '<pre class="mx-diff">' + "\n".join(lines) + "</pre>"
 
 
 def _name(env: dict[str, str]) -> str:
