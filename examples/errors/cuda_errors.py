@@ -348,3 +348,7 @@ if library.is_file():  # Linux wheels
     assert b"it uses CuBLAS and you have CUDA >= 10.2" not in text
     assert b"Deterministic behavior was enabled with either" not in text
     del text
+
+# %% conv-dtype-bias tags=["raises-exception"]
+# a layer with a bias (the default): the check that names the bias
+nn.Conv2d(3, 8, 3)(images)
