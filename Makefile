@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench lint clean
+.PHONY: build serve test test-slow page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench lint clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -17,12 +17,18 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000/pytorch-tips/ of the E
 # a stopped worker); more contend for the cores (4 workers took about 5 % more CPU time than 3 on 2 cores)
 TEST_JOBS ?= $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 
-test: $(READY)  ## the whole test suite
+PYTEST := $(PYTHON) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder  # modules in parallel, each with its own fixtures, longest first (tests/conftest.py)
+
+test: $(READY)  ## lint, the workflow checks and the fast lane of the tests, in parallel (about three minutes)
 	$(PYTHON) -m ruff check src tests hooks tools
 	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
-	$(PYTHON) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder  # modules in parallel, each with its own fixtures, longest first (tests/conftest.py)
+	$(PYTEST) -m "not slow"
+
+# beside `make test`, in CI and before a release: the tests marked `slow` (tests/conftest.py: SLOW_FIXTURES)
+test-slow: $(READY)  ## the slow lane: the real site built and checked, every example run again as a script and as each downloaded notebook (about ten minutes)
+	$(PYTEST) -m slow
 
 # make's command-line variables reach the recipe's environment: titles may hold any character
 page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]

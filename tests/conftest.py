@@ -30,9 +30,17 @@ LONGEST_FIRST = [
 ]  # fmt: skip
 
 
+# The slow lane (`make test-slow`, beside `make test`): what needs the real site built (a minute of building
+# before its first test), and what runs every example again as a reader would (minutes of CPU)
+SLOW_FIXTURES = {"real_site"}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 class _CompiledTemplates(jinja2.BytecodeCache):

@@ -30,7 +30,7 @@ EXAMPLES = find_examples(ROOT / "examples", [])
 LANGUAGES = {"en": "", "zh": "zh/"}  # each language's folder in the site
 CELL_TIMEOUT = 300  # seconds, for one cell: a loaded machine runs the slowest example's cells in well under that
 
-pytestmark = pytest.mark.notebooks
+pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

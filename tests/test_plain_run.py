@@ -22,6 +22,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from mkdocs_examples.publish.notebooks import runnable_script
 from mkdocs_examples.settings import load_site
 from mkdocs_examples.source.cells import read_example
@@ -31,6 +33,8 @@ EXAMPLES = ROOT / "examples"
 # Over int64 (an unseeded torch picks such seeds: one overflowed a DataLoader's collate), an ordinary one, the
 # largest: three passes (there were five, 0 and 2**62 + 3 besides: two more passes of every example, for two
 # seeds of kinds already here); the notebook test (tests/test_notebooks_run.py) runs each example twice, unseeded
+pytestmark = pytest.mark.slow  # minutes of CPU: the slow lane, beside `make test`
+
 SEEDS = (2**63 + 7, 1234, 2**64 - 1)
 SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)"
 

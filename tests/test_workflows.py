@@ -182,8 +182,9 @@ def test_every_make_target_script_and_engine_command_a_workflow_calls_exists():
                         command = words[i + 2]
                         assert command in engine, f"{name}: the engine has no command {command}"
                         seen.add(f"mkdocs_examples {command}")
-    expected = {"make test", "make build", "tools/links.py", "tools/cpu_only.py", "mkdocs_examples diff",
-                "mkdocs_examples run", "mkdocs_examples record", "mkdocs_examples merge"}  # fmt: skip
+    expected = {"make test", "make test-slow", "make build", "tools/links.py", "tools/cpu_only.py",
+                "mkdocs_examples diff", "mkdocs_examples run", "mkdocs_examples record",
+                "mkdocs_examples merge"}  # fmt: skip
     assert expected <= seen, expected - seen
 
 
