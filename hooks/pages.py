@@ -359,7 +359,22 @@ def _absolute_alternates(output: str, url: str) -> str:
     return _ALTERNATE.sub(lambda m: f"{m[1]}{urljoin(url, m[2])}{m[3]}", output)
 
 
+# --- code blocks a keyboard reaches -------------------------------------------------------
+
+_CODE_BLOCK = re.compile(r"(<pre>(?:<span></span>)?)<code>")
+
+
+def _focusable_code(output: str) -> str:
+    """Every code block a tab stop from the start, so that a keyboard reader can scroll one that is wider
+    than the screen. Material makes such a block focusable when it mounts it, and with `content.lazy`
+    (mkdocs.yml: a block is mounted, measured and given its copy button only once it comes on screen,
+    not all at once as the page starts) a reader tabbing down the page would pass over the blocks below.
+    Material takes the tab stop away again from a block it mounts that fits."""
+    return _CODE_BLOCK.sub(r'\1<code tabindex="0">', output)
+
+
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    output = _focusable_code(output)
     if not config.site_url:
         return output
     return _absolute_alternates(output, page.canonical_url or urljoin(config.site_url, page.url))

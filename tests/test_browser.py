@@ -27,6 +27,26 @@ def test_page_shows_code_output_and_provenance(page, base_url, lang):
     assert page.locator(".language-python .md-code__button").count() > 0, "code blocks have copy buttons"
 
 
+def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_those_below(browser, base_url):
+    """`content.lazy` (mkdocs.yml): Material measures a code block and gives it its copy button once it comes on
+    screen, not every block as the page starts (errors/cuda has 80); yet each block that is wider than a phone's
+    screen is a tab stop from the start (hooks/pages.py), so a keyboard reader can scroll it."""
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    state = """() => { const blocks = [...document.querySelectorAll('pre > code')];
+        return {wide_unfocusable: blocks.filter(c => c.scrollWidth > c.clientWidth && c.tabIndex < 0).length,
+                wide: blocks.filter(c => c.scrollWidth > c.clientWidth).length,
+                copy: blocks.map(c => !!c.closest('.highlight').querySelector('.md-code__button'))}; }"""
+    try:
+        page.goto(f"{base_url}/errors/cuda/")
+        before = page.evaluate(state)
+        assert before["wide"] > 5 and before["wide_unfocusable"] == 0, before
+        assert not before["copy"][-1] and sum(before["copy"]) < len(before["copy"]) / 4, before["copy"]
+        page.locator("pre > code").last.scroll_into_view_if_needed()
+        page.wait_for_function(f"() => ({state})().copy.at(-1)")
+    finally:
+        page.close()
+
+
 def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
     page.goto(f"{base_url}/autograd/detach-and-data/")
     page.locator(".md-header__option .md-select").hover()
