@@ -173,7 +173,7 @@ def test_entries_link_each_page_and_cell_once_and_skip_hidden_cells():
 
 
 def _tracebacks(page: str) -> list[str]:
-    blocks = re.findall(r'<div class="language-pytb highlight">.*?<code>(.*?)</code>', page, re.S)
+    blocks = re.findall(r'<div class="language-pytb highlight">.*?<code[^>]*>(.*?)</code>', page, re.S)
     return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
 
 
@@ -265,7 +265,7 @@ def _in_order(parts: list[str], text: str) -> bool:
 
 def _outputs(page: str) -> list[str]:
     """The text outputs of ``page``, without the marks the engine shows for control characters."""
-    blocks = re.findall(r'<div class="language-text highlight">.*?<code>(.*?)</code>', page, re.S)
+    blocks = re.findall(r'<div class="language-text highlight">.*?<code[^>]*>(.*?)</code>', page, re.S)
     return [re.sub("[\u2400-\u243f]", "", html.unescape(re.sub(r"<[^>]+>", "", block))) for block in blocks]
 
 

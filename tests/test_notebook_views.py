@@ -205,7 +205,7 @@ def test_each_page_links_the_view_which_shows_its_outputs(real_site, lang):
             shown = text_of(view.read_text())
             # the view holds this build's outputs, not those of another device's tab or another environment's note
             own = re.sub(OTHER_DEVICE, "", text)
-            outputs = re.findall(r'<div class="language-text highlight">.*?<code>(.*?)</code>', own, re.S)
+            outputs = re.findall(r'<div class="language-text highlight">.*?<code[^>]*>(.*?)</code>', own, re.S)
             for output in outputs[:3]:
                 for line in filter(str.strip, text_of(output).splitlines()[:2]):
                     assert line.strip() in shown, f"{view}: {line!r} of {page} not in the view"

@@ -466,8 +466,8 @@ def test_the_version_matrix_pull_request_may_change_cpu_environments_only(tmp_pa
 
 
 def test_the_summary_names_changes_to_the_code_that_made_its_outputs(tmp_path):
-    text = _flag(tmp_path, ["src/mkdocs_examples/plugin.py", "docs/en/x.md", ".github/workflows/ci.yml"])
-    assert "- `src/mkdocs_examples/plugin.py`" in text and "- `.github/workflows/ci.yml`" in text
+    text = _flag(tmp_path, ["src/mkdocs_examples/mkdocs/plugin.py", "docs/en/x.md", ".github/workflows/ci.yml"])
+    assert "- `src/mkdocs_examples/mkdocs/plugin.py`" in text and "- `.github/workflows/ci.yml`" in text
     assert "recordings" not in text and "docs/en/x.md" not in text
 
 
