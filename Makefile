@@ -27,7 +27,7 @@ test: $(READY)  ## lint, the workflow checks and the fast lane of the tests, in 
 	$(PYTEST) -m "not slow"
 
 # beside `make test`, in CI and before a release: the tests marked `slow` (tests/conftest.py: SLOW_FIXTURES)
-test-slow: $(READY)  ## the slow lane: the real site built and checked, every example run again as a script and as each downloaded notebook (about ten minutes)
+test-slow: $(READY)  ## the slow lane: the real site built and checked, every example run again as a script and as each downloaded notebook (about eight minutes)
 	$(PYTEST) -m slow
 
 # make's command-line variables reach the recipe's environment: titles may hold any character
