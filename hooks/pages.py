@@ -14,6 +14,9 @@
   build fails) unless it is left unlinked on purpose (``UNLINKED`` below, with why); values
   (dtypes, flags) without an entry are not linked. The answers are kept in
   ``.cache/api-names.json`` for that torch version and that inventory, so a warm build imports no torch.
+- Every code block a tab stop, so that a keyboard reaches one that is wider than the screen
+  (Material's `content.lazy` makes a block focusable only once it comes on screen), and the
+  ``hreflang`` links to the page's twin as absolute addresses.
 - A 404 page in each language, with links home, and a sitemap for each language.
 """
 

@@ -5,8 +5,8 @@ The module's fixture runs all of them at once, a kernel per core (nbclient's asy
 pytest-xdist's other workers go on with the other modules; each notebook then has a test of its own that says
 where it stopped. Each kernel is forked from a process that has imported ipykernel and the site's `preload`
 modules (tests/forked_kernels.py: it saves about 1.3 s of CPU a kernel, most of this module's cost), so a
-notebook's cells run in a real ipykernel driven by nbclient, in a namespace of their own. It runs in `make test`
-(about 120 kernels); `-m "not notebooks"` leaves it out.
+notebook's cells run in a real ipykernel driven by nbclient, in a namespace of their own. It runs in `make test-slow`
+(about 120 kernels); `-m "slow and not notebooks"` leaves it out.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ print its traceback and go on, so the whole example runs; nothing else may fail,
 the seeds or the hash seed. Each pass forks every example from an interpreter that has
 imported the site's `preload` modules once, as the engine's worker does (seconds instead of
 the minutes that a fresh interpreter per example costs), in the engine's sandbox (an example
-is a stranger's code, and `make test` runs a pull request's), and runs it with `runpy` as
+is a stranger's code, and CI's tests run a pull request's), and runs it with `runpy` as
 `__main__`, as `python script` would. Each pass seeds random, numpy and
 torch with one of SEEDS and has its own hash seed: fixed, so that the test gives the same
 answer on every run, and as large as the 64-bit seeds an unseeded torch picks for itself
