@@ -47,6 +47,81 @@ def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_th
         page.close()
 
 
+# Every change to <body>'s palette, recorded from before the page is parsed: whether the article was there yet
+PALETTE_CHANGES = """window.paletteChanges = [];
+new MutationObserver(records => records.forEach(r => window.paletteChanges.push(
+        r.attributeName + (document.querySelector("article") ? " after the content" : " before the content"))))
+    .observe(document, {attributes: true, subtree: true, attributeFilter: ["data-md-color-scheme",
+        "data-md-color-primary", "data-md-color-accent", "data-md-color-switching"]});"""
+BEFORE = "data-md-color-scheme before the content"
+
+
+def test_the_palette_toggle_switches_remembers_and_is_applied_before_the_content(browser, base_url):
+    """overrides/partials/palette.html: the header's toggle (a click, or Enter on its option) switches the palette
+    and the next page opens in it; a first visit on a dark system opens dark; the palette is applied in the
+    header, before the content is parsed, and never again as the page loads (Material's component did it after
+    the page was parsed, with two recalculations of the whole page's style)."""
+    context = browser.new_context(color_scheme="light")
+    context.add_init_script(PALETTE_CHANGES)
+    state = """() => {
+        const header = getComputedStyle(document.querySelector("header"));
+        const hex = "#" + header.backgroundColor.match(/\\d+/g).map(c => (+c).toString(16).padStart(2, "0")).join("");
+        const shown = document.querySelector("form[data-palette] label:not([hidden])");
+        return [document.body.dataset.mdColorScheme, shown.title,
+                document.querySelectorAll("meta[name=color-scheme]").length,
+                document.querySelector("meta[name=color-scheme]").content,
+                document.querySelector("meta[name=theme-color]").content === hex]; }"""
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/errors/cuda/")
+        assert page.evaluate(state) == ["default", "Dark mode", 1, "light", True]
+        assert page.evaluate("window.paletteChanges") == []
+        page.locator("form[data-palette] label:visible").click()
+        assert page.evaluate(state) == ["slate", "Light mode", 1, "dark", True]
+        page.goto(f"{base_url}/zh/tensors/cat-and-stack/")  # the same palette on the next page, from its start
+        assert page.evaluate(state)[:2] == ["slate", "浅色模式"]
+        changes = page.evaluate("window.paletteChanges")  # base.html's script, from storage; then nothing
+        assert BEFORE in changes and all(c.endswith(" before the content") for c in changes), changes
+        page.locator("form[data-palette] input:checked").focus()
+        page.keyboard.press("Enter")
+        assert page.evaluate(state)[0] == "default"
+        assert page.evaluate("document.activeElement.id") == "__palette_0"
+    finally:
+        context.close()
+    context = browser.new_context(color_scheme="dark")  # a first visit: nothing stored
+    context.add_init_script(PALETTE_CHANGES)
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/errors/cuda/")
+        assert page.evaluate(state) == ["slate", "Light mode", 1, "dark", True]
+        assert page.evaluate("window.paletteChanges") == [BEFORE]  # by the header's script
+    finally:
+        context.close()
+
+
+def test_a_phone_keeps_the_pickers_room_so_the_title_does_not_move(browser, base_url):
+    """At 390 px the torch picker comes above the title once its data is fetched. The build kept its room there
+    (publish/picker.py: ROOM), so the title is drawn where it stays from the first paint of the page's beginning
+    on: the page cut after its title, as a browser may paint it while the rest arrives."""
+    from urllib.request import urlopen
+
+    url = f"{base_url}/zh/errors/cuda/"
+    html = urlopen(url).read().decode()
+    top = "() => document.querySelector('.md-content__inner > h1').getBoundingClientRect().top"
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.route(url, lambda route: route.fulfill(body=html[: html.index("</h1>") + 5], content_type="text/html"))
+        page.goto(url)
+        first = page.evaluate(top)
+        page.unroute(url)
+        page.goto(url)
+        page.locator(".mx-picker--page").wait_for()
+        assert page.locator(".mx-picker-room").count() == 0  # the picker took its place
+        assert first == page.evaluate(top) > 0
+    finally:
+        page.close()
+
+
 def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
     page.goto(f"{base_url}/autograd/detach-and-data/")
     page.locator(".md-header__option .md-select").hover()

@@ -49,7 +49,7 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
         page.add_script_tag(content=axe_source)
         for scheme, palette in (("light", "default"), ("dark", "slate")):
             if scheme == "dark":
-                page.locator("form[data-md-component=palette] label:visible").first.click()
+                page.locator("form[data-palette] label:visible").first.click()
             page.wait_for_function(f"document.body.dataset.mdColorScheme === {palette!r}")
             violations[scheme] = page.evaluate(AXE_RUN)
     finally:
@@ -65,7 +65,7 @@ def test_the_dark_palette_a_reader_toggles_to_is_the_one_a_dark_system_gets(brow
         try:
             page.goto(f"{base_url}/tensors/cat-and-stack/")
             if color_scheme == "light":
-                page.locator("form[data-md-component=palette] label:visible").first.click()
+                page.locator("form[data-palette] label:visible").first.click()
             page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
             schemes.append(page.evaluate("[document.body.dataset.mdColorScheme, document.body.dataset.mdColorPrimary]"))
         finally:

@@ -1,8 +1,9 @@
 """Material's partials that `overrides/partials/` replaces differ from the installed Material by
-one change each, so that an upgrade of Material that edits them shows up here."""
+one change each (the palette's: its script too), so that an upgrade of Material that edits them shows up here."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import material
@@ -27,6 +28,13 @@ CHANGES = {  # partial: (Material's text, ours)
     ),
     # the search dialog has a name (axe: aria-dialog-name)
     "search.html": ('role="dialog">', 'role="dialog" aria-label="{{ lang.t(\'search\') }}">'),
+    # the toggle not mounted by Material's bundle but by the script after it (palette.js)
+    "palette.html": (
+        ' data-md-component="palette">',
+        " data-palette>",
+        "</form>\n",
+        '</form>\n<script>{% include "partials/palette.js" %}</script>\n',
+    ),
 }
 
 
@@ -39,7 +47,24 @@ def _without_comments(template: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(CHANGES))
 def test_an_overridden_partial_is_materials_with_one_change(name):
-    theirs, ours = CHANGES[name]
-    material_text = _without_comments((MATERIAL / name).read_text(encoding="utf-8"))
-    assert material_text.count(theirs) == 1, f"Material's {name} changed: review overrides/partials/{name}"
-    assert _without_comments((OVERRIDES / name).read_text(encoding="utf-8")) == material_text.replace(theirs, ours)
+    material_text = expected = _without_comments((MATERIAL / name).read_text(encoding="utf-8"))
+    changes = CHANGES[name]
+    for theirs, ours in zip(changes[::2], changes[1::2], strict=True):
+        assert material_text.count(theirs) == 1, f"Material's {name} changed: review overrides/partials/{name}"
+        expected = expected.replace(theirs, ours)
+    assert _without_comments((OVERRIDES / name).read_text(encoding="utf-8")) == expected
+
+
+def test_the_chinese_pages_palettes_are_the_themes_with_names_in_chinese():
+    """mkdocs.yml repeats the palettes for the i18n plugin's zh (the toggle's names): nothing else may differ."""
+    import yaml
+
+    config = yaml.load((OVERRIDES.parent.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    palettes = config["theme"]["palette"]
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    zh = next(lang for lang in i18n["languages"] if lang["locale"] == "zh")["theme"]["palette"]
+    assert len(zh) == len(palettes)
+    for ours, theirs in zip(zh, palettes, strict=True):
+        unnamed = [{**palette, "toggle": {**palette["toggle"], "name": ""}} for palette in (ours, theirs)]
+        assert unnamed[0] == unnamed[1]
+        assert re.search(r"[\u4e00-\u9fff]", ours["toggle"]["name"]), ours

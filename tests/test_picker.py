@@ -217,3 +217,14 @@ def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says
         assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
         expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
         assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
+
+
+def test_a_page_with_outputs_the_picker_changes_keeps_its_room_before_the_articles_title():
+    page = ('<html><div class="md-content"><article class="md-content__inner md-typeset"><h1 id="t">T</h1>'
+            '<p><small class="mx-provenance" data-mx-env="build">torch</small></p></article></div></html>')  # fmt: skip
+    assert picker.with_room(page) == page.replace('<h1 id="t">', picker.ROOM + '<h1 id="t">')
+    assert picker.with_room(page.replace(' data-mx-env="build"', "")) == page.replace(' data-mx-env="build"', "")
+    assert picker.with_room(page.replace("<h1", "<h2")) == page.replace("<h1", "<h2")  # no title: no room
+    outside = page.replace('<div class="md-content">', "<h1>not the article's</h1>" + '<div class="md-content">')
+    assert picker.with_room(outside).count(picker.ROOM) == 1
+    assert picker.with_room(outside).index(picker.ROOM) > picker.with_room(outside).index("md-content__inner")

@@ -221,7 +221,8 @@
     var title = document.querySelector(".md-content__inner > h1");
     if (NARROW.matches && title) {
       wrap.className = "mx-picker mx-picker--page";
-      return title.before(wrap);
+      var room = document.querySelector(".mx-picker-room"); // kept for it by the build (publish/picker.py)
+      return room ? room.replaceWith(wrap) : title.before(wrap);
     }
     wrap.className = "mx-picker" + (header ? " md-header__option" : "");
     var search = header && header.querySelector(".md-search");

@@ -240,7 +240,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         return context
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
-        return notebook_views.slim(output, page.url) if page.file.src_uri in self._views else output
+        if page.file.src_uri in self._views:
+            return notebook_views.slim(output, page.url)
+        return picker.with_room(output) if PICKER[1] in self._assets else output
 
     @event_priority(50)  # before mkdocs-jupyter's (0), which would delete the other languages' renderings
     def _hold_jupyter_cache(self, *, config: MkDocsConfig) -> None:

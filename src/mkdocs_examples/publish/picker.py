@@ -43,6 +43,11 @@ from mkdocs_examples.texts import TEXT
 SCHEMA = 1
 FOLDER = "outputs"  # under the site's root
 SITE = "environments.json"  # the site's file; each example's is examples/<path>.json
+# On a phone the picker sits above the page's title. A page with outputs it can change holds this empty
+# block there from the start, of the picker's height, which the picker takes the place of: the title does
+# not move when the picker comes, whenever the browser first paints the page (its labels come later)
+ROOM = '<div class="mx-picker-room"></div>'
+
 TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "picker.unverified",
          "output", "exception", "figure")  # fmt: skip
 
@@ -165,3 +170,13 @@ def write(
 def _dump(file: Path, data: dict[str, Any]) -> None:
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def with_room(page: str) -> str:
+    """A page's HTML with the picker's :data:`ROOM` before the title of its article, if it shows an output the
+    picker can change (in the page as written, after search read its content: not a part of it)."""
+    article = page.find('class="md-content__inner')
+    title = page.find("<h1", article)
+    if article < 0 or title < 0 or ' data-mx-env="' not in page:
+        return page
+    return page[:title] + ROOM + page[title:]
