@@ -156,6 +156,29 @@ def test_a_result_shows_the_start_of_its_section_not_all_of_it(page, base_url, l
     assert any(text.endswith("…") for text in teasers), teasers  # cut: a section says more than that
 
 
+def test_results_below_a_phones_screen_are_laid_out_once_they_come_near_it(browser, base_url):
+    """site.css: `content-visibility: auto` on each result, which made a Chinese query's first result come in about
+    half the time on a throttled phone (tools/search_timing.py); a reader who scrolls, or moves with the arrow
+    keys, reaches the results below as before."""
+    page = browser.new_page(viewport={"width": 412, "height": 823}, is_mobile=True)
+    shown = """() => [...document.querySelectorAll(".md-search-result__item")]
+        .map(item => item.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""  # its content drawn
+    try:
+        page.goto(f"{base_url}/zh/")
+        page.locator("label.md-header__button[for=__search]").click()  # a phone's search button
+        assert len(search_queries.ask(page, "怎么把模型放到GPU上")) >= 10
+        before = page.evaluate(shown)
+        assert before[0] and not before[-1], before
+        in_last = "() => document.activeElement.closest('.md-search-result__item:last-child') !== null"
+        for _ in range(200):  # down the results with the arrow keys, as Material moves through them
+            page.keyboard.press("ArrowDown")
+            if page.evaluate(in_last):
+                break
+        page.wait_for_function(f"() => ({shown})().at(-1)")  # the focused result, drawn
+    finally:
+        page.close()
+
+
 def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     search = search_queries.open_search(page, base_url, "")
     search.focus()
