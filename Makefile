@@ -78,9 +78,10 @@ notebooks: $(READY)  ## write notebooks/ (each example as a runnable notebook, o
 katex:  ## vendor KaTeX (the release pinned in tools/vendor_katex.py) from npm into docs/assets/katex/ (needs npm)
 	python3 tools/vendor_katex.py
 
-bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example, then the edit loop of `make serve`: bench/README.md (minutes; not in `test`)
+bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example, the edit loop of `make serve`, then (after `make build`) what the palette script and lazy search results save a browser: bench/README.md (minutes; not in `test`)
 	$(PYTHON) bench/bench.py
 	$(PYTHON) bench/serve.py
+	$(PYTHON) bench/pages.py
 
 $(READY): requirements.txt pyproject.toml
 	test -x $(PYTHON) || python3 -m venv $(VENV)

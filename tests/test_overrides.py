@@ -56,10 +56,12 @@ def test_an_overridden_partial_is_materials_with_one_change(name):
 
 
 def test_the_chinese_pages_palettes_are_the_themes_with_names_in_chinese():
-    """mkdocs.yml repeats the palettes for the i18n plugin's zh (the toggle's names): nothing else may differ."""
+    """The i18n plugin's zh takes the theme's palettes (YAML merge keys in mkdocs.yml) with the toggle's names in
+    Chinese: nothing else may differ."""
     import yaml
+    from mkdocs.utils.yaml import get_yaml_loader  # mkdocs.yml has !ENV tags
 
-    config = yaml.load((OVERRIDES.parent.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    config = yaml.load((OVERRIDES.parent.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())
     palettes = config["theme"]["palette"]
     i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
     zh = next(lang for lang in i18n["languages"] if lang["locale"] == "zh")["theme"]["palette"]
