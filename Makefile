@@ -53,7 +53,7 @@ links: $(READY)  ## check every link and anchor of the built site (after `make b
 	$(PYTHON) tools/links.py site
 
 # not in `test`: a minute or two, and scores that depend on the machine's load
-lighthouse: $(READY)  ## after `make build`: Lighthouse (mobile) on 8 pages, the median of 3 runs each, then the bytes before search and the time to a first result on a throttled phone (needs npm)
+lighthouse: $(READY)  ## after `make build`: Lighthouse (mobile) on 8 pages, the median of 5 runs each, then the bytes before search and the time to a first result on a throttled phone (needs npm)
 	$(PYTHON) tools/lighthouse.py site; scores=$$?; $(PYTHON) tools/search_timing.py site && exit $$scores
 
 record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordings/<environment>/ (MAINTAINING.md: "CUDA outputs")

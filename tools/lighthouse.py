@@ -6,10 +6,15 @@ Installs npm's `lighthouse` (the release pinned below) into .cache/lighthouse/ t
 npm), runs it with its default mobile settings (a mid-range phone, simulated slow 4G and a CPU four
 times slower) on the home page, a content page, errors/cuda and the changes page in both languages,
 prints the four scores of each page and, for every score under the bar, what Lighthouse found; exits
-1 if any page is under the bar. Each page is audited three times (`--runs`) and its median run counts,
-as Lighthouse's documentation on variability advises: the performance score of one run moves by
-several points with the load of the machine. The browser: $CHROME_PATH, else the one the browser tests drive
-(tools/search_queries.py). The reports are kept in .cache/lighthouse/reports/.
+1 if any page is under the bar. Each page is audited five times (`--runs`) and its median run counts,
+as Lighthouse's documentation on variability advises (the median of five halves the spread of one run):
+the performance score of one run moves by several points with the load of the machine, and here, in a
+third to a half of the runs, Chromium held the page's first paint back by a second or two, whatever the
+page (one stripped of its scripts too; none in 8 runs with its paint holding turned off), which costs
+that run 4 to 6 points. The browser: $CHROME_PATH, else the one the browser tests drive (Debian's
+`chromium-headless-shell`, tools/search_queries.py): the held first paints came in most runs with
+Debian's `chromium` (about 20 of 29 in one `make lighthouse`), a heavier browser around the same Blink
+on a machine of two cores. The reports are kept in .cache/lighthouse/reports/.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
     parser.add_argument("--page", action="append", help="a path under the site (default: the eight pages)")
-    parser.add_argument("--runs", type=int, default=3, help="audits of each page; the median run counts (default: 3)")
+    parser.add_argument("--runs", type=int, default=5, help="audits of each page; the median run counts (default: 5)")
     args = parser.parse_args()
     command = installed()
     pages = args.page or [f"{lang}{path}" for lang in ("", "zh/") for path in PAGES]
