@@ -8,13 +8,13 @@ times slower) on the home page, a content page, errors/cuda and the changes page
 prints the four scores of each page and, for every score under the bar, what Lighthouse found; exits
 1 if any page is under the bar. Each page is audited five times (`--runs`) and its median run counts,
 as Lighthouse's documentation on variability advises (the median of five halves the spread of one run):
-the performance score of one run moves by several points with the load of the machine, and here, in a
-third to a half of the runs, Chromium held the page's first paint back by a second or two, whatever the
-page (one stripped of its scripts too; none in 8 runs with its paint holding turned off), which costs
-that run 4 to 6 points. The browser: $CHROME_PATH, else the one the browser tests drive (Debian's
-`chromium-headless-shell`, tools/search_queries.py): the held first paints came in most runs with
-Debian's `chromium` (about 20 of 29 in one `make lighthouse`), a heavier browser around the same Blink
-on a machine of two cores. The reports are kept in .cache/lighthouse/reports/.
+the performance score of one run moves by several points with the load of the machine, and here, in
+about a third of the runs (13 of 40 in one `make lighthouse`), Chromium held the page's first paint back
+by a second or two, whatever the page (one stripped of its scripts too; none in 8 runs with its paint
+holding turned off), which costs that run 4 to 6 points. The browser: $CHROME_PATH, else the one the
+browser tests drive (Debian's `chromium-headless-shell`, tools/search_queries.py): the held first paints
+came in most runs with Debian's `chromium` (22 of 29 runs of one `make lighthouse`), a heavier browser
+around the same Blink on a machine of two cores. The reports are kept in .cache/lighthouse/reports/.
 """
 
 from __future__ import annotations
