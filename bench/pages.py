@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from links import site_base  # noqa: E402  (tools/links.py)
 from pages_server import served  # noqa: E402
-from search_queries import ARGS, ask, chromium  # noqa: E402
+from search_queries import ARGS, ask, chromium, open_phone_search  # noqa: E402
 
 PHONE = {"viewport": {"width": 412, "height": 823}, "device_scale_factor": 1.75, "is_mobile": True, "has_touch": True}
 PAGE = "zh/errors/cuda/"
@@ -80,10 +80,7 @@ def search(browser: Any, url: str, style: str | None) -> float:
         page.goto(url)
         if style:
             page.add_style_tag(content=style)
-        page.locator("label.md-header__button[for=__search]").click()  # a phone's search button
-        meta = page.locator(".md-search-result__meta")
-        page.wait_for_function("t => document.querySelector('.md-search-result__meta').textContent !== t",
-                               arg=meta.text_content(), timeout=60_000)  # fmt: skip  # the index is ready
+        open_phone_search(page)
         browser.start_tracing(page=page, categories=CATEGORIES)
         ask(page, QUERY)
         return max(main_thread_tasks(browser.stop_tracing()))

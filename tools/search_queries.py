@@ -79,6 +79,15 @@ def open_search(page: Any, base_url: str | None = None, path: str = "") -> Any:
     return page.locator(".md-search__input")
 
 
+def open_phone_search(page: Any) -> None:
+    """Open the search of a phone-sized ``page`` with its header button, which fetches the index, and wait
+    until the index is built: Material's "Initializing search" (in the page's language) gives way."""
+    initializing = page.locator(".md-search-result__meta").text_content()
+    page.locator("label.md-header__button[for=__search]").click()
+    page.wait_for_function("t => document.querySelector('.md-search-result__meta').textContent !== t",
+                           arg=initializing, timeout=60_000)  # fmt: skip
+
+
 def search(page: Any, base_url: str, path: str, query: str) -> list[str]:
     """Open ``path``, type ``query`` into the search box: the result pages, best first."""
     open_search(page, base_url, path)

@@ -27,7 +27,7 @@ from typing import Any
 
 from links import site_base  # tools/links.py
 from pages_server import served  # tools/pages_server.py
-from search_queries import ARGS, chromium, home  # tools/search_queries.py
+from search_queries import ARGS, chromium, home, open_phone_search  # tools/search_queries.py
 
 ROOT = Path(__file__).resolve().parent.parent
 BYTES_BEFORE_SEARCH = 400_000
@@ -83,12 +83,8 @@ def measure(browser: Any, url: str, query: str) -> dict[str, float]:
         page.goto(url)
         page.wait_for_load_state("networkidle")
         found["bytes before search"] = sum(received.values())
-        meta = page.locator(".md-search-result__meta")
-        initializing = meta.text_content()  # Material's "Initializing search", until its worker has the index
         started = page.evaluate("() => performance.now()")
-        page.locator("label.md-header__button[for=__search]").click()  # focus: the index is fetched
-        page.wait_for_function("t => document.querySelector('.md-search-result__meta').textContent !== t",
-                               arg=initializing, timeout=60_000)  # fmt: skip
+        open_phone_search(page)  # focus: the index is fetched
         found["index ms"] = page.evaluate("() => performance.now()") - started
         found["bytes of search"] = sum(received.values()) - found["bytes before search"]
         found["first result ms"] = first_result(page, query)

@@ -176,7 +176,7 @@ def with_room(page: str) -> str:
     """A page's HTML with the picker's :data:`ROOM` before the title of its article, if it shows an output the
     picker can change (in the page as written, after search read its content: not a part of it)."""
     article = page.find('class="md-content__inner')
-    title = page.find("<h1", article)
-    if article < 0 or title < 0 or ' data-mx-env="' not in page:
+    title = page.find("<h1", article) if article >= 0 else -1
+    if title < 0 or ' data-mx-env="' not in page:
         return page
     return page[:title] + ROOM + page[title:]
