@@ -1,4 +1,4 @@
-"""What two of the site's choices save a reader's browser, each against its alternative, side by side in one run.
+"""What three of the site's choices save a reader's browser, each against its alternative, side by side in one run.
 
     .venv/bin/python bench/pages.py [SITE] [--runs N]      (after `make build`; `make bench` runs it)
 
@@ -8,11 +8,14 @@ On the built site, served as GitHub Pages serves it (tools/pages_server.py), in 
 - **palette**: the main thread's busy time while zh/errors/cuda loads, with the header's palette script
   (overrides/partials/palette.js) and with Material's palette component, the page rewritten in the browser
   to Material's partial (the only differences, as tests/test_overrides.py checks);
+- **blocks**: the same page load as built, with site.css's `content-visibility: auto` on the article's blocks
+  from its 16th on, and with it overridden, every block laid out at once (the page's code blocks as built);
 - **search**: the longest main-thread task between typing a Chinese query on /zh/ and its first result
   shown (Material drawing the results), with site.css's `content-visibility: auto` on each result and with
   it overridden, every result laid out at once.
 
-Each run measures each pair one after the other, in fresh browser contexts, so that both share the
+Each page load is given the page's HTML as the server sent it, or rewritten, the rest served; each run measures
+the loads and the pair of searches one after the other, in fresh browser contexts, so that all share the
 machine's state of the moment; each run is printed, then the medians and their ratios.
 """
 
@@ -38,6 +41,7 @@ PAGE = "zh/errors/cuda/"
 QUERY = "怎么把模型放到GPU上"
 CATEGORIES = ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"]
 ALL_LAID_OUT = ".md-search-result__item { content-visibility: visible !important; }"
+ALL_BLOCKS_LAID_OUT = "<style>.md-content__inner > :not(.highlight) { content-visibility: visible !important; }</style>"
 
 
 def materials_palette(html: str) -> str:
@@ -102,27 +106,37 @@ def main() -> int:
     with served(args.site) as base_url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=ARGS)
         root = f"{base_url}{site_base(ROOT / 'mkdocs.yml')}"
-        material = materials_palette(urlopen(root + PAGE).read().decode())
+        built = urlopen(root + PAGE).read().decode()
+        material = materials_palette(built)
         assert 'data-md-component="palette"' in material and "light/dark toggle" not in material, "rewrite failed"
-        print("run  palette: ours  Material's   search: lazy results  all laid out   (main-thread ms)")
+        all_blocks = built.replace("</head>", ALL_BLOCKS_LAID_OUT + "</head>", 1)
+        print(
+            "run  page as built  palette: Material's  blocks: all laid out   search: lazy  all laid out"
+            "   (main-thread ms)"
+        )
         for run in range(1, args.runs + 1):
             row = {
-                "palette, ours": page_load(browser, root + PAGE, None),
-                "palette, Material's": page_load(browser, root + PAGE, material),
+                "page load, as built": page_load(browser, root + PAGE, built),
+                "page load, Material's palette": page_load(browser, root + PAGE, material),
+                "page load, every block laid out": page_load(browser, root + PAGE, all_blocks),
                 "search, results laid out as they come on screen": search(browser, root + "zh/", None),
                 "search, all laid out at once": search(browser, root + "zh/", ALL_LAID_OUT),
             }
             for name, value in row.items():
                 figures.setdefault(name, []).append(value)
-            print(f"{run:3}  " + "  ".join(f"{value:12.0f}" for value in row.values()), flush=True)
+            print(f"{run:3}  " + "  ".join(f"{value:14.0f}" for value in row.values()), flush=True)
         browser.close()
     medians = {name: statistics.median(values) for name, values in figures.items()}
     print("medians:")
     for name, value in medians.items():
         print(f"    {name}: {value:.0f} ms")
-    palette = medians["palette, ours"] / medians["palette, Material's"]
+    palette = medians["page load, as built"] / medians["page load, Material's palette"]
+    blocks = medians["page load, as built"] / medians["page load, every block laid out"]
     lazy = medians["search, results laid out as they come on screen"] / medians["search, all laid out at once"]
-    print(f"ours / Material's, a page load: {palette:.2f}; lazy / all, drawing the results: {lazy:.2f}")
+    print(
+        f"a page load, palette ours / Material's: {palette:.2f}; blocks lazy / all: {blocks:.2f}; "
+        f"drawing the search results, lazy / all: {lazy:.2f}"
+    )
     return 0
 
 

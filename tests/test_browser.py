@@ -17,6 +17,17 @@ from helpers import BUILT_TORCH, cpu_releases, search_queries
 from links import site_base  # tools/links.py
 
 
+def seen(locator) -> str:
+    """The text a reader sees at ``locator`` once there: site.css lays out an article's later blocks only as they
+    come near the screen, and until then a block has no rendered text (``innerText``)."""
+    locator.scroll_into_view_if_needed()
+    for _ in range(100):  # laid out at the browser's next frame (a lazy block itself: its content)
+        if locator.evaluate("e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto: true})"):
+            break
+        locator.page.wait_for_timeout(20)
+    return locator.inner_text()
+
+
 @pytest.mark.parametrize("lang", ["", "zh/"])
 def test_page_shows_code_output_and_provenance(page, base_url, lang):
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
@@ -43,6 +54,36 @@ def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_th
         assert not before["copy"][-1] and sum(before["copy"]) < len(before["copy"]) / 4, before["copy"]
         page.locator("pre > code").last.scroll_into_view_if_needed()
         page.wait_for_function(f"() => ({state})().copy.at(-1)")
+    finally:
+        page.close()
+
+
+# Each block of the article: where it starts, whether site.css lays it out only near the screen, whether it is drawn
+ARTICLE_BLOCKS = """() => [...document.querySelector('.md-content__inner').children]
+    .filter(block => !block.matches('.highlight'))  /* code blocks: content.lazy's own rule */
+    .map(block => ({top: block.getBoundingClientRect().top, lazy: getComputedStyle(block).contentVisibility === 'auto',
+                    drawn: block.checkVisibility() && (!block.firstElementChild ||
+                           block.firstElementChild.checkVisibility({contentVisibilityAuto: true}))}))"""
+
+
+@pytest.mark.parametrize("path", ["zh/losses/mse/", "zh/errors/cuda/", "changes/"])
+def test_a_long_pages_blocks_are_laid_out_as_they_come_near_the_screen(browser, base_url, path):
+    """site.css: `content-visibility: auto` on an article's blocks from its 16th on, which spares a phone about a
+    fifth of its main thread's work while zh/errors/cuda loads (bench/pages.py). What a phone shows first and
+    half a screen below is laid out at once, never from a placeholder's height (zh/losses/mse has the most blocks
+    there); a block far below is drawn once the reader scrolls to it."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page.goto(f"{base_url}/{path}")
+        blocks = page.evaluate(ARTICLE_BLOCKS)
+        near = [block for block in blocks if block["top"] < 844 * 1.5]
+        assert near and not any(block["lazy"] for block in near), near
+        assert all(block["drawn"] for block in near), near
+        far = [i for i, block in enumerate(blocks) if block["lazy"] and block["top"] > 844 * 3]
+        assert far and not blocks[far[-1]]["drawn"], far
+        last = f"() => ({ARTICLE_BLOCKS})()[{far[-1]}]"
+        page.locator(".md-content__inner > :not(.highlight)").nth(far[-1]).scroll_into_view_if_needed()
+        page.wait_for_function(f"() => ({last})().drawn")
     finally:
         page.close()
 
@@ -225,7 +266,7 @@ def test_the_language_switcher_marks_the_readers_language(page, base_url, lang, 
 def test_the_last_updated_date_is_labelled_in_words(page, base_url, lang, label):
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
     fact = page.locator(".md-source-file__fact").first
-    assert re.fullmatch(rf"{label}\d{{4}}-\d{{2}}-\d{{2}}", fact.inner_text().strip())
+    assert re.fullmatch(rf"{label}\d{{4}}-\d{{2}}-\d{{2}}", seen(fact).strip())
 
 
 def test_the_exception_line_of_a_traceback_stands_out(page, base_url):
@@ -296,13 +337,13 @@ def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, 
     page.goto(f"{base_url}/devices/gpu-memory/")
     cuda = page.locator('.mx-provenance[data-mx-device="cuda"]')
     assert cuda.count() > 0
-    before = [cuda.nth(i).inner_text() for i in range(cuda.count())]
+    before = [seen(cuda.nth(i)) for i in range(cuda.count())]
     outputs = [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())]
     assert all("torch" in text and "CPU" not in text for text in before), before
     for release, _ in cpu_releases():
         page.get_by_role("combobox", name="Outputs of torch").select_option(release)
         expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(release)  # applied
-        after = [cuda.nth(i).inner_text() for i in range(cuda.count())]
+        after = [seen(cuda.nth(i)) for i in range(cuda.count())]
         assert all(a.startswith(b) for a, b in zip(after, before, strict=True)), after
         # the GPU's own release shows its output as it is; any other says that release was not recorded there
         assert all(a == b if f"torch {release}" in b else a.endswith(f"(not recorded on CUDA with torch {release})")
@@ -365,7 +406,7 @@ def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browse
         output = label.locator("xpath=../preceding-sibling::*[1]").inner_text()
         assert f"torch {BUILT_TORCH}" in output
         assert page.locator(".mx-picker").count() == 0
-        sources = page.locator(".mx-sources").inner_text()
+        sources = seen(page.locator(".mx-sources"))
         assert f"torch {BUILT_TORCH} · CPU · Python {platform.python_version()}" in sources
     finally:
         context.close()

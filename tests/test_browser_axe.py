@@ -30,9 +30,10 @@ AXE_RUN = """async () => (await axe.run(document, {resultTypes: ["violations"]})
     .filter(v => v.impact === "critical" || v.impact === "serious")
     .map(v => ({rule: v.id, impact: v.impact, nodes: v.nodes.length,
                 first: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary)}))"""
-# Every block as a reader sees it once it is on screen: site.css leaves the blocks off screen unstyled until
-# they come near (`content-visibility: auto`), and axe would read their colours from before a palette toggle
-ON_SCREEN = ".md-typeset .highlight { content-visibility: visible !important; }"
+# Every block as a reader sees it once it is on screen: site.css leaves the code blocks and the article's later
+# blocks off screen unstyled until they come near (`content-visibility: auto`), and axe would read their colours
+# from before a palette toggle
+ON_SCREEN = ".md-typeset .highlight, .md-content__inner > * { content-visibility: visible !important; }"
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"])
