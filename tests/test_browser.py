@@ -16,13 +16,17 @@ import pytest
 from helpers import BUILT_TORCH, cpu_releases, search_queries
 from links import site_base  # tools/links.py
 
+# Whether an element is drawn: not inside a block that site.css lays out only near the screen and has not yet
+# (for such a block itself: its first child)
+DRAWN = "e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto: true})"
+
 
 def seen(locator) -> str:
     """The text a reader sees at ``locator`` once there: site.css lays out an article's later blocks only as they
     come near the screen, and until then a block has no rendered text (``innerText``)."""
     locator.scroll_into_view_if_needed()
-    for _ in range(100):  # laid out at the browser's next frame (a lazy block itself: its content)
-        if locator.evaluate("e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto: true})"):
+    for _ in range(100):  # laid out at the browser's next frame
+        if locator.evaluate(DRAWN):
             break
         locator.page.wait_for_timeout(20)
     return locator.inner_text()
@@ -59,11 +63,10 @@ def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_th
 
 
 # Each block of the article: where it starts, whether site.css lays it out only near the screen, whether it is drawn
-ARTICLE_BLOCKS = """() => [...document.querySelector('.md-content__inner').children]
+ARTICLE_BLOCKS = f"""() => [...document.querySelector('.md-content__inner').children]
     .filter(block => !block.matches('.highlight'))  /* code blocks: content.lazy's own rule */
-    .map(block => ({top: block.getBoundingClientRect().top, lazy: getComputedStyle(block).contentVisibility === 'auto',
-                    drawn: block.checkVisibility() && (!block.firstElementChild ||
-                           block.firstElementChild.checkVisibility({contentVisibilityAuto: true}))}))"""
+    .map(block => ({{top: block.getBoundingClientRect().top, lazy: getComputedStyle(block).contentVisibility === 'auto',
+                    drawn: ({DRAWN})(block)}}))"""
 
 
 @pytest.mark.parametrize("path", ["zh/losses/mse/", "zh/errors/cuda/", "changes/"])
