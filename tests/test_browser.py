@@ -410,7 +410,7 @@ def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browse
         assert f"torch {BUILT_TORCH}" in output
         assert page.locator(".mx-picker").count() == 0
         sources = seen(page.locator(".mx-sources"))
-        assert f"torch {BUILT_TORCH} · CPU · Python {platform.python_version()}" in sources
+        assert f"a CPU with PyTorch {BUILT_TORCH} (Python {platform.python_version()})" in sources
     finally:
         context.close()
 

@@ -59,5 +59,6 @@ def test_site_builds_strict_with_real_outputs_and_no_warnings(real_site, caplog)
     torch = metadata.version("torch")  # the torch this build runs, whatever requirements.txt pins
     label = f">torch {torch.split('+')[0]} · CPU</small>"  # beside each output; in full once, at the page's end
     assert label in en and label in zh
-    assert f": produced by torch {torch} · CPU · Python {platform.python_version()} when this site was built." in en
-    assert f"：构建本站时由 torch {torch} · CPU · Python {platform.python_version()} 实际运行得到。" in zh
+    python = platform.python_version()
+    assert f": printed on a CPU with PyTorch {torch} (Python {python}), when this site was built." in en
+    assert f"：构建本站时在 CPU 上用 PyTorch {torch}（Python {python}）实际运行得到。" in zh

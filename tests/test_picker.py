@@ -100,7 +100,8 @@ def test_the_sites_file_names_each_environment_and_what_each_release_shows():
     assert devices == {"2.14.1": ["cpu"], "2.13.0": ["cpu"], "2.11.0": ["cuda"], "2.9.1": ["cpu"]}
     gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
     assert gpu["label"] == "FIXTURE GPU (test data) · torch 2.11.0" and gpu["device"] == "cuda"
-    assert gpu["full"] == "FIXTURE GPU (test data) · torch 2.11.0+cu130 · Python 3.12.3 · 2026-11-22"
+    assert gpu["printed"] == {"en": "Printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 (Python 3.12.3)",
+                              "zh": "在 FIXTURE GPU (test data) 上用 PyTorch 2.11.0+cu130（Python 3.12.3）实际运行得到"}
     assert data["environments"][BUILD]["label"] == "torch 2.13.0 · CPU"
     assert data["texts"]["en"]["cut"] == "… {n} more characters cut (this page shows at most 1,000 per cell)"
     assert data["texts"]["zh"]["picker.label"] and set(data["texts"]["zh"]) == set(data["texts"]["en"])
@@ -214,6 +215,7 @@ def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says
         assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
         page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
         expect(one).to_have_text("torch 2.14.1 · CPU · unverified")  # test data no trusted key signs: said so
+        assert one.get_attribute("title") == "Printed on a CPU with PyTorch 2.14.1+cu130 (Python 3.11.7)"
         assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
         expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
         assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label

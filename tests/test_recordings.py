@@ -150,10 +150,13 @@ def test_a_broken_recording_is_refused_naming_its_file(tmp_path, change):
 def test_a_cuda_cell_shows_its_recorded_output_with_the_gpus_provenance(lang):
     md = page(recording=fixture_recording(), lang=lang)
     assert "tensor([1.], device=&#x27;cuda:0&#x27;)" in html(md) or "tensor([1.], device='cuda:0')" in md
-    provenance = "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
-    assert provenance in unescape(md)  # each character Markdown would read is a character reference
-    assert ("FIXTURE GPU (test data) · torch 2.13.0: recorded on" if lang == "en" else
-            "FIXTURE GPU (test data) · torch 2.13.0：录制于") in unescape(md)  # fmt: skip
+    provenance = {
+        "en": "FIXTURE GPU (test data) · torch 2.13.0: printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 "
+              "and CUDA 13.0 (Python 3.11.7), recorded on 2026-11-22.",
+        "zh": "FIXTURE GPU (test data) · torch 2.13.0：录制于 2026-11-22，在 FIXTURE GPU (test data) 上用 PyTorch "
+              "2.13.0+cu130、CUDA 13.0（Python 3.11.7）实际运行得到。",
+    }  # fmt: skip
+    assert provenance[lang] in unescape(md)  # each character Markdown would read is a character reference
     assert "needs a CUDA GPU" not in md and "此单元需要" not in md
 
 
@@ -187,10 +190,11 @@ def test_without_a_recording_the_cell_says_it_was_never_recorded(lang):
 def test_a_recording_made_with_another_torch_says_so():
     md = unescape(page(recording=fixture_recording(env={**FAKE_GPU, "torch": "2.11.0+cu130"})))
     assert ">FIXTURE GPU (test data) · torch 2.11.0</small>" in md  # its label
-    block = md[md.index('<div class="mx-sources"'):]  # the page's block: each environment in full, once
-    assert "torch 2.13.0 · CPU: produced by torch 2.13.0+cpu · CPU · Python 3.11.7 when this site was built." in block
-    assert "FIXTURE GPU (test data) · torch 2.11.0: recorded on FIXTURE GPU (test data) · CUDA 13.0 · " in block
-    assert "torch 2.11.0+cu130 · Python 3.11.7 · 2026-11-22." in block
+    block = md[md.index('<div class="mx-sources"'):]  # the page's block: each environment in words, once
+    assert "torch 2.13.0 · CPU: printed on a CPU with PyTorch 2.13.0+cpu (Python 3.11.7), when this site was built." \
+        in block  # fmt: skip
+    assert "FIXTURE GPU (test data) · torch 2.11.0: printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 " \
+        "and CUDA 13.0 (Python 3.11.7), recorded on 2026-11-22." in block  # fmt: skip
 
 
 # --- record → shard → merge → publish, end to end on CPU --------------------------------
@@ -418,10 +422,10 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     from mkdocs_examples.publish.notebooks import notebook
 
     recording = fixture_recording()
-    line = re.search(r"recorded on (.*?)\.</li>", page(recording=recording))
+    line = re.search(r"(printed on [^<]*?recorded on .*?)\.</li>", page(recording=recording))
     assert line
-    machine = html.unescape(line[1])
-    assert machine == "FIXTURE GPU (test data) · CUDA 13.0 · torch 2.13.0+cu130 · Python 3.11.7 · 2026-11-22"
+    assert html.unescape(line[1]) == "printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 and CUDA 13.0 " \
+        "(Python 3.11.7), recorded on 2026-11-22"  # fmt: skip
     notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
     assert "*This cell printed this on FIXTURE GPU (test data) with PyTorch 2.13.0 and CUDA 13.0 (Python 3.11), " \
         "recorded on 2026-11-22: the machine that built the site has no GPU.*" in notes  # fmt: skip

@@ -66,8 +66,8 @@ def test_builds_once_for_both_languages_then_from_cache_then_only_what_changed(s
         assert "[0, 2, 4]" in html and "answer: 42" in html
         assert "x = 6 * 7" not in html  # only the named cell
     # the fixture imports no torch: the label and the page's block name the device and Python only
-    assert ">CPU · Python 3." in page(site) and "：构建本站时由 CPU · Python" in page(site, "zh")
-    assert ": produced by CPU · Python" in page(site)
+    assert ">CPU · Python 3." in page(site) and "：构建本站时在 CPU 上用 Python 3." in page(site, "zh")
+    assert ": printed on a CPU with Python 3." in page(site)
 
     assert build_site(site) == []  # a second build executes nothing
 

@@ -22,12 +22,12 @@ TEXT: dict[str, dict[str, str]] = {
         "{gpu} ({date}). The GPU job records it again once the change is merged.",
         # render: the page's one block on where its outputs come from (each output has a short label)
         "sources": "Where the outputs on this page come from:",
-        "sources.built": "{label}: produced by {what} when this site was built.",
-        "sources.recorded": "{label}: recorded on {what}.",
+        "sources.built": "{label}: {what}, when this site was built.",
+        "sources.recorded": "{label}: {what}, recorded on {date}.",
         # a recording no trusted key signs (recordings/attest.py): a strict build refuses it, others label it
         "unverified": "{label} · unverified",
-        "sources.unverified": "{label}: said to be recorded on {what}, but unverified: no key this site trusts "
-        "signs it, so nothing shows that this machine printed it.",
+        "sources.unverified": "{label}: said to be {what}, recorded on {date}, but unverified: no key this site "
+        "trusts signs it, so nothing shows that this machine printed it.",
         "prints": "{what} prints",
         "print": "{what} print",
         "checked": "Checked on torch {releases}{count}.",
@@ -88,6 +88,10 @@ TEXT: dict[str, dict[str, str]] = {
         "(Python {python}), recorded on {date}: the machine that built the site has no GPU.",
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
+        # what printed an environment's outputs (render/provenance.py: described)
+        "words.what.torch": "printed on {device} with PyTorch {torch} (Python {python})",
+        "words.what.cuda": "printed on {device} with PyTorch {torch} and CUDA {cuda} (Python {python})",
+        "words.what": "printed on {device} with Python {python}",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
         # what a CUDA cell of a downloaded notebook prints where there is no GPU, before the recorded output
         "notebook.gpu.printed": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
@@ -111,10 +115,10 @@ TEXT: dict[str, dict[str, str]] = {
         "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
         "改动合并后，GPU 任务会重新录制。",
         "sources": "本页输出的来源：",
-        "sources.built": "{label}：构建本站时由 {what} 实际运行得到。",
-        "sources.recorded": "{label}：录制于 {what}。",
+        "sources.built": "{label}：构建本站时{what}。",
+        "sources.recorded": "{label}：录制于 {date}，{what}。",
         "unverified": "{label} · 未经验证",
-        "sources.unverified": "{label}：自称录制于 {what}，但未经验证：没有本站信任的密钥为它签名，"
+        "sources.unverified": "{label}：自称录制于 {date}，{what}，但未经验证：没有本站信任的密钥为它签名，"
         "无法证明这些输出确实出自这台机器。",
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
@@ -169,6 +173,9 @@ TEXT: dict[str, dict[str, str]] = {
         "录制的，录制于 {date}；构建本站的机器没有 GPU。",
         "words.gpu": "GPU",
         "words.cpu": "CPU",
+        "words.what.torch": "在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到",
+        "words.what.cuda": "在 {device} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）实际运行得到",
+        "words.what": "在 {device} 上用 Python {python} 实际运行得到",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
         "notebook.gpu.printed": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
         "运行时，这个单元格的输出是：",

@@ -41,9 +41,14 @@
     try { localStorage.setItem(KEY, release); } catch (error) { /* storage off: this page only */ }
   }
 
-  function texts(site) {
+  // What `table` (the picker's texts, or what printed an environment's outputs) says in the page's language
+  function inLanguage(table) {
     var lang = (document.documentElement.lang || "en").split("-")[0];
-    return site.texts[lang] || site.texts.en;
+    return table[lang] || table.en;
+  }
+
+  function texts(site) {
+    return inLanguage(site.texts);
   }
 
   function format(template, values) {
@@ -116,7 +121,7 @@
   function relabel(label, environment, pick, words) {
     label.textContent = environment.unverified ?
       format(words["picker.unverified"], {label: environment.label}) : environment.label;
-    label.title = environment.full;
+    label.title = inLanguage(environment.printed);
   }
 
   var DEVICES = {cpu: "CPU", cuda: "CUDA"};

@@ -14,7 +14,8 @@ the first fetched on each page with outputs, the others only once a reader picks
 than the build's:
 
 - ``environments.json`` (:func:`site_data`): the releases, the environment each shows per
-  device, each environment's short label and full description, and the picker's texts in each
+  device, each environment's short label and what printed its outputs in words (in each language, the
+  label's title), and the picker's texts in each
   language the engine speaks;
 - ``examples/<path>.json`` (:func:`example_data`), one per example that built: for each cell a
   page shows, the index of its output in each environment (the build's, each fresh recording's)
@@ -35,7 +36,7 @@ from typing import Any
 from mkdocs_examples.recordings.store import Recording, release
 from mkdocs_examples.render.checks import version_key
 from mkdocs_examples.render.page import capped
-from mkdocs_examples.render.provenance import BUILD, full, short
+from mkdocs_examples.render.provenance import BUILD, described, short
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import TEXT
@@ -95,12 +96,18 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
         "releases": shows,
         "environments": {
-            e.name: {"device": e.device, "release": e.release, "label": short(e.env), "full": full(e.env, e.date),
+            e.name: {"device": e.device, "release": e.release, "label": short(e.env),
+                     "printed": {lang: _sentence(described(e.env, lang)) for lang in TEXT},
                      **({"unverified": True} if e.unverified else {})}
             for e in environments
         },
         "texts": texts,
     }
+
+
+def _sentence(words: str) -> str:
+    """``words`` as a sentence of their own: ``Printed on a CPU with PyTorch 2.13.0+cpu (Python 3.11.7)``."""
+    return words[:1].upper() + words[1:]
 
 
 def example_data(example: Example, result: Result, recorded: dict[str, Recording], limit: int) -> dict[str, Any]:

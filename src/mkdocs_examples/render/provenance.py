@@ -1,13 +1,13 @@
 """Which machine produced an output, in words: the short label beside each output, and the page's one block
-that says each of those environments in full.
+that says each of those environments in a sentence.
 
 Beside each output a page shows a short label (:func:`short`: ``torch 2.13.0 · CPU``, ``H100 · torch
-2.11.0``); once per page, at its end, :class:`Sources` lists every environment whose outputs the
-page shows, in full (:func:`full`: GPU, CUDA, torch build, Python, date). :func:`machine` is the
-one description of a recording's machine: pages show it in that block, notebooks in the note under
-a recorded output. Every value in these lines comes from a recording or from the example's own
-process, so from whoever wrote them: each character that HTML or Markdown reads is written as a
-character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
+2.11.0``); once per page, at its end, :class:`Sources` says of every environment whose outputs the
+page shows what printed them (:func:`described`: ``printed on a CPU with PyTorch 2.4.1+cu121
+(Python 3.11.7)``, and the date of a recording). :func:`in_words` gives the parts of those sentences: pages use
+them in that block, notebooks in their notes. Every value in these lines comes from a recording or from
+the example's own process, so from whoever wrote them: each character that HTML or Markdown reads is
+written as a character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
 """
 
 from __future__ import annotations
@@ -29,28 +29,27 @@ def device_label(env: dict[str, str]) -> str:
     return {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS"}.get(device) or re.sub(r"[^\w.+-]", "", device)[:20] or "?"
 
 
-def in_words(env: dict[str, str], lang: str) -> dict[str, str]:
-    """The parts of a sentence about ``env``, for the notes of notebooks (texts.py: ``notebook.*``): ``torch``
-    (``2.13.0``, its build left out), ``python`` (``3.11``), ``device`` (``a CPU``, or the GPU's name), ``gpu``
-    and ``cuda``."""
+def in_words(env: dict[str, str], lang: str, *, exact: bool = False) -> dict[str, str]:
+    """The parts of a sentence about ``env`` (texts.py: ``notebook.*``, ``words.*``): ``torch`` (``2.13.0``,
+    its build left out), ``python`` (``3.11``), ``device`` (``a CPU``, or the GPU's name), ``gpu`` and ``cuda``.
+    ``exact``: torch and Python as the environment reported them (``2.13.0+cpu``, ``3.11.7``)."""
     words = text(lang)
     gpu = env.get("gpu") or words["words.gpu"]
+    torch, python = env.get("torch", "?"), env.get("python", "?")
     return {
         "device": words["words.cpu"] if env.get("device", "cpu") == "cpu" else gpu,
-        "torch": env.get("torch", "?").split("+")[0],
-        "python": ".".join(env.get("python", "?").split(".")[:2]),
+        "torch": torch if exact else torch.split("+")[0],
+        "python": python if exact else ".".join(python.split(".")[:2]),
         "gpu": gpu,
         "cuda": env.get("cuda") or "?",
     }
 
 
-def full(env: dict[str, str], date: str | None = None) -> str:
-    """An environment in full: GPU (or device), CUDA, torch with its build, Python, and the date of a recording."""
-    torch = [f"torch {env['torch']}"] if "torch" in env else []
-    what = [env["gpu"]] if env.get("gpu") else [*torch, device_label(env)]  # the GPU's name first; else torch's
-    what += [f"CUDA {env['cuda']}"] if env.get("cuda") else []
-    what += (torch if env.get("gpu") else []) + [f"Python {env.get('python', '?')}"] + ([date] if date else [])
-    return " · ".join(what)
+def described(env: dict[str, str], lang: str) -> str:
+    """What printed an environment's outputs, in words: ``printed on NVIDIA H100 80GB HBM3 with PyTorch
+    2.11.0+cu130 and CUDA 13.0 (Python 3.12.3)``; an environment without torch names its device and Python."""
+    key = "words.what" if "torch" not in env else "words.what.cuda" if env.get("cuda") else "words.what.torch"
+    return text(lang)[key].format(**in_words(env, lang, exact=True))
 
 
 # What a GPU's marketing name adds to its model: ``NVIDIA H100 80GB HBM3`` is an ``H100``
@@ -117,7 +116,7 @@ class Sources:
         for source in sorted(self.found.values(), key=_order):
             key = "sources.built" if source.date is None else "sources.recorded"
             key = "sources.unverified" if source.unverified else key
-            line = words[key].format(label=short(source.env), what=full(source.env, source.date))
+            line = words[key].format(label=short(source.env), what=described(source.env, lang), date=source.date)
             items.append(f"<li>{inline(line)}</li>")
         return (
             f'\n\n<div class="mx-sources" data-search-exclude>\n<p>{inline(words["sources"])}</p>\n'
