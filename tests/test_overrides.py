@@ -26,6 +26,12 @@ CHANGES = {  # partial: (Material's text, ours)
         "clock-edit-outline.svg\" %}\n    </span>\n    {{ lang.t('source.file.date.updated') }}"
         '{{ "：" if config.theme.language == "zh" else ": " }}{{ date }}',
     ),
+    # a section's nav has a name where it has an index page (axe: landmark-unique)
+    "nav-item.html": (
+        'id="{{ path }}_label" tabindex="{{ tabindex }}">\n                <span class="md-nav__icon md-icon"></span>',
+        'id="{{ path }}_label" tabindex="{{ tabindex }}">\n                <span class="md-nav__icon md-icon"></span>\n'
+        '                <span class="md-visually-hidden">{{ nav_item.title | e }}</span>',
+    ),
     # the search dialog has a name (axe: aria-dialog-name)
     "search.html": ('role="dialog">', 'role="dialog" aria-label="{{ lang.t(\'search\') }}">'),
     # the toggle not mounted by Material's bundle but by the script after it (palette.js)

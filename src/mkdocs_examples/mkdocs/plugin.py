@@ -241,7 +241,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         if page.file.src_uri in self._views:
-            return notebook_views.slim(output, page.url)
+            return notebook_views.served(output, page.url)
         return picker.with_room(output) if PICKER[1] in self._assets else output
 
     @event_priority(50)  # before mkdocs-jupyter's (0), which would delete the other languages' renderings
