@@ -143,7 +143,22 @@ def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(t
     nb = notebook(Example.from_source("demo.py", script, CUDA_RAISING))
     (cell,) = (c for c in nb["cells"] if c["id"] == "numpy-cuda")
     assert cell["source"].startswith("if torch.cuda.is_available():\n    try:\n")  # Colab's form: guarded too
-    assert cell["source"].endswith('print("(this cell needs a CUDA GPU; none here)")')
+    assert cell["source"].endswith("print('(this cell needs a CUDA GPU; none here)')")
+
+
+def test_the_lines_a_chinese_download_adds_speak_chinese(tmp_path):
+    """The imports, guards and catches that make a download run to its end carry their comments, and what a
+    CUDA cell prints without a GPU, in the download's language."""
+    (tmp_path / "torch.py").write_text(FAKE_TORCH.format(gpu=False))
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(Example.from_source("demo.py", script, CUDA_RAISING), lang="zh"))
+    source = script.read_text()
+    assert "import traceback  # 故意报错的单元会打印出错误信息，脚本接着往下运行" in source
+    assert "except Exception:  # 故意触发的报错：页面上展示的就是这个错误" in source
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "（这个单元需要 CUDA GPU，这里没有）\nafter\n"), done.stderr
+    nb = notebook(Example.from_source("demo.py", script, CUDA_RAISING), lang="zh")
+    assert not [c["source"] for c in nb["cells"] if re.search(r"# [a-z]+ [a-z]+ ", c["source"])]  # no English
 
 
 GPU_SOURCE = """\

@@ -105,6 +105,12 @@ TEXT: dict[str, dict[str, str]] = {
         "so that your outputs can match the page's (on a CPU, with the same PyTorch release).",
         "notebook.measured": "This check of the measurement above does not hold on this machine: a measurement "
         "depends on the machine and on its load. The site's build checks it on its own machine.",
+        # publish: the comments of the lines a download adds, so that it runs to its end on a reader's machine
+        "runnable.traceback": "cells that raise on purpose print their error, and the script goes on",
+        "runnable.torch": "cells that need a CUDA GPU run only where there is one",
+        "runnable.raised": "raised on purpose: the page shows this error",
+        "runnable.measured": "a measurement: the build checks it on its own machine",
+        "runnable.no-gpu": "(this cell needs a CUDA GPU; none here)",
     },
     "zh": {
         "output": "输出",
@@ -188,6 +194,11 @@ TEXT: dict[str, dict[str, str]] = {
         "这样你得到的输出才可能和页面上的一致（在 CPU 上、用同一个 PyTorch 版本时）。",
         "notebook.measured": "上面那次测量的检验在这台机器上不成立：测量结果取决于机器本身和它当时的负载。"
         "本站构建时会在自己的机器上做这项检验。",
+        "runnable.traceback": "故意报错的单元会打印出错误信息，脚本接着往下运行",
+        "runnable.torch": "需要 CUDA GPU 的单元只在有 GPU 的机器上运行",
+        "runnable.raised": "故意触发的报错：页面上展示的就是这个错误",
+        "runnable.measured": "这是一次测量：构建本站时会在自己的机器上检验它",
+        "runnable.no-gpu": "（这个单元需要 CUDA GPU，这里没有）",
     },
 }
 

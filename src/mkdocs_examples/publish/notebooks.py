@@ -39,9 +39,6 @@ from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
 
-PREAMBLE = "import traceback  # cells that raise on purpose print their error, and the script goes on\n"
-CUDA = "import torch  # cells that need a CUDA GPU run only where there is one\n"
-
 
 def notebook(
     example: Example, result: Result | None = None, recorded: Recording | None = None, *, lang: str = texts.DEFAULT,
@@ -253,7 +250,7 @@ def _rewritten(example: Example, *, catching: bool, otherwise: dict[int, str], l
         runnable = _runnable(example, cell, body, catching=catching, otherwise=otherwise.get(cell.index), lang=lang)
         if runnable != body:
             wrapped[cell.index] = runnable
-    if (head := _head(example, catching=catching, torch=False)) and example.cells:  # as_built imports torch
+    if (head := _head(example, catching=catching, torch=False, lang=lang)) and example.cells:  # as_built imports torch
         first = example.cells[0]
         wrapped[first.index] = _after_future(head, wrapped.get(first.index, first.source.rstrip("\n")))
     return wrapped
@@ -274,14 +271,17 @@ def gpu_fallback(shown: CellResult | None, env: dict[str, str] | None, *, lang: 
     return "\n".join(f"print({line!r})" for line in [heading, *lines])
 
 
-def _head(example: Example, *, catching: bool = True, torch: bool = True) -> str:
-    """The imports the runnable form adds: traceback for raising cells (if ``catching``) and for checks of a
-    measurement, torch for CUDA cells (if ``torch``)."""
+def _head(example: Example, *, catching: bool = True, torch: bool = True, lang: str = texts.DEFAULT) -> str:
+    """The imports the runnable form adds, each with a comment in ``lang`` on why: traceback for raising cells
+    (if ``catching``) and for checks of a measurement, torch for CUDA cells (if ``torch``)."""
+    words = texts.text(lang)
     opening = example.cells[0].source.splitlines() if example.cells else []
     raising = catching and any(c.has("raises-exception") for c in example.cells)
-    head = PREAMBLE if raising or any(_measured(example, c) for c in example.cells) else ""
+    head = ""
+    if raising or any(_measured(example, c) for c in example.cells):
+        head += f"import traceback  # {words['runnable.traceback']}\n"
     if torch and any(c.has("requires-cuda") for c in example.cells) and "import torch" not in opening:
-        head += CUDA
+        head += f"import torch  # {words['runnable.torch']}\n"
     return head
 
 
@@ -308,8 +308,10 @@ def _runnable(
     if _measured(example, cell):
         body = _wrap_measured(body, lang)
     if catching and cell.has("raises-exception"):
-        body = _wrap_raising(body)
-    return _wrap_cuda(body, otherwise or NO_GPU) if cell.has("requires-cuda") else body
+        body = _wrap_raising(body, lang)
+    if not cell.has("requires-cuda"):
+        return body
+    return _wrap_cuda(body, otherwise or f"print({texts.text(lang)['runnable.no-gpu']!r})")
 
 
 def _measured(example: Example, cell: Cell) -> bool:
@@ -321,22 +323,19 @@ def _wrap_measured(body: str, lang: str) -> str:
     said = texts.text(lang)["notebook.measured"]
     return (
         f"try:\n{textwrap.indent(body, '    ')}\n"
-        f"except AssertionError:  # a measurement: the build checks it on its own machine\n"
+        f"except AssertionError:  # {texts.text(lang)['runnable.measured']}\n"
         f"    print({said!r})\n    traceback.print_exc()"
     )
 
 
-def _wrap_raising(body: str) -> str:
+def _wrap_raising(body: str, lang: str) -> str:
     return (
         f"try:\n{textwrap.indent(body, '    ')}\n"
-        "except Exception:  # raised on purpose: the page shows this error\n    traceback.print_exc()"
+        f"except Exception:  # {texts.text(lang)['runnable.raised']}\n    traceback.print_exc()"
     )
 
 
-NO_GPU = 'print("(this cell needs a CUDA GPU; none here)")'
-
-
-def _wrap_cuda(body: str, otherwise: str = NO_GPU) -> str:
+def _wrap_cuda(body: str, otherwise: str) -> str:
     indented = textwrap.indent(body, "    "), textwrap.indent(otherwise, "    ")
     return "if torch.cuda.is_available():\n{}\nelse:\n{}".format(*indented)
 
@@ -355,7 +354,7 @@ def runnable_script(example: Example, *, lang: str = texts.DEFAULT) -> str:
     # the first lines of the first code cell (a notebook runs them too), after `from __future__`
     opening = example.cells[0].source.splitlines()
     first = example.cells[0].lineno - 1 + sum(1 for line in opening if line.startswith("from __future__"))
-    lines[first:first] = _head(example).splitlines()
+    lines[first:first] = _head(example, lang=lang).splitlines()
     return "\n".join(lines) + "\n"
 
 
