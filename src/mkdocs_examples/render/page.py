@@ -39,7 +39,7 @@ def render_example(
     by device within one torch release and Python show as tabs ("CPU | CUDA"); any other
     difference is a folded note naming its environments; the same output (noise aside) shows
     once; a stale recording is never shown. Each output has a short label naming its
-    environment; ``sources`` collects those environments, which the page then says once in full
+    environment; ``sources`` collects those environments, which the page then says once in words
     (:meth:`Sources.block`).
     """
     text = texts(lang)
