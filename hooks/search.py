@@ -25,8 +25,9 @@ mkdocs-static-i18n:
 - The browser rewrites a query before Material's worker parses it (our worker: Material's, with
   its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
-  textual wildcard of ours; a pasted error line ranks first the page with a section headed by that
-  error (the errors pages); each result's text is cut to the lines its teaser shows, without the
+  textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are; a
+  pasted error line, or a part of one, ranks first the page with a section headed by that error (the
+  errors pages); each result's text is cut to the lines its teaser shows, without the
   index's zero-width spaces; it searches when the reader pastes with the mouse, and loads the
   index when the reader goes to the search (a focus, a pointer over the box), not with every page
   (search_assets/input.js).

@@ -42,15 +42,15 @@ def chromium() -> str:
     return os.environ.get("CHROMIUM") or found or "/usr/bin/chromium-headless-shell"
 
 
-def queries(path: Path = QUERIES) -> list[tuple[str, str, str, int]]:
-    """The list: (language, query, expected page, how high it must come), in the file's order."""
+def queries(path: Path = QUERIES) -> list[tuple[str, str, str]]:
+    """The list: (language, query, the page it must find first), in the file's order."""
     data = yaml_files.load(path)
     found = []
     for lang, items in data.items():
         for item in items:
-            if set(item) - {"query", "page", "top"} or not {"query", "page"} <= set(item):
-                raise ValueError(f"{path}: {item!r} of {lang}: give `query`, `page` and optionally `top`")
-            found.append((lang, str(item["query"]), str(item["page"]), int(item.get("top", 1))))
+            if set(item) != {"query", "page"}:
+                raise ValueError(f"{path}: {item!r} of {lang}: give `query` and `page`")
+            found.append((lang, str(item["query"]), str(item["page"])))
     return found
 
 
@@ -125,7 +125,7 @@ def main() -> int:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         opened = ""
-        for lang, query, expected, _ in queries(args.queries):
+        for lang, query, expected in queries(args.queries):
             if opened != lang:  # the search of the language's home page, open for all its queries
                 pages, opened = search(page, base_url, home(lang), query), lang
             else:

@@ -47,7 +47,22 @@ function ptQuery(query, index) {
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
     })
   })
-  return ptSynonyms(words).join(" ")
+  return ptSynonyms(words).map(function (word, i) { return ptWholePieces(word, i < words.length) }).join(" ")
+}
+
+// A name such as num_workers: the index holds its pieces (num, workers). Each but the last is matched
+// whole, not as the start of any word (num found the tag numpy), and where the reader typed the name (not
+// a synonym we added) a page must hold every piece (pin_memory found the pages on GPU memory first); a
+// stop word (the no of no_grad) is left out, as the index leaves it out
+function ptWholePieces(word, typed) {
+  var pieces = word.split("_")
+  if (pieces.length < 2 || !pieces.every(function (piece) { return /^[A-Za-z0-9]+$/.test(piece) })) return word
+  var last = pieces.pop()
+  pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
+  pieces.push(last)
+  return pieces.map(function (piece, i) {
+    return (typed ? "+" : "") + piece + (i < pieces.length - 1 ? "^1" : "")
+  }).join(" ")
 }
 
 // The words of a query, each followed by the words readers use for it (hooks/search_assets/terms.yml,
@@ -90,6 +105,7 @@ function ptErrorQuery(query) {
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
   ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
+  ptPastedRun = ptWords(query).join(" ")
   var typing = !/[\s.)\]]$/.test(query) // the last word may be unfinished
   return words
     .map(function (word, i) {
@@ -105,10 +121,13 @@ function ptWordsFound(group) {
   }))
 }
 // A page with a section headed by the pasted error itself (every word of the heading is a word of
-// the line, and one is Error, Exception or Warning): the errors pages' sections, which exist to
-// answer that paste. It comes before a page that only shows the error on the way, however many
-// of the line's words that page holds (an output may print the whole line where the heading cuts it)
+// the line, and one is Error, Exception or Warning), or by an error the paste is a part of (its
+// words, in their order, within the heading's: a reader copied the message without its type or its
+// end): the errors pages' sections, which exist to answer that paste. It comes before a page that
+// only shows the error on the way, however many of the line's words that page holds (an output may
+// print the whole line where the heading cuts it)
 var ptPasted = null
+var ptPastedRun = "" // the pasted words, lowercased, in their order, one space apart
 function ptWords(text) {
   var entities = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"}
   text = text.replace(/<[^>]*>/g, "").replace(/&(lt|gt|quot|#39|#x27|amp);/g, function (e) { return entities[e] })
@@ -119,7 +138,8 @@ function ptHeadedByTheError(group) {
   return group.some(function (item) {
     var heading = ptWords(item.title)
     return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
-      heading.every(function (word) { return ptPasted.has(word) })
+      (heading.every(function (word) { return ptPasted.has(word) }) ||
+       (" " + heading.join(" ") + " ").indexOf(" " + ptPastedRun + " ") >= 0)
   })
 }
 function ptErrorRank(group) {
