@@ -25,8 +25,8 @@ def seen(locator) -> str:
     """The text a reader sees at ``locator`` once there: site.css lays out an article's later blocks only as they
     come near the screen, and until then a block has no rendered text (``innerText``)."""
     locator.scroll_into_view_if_needed()
-    for _ in range(100):  # laid out at the browser's next frame
-        if locator.evaluate(DRAWN):
+    for _ in range(100):  # laid out at the browser's next frame; polled from here: a page without JavaScript
+        if locator.evaluate(DRAWN):  # runs no wait_for_function
             break
         locator.page.wait_for_timeout(20)
     return locator.inner_text()

@@ -246,8 +246,8 @@ def test_a_chinese_view_notes_a_gpu_recording_in_chinese(real_site):
     site, _ = real_site
     en = text_of((site / "notebooks/devices/gpu_memory/index.html").read_text())
     zh = text_of((site / "zh/notebooks/devices/gpu_memory/index.html").read_text())
-    assert "This cell printed this on " in en and "这个单元格的输出是在 " not in en
-    assert "这个单元格的输出是在 " in zh and "This cell printed this on" not in zh
+    assert "This cell's output was printed on " in en and "这个单元格的输出录制于 " not in en
+    assert "这个单元格的输出录制于 " in zh and "This cell's output was" not in zh
 
 
 def test_a_second_build_renders_no_view_again_in_either_language(tmp_path, monkeypatch):

@@ -379,8 +379,8 @@ def test_the_notebook_download_carries_recorded_gpu_outputs_and_says_so():
     gpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "gpu")
     assert gpu.outputs[0]["text"] == "tensor([1.], device='cuda:0')\n"
     where = nb.cells[nb.cells.index(gpu) + 1]
-    assert where.cell_type == "markdown" and "printed this on FIXTURE GPU (test data) with PyTorch 2.13.0 and " \
-        "CUDA 13.0 (Python 3.11), recorded on 2026-11-22" in where.source  # fmt: skip
+    assert where.cell_type == "markdown" and "printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 and " \
+        "CUDA 13.0 (Python 3.11.7), recorded on 2026-11-22" in where.source  # fmt: skip
     assert nb.metadata["mkdocs_examples_recorded"]["gpu"].startswith("FIXTURE")
     cpu = next(c for c in nb.cells if c.cell_type == "code" and c.id == "where")
     assert cpu.outputs[0]["text"] == "cpu\n"  # this build's output where it has one
@@ -427,8 +427,7 @@ def test_the_page_and_the_notebook_describe_the_gpu_machine_with_the_same_words(
     assert html.unescape(line[1]) == "printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 and CUDA 13.0 " \
         "(Python 3.11.7), recorded on 2026-11-22"  # fmt: skip
     notes = [c["source"] for c in notebook(EXAMPLE, BUILT, recording)["cells"] if c["cell_type"] == "markdown"]
-    assert "*This cell printed this on FIXTURE GPU (test data) with PyTorch 2.13.0 and CUDA 13.0 (Python 3.11), " \
-        "recorded on 2026-11-22: the machine that built the site has no GPU.*" in notes  # fmt: skip
+    assert f"*This cell's output was {html.unescape(line[1])}: the machine that built the site has no GPU.*" in notes
 
 
 def test_the_notes_of_a_chinese_notebook_are_in_chinese():
@@ -437,9 +436,10 @@ def test_the_notes_of_a_chinese_notebook_are_in_chinese():
     recording = fixture_recording()
     cells = notebook(EXAMPLE, BUILT, recording, lang="zh")["cells"]
     notes = [c["source"] for c in cells if c["cell_type"] == "markdown"]
-    zh = "*这个单元格的输出是在 FIXTURE GPU (test data) 上用 PyTorch 2.13.0、CUDA 13.0（Python 3.11）录制的"
+    zh = "*这个单元格的输出录制于 2026-11-22，在 FIXTURE GPU (test data) 上用 PyTorch 2.13.0+cu130、CUDA 13.0" \
+        "（Python 3.11.7）"  # fmt: skip
     assert any(note.startswith(zh) for note in notes), notes
-    assert not any("printed this on" in note for note in notes), notes
+    assert not any("printed on" in note for note in notes), notes
 
 
 # --- environments: one folder each, with a manifest ------------------------------------------

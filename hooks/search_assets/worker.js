@@ -105,7 +105,7 @@ function ptErrorQuery(query) {
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
   ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
-  ptPastedRun = ptWords(query).join(" ")
+  ptPastedRun = words.filter(function (word) { return /\w/.test(word) }).join(" ").toLowerCase()
   var typing = !/[\s.)\]]$/.test(query) // the last word may be unfinished
   return words
     .map(function (word, i) {

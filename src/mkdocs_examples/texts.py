@@ -84,8 +84,8 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: the notes of a notebook (a view's, or the one downloaded)
         "notebook.built": "Outputs from PyTorch {torch} on {device} (Python {python}), when this site was built; "
         "a note under a cell says where its output comes from otherwise.",
-        "notebook.recorded": "This cell printed this on {gpu} with PyTorch {torch} and CUDA {cuda} "
-        "(Python {python}), recorded on {date}: the machine that built the site has no GPU.",
+        "notebook.recorded": "This cell's output was {what}, recorded on {date}: the machine that built the site "
+        "has no GPU.",
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
         # what printed an environment's outputs (render/provenance.py: described)
@@ -175,8 +175,7 @@ TEXT: dict[str, dict[str, str]] = {
         "view.back": "返回页面",
         "notebook.built": "以下输出是构建本站时在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到的；"
         "个别单元格的输出另有来源时，下方会注明。",
-        "notebook.recorded": "这个单元格的输出是在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
-        "录制的，录制于 {date}；构建本站的机器没有 GPU。",
+        "notebook.recorded": "这个单元格的输出录制于 {date}，{what}；构建本站的机器没有 GPU。",
         "words.gpu": "GPU",
         "words.cpu": "CPU",
         "words.what.torch": "在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到",

@@ -19,9 +19,9 @@ that language's files, :func:`add` writes one notebook per example that built in
 - The language switcher and ``rel=alternate`` of a view go to the same view in the other
   languages (:func:`alternates`): static-i18n sets them from the alternates of a page's file,
   which a view's file has not (they kept the links of the page rendered before it).
-- mkdocs-jupyter inlines JupyterLab's stylesheets, about 590 KB, into every page: :func:`slim`
-  drops them and links one small stylesheet of ours (the package asset ``notebook_views.css``);
-  :func:`focusable` makes each cell's code and output a tab stop, for a keyboard to scroll.
+- mkdocs-jupyter inlines JupyterLab's stylesheets, about 590 KB, into every page: :func:`served`
+  drops them and links one small stylesheet of ours (the package asset ``notebook_views.css``),
+  and makes each cell's code and output a tab stop, for a keyboard to scroll.
 - Views are kept out of search (``search: exclude``, which Material's search honours): the
   page that embeds the example is the one to find.
 - The page's take-away line links the view (render/page.py): its ``url``.
@@ -132,21 +132,12 @@ def with_back_link(html_text: str, view: View) -> str:
 
 
 def served(output: str, url: str) -> str:
-    """A view's page (at ``url``) as the site serves it: :func:`slim`, its cells' blocks :func:`focusable`."""
-    return focusable(slim(output, url))
-
-
-def slim(output: str, url: str) -> str:
-    """A view (at ``url``) without JupyterLab's inline stylesheets (574 KB a page), with the small one of ours."""
-    root = "../" * url.count("/")
-    start = output.find('class="md-content"')  # the notebook's own styles are all inside the content
-    output = output[:start] + _STYLE.sub("", output[start:])
-    return output.replace("</head>", f'<link rel="stylesheet" href="{root}{CSS}">\n</head>', 1)
-
-
-def focusable(output: str) -> str:
-    """A view whose cells' code and outputs are each a tab stop: a keyboard reader scrolls one wider than the
-    screen (axe: scrollable-region-focusable), as the site's pages make their code blocks (hooks/pages.py).
-    mkdocs-jupyter writes every such block as a bare ``<pre>``, in the content only."""
+    """A view's page (at ``url``) as the site serves it: without JupyterLab's inline stylesheets (574 KB a
+    page), with the small one of ours; each cell's code and output a tab stop, so that a keyboard reader
+    scrolls one wider than the screen (axe: scrollable-region-focusable), as the site's pages make their
+    code blocks (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in
+    the content."""
     start = output.find('class="md-content"')
-    return output[:start] + output[start:].replace("<pre>", '<pre tabindex="0">')
+    chrome, content = output[:start], output[start:]
+    chrome = chrome.replace("</head>", f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n</head>', 1)
+    return chrome + _STYLE.sub("", content).replace("<pre>", '<pre tabindex="0">')

@@ -34,7 +34,7 @@ from typing import Any
 from mkdocs_examples import texts
 from mkdocs_examples.cjk import unwrap
 from mkdocs_examples.recordings.store import Recording
-from mkdocs_examples.render.provenance import in_words
+from mkdocs_examples.render.provenance import described, in_words
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
@@ -92,7 +92,7 @@ def notebook(
         )
         if cell.index in from_gpu and recorded:
             notes += 1
-            note = words["notebook.recorded"].format(**in_words(recorded.env, lang), date=recorded.date)
+            note = words["notebook.recorded"].format(what=described(recorded.env, lang), date=recorded.date)
             cells.append(_markdown(f"*{note}*", f"note-{notes}"))
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
@@ -320,11 +320,11 @@ def _measured(example: Example, cell: Cell) -> bool:
 
 
 def _wrap_measured(body: str, lang: str) -> str:
-    said = texts.text(lang)["notebook.measured"]
+    words = texts.text(lang)
     return (
         f"try:\n{textwrap.indent(body, '    ')}\n"
-        f"except AssertionError:  # {texts.text(lang)['runnable.measured']}\n"
-        f"    print({said!r})\n    traceback.print_exc()"
+        f"except AssertionError:  # {words['runnable.measured']}\n"
+        f"    print({words['notebook.measured']!r})\n    traceback.print_exc()"
     )
 
 

@@ -4,10 +4,11 @@ that says each of those environments in a sentence.
 Beside each output a page shows a short label (:func:`short`: ``torch 2.13.0 · CPU``, ``H100 · torch
 2.11.0``); once per page, at its end, :class:`Sources` says of every environment whose outputs the
 page shows what printed them (:func:`described`: ``printed on a CPU with PyTorch 2.4.1+cu121
-(Python 3.11.7)``, and the date of a recording). :func:`in_words` gives the parts of those sentences: pages use
-them in that block, notebooks in their notes. Every value in these lines comes from a recording or from
-the example's own process, so from whoever wrote them: each character that HTML or Markdown reads is
-written as a character reference (``{onerror=...}`` in a GPU's name is text, never an attribute).
+(Python 3.11.7)``, and the date of a recording), in the words a notebook's note on a GPU recording
+uses too; :func:`in_words` gives the parts of such sentences. Every value in these lines comes from a
+recording or from the example's own process, so from whoever wrote them: each character that HTML
+or Markdown reads is written as a character reference (``{onerror=...}`` in a GPU's name is text,
+never an attribute).
 """
 
 from __future__ import annotations
