@@ -431,9 +431,23 @@ def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(pr
 
 def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
     mode = project[2]
-    marker, daemon = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}"
-    slow = "slow.py"  # still running when the worker stops, however slow this machine is
-    (project[0] / "examples" / slow).write_text("import time\ntime.sleep(2)\nprint('slow')\n")
+    marker, daemon, started = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}", tmp_path / "slow-started"
+    slow = "slow.py"  # running when the worker stops, however loaded the machine: each waits for the other
+    (project[0] / "examples" / slow).write_text(
+        textwrap.dedent(f"""\
+            import os, time
+            try:
+                open("{started}", "w").close()
+                for _ in range(1000):  # until the hostile example has run, at most 10 s
+                    if os.path.exists("{marker}"):
+                        break
+                    time.sleep(0.01)
+            except OSError:  # Landlock: neither writes
+                pass
+            time.sleep(2)
+            print("slow")
+            """)
+    )
     outcomes = run(
         project,
         f"""\
@@ -441,6 +455,10 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
         if not os.path.exists("{marker}"):  # the first run: start a daemon, stop the worker
             subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(300)", "{daemon}"])
             open("{marker}", "w").close()
+            for _ in range(1000):  # until slow.py runs beside it, at most 10 s
+                if os.path.exists("{started}"):
+                    break
+                time.sleep(0.01)
             os.kill(os.getppid(), signal.SIGSTOP)
             time.sleep(30)
         print("behaved")
