@@ -56,6 +56,10 @@ def alive(marker: str) -> list[int]:
     return found
 
 
+# Whether an element is drawn in the browser: not inside a block that site.css lays out only near the screen and
+# has not yet (for such a block itself: its first child)
+DRAWN = "e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto: true})"
+
 BUILT_TORCH = metadata.version("torch")  # the torch the tests' builds run
 
 

@@ -13,12 +13,8 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from helpers import BUILT_TORCH, cpu_releases, search_queries
+from helpers import BUILT_TORCH, DRAWN, cpu_releases, search_queries
 from links import site_base  # tools/links.py
-
-# Whether an element is drawn: not inside a block that site.css lays out only near the screen and has not yet
-# (for such a block itself: its first child)
-DRAWN = "e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto: true})"
 
 
 def seen(locator) -> str:

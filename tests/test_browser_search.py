@@ -13,7 +13,7 @@ import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from helpers import search_queries
+from helpers import DRAWN, search_queries
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +161,7 @@ def test_results_below_a_phones_screen_are_laid_out_once_they_come_near_it(brows
     half the time on a throttled phone (tools/search_timing.py); a reader who scrolls, or moves with the arrow
     keys, reaches the results below as before."""
     page = browser.new_page(viewport={"width": 412, "height": 823}, is_mobile=True)
-    shown = """() => [...document.querySelectorAll(".md-search-result__item")]
-        .map(item => item.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""  # its content drawn
+    shown = f'() => [...document.querySelectorAll(".md-search-result__item")].map({DRAWN})'  # its content drawn
     try:
         page.goto(f"{base_url}/zh/")
         page.locator("label.md-header__button[for=__search]").click()  # a phone's search button

@@ -429,6 +429,11 @@ def test_heartbeats_an_example_forges_do_not_keep_the_worker_it_stopped_alive(pr
         assert time.monotonic() - start < 30, "forged heartbeats kept a stopped worker alive"
 
 
+def _wait_for(path: Path) -> str:
+    """An example's line that waits until ``path`` exists, at most 10 s (``time.sleep`` returns None)."""
+    return f"any(os.path.exists({str(path)!r}) or time.sleep(0.01) for _ in range(1000))"
+
+
 def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(project, tmp_path):
     mode = project[2]
     marker, daemon, started = tmp_path / "ran-once", f"daemon-{mode}-{time.time_ns()}", tmp_path / "slow-started"
@@ -438,10 +443,7 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
             import os, time
             try:
                 open("{started}", "w").close()
-                for _ in range(1000):  # until the hostile example has run, at most 10 s
-                    if os.path.exists("{marker}"):
-                        break
-                    time.sleep(0.01)
+                {_wait_for(marker)}  # the hostile example's first run
             except OSError:  # Landlock: neither writes
                 pass
             time.sleep(2)
@@ -455,10 +457,7 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
         if not os.path.exists("{marker}"):  # the first run: start a daemon, stop the worker
             subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(300)", "{daemon}"])
             open("{marker}", "w").close()
-            for _ in range(1000):  # until slow.py runs beside it, at most 10 s
-                if os.path.exists("{started}"):
-                    break
-                time.sleep(0.01)
+            {_wait_for(started)}  # slow.py, beside it
             os.kill(os.getppid(), signal.SIGSTOP)
             time.sleep(30)
         print("behaved")
