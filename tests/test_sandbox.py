@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import alive
 
+from mkdocs_examples import settings
 from mkdocs_examples.execute import engine as engine_module
 from mkdocs_examples.execute.child import landlock, namespaces, processes
 from mkdocs_examples.execute.engine import Engine, describe, sandbox_line
@@ -209,14 +210,64 @@ def test_the_sandbox_line_is_said_once_per_engine(tmp_path, monkeypatch):
     assert engine.sandbox_note() is None
 
 
-def test_a_missing_protection_is_a_warning_once_unless_the_site_accepts_it(tmp_path, monkeypatch):
+def test_a_required_protection_the_system_refuses_stops_the_run_before_any_example(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: none of Linux's protections
-    run(engine, one="print(1)\n")
-    accepted = ["namespaces", "network", "landlock"]
-    [message] = engine.missing_protections(accepted)  # a warning: it fails a strict build
-    assert message.startswith("examples ran without the sandbox's protection `process-limit`: ")
-    assert "`sandbox_optional: [process-limit]`" in message
-    assert engine.missing_protections([]) == []  # said once per engine
+    engine.required = frozenset({"network", "landlock"})
+    with pytest.raises(engine_module.EngineError) as refused:
+        run(engine, one="print(1)\n")
+    message = str(refused.value)
+    assert "the sandbox is required here" in message and "No example was run" in message
+    assert "`sandbox_optional: [landlock, network]`" in message
+    assert engine.executed == []
+
+
+def test_without_the_requirement_a_missing_protection_is_said_once_and_fails_nothing(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")
+    outcome = run(engine, one="print(1)\n")["one"]
+    assert outcome.failure is None and outcome.result.protections == ()  # what it ran under: nothing of Linux's
+    note = engine.sandbox_note()
+    assert note and "missing protection `landlock`" in note and "`require_sandbox: always`" in note
+
+
+@linux_only
+def test_a_cached_result_made_without_a_required_protection_runs_again(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+
+    def engine(mode: str, required: frozenset[str] = frozenset()) -> Engine:
+        made = engine_for(tmp_path, monkeypatch, mode)
+        made.cache = engine_module.Cache(cache, made.examples_dir.resolve())
+        made.required = required
+        return made
+
+    assert run(engine("portable"), one="print(1)\n")["one"].origin == "run"  # cached, made without protections
+    assert run(engine("linux"), one="print(1)\n")["one"].origin == "cache"  # nothing required: reused
+    strict = engine("linux", frozenset(settings.PROTECTIONS))
+    rerun = run(strict, one="print(1)\n")["one"]
+    assert rerun.origin == "run" and set(rerun.result.protections) == set(settings.PROTECTIONS)
+    assert run(engine("linux", frozenset(settings.PROTECTIONS)), one="print(1)\n")["one"].origin == "cache"
+
+
+@pytest.mark.parametrize(("require", "ci", "required"), [
+    ("ci", "true", set(settings.PROTECTIONS) - {"network"}), ("ci", "", set()), ("ci", "0", set()),
+    ("always", "", set(settings.PROTECTIONS) - {"network"}), ("never", "true", set()),
+])  # fmt: skip
+def test_the_sandbox_is_required_under_ci_unless_the_site_says_otherwise(require, ci, required):
+    config = settings.Settings.from_mapping({"require_sandbox": require, "sandbox_optional": ["network"]})
+    assert config.required_protections({"CI": ci}) == required
+
+
+def test_the_command_line_fails_closed_under_ci_and_says_so_elsewhere(tmp_path):
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "one.py").write_text("print(1)\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - examples\n")
+    command = [sys.executable, "-m", "mkdocs_examples", "run", "-f", str(tmp_path / "mkdocs.yml")]
+    env = dict(os.environ, MKDOCS_EXAMPLES_PORTABLE="1")  # the path of macOS: none of Linux's protections
+    under_ci = subprocess.run(command, env=dict(env, CI="true"), capture_output=True, text=True, timeout=120)
+    assert under_ci.returncode != 0 and "the sandbox is required here" in under_ci.stderr, under_ci.stderr
+    assert "ok" not in under_ci.stdout  # nothing ran
+    elsewhere = subprocess.run(command, env=dict(env, CI=""), capture_output=True, text=True, timeout=120)
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert "missing protection `landlock`" in elsewhere.stdout
 
 
 def test_sandbox_optional_names_only_protections_the_engine_knows(tmp_path):

@@ -116,6 +116,8 @@ class Result:
     # what the run imported beyond the standard library, for the cache to check on reuse:
     # "dist:<distribution>" -> version, "file:<path under the examples folder>" -> sha256
     depends: dict[str, str] = field(default_factory=dict)
+    # the sandbox's protections it ran under (settings.PROTECTIONS), set by the engine once it ran
+    protections: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,4 +137,5 @@ class Result:
             failure=None if failure is None else Failure.from_valid(failure),
             seconds=float(data["seconds"]),
             depends=dict(data["depends"]),
+            protections=tuple(data["protections"]),
         )

@@ -9,6 +9,7 @@ MkDocs installed), and the MkDocs adapter hands over the options MkDocs validate
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -18,6 +19,7 @@ from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
 
 PROTECTIONS = ("namespaces", "network", "landlock", "process-limit")  # what `sandbox_optional` may name
+REQUIRE_SANDBOX = ("ci", "always", "never")  # `require_sandbox`: "ci", where the variable CI says so
 _TYPES: dict[str, tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,),
                                        "list": (list,), "dict": (dict,)}  # fmt: skip
 
@@ -59,6 +61,7 @@ class Settings:
     max_memory: int = 4096
     max_file_size: int = 256
     sandbox_optional: list = field(default_factory=list)
+    require_sandbox: str = "ci"
     device: str = "auto"
     seed: int = 0
     recordings: str = "recordings"
@@ -68,6 +71,12 @@ class Settings:
     notebook_views: bool = True
     picker: bool = True
     sandbox_templates: bool = True
+
+    def required_protections(self, environ: Mapping[str, str] = os.environ) -> frozenset[str]:
+        """The protections every run must have, and every cached result must have run under: all but
+        ``sandbox_optional`` where the sandbox is required (``require_sandbox``: always, or under CI), else none."""
+        required = self.require_sandbox == "always" or (self.require_sandbox == "ci" and in_ci(environ))
+        return frozenset(PROTECTIONS) - set(self.sandbox_optional) if required else frozenset()
 
     @property
     def folder(self) -> str:
@@ -83,6 +92,11 @@ class Settings:
         if errors:
             raise ValueError("; ".join(errors))
         return cls(**values)
+
+
+def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether this runs in CI: the variable ``CI`` set, as GitHub Actions, GitLab and most CI services set it."""
+    return environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _read(kind: type, options: Mapping[str, Any], errors: list[str], within: str) -> dict[str, Any]:
@@ -106,6 +120,9 @@ def _read(kind: type, options: Mapping[str, Any], errors: list[str], within: str
                           f"got {type(value).__name__}")  # fmt: skip
         elif name == "device" and value not in ("auto", *DEVICES):
             errors.append(f"examples option 'device': expected one of auto, {', '.join(DEVICES)}, got {value!r}")
+        elif name == "require_sandbox" and value not in REQUIRE_SANDBOX:
+            errors.append(f"examples option 'require_sandbox': expected one of {', '.join(REQUIRE_SANDBOX)}, "
+                          f"got {value!r}")  # fmt: skip
         elif name == "sandbox_optional" and (wrong := [v for v in value if v not in PROTECTIONS]):
             errors.append(f"examples option 'sandbox_optional': expected some of {', '.join(PROTECTIONS)}, "
                           f"got {', '.join(map(repr, wrong))}")  # fmt: skip

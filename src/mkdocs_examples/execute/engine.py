@@ -15,7 +15,7 @@ from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fing
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import Failure, Options, Result
-from mkdocs_examples.settings import Settings
+from mkdocs_examples.settings import PROTECTIONS, Settings
 from mkdocs_examples.source.cells import Example, read_example
 
 # Examples that start processes or threads of their own get a core to themselves
@@ -73,10 +73,13 @@ class Engine:
         timeout: float = 120,
         folder: str = "examples",
         watch: Iterable[Path] = (),
-        project: Path | None = None,
         execute: bool = True,
+        required: frozenset[str] = frozenset(),
     ) -> None:
         self.examples_dir, self.folder = examples_dir, folder
+        # protections every run must have (Settings.required_protections): a worker without one stops the run,
+        # and a result remembered or cached without one is not used
+        self.required = required
         self.execute = execute  # false: results come from memory or the cache only; no worker is started
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
@@ -84,8 +87,11 @@ class Engine:
         # What examples must not change: the folders a build reads or publishes, and the engine, are
         # compared before and after they run (where the OS allows, examples write only in their own folder)
         self.watch = sorted({p.resolve() for p in [*watch, examples_dir, *([cache_dir] if cache_dir else [])]})
-        self.pool = Pool(preload, [*self.watch, *([project.resolve()] if project else [])])  # what they may read
-        self._noted = self._warned = False
+        # What they may read of the project: the examples alone. Not the cache, the site, the recordings or the
+        # pages: an example that could tell a pull request's build (no cache yet) from main's (a restored one)
+        # could print something else once merged. Python's installation is readable wherever it is
+        self.pool = Pool(preload, [examples_dir.resolve()])
+        self._noted = False
         self.expected: dict[str, float] = {}  # seconds each example took when recorded: the longest run first
         self._fingerprint = fingerprint(options, preload)
         # key: the result and the lines it cites (execute/cache.py), for `serve` and language builds
@@ -108,10 +114,7 @@ class Engine:
         The one place where options become an engine: the plugin and the CLI both come here. The
         plugin passes its option ``execute``; the CLI's commands exist to run examples, and always do.
         """
-        options = Options(
-            device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output,
-            max_source=config.max_source, max_memory=config.max_memory, max_file_size=config.max_file_size,
-        )  # fmt: skip
+        options = run_options(config)
         engine = cls(
             root / config.examples_dir,
             root / config.cache_dir if cache and config.cache else None,
@@ -121,8 +124,8 @@ class Engine:
             timeout=config.timeout,
             folder=config.folder,
             watch=watch,
-            project=root,
             execute=execute,
+            required=config.required_protections(),
         )
         engine.expected = recorded_seconds(root / config.recordings)
         return engine
@@ -147,9 +150,9 @@ class Engine:
 
         pending = []
         for path, example in unique.items():
-            if (kept := self._memory.get(keys[path])) is not None:
+            if (kept := self._memory.get(keys[path])) is not None and self._trusted(kept[0]):
                 done(Outcome(example, relocated(kept[0], example, kept[1]), "memory"))
-            elif self.cache and (kept := self.cache.get(keys[path])) is not None:
+            elif self.cache and (kept := self.cache.get(keys[path])) is not None and self._trusted(kept[0]):
                 self._memory[keys[path]] = kept
                 done(Outcome(example, relocated(kept[0], example, kept[1]), "cache"))
             elif (refused := self._too_large(example)) is not None:
@@ -164,6 +167,8 @@ class Engine:
             return outcomes
         self.pool.start()  # the worker imports its modules while the folders are read below
         self._check_device()
+        self._check_protections()
+        protections = self.protections()
         before = sandbox.snapshot(self.watch), sandbox.snapshot([PACKAGE])
         alone = {e.path for e in pending if _PARALLEL.search(e.source)}
         # The longest first, as recorded, so that none starts last and runs on alone (compile.py: 10 s of
@@ -173,6 +178,7 @@ class Engine:
         for example, result in self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs,
                                              alone=alone):  # fmt: skip
             self.executed.append(example.path)
+            result = replace(result, protections=protections)
             ran.append((example, result))
             if result.failure is not None:  # shown now; successes wait for the check below
                 self._memory[keys[example.path]] = (result, {})
@@ -232,18 +238,27 @@ class Engine:
         self._noted = True
         return sandbox_line(self.pool.sandbox)
 
-    def missing_protections(self, optional: list[str]) -> list[str]:
-        """A message for each protection this system refuses and ``optional`` does not accept, once per engine."""
-        missing = self.pool.sandbox.get("missing") or {}
-        if self._warned or not self.pool.sandbox:
-            return []
-        self._warned = True
-        return [
-            f"examples ran without the sandbox's protection `{name}`: {why}. Build where the kernel allows it "
-            f"(README of mkdocs_examples: \"Where it runs\"), or accept it in mkdocs.yml under the examples plugin: "
-            f"`sandbox_optional: [{name}]`"
-            for name, why in missing.items() if name not in optional
-        ]  # fmt: skip
+    def protections(self) -> tuple[str, ...]:
+        """The protections the worker enforces, by their names in ``sandbox_optional`` (after it started)."""
+        missing = self.pool.ready().get("missing") or {}
+        return tuple(name for name in PROTECTIONS if name not in missing)
+
+    def _trusted(self, result: Result) -> bool:
+        """Whether ``result`` ran under every protection this engine requires."""
+        return self.required <= set(result.protections)
+
+    def _check_protections(self) -> None:
+        """Stop here, before any example runs, where the worker lacks a protection this engine requires."""
+        missing = self.pool.ready().get("missing") or {}
+        refused = {name: why for name, why in missing.items() if name in self.required}
+        if refused:
+            listed = "; ".join(f"`{name}`: {why}" for name, why in refused.items())
+            raise EngineError(
+                f"the sandbox is required here (CI, or the option `require_sandbox: always`) and this system refuses "
+                f"{listed}. No example was run. Run where the kernel allows it (README of mkdocs_examples: \"Where it "
+                f"runs\"), or accept it in mkdocs.yml under the examples plugin: `sandbox_optional: "
+                f"[{', '.join(refused)}]`"
+            )
 
     def forget_failures(self) -> None:
         """Let failed examples run again on the next build (they are never cached on disk)."""
@@ -255,6 +270,14 @@ class Engine:
     def _check_device(self) -> None:
         if self.options.device == "cuda" and not self.pool.ready().get("cuda"):
             raise EngineError("device is 'cuda' but torch sees no CUDA GPU here; set the plugin option device: cpu")
+
+
+def run_options(config: Settings) -> Options:
+    """The options every run of the site's examples gets, whoever runs them (the engine, a notebook's kernel)."""
+    return Options(
+        device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output,
+        max_source=config.max_source, max_memory=config.max_memory, max_file_size=config.max_file_size,
+    )  # fmt: skip
 
 
 def describe(outcome: Outcome) -> str:
@@ -306,7 +329,7 @@ def sandbox_line(info: dict) -> str:
     abi = info.get("landlock") or 0
     if abi:
         scoped = "signals scoped" if abi >= 6 else "signals not scoped (Linux < 6.12)"
-        files = f"files by Landlock ABI {abi} (read: project, Python, system; write: own folder; {scoped})"
+        files = f"files by Landlock ABI {abi} (read: examples, Python, system; write: own folder; {scoped})"
     else:
         files = "files NOT confined (no Landlock: writes into the project are detected afterwards)"
     network = info.get("network")
@@ -316,7 +339,11 @@ def sandbox_line(info: dict) -> str:
     limited = "process-limit" not in missing and "most" in info
     most = f"at most {info.get('most')} processes" if limited else "processes NOT limited"
     line = f"examples run sandboxed: {view}; {files}; {net}; {most}; processes found by {info.get('processes')}"
-    return line + "".join(f"\n  missing protection `{name}`: {why}" for name, why in missing.items())
+    line += "".join(f"\n  missing protection `{name}`: {why}" for name, why in missing.items())
+    if missing:
+        line += ("\n  examples ran without these here; where the sandbox is required (CI, or the option "
+                 "`require_sandbox: always`), nothing runs without them")  # fmt: skip
+    return line
 
 
 def _size(size: int) -> str:

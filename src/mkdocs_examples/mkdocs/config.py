@@ -10,7 +10,7 @@ from mkdocs.config import config_options as opt
 from mkdocs.exceptions import PluginError
 
 from mkdocs_examples.environment import DEVICES
-from mkdocs_examples.settings import PROTECTIONS, Settings
+from mkdocs_examples.settings import PROTECTIONS, REQUIRE_SANDBOX, Settings
 
 REQUIRED_EXTENSIONS = ("pymdownx.superfences", "pymdownx.highlight", "admonition")
 RECORDINGS_EXTENSIONS = ("pymdownx.tabbed", "pymdownx.details")  # outputs by device as tabs, by version folded
@@ -53,6 +53,10 @@ class ExamplesConfig(base.Config):
     # protections of the sandbox this site builds without where the system refuses them (else a strict build
     # fails): "namespaces", "network", "landlock", "process-limit" (README: "Where it runs")
     sandbox_optional = opt.ListOfItems(opt.Choice(PROTECTIONS), default=[])
+    # "ci" (the default): a protection missing beyond sandbox_optional fails run, record and the build where the
+    # variable CI is set, and elsewhere is said once in the log; "always": it fails everywhere; "never": nowhere.
+    # Where required, a cached result made without a protection is not used: the example runs again
+    require_sandbox = opt.Choice(REQUIRE_SANDBOX, default="ci")
     device = opt.Choice(("auto", *DEVICES), default="auto")  # auto: cuda where torch sees a GPU
     seed = opt.Type(int, default=0)  # random, numpy and torch seeds set before each example
     # outputs made elsewhere: <recordings>/<environment>/<path>.json, with <environment>/environment.json

@@ -154,8 +154,8 @@ def around(top: Path, excluded: list[Path]) -> list[Path]:
     other than ``shadow``, going down only into folders that hold an excluded path. Links are
     left out: a rule on a link would grant where it points.
     """
-    excluded = [p for p in excluded if p.is_relative_to(top)]
-    if not excluded:
+    excluded = [p for p in excluded if p.is_relative_to(top) and os.path.lexists(p)]  # else all of ``top``: what
+    if not excluded:  # is made beneath it later (an example's data file) is granted too
         return [top]
     granted: list[Path] = []
 
