@@ -3,9 +3,14 @@
 A fresh kernel spends about 1.3 s of CPU starting Python, ipykernel and torch before its first cell; over the
 ~120 downloaded notebooks that is most of the notebook test's cost. Here a server imports those once and forks a
 kernel for each request, as the engine's worker forks each example: the notebook still runs in a real ipykernel,
-driven by nbclient over Jupyter's protocol, in a user namespace of its own, so a cell that forgets an import still
+driven by nbclient over Jupyter's protocol, with a fresh Python namespace, so a cell that forgets an import still
 fails. What a fork does not show is a notebook that needs a variable set before torch is first imported; the
 site's examples cannot rely on that either, since the engine preloads the same modules.
+
+A downloaded notebook is a stranger's code as much as the example it came from, so each kernel enters the
+engine's sandbox (``sandbox.confine``, the same call the engine's worker makes) before ipykernel starts: the
+allow-listed environment, its own root, network, processes and folder, Landlock, the limits. It talks to its
+client over Unix sockets in that folder (:func:`kernel_folder`), since its network namespace has no way out.
 
 :func:`serving` starts the server and writes a kernelspec for it (``KERNEL``) into a folder that it puts first on
 ``JUPYTER_PATH``. The kernelspec's command is a small client on the standard library alone: it hands the
@@ -25,14 +30,25 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from traitlets.config import Config
+
+from mkdocs_examples.results import Options
 
 KERNEL = "forked-python3"
 
 SERVER = r"""
-import gc, importlib, json, os, selectors, signal, socket, sys, traceback
-path, modules = sys.argv[1], sys.argv[2:]
+import ctypes, gc, importlib, json, os, selectors, signal, socket, sys, traceback
+from pathlib import Path
+from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.results import Options
+path, setup = sys.argv[1], json.loads(sys.argv[2])
+modules, options = setup["preload"], Options(**setup["options"])
+prepared = sandbox.prepare([])  # while one thread, as the engine's worker: a notebook reads nothing of the project
+# prepare() made this process a subreaper for the worker's sake; a kernel's PID namespace dies with it here
+ctypes.CDLL(None).prctl(36, 0, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER off: what a kernel orphans is not ours to reap
 for name in ["ipykernel.kernelapp", "ipykernel.ipkernel", *modules]:
     importlib.import_module(name)
 gc.collect(); gc.freeze()  # as the engine's worker: no kernel's collection walks (and copies) all that
@@ -55,10 +71,17 @@ def kernel(request, streams):
         client.close(); os.close(pidfd)
     os.setsid()
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.chdir(request["cwd"])
+    # A notebook is a stranger's code: the kernel enters the engine's sandbox before it starts, in the
+    # folder its working folder is the box of; it talks to its client over Unix sockets in that box
+    box = Path(request["cwd"])
+    connection = Path(request["connection_file"])
+    if box.name != "box" or connection.parent != box:
+        raise SystemExit(f"a forked kernel runs in a folder named box that holds its connection file, not {box}")
     os.environ.clear(); os.environ.update(request["env"])
+    sandbox.confine(prepared, box.parent, options)  # the environment's allow-list, its own root, network...
+    os.chdir(box)
     # parent_handle=1: no poller for a parent (the server ends the kernel when its client goes) and no banner
-    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], "--IPKernelApp.parent_handle=1"]
+    sys.argv = ["ipykernel_launcher", "-f", str(connection), "--IPKernelApp.parent_handle=1"]
     from ipykernel.kernelapp import IPKernelApp
     IPKernelApp.launch_instance(argv=sys.argv[1:])
 
@@ -136,11 +159,13 @@ class Server:
 
 
 @contextlib.contextmanager
-def serving(preload: list[str], env: dict[str, str] | None = None) -> Iterator[Server]:
-    """A running server and its kernelspec on ``JUPYTER_PATH`` (restored after)."""
+def serving(preload: list[str], env: dict[str, str] | None = None, options: Options | None = None) -> Iterator[Server]:
+    """A running server and its kernelspec on ``JUPYTER_PATH`` (restored after); its kernels run in the
+    engine's sandbox with ``options`` (its limits), each in a folder :func:`kernel_folder` makes."""
     with tempfile.TemporaryDirectory(prefix="forked-kernels-") as folder:
         path = os.path.join(folder, "server")
-        server = subprocess.Popen([sys.executable, "-c", SERVER, path, *preload], env=env, stdout=subprocess.PIPE,
+        setup = json.dumps({"preload": preload, "options": asdict(options or Options())})
+        server = subprocess.Popen([sys.executable, "-c", SERVER, path, setup], env=env, stdout=subprocess.PIPE,
                                   text=True, start_new_session=True)  # fmt: skip
         try:
             ready = server.stdout.readline() if server.stdout else ""
@@ -171,6 +196,16 @@ def serving(preload: list[str], env: dict[str, str] | None = None) -> Iterator[S
             server.wait()
             if server.stdout:
                 server.stdout.close()
+
+
+def kernel_folder(folder: Path) -> tuple[Path, Config]:
+    """The box a kernel of the server runs in, made beneath ``folder``, and the configuration that has
+    nbclient's kernel manager put its connection file and Unix sockets there (``NotebookClient(config=…)``):
+    in its own network namespace a kernel reaches no TCP port of the machine's, and none reaches it."""
+    box = folder / "box"
+    box.mkdir(parents=True, exist_ok=True)
+    manager = {"transport": "ipc", "connection_file": str(box / "kernel.json"), "ip": str(box / "kernel")}
+    return box, Config({"KernelManager": manager})
 
 
 def children(pid: int) -> list[int]:

@@ -4,13 +4,15 @@ notebook can tell: their own namespace, folder and environment, and nothing left
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+from pathlib import Path
 
 import nbformat
 import pytest
-from forked_kernels import children, serving, wait_gone
-from jupyter_client.manager import start_new_kernel
+from forked_kernels import children, kernel_folder, serving, wait_gone
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
@@ -19,37 +21,53 @@ def notebook(*cells: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
 
 
-def run(nb: nbformat.NotebookNode, kernel: str, folder: str) -> nbformat.NotebookNode:
-    client = NotebookClient(nb, timeout=60, kernel_name=kernel, resources={"metadata": {"path": folder}})
+def run(nb: nbformat.NotebookNode, kernel: str, folder: Path) -> nbformat.NotebookNode:
+    box, config = kernel_folder(folder)
+    client = NotebookClient(nb, timeout=60, kernel_name=kernel, config=config,
+                            resources={"metadata": {"path": str(box)}})  # fmt: skip
     asyncio.run(client.async_execute())
     return nb
 
 
-def test_a_forked_kernel_has_its_own_namespace_folder_and_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("FORKED_KERNEL_MARK", "the reader's")
+def test_a_forked_kernel_has_its_own_namespace_folder_and_allowed_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("FORKED_KERNEL_MARK", "the builder's")  # not on the sandbox's allow-list
+    monkeypatch.setenv("LANG", "C.UTF-8")  # on it
     with serving(["numpy"]) as server:
-        nb = run(notebook("import os", "print(os.getcwd(), os.environ['FORKED_KERNEL_MARK'], 'numpy' in dir())"),
-                 server.kernel, str(tmp_path))  # fmt: skip
-        assert nb.cells[1].outputs[0]["text"] == f"{tmp_path} the reader's False\n"
+        shown = "os.getcwd(), os.environ.get('FORKED_KERNEL_MARK'), os.environ['LANG'], 'numpy' in dir()"
+        cells = "import os", f"print({shown})"
+        nb = run(notebook(*cells), server.kernel, tmp_path)
+        assert nb.cells[1].outputs[0]["text"] == f"{tmp_path / 'box'} None C.UTF-8 False\n"
         # numpy is imported in the server, but a notebook that uses it without importing it stops as it would
         with pytest.raises(CellExecutionError, match=r"NameError\S*: name .numpy. is not defined"):
-            run(notebook("numpy.zeros(1)"), server.kernel, str(tmp_path))
+            run(notebook("numpy.zeros(1)"), server.kernel, tmp_path)
         assert wait_gone(children(server.pid)) == [], "a kernel outlived its notebook"
 
 
 def test_a_kernel_whose_client_is_killed_ends_with_what_it_started(tmp_path):
     with serving([]) as server:
-        manager, client = start_new_kernel(kernel_name=server.kernel, cwd=str(tmp_path))
+        box, config = kernel_folder(tmp_path)
+        manager = KernelManager(kernel_name=server.kernel, config=config)
+        manager.start_kernel(cwd=str(box))
+        client = manager.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
         try:
-            said: list[str] = []
-            client.execute_interactive(
-                "import os, subprocess; print(os.getpid(), subprocess.Popen(['sleep', '60']).pid)",
-                output_hook=lambda msg: said.append(msg["content"].get("text", "")), timeout=60,
-            )  # fmt: skip
-            started = [int(pid) for pid in "".join(said).split()]
-            assert len(started) == 2 and started[0] in children(server.pid)
+            # the kernel runs in a PID namespace of its own: what it started is found from here by its command line
+            client.execute_interactive("import subprocess; subprocess.Popen(['sleep', '3599'])", timeout=60)
+            kernels, started = children(server.pid), _processes(b"sleep\x003599\x00")
+            assert len(kernels) == 1 and len(started) == 1
             os.kill(manager.provisioner.pid, signal.SIGKILL)  # the client jupyter_client started: its last resort
-            assert wait_gone(started) == [], "the kernel or its process outlived the kernel's client"
+            assert wait_gone(kernels + started) == [], "the kernel or its process outlived the kernel's client"
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
+
+
+def _processes(cmdline: bytes) -> list[int]:
+    """The processes of this machine whose command line is ``cmdline``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == cmdline:
+                found.append(int(entry.name))
+    return found

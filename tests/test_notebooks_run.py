@@ -16,12 +16,14 @@ import os
 import re
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import pytest
-from forked_kernels import serving
+from forked_kernels import kernel_folder, serving
 
+from mkdocs_examples.execute.engine import run_options
 from mkdocs_examples.settings import load_site
 from mkdocs_examples.source.cells import find_examples
 
@@ -41,7 +43,8 @@ def stops(real_site) -> dict[tuple[str, str], str | None]:
                  for lang, prefix in LANGUAGES.items() for path in EXAMPLES}  # fmt: skip
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
     started = time.monotonic()
-    with serving(load_site(ROOT / "mkdocs.yml").config.preload) as server:
+    config = load_site(ROOT / "mkdocs.yml").config
+    with serving(config.preload, options=replace(run_options(config), device="cpu")) as server:
         stopped = asyncio.run(_run_all(notebooks, jobs, server.kernel))
     print(f"{len(notebooks)} notebooks, {jobs} kernels at a time: {time.monotonic() - started:.0f} s")
     return stopped
@@ -66,8 +69,10 @@ async def _run(path: Path, kernel: str) -> str | None:
     if not path.exists():
         return "not downloadable: the site has no such notebook"
     nb = nbformat.read(path, as_version=4)
-    with tempfile.TemporaryDirectory() as cwd:
-        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=kernel, resources={"metadata": {"path": cwd}})
+    with tempfile.TemporaryDirectory() as folder:
+        box, config = kernel_folder(Path(folder))
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=kernel, config=config,
+                                resources={"metadata": {"path": str(box)}})  # fmt: skip
         try:
             await client.async_execute()
         except (CellExecutionError, CellTimeoutError) as error:

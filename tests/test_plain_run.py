@@ -68,8 +68,7 @@ for script in sys.argv[1:]:
             os.dup2(log, 1); os.dup2(log, 2)
             folder = Path(tempfile.mkdtemp(dir=scratch))
             (folder / "box").mkdir()
-            sandbox.enter(prepared, folder, [], Options(), time.monotonic() + 600)
-            sandbox.close_descriptors(keep=[])  # as the engine: Landlock's folders, the driver's pipes
+            sandbox.confine(prepared, folder, Options(), deadline=time.monotonic() + 600)  # as the engine's worker
             os.chdir(os.environ["TMPDIR"])
             random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)
             sys.argv = [script]

@@ -129,6 +129,21 @@ def _isolated(views: tuple[Path, ...], scratch: Path) -> None:
     mounts.enter(scratch / "root")
 
 
+def confine(
+    prepared: Prepared, folder: Path, options: Options, *, cgroups: list[Path] | None = None,
+    deadline: float = float("inf"), keep: list[int] | None = None,
+) -> None:
+    """Enter the sandbox: the one way any runner of an example's code (the engine's worker, a notebook's
+    kernel, a plain script) confines the process it forked for it, before the first line of that code.
+
+    ``folder`` holds ``box``, the example's own folder (its home, TMPDIR and usually its working
+    folder); ``cgroups``: the ones it joins; ``keep``: descriptors it keeps besides 0, 1 and 2. With
+    namespaces this returns in a new process (:func:`enter`); the one that called it waits for that
+    one and ends as it ends. What it cannot enter raises :class:`OSError`: nothing runs unconfined."""
+    enter(prepared, folder, cgroups or [], options, deadline)
+    close_descriptors(keep=keep or [])  # the runner's pipes and sockets, Landlock's folders
+
+
 def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float) -> None:
     """In the forked child, before the example runs: everything above, in the order it needs.
 

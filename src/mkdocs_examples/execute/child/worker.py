@@ -300,8 +300,7 @@ class Worker:
             record = _hidden(os.open(folder / "record.jsonl", flags | os.O_APPEND, 0o600))
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
             deadline = time.monotonic() + timeout + GRACE / 2  # what it left is named before the timeout
-            sandbox.enter(self.sandbox, folder, cgroups, options, deadline)
-            sandbox.close_descriptors(keep=[faults, record])  # the answers, stdin, Landlock's folders
+            sandbox.confine(self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record])
             run_example(example, record, faults, options, timeout)
             code = 0
         except BaseException:
