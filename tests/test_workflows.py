@@ -410,7 +410,7 @@ def test_no_runner_image_is_latest(name):
 def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     summary = load("ci.yml")["jobs"]["summary"]
     uses = [s["uses"].split("@")[0] for s in summary["steps"] if "uses" in s]
-    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", "actions/download-artifact"]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", *["actions/download-artifact"] * 2]
     checkout, head = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
     # the pull request's recordings, as data beside the base: nothing else of it, and no credentials kept
@@ -418,7 +418,7 @@ def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
                             "sparse-checkout": "recordings", "persist-credentials": "false"}  # fmt: skip
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
-    assert "-m mkdocs_examples diff outputs/base.json outputs/head.json" in scripts
+    assert "-m mkdocs_examples diff outputs/base/base.json outputs/head/head.json" in scripts
     assert "--compare-recordings recordings head/recordings" in scripts
 
 
@@ -609,13 +609,37 @@ exec /usr/bin/git "$@"
 """)
     (tmp_path / "bin" / "git").chmod(0o755)
     env = _preview_site(tmp_path, {"index.html": "forty-two"})
-    env.update(git_env, TOKEN="t", TARGET="o/previews", URL="https://o.github.io/previews")
+    env.update(git_env, TOKEN="t", TARGET="o/previews", URL="https://o.github.io/previews", SITE_URL=SITE_URL)
     code, log, output = _run_step("preview.yml", "Publish to the previews repository", env, tmp_path)
     assert code == 0, log
     assert (tmp_path / "raced").exists()
     assert output == "url=https://o.github.io/previews/pr-42/\n"
     files = set(_git("ls-tree", "-r", "--name-only", "gh-pages", cwd=remote).split())
     assert files == {".nojekyll", "index.html", "pr-3/index.html", "pr-7/index.html", "pr-42/index.html"}
+
+
+SITE_URL = load("preview.yml")["jobs"]["publish"]["env"]["SITE_URL"]
+
+
+@pytest.mark.parametrize("url", ["https://pytorch-tips.github.io/previews", "HTTPS://PyTorch-Tips.github.io",
+                                 "pytorch-tips.github.io/previews"])  # fmt: skip
+def test_a_preview_on_the_real_sites_origin_or_not_a_url_is_refused(tmp_path, url):
+    env = _preview_site(tmp_path, {"index.html": "forty-two"})
+    env.update(TOKEN="t", TARGET="o/previews", URL=url, SITE_URL=SITE_URL)
+    code, log, output = _run_step("preview.yml", "Publish to the previews repository", env, tmp_path)
+    assert code == 1 and "is on the real site's origin" in log and output == "", log
+
+
+def test_the_previews_idea_of_the_real_site_is_mkdocs_yml_s():
+    site_url = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    assert site_url and site_url[1] == SITE_URL
+
+
+def test_the_summary_downloads_each_snapshot_by_its_name_into_its_own_folder():
+    downloads = [s for _, _, s in steps(load("ci.yml")) if "download-artifact" in s.get("uses", "")]
+    found = {s["with"].get("name"): s["with"].get("path") for s in downloads}
+    assert found == {"outputs-head": "outputs/head", "outputs-base": "outputs/base"}
+    assert not any("pattern" in s["with"] or "merge-multiple" in s["with"] for s in downloads)
 
 
 def test_the_daily_prune_removes_the_previews_of_closed_pull_requests_only(tmp_path):
