@@ -79,7 +79,9 @@ def kernel(request, streams):
         raise SystemExit(f"a forked kernel runs in a folder named box that holds its connection file, not {box}")
     os.environ.clear(); os.environ.update(request["env"])
     sandbox.confine(prepared, box.parent, options)  # the environment's allow-list, its own root, network...
-    os.chdir(box)
+    # Its working folder is its TMPDIR, empty, as the plain scripts': the box holds folders named as modules
+    # (triton, torch: TRITON_CACHE_DIR, TORCH_HOME), and a kernel imports from its working folder first
+    os.chdir(os.environ["TMPDIR"])
     # parent_handle=1: no poller for a parent (the server ends the kernel when its client goes) and no banner
     sys.argv = ["ipykernel_launcher", "-f", str(connection), "--IPKernelApp.parent_handle=1"]
     from ipykernel.kernelapp import IPKernelApp

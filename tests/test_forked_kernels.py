@@ -36,7 +36,7 @@ def test_a_forked_kernel_has_its_own_namespace_folder_and_allowed_environment(tm
         shown = "os.getcwd(), os.environ.get('FORKED_KERNEL_MARK'), os.environ['LANG'], 'numpy' in dir()"
         cells = "import os", f"print({shown})"
         nb = run(notebook(*cells), server.kernel, tmp_path)
-        assert nb.cells[1].outputs[0]["text"] == f"{tmp_path / 'box'} None C.UTF-8 False\n"
+        assert nb.cells[1].outputs[0]["text"] == f"{tmp_path / 'box' / 'tmp'} None C.UTF-8 False\n"
         # numpy is imported in the server, but a notebook that uses it without importing it stops as it would
         with pytest.raises(CellExecutionError, match=r"NameError\S*: name .numpy. is not defined"):
             run(notebook("numpy.zeros(1)"), server.kernel, tmp_path)
