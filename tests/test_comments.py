@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 import tokenize
 import unicodedata
 from pathlib import Path
@@ -176,3 +178,43 @@ def test_the_built_chinese_pages_and_downloads_show_chinese_comments(real_site):
     script = (site / "zh" / "downloads" / "autograd" / "graph.py").read_text(encoding="utf-8")
     assert re.search(r"# [^\n]*[\u4e00-\u9fff]", script.split("# %%", 2)[2])
     assert (site / "downloads" / "autograd" / "graph.py").read_text(encoding="utf-8").count("\u4e00") == 0
+
+
+# --- a translation is text a stranger wrote: what readers run must be what ran -----------------------------------
+
+SECRET = '{"aws_access_key_id": "AKIAFIXTURE", "aws_secret_access_key": "fixture-secret-value"}\n'
+
+
+def test_a_translation_that_links_elsewhere_is_never_read(tmp_path):
+    outside = tmp_path / "home" / "credentials.json"
+    outside.parent.mkdir()
+    outside.write_text(SECRET)
+    (tmp_path / "examples").mkdir()
+    source = "# %% first\nx = 1  # aws_secret_access_key\n"
+    example = example_at(tmp_path / "examples", source, None)
+    comments.file_of(example, "zh").symlink_to(outside)
+    shown = comments.translated(example, "zh").source + runnable_script(example, lang="zh") + str(
+        notebook(example, lang="zh")
+    )
+    assert "fixture-secret" not in shown and "AKIA" not in shown
+    [why] = comments.refused(example, "zh")
+    assert why == f"examples/demo.zh.yml: is a symbolic link (to {outside}): put the file itself there"
+
+
+REFUSE_IN_1_GIB = """\
+import pathlib, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from mkdocs_examples.source import comments
+from mkdocs_examples.source.cells import Example
+example = Example.from_source("demo.py", pathlib.Path(sys.argv[1]), "# %%\\nx = 1  # one\\n")
+print(comments.refused(example, "zh"))
+"""
+
+
+def test_a_translation_that_links_to_dev_zero_is_refused_at_once(tmp_path):
+    # In a process of its own with 1 GiB of address space: reading /dev/zero fails there, and never exhausts the machine
+    (tmp_path / "demo.zh.yml").symlink_to("/dev/zero")
+    ran = subprocess.run([sys.executable, "-c", REFUSE_IN_1_GIB, tmp_path / "demo.py"], capture_output=True, text=True,
+                         timeout=30)  # fmt: skip
+    said = "('examples/demo.zh.yml: is a symbolic link (to /dev/zero): put the file itself there',)\n"
+    assert ran.stdout == said, ran.stderr[-2000:]

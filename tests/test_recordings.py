@@ -143,6 +143,17 @@ def test_a_broken_recording_is_refused_naming_its_file(tmp_path, change):
         read_folder(tmp_path)
 
 
+def test_a_recording_that_is_a_link_is_refused_naming_it_without_reading_where_it_points(tmp_path):
+    elsewhere = tmp_path / "elsewhere.json"  # a recording as good as any, but outside its folder
+    elsewhere.write_text(dumps(fixture_recording()))
+    file = tmp_path / "cuda" / "d" / "gpu.json"
+    file.parent.mkdir(parents=True)
+    file.symlink_to(elsewhere)
+    with pytest.raises(RecordingError) as refused:
+        read_folder(tmp_path / "cuda")
+    assert str(refused.value).startswith(f"{file}: not a readable recording (is a symbolic link (to {elsewhere})")
+
+
 # --- rendering ---------------------------------------------------------------------
 
 
@@ -359,6 +370,18 @@ def test_a_recording_from_another_device_in_the_cuda_folder_stops_the_build(site
     with pytest.raises((PluginError, Abort)):
         build_site(site)
     assert "gpu.json was recorded on cpu: only what a cuda machine recorded is published as cuda" in caplog.text
+
+
+def test_a_folder_of_recordings_that_links_elsewhere_stops_the_build_publishing_nothing(site, tmp_path, caplog):
+    fixture_site_with_gpu_page(site)
+    configure(site)
+    (site / "recordings" / "cuda").rename(tmp_path / "cuda")  # recordings from anywhere, made by anyone
+    (site / "recordings" / "cuda").symlink_to(tmp_path / "cuda", target_is_directory=True)
+    with pytest.raises((PluginError, Abort)):
+        build_site(site)
+    said = "1 symbolic link(s) among the recordings, whose targets the site would publish: recordings/cuda -> "
+    assert said in caplog.text and "Put the file itself there instead of a link to it" in caplog.text
+    assert not (site / "site").exists()
 
 
 def test_publishing_needs_the_tabbed_extension(site, caplog):

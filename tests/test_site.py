@@ -200,25 +200,26 @@ def test_a_mistyped_block_fails_the_build_instead_of_showing_as_text(site, caplo
     assert f"docs/en/index.md:{line}:" in build_error(caplog)
 
 
+# Each file, and what the build says: where (a link anywhere under examples/ stops it before any page is read,
+# naming the link; the others name the block that embeds them), what, and what to do
 REFUSED = [
-    ("link.py", "symlink", "is a symlink to", "outside examples/"),
-    ("notes.txt", "text", "cannot read 'notes.txt'", "a .py file"),
-    ("latin.py", "latin-1", "examples/latin.py:2: is not UTF-8 text (byte 0xe9)", "save the file as UTF-8"),
-]
+    ("link.py", None, "", "1 symbolic link(s) among the examples", "examples/link.py -> "),
+    ("notes.txt", b"print(1)\n", "docs/en/index.md:11", "cannot read 'notes.txt'", "a .py file"),
+    ("latin.py", b"# fine\nprint('caf\xe9')\n", "docs/en/index.md:11",
+     "examples/latin.py:2: is not UTF-8 text (byte 0xe9)", "save the file as UTF-8"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("target", "kind", "message", "detail"), REFUSED)
+@pytest.mark.parametrize(("target", "content", "where", "message", "detail"), REFUSED)
 @pytest.mark.parametrize("enabled", [True, False])
-def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, kind, message, detail, enabled):
+def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, content, where, message, detail, enabled):
     marker = tmp_path / "ran"
     outside = tmp_path / "outside.py"
     outside.write_text(f"open({str(marker)!r}, 'w').close()\n")
-    if kind == "symlink":
-        (site / "examples" / "link.py").symlink_to(outside)
-    elif kind == "text":
-        (site / "examples" / "notes.txt").write_text("print(1)\n")
+    if content is None:
+        (site / "examples" / target).symlink_to(outside)
     else:
-        (site / "examples" / "latin.py").write_bytes(b"# fine\nprint('caf\xe9')\n")
+        (site / "examples" / target).write_bytes(content)
     config = site / "mkdocs.yml"
     config.write_text(config.read_text().replace("timeout: 2", f"timeout: 2\n      enabled: {str(enabled).lower()}"))
     page_file = site / "docs" / "en" / "index.md"
@@ -226,8 +227,29 @@ def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, kin
     with pytest.raises(Abort):
         helpers.build_site(site, strict=True)
     text = "\n".join(r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR"))
-    assert "docs/en/index.md:11" in text and message in text and detail in text
+    assert where in text and message in text and detail in text
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(("kind", "said"), [
+    ("link", "1 symbolic link(s) among the examples, which the build would read and run: examples/two.zh.yml -> "),
+])  # fmt: skip
+def test_a_refused_translation_stops_the_build_publishing_nothing_and_losing_nothing(
+    built_site, tmp_path, caplog, kind, said
+):
+    secret = tmp_path / "credentials.json"  # keys a comment can name, so that their values would replace it
+    secret.write_text('{"aws_access_key_id": "AKIAFIXTURE", "aws_secret_access_key": "fixture-secret-value"}\n')
+    example = built_site / "examples" / "two.py"
+    example.write_text("# %% first\n# aws_secret_access_key\n" + example.read_text().removeprefix("# %% first\n"))
+    translation = built_site / "examples" / "two.zh.yml"
+    if kind == "link":  # (one to /dev/zero: test_comments.py, in a process whose memory is capped)
+        translation.symlink_to(secret)
+    before = helpers.tree(built_site / "site"), helpers.tree(built_site / ".cache")
+    with pytest.raises(Abort):
+        build_site(built_site)  # not strict: a refusal is an error, not a warning
+    assert said in caplog.text
+    assert "fixture-secret" not in caplog.text and "aws_access_key_id" not in caplog.text
+    assert (helpers.tree(built_site / "site"), helpers.tree(built_site / ".cache")) == before
 
 
 def test_serve_with_strict_shows_the_error_box_and_recovers_when_fixed(site):

@@ -17,6 +17,7 @@ from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progres
 from mkdocs_examples.publish import notebooks, outputs, review
 from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
+from mkdocs_examples.results import SiteError
 from mkdocs_examples.settings import load_site
 from mkdocs_examples.source import comments, keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
@@ -166,6 +167,7 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
         site = load_site(config_file)
         paths = find_examples(site.examples_dir, [])
         examples = [read_example(site.examples_dir, path, site.config.folder) for path in paths]
+        comments.refuse(examples, texts.LANGUAGES)  # a Chinese notebook is never written with English comments
         wanted = {
             Path(notebooks.folder_of(str(out), lang)) / f"{example.path.removesuffix('.py')}.ipynb": notebooks.dumps(
                 notebooks.notebook(example, lang=lang, seed=site.config.seed, threads=site.config.threads)
@@ -173,7 +175,7 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
             for lang in texts.LANGUAGES  # each language the engine speaks: its notes and comments
             for example in examples
         }
-    except (OSError, ValueError, ExampleError) as error:
+    except (OSError, ValueError, ExampleError, SiteError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     stale = sorted(str(f) for f, text in wanted.items() if not f.exists() or f.read_text(encoding="utf-8") != text)
@@ -201,7 +203,11 @@ def _comments(config_file: Path, paths: list[Path], lang: str) -> int:
     except (OSError, ValueError, ExampleError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    refused: list[str] = []
     for example in examples:
+        if why := comments.refused(example, lang):  # never written over, nor through a link
+            refused += why
+            continue
         file, text = comments.file_of(example, lang), comments.template(example, lang)
         if text is None or (file.exists() and file.read_text(encoding="utf-8") == text):
             continue
@@ -209,7 +215,9 @@ def _comments(config_file: Path, paths: list[Path], lang: str) -> int:
         print(f"wrote {comments.display_of(example, lang)}")
     todo = [problem for example in examples for problem in comments.problems(example, lang)]
     print("\n".join(todo) if todo else f"every comment has its {lang} translation")
-    return 0
+    for message in refused:
+        print(f"refused: {message}", file=sys.stderr)
+    return 1 if refused else 0
 
 
 def _show(outcome: Outcome) -> None:

@@ -19,6 +19,8 @@ IMAGE = f"{RESULT}#/$defs/image"
 # A figure is embedded in its page: at most this many bytes of PNG. The schema's
 # $defs/image bounds its base64 text to 4 * ceil(MAX_IMAGE_BYTES / 3) characters
 MAX_IMAGE_BYTES = 5 << 20
+# A recording (recordings/store.py) is read only up to this many bytes: its text and a few such figures
+MAX_RECORDING = 64 << 20
 
 class SiteError(Exception):
     """The site cannot be built as it is (its pages, options or templates): the message says where and what to do.

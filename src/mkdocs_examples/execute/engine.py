@@ -14,8 +14,9 @@ from mkdocs_examples.environment import detect_device
 from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.pool import Pool, signal_name
-from mkdocs_examples.results import Failure, Options, Result
+from mkdocs_examples.results import MAX_RECORDING, Failure, Options, Result
 from mkdocs_examples.settings import PROTECTIONS, Settings
+from mkdocs_examples.source import files
 from mkdocs_examples.source.cells import Example, read_example
 
 # Examples that start processes or threads of their own get a core to themselves
@@ -314,11 +315,11 @@ def describe(outcome: Outcome) -> str:
 def recorded_seconds(recordings: Path) -> dict[str, float]:
     """Seconds each example took in one CPU recording of ``recordings`` (the first folder by name), to run
     the longest first. Read as plain JSON, not validated: it only orders the examples, whatever it says."""
-    folders = sorted(recordings.glob("cpu-*/")) if recordings.is_dir() else []
+    folders = sorted(f for f in recordings.glob("cpu-*/") if not f.is_symlink()) if recordings.is_dir() else []
     found: dict[str, float] = {}
     for file in folders[0].rglob("*.json") if folders else []:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            recording = json.loads(file.read_text(encoding="utf-8"))
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # a link too: the build refuses it later
+            recording = json.loads(files.read_regular(file, MAX_RECORDING))
             if isinstance(recording.get("example"), str) and isinstance(recording.get("seconds"), (int, float)):
                 found[recording["example"]] = float(recording["seconds"])
     return found

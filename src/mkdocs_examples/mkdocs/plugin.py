@@ -44,9 +44,8 @@ from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import RecordingError
 from mkdocs_examples.render.page import branch, github, link_titles
 from mkdocs_examples.results import SiteError
-from mkdocs_examples.source import comments
+from mkdocs_examples.source import comments, files
 from mkdocs_examples.source.cells import Example
-from mkdocs_examples.source.pages import refuse_links
 
 log = get_plugin_logger(__name__)
 
@@ -150,8 +149,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
-        with _stops():
-            refuse_links(Path(config.docs_dir))
+        with _stops():  # before anything of them is read: what a link points to would be read or published
+            for what, folder in [("pages", Path(config.docs_dir)), ("examples", self._root / self.config.examples_dir),
+                                 ("recordings", self._root / self.config.recordings)]:  # fmt: skip
+                files.refuse_links(folder, what)
         found = pages.read_pages(config, serving=self._serving)
         assert self._recordings
         self._recordings.clear()  # nothing of an earlier build
@@ -159,6 +160,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not self._engine:
             return
         self._build.load(self._engine)
+        with _stops():  # a translation that is refused is never shown: the build stops before any example runs
+            comments.refuse(self._build.loaded().values(), i18n.site_languages(config))
         for example in self._build.loaded().values():
             for problem in notebooks.foreign_notes(example, i18n.site_languages(config)):
                 log.warning(problem)  # a note no reader would get: fails a strict build

@@ -35,6 +35,7 @@ from pathlib import Path
 from mkdocs_examples.recordings import store
 from mkdocs_examples.recordings.store import Recording, RecordingError, Signature
 from mkdocs_examples.schema import JSONError, loads, validate
+from mkdocs_examples.source import files
 
 SIGNERS = "signers.json"  # under the recordings' root: the trusted public keys
 SCHEMA = 1  # its version: signers.schema.json
@@ -95,10 +96,10 @@ def read_signers(root: Path, name: str = SIGNERS) -> dict[str, Signer]:
     :class:`RecordingError` naming the file for one that does not match its schema, or lists a key twice.
     """
     file = root / name
-    if not file.is_file():
+    if not file.is_file() and not file.is_symlink():  # a link is refused below, never followed
         return {}
     try:
-        data = validate(loads(file.read_text(encoding="utf-8")), "signers.schema.json")
+        data = validate(loads(files.read_regular(file, store.MAX_MANIFEST).decode("utf-8")), "signers.schema.json")
     except (OSError, UnicodeDecodeError, JSONError) as error:
         raise RecordingError(f"{file}: not a readable list of signers ({error})") from None
     found: dict[str, Signer] = {}

@@ -49,9 +49,9 @@ from typing import Any
 from mkdocs_examples import __version__
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.cache import lines_of
-from mkdocs_examples.results import RESULT, CellResult, Result
+from mkdocs_examples.results import MAX_RECORDING, RESULT, CellResult, Result
 from mkdocs_examples.schema import JSONError, loads, validate
-from mkdocs_examples.source import keys
+from mkdocs_examples.source import files, keys
 from mkdocs_examples.source.cells import Example
 
 SCHEMA = 2  # the version a recording names, and the schema's "const" (1: keyed by the whole file; `migrate`)
@@ -61,6 +61,8 @@ MANIFEST = "environment.json"  # the manifest of a folder of recordings; never a
 MANIFEST_SCHEMA = 1  # its version: environment.schema.json
 # What a manifest says, and every recording of its folder must say alike
 MANIFEST_KEYS = ("device", "torch", "python")
+# A file of the recordings is read only if it is a regular file itself (source/files.py): a link is never followed
+MAX_MANIFEST = 1 << 20  # bytes of environment.json or signers.json: a few lines; a recording's: MAX_RECORDING
 
 
 class RecordingError(Exception):
@@ -268,7 +270,7 @@ _READ: dict[Path, tuple[bytes, Recording]] = {}
 def read(file: Path, folder: Path) -> Recording:
     """The recording in ``file``, checked to be where its example's path puts it under ``folder``."""
     try:
-        data = file.read_bytes()
+        data = files.read_regular(file, MAX_RECORDING)
         seen = hashlib.sha256(data).digest()
         kept = _READ.get(file)
         recording = kept[1] if kept and kept[0] == seen else Recording.from_json(loads(data.decode("utf-8")))
@@ -337,7 +339,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     A folder named after a device alone (the older layout) has none: its manifest is that device.
     """
     file = folder / MANIFEST
-    if not file.is_file():
+    if not file.is_file() and not file.is_symlink():  # a link is refused below, never followed
         if folder.name in DEVICES:
             return {"schema": MANIFEST_SCHEMA, "id": folder.name, "device": folder.name}
         raise RecordingError(
@@ -345,7 +347,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
             f"(`mkdocs-examples merge {folder} --into {folder.parent}` writes it)"
         )
     try:
-        manifest = validate(loads(file.read_text(encoding="utf-8")), ENVIRONMENT)
+        manifest = validate(loads(files.read_regular(file, MAX_MANIFEST).decode("utf-8")), ENVIRONMENT)
     except (OSError, UnicodeDecodeError, JSONError) as error:
         raise RecordingError(f"{file}: not a readable manifest ({error})") from None
     if manifest["id"] != folder.name:

@@ -163,15 +163,14 @@ def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:
     if pure.suffix != ".py":
         raise ExampleError(display, None, "an example must be a Python file ending in .py")
     base = root.resolve()
-    file = (base / pure).resolve()
-    if not file.is_relative_to(base):
-        raise ExampleError(
-            display, None, f"is a symlink to {file}, outside {folder}/: examples must live inside {folder}/"
-        )
+    for part in range(1, len(pure.parts) + 1):  # the file and every folder of its path under the examples folder
+        if (link := base.joinpath(*pure.parts[:part])).is_symlink():
+            which = "" if part == len(pure.parts) else f" (its folder {folder}/{link.relative_to(base)} is a link)"
+            raise ExampleError(display, None, f"is a symlink to {(base / pure).resolve()}{which}: {folder}/ holds "
+                               "the examples themselves, never a link; put the file itself there")  # fmt: skip
+    file = base / pure
     if not file.is_file():
         raise ExampleError(display, None, f"no such example file in {folder}/")
-    if file.suffix != ".py":
-        raise ExampleError(display, None, f"is a symlink to {file.name}, which is not a .py file")
     return file
 
 

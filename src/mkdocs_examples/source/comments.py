@@ -19,6 +19,9 @@ comments lives in ``examples/<path>.zh.yml``, a mapping a contributor reviews in
   no longer appears, each naming its file and line; the plugin logs them as warnings (a strict
   build fails). :func:`template` writes the file again with every comment (missing ones empty,
   outdated ones gone): ``make comments``.
+- :func:`refused`: a translation comes from whoever wrote it. A file that is not a regular file
+  (a link to a secret, to ``/dev/zero``) or is larger than :data:`MAX_TRANSLATION` is never read
+  nor used, and the plugin stops the build (:func:`refuse`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +37,8 @@ from typing import TYPE_CHECKING
 import yaml  # type: ignore[import-untyped]
 
 from mkdocs_examples import texts, yaml_files
+from mkdocs_examples.results import SiteError
+from mkdocs_examples.source import files
 
 if TYPE_CHECKING:
     from mkdocs_examples.source.cells import Example
@@ -83,7 +89,11 @@ class Translation:
     entries: dict[str, str]  # English: the reader's language ("" not written yet)
     lines: dict[str, int]  # English: its line in the file
     errors: tuple[str, ...] = ()  # what is wrong with the file itself
+    refused: tuple[str, ...] = ()  # why nothing of the file is used, and the build stops (:func:`refuse`)
 
+
+# Bytes a translation file may hold: an example's comments, well under the option max_source's 1 MiB of source
+MAX_TRANSLATION = 1 << 20
 
 _read: dict[tuple[str, int], Translation] = {}
 
@@ -92,12 +102,25 @@ def read(example: Example, lang: str) -> Translation | None:
     """The translation of ``example``'s comments into ``lang``; None where there is no file."""
     file, name = file_of(example, lang), display_of(example, lang)
     try:
-        stamp = (str(file), file.stat().st_mtime_ns)
+        stamp = (str(file), file.lstat().st_mtime_ns)  # of a link itself, which is refused, never of its target
     except FileNotFoundError:
         return None
     if stamp not in _read:
-        _read[stamp] = _parse(file.read_text(encoding="utf-8"), name)
+        _read[stamp] = _load(file, name)
     return _read[stamp]
+
+
+def _load(file: Path, name: str) -> Translation:
+    """The file's translation; one that is ``refused`` where it is not a regular file of at most
+    :data:`MAX_TRANSLATION` bytes of UTF-8 (a link to a secret or to ``/dev/zero`` is never read)."""
+    try:
+        text = files.read_regular(file, MAX_TRANSLATION).decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Translation({}, {}, refused=(f"{name}: is not UTF-8 text (at byte {error.start}); save it as UTF-8",))
+    except OSError as error:  # files.Refused says what to do
+        why = error if isinstance(error, files.Refused) else f"cannot be read ({error.strerror})"
+        return Translation({}, {}, refused=(f"{name}: {why}",))
+    return _parse(text, name)
 
 
 def _parse(text: str, name: str) -> Translation:
@@ -144,9 +167,27 @@ def translated(example: Example, lang: str) -> Example:
     return Built.from_source(example.path, example.file, "".join(lines), example.folder, example.support)
 
 
+def refuse(examples: Iterable[Example], languages: Iterable[str]) -> None:
+    """Stop the build (:class:`SiteError`) if a translation of ``examples`` into one of ``languages`` is refused
+    (:func:`refused`): a page, download or notebook of that language would show the English instead."""
+    said = [why for example in examples for lang in languages for why in refused(example, lang)]
+    if said:
+        raise SiteError(f"{len(said)} translation(s) of comments refused, nothing of them is used:\n" + "\n".join(said))
+
+
+def refused(example: Example, lang: str) -> tuple[str, ...]:
+    """Why the translation of ``example``'s comments into ``lang`` is not used at all, each naming its file (and
+    line): not a regular file of UTF-8 text (a link, a device); none where there is no file or it is used."""
+    found = read(example, lang)
+    return found.refused if found else ()
+
+
 def problems(example: Example, lang: str) -> list[str]:
-    """What keeps ``example``'s comments from being shown in ``lang``, each naming a file and line."""
+    """What keeps ``example``'s comments from being shown in ``lang``, each naming a file and line; nothing for a
+    refused file, whose comments would each be listed: :func:`refused` says why it is."""
     found, name = read(example, lang), display_of(example, lang)
+    if found is not None and found.refused:
+        return []
     mine = comments(example)
     todo = f"run `make comments` to add it to {name}, then write its translation there"
     if found is None:

@@ -139,8 +139,8 @@ def support_digest(root: Path) -> str:
     if root.is_dir():
         for file in sorted(root.rglob("*")):
             parts = file.relative_to(root).parts
-            if any(p.startswith(".") or p == "__pycache__" for p in parts) or not file.is_file():
-                continue
+            if any(p.startswith(".") or p == "__pycache__" for p in parts) or file.is_symlink() or not file.is_file():
+                continue  # a link is never read: the build refuses it (source/files.py)
             if file.suffix == ".py" and not file.name.startswith("_"):
                 continue  # an example: its own key covers it
             if is_translation(file):
