@@ -156,6 +156,19 @@ def test_a_link_among_the_pages_stops_the_build_before_anything_is_published(tmp
     assert not (site / "site").exists()
 
 
+def test_a_bidirectional_control_in_a_page_stops_the_build_naming_page_and_line(tmp_path, caplog):
+    from test_site import build_site
+
+    site = shutil.copytree(Path(__file__).parent / "site", tmp_path / "site")
+    page = site / "docs" / "zh" / "index.md"  # a reviewer reads `x = 1  # x is 1`; Markdown and readers get the code
+    page.write_text(page.read_text() + "\n```python\nx = 1  \u2067# x is 1\u2069 \u2066x = 2\u2069\n```\n")
+    with pytest.raises(Abort):
+        build_site(site)
+    said = "1 page(s) hold a bidirectional control, which shows text in another order than it is written: "
+    assert said + "docs/zh/index.md:12: U+2067 (RIGHT-TO-LEFT ISOLATE). Remove it" in caplog.text
+    assert not (site / "site").exists()
+
+
 # --- the published site in Chromium --------------------------------------------------------------
 
 

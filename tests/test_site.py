@@ -200,6 +200,7 @@ def test_a_mistyped_block_fails_the_build_instead_of_showing_as_text(site, caplo
     assert f"docs/en/index.md:{line}:" in build_error(caplog)
 
 
+STRETCHED = "access = 'user'\nif access != 'none\u202e \u2066# check\u2069 \u2066':\n    open(MARKER, 'w').close()\n"
 # Each file, and what the build says: where (a link anywhere under examples/ stops it before any page is read,
 # naming the link; the others name the block that embeds them), what, and what to do
 REFUSED = [
@@ -207,6 +208,13 @@ REFUSED = [
     ("notes.txt", b"print(1)\n", "docs/en/index.md:11", "cannot read 'notes.txt'", "a .py file"),
     ("latin.py", b"# fine\nprint('caf\xe9')\n", "docs/en/index.md:11",
      "examples/latin.py:2: is not UTF-8 text (byte 0xe9)", "save the file as UTF-8"),
+    # UTF-8 shows `x = 1` and a comment; Python reads UTF-7, where `+AAo-` is a line break: the reader's run differs
+    ("utf7.py", b"# %% first\n# coding: utf_7\nx = 1  # +AAo-open(MARKER, 'w').close()\n", "docs/en/index.md:11",
+     "examples/utf7.py:2: declares the encoding 'utf_7', but the build reads examples as UTF-8",
+     "remove the declaration, or write `# -*- coding: utf-8 -*-`"),
+    # An editor shows `if access != 'none':  # check`; Python reads one string, the comment in it, and runs the branch
+    ("bidi.py", STRETCHED.encode(), "docs/en/index.md:11",
+     "examples/bidi.py:2: holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)", "remove it"),
 ]  # fmt: skip
 
 
@@ -219,7 +227,7 @@ def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, con
     if content is None:
         (site / "examples" / target).symlink_to(outside)
     else:
-        (site / "examples" / target).write_bytes(content)
+        (site / "examples" / target).write_bytes(content.replace(b"MARKER", repr(str(marker)).encode()))
     config = site / "mkdocs.yml"
     config.write_text(config.read_text().replace("timeout: 2", f"timeout: 2\n      enabled: {str(enabled).lower()}"))
     page_file = site / "docs" / "en" / "index.md"

@@ -46,6 +46,7 @@ from mkdocs_examples.render.page import branch, github, link_titles
 from mkdocs_examples.results import SiteError
 from mkdocs_examples.source import comments, files
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.pages import refuse_bidi
 
 log = get_plugin_logger(__name__)
 
@@ -149,10 +150,11 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         if i18n.is_nested_build(config):  # another language of the same build: results are known
             return
-        with _stops():  # before anything of them is read: what a link points to would be read or published
+        with _stops():  # before anything of them is read: no link, and no page that reads other than it is written
             for what, folder in [("pages", Path(config.docs_dir)), ("examples", self._root / self.config.examples_dir),
                                  ("recordings", self._root / self.config.recordings)]:  # fmt: skip
                 files.refuse_links(folder, what)
+            refuse_bidi(Path(config.docs_dir))
         found = pages.read_pages(config, serving=self._serving)
         assert self._recordings
         self._recordings.clear()  # nothing of an earlier build

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
+from mkdocs_examples.source import files
 from mkdocs_examples.source.keys import cell_keys, support_digest
 
 TAGS = {
@@ -151,6 +152,8 @@ def read_example(root: Path, path: str, folder: str = "examples") -> Example:
         raise ExampleError(
             display, line, f"is not UTF-8 text (byte 0x{data[error.start]:02x}); save the file as UTF-8"
         ) from None
+    if refused := files.misleading(data, source):
+        raise ExampleError(display, *refused)
     return Example.from_source(path, file, source, folder, support_digest(root))
 
 

@@ -1,23 +1,38 @@
-"""A contributor's files as they are: never a link, and never more than a file of its kind may hold.
+"""A contributor's files as they are: no link, no more than a file of its kind holds, text that reads as it runs.
 
 A pull request can add a symbolic link where the build expects a file (``examples/x.zh.yml`` to
 ``~/.aws/credentials`` or ``/dev/zero``, a recording to ``/proc/self/environ``): what it points
-to would be read, published or read without end.
+to would be read, published or read without end. And text can look other than it runs: Unicode's
+bidirectional controls show code in another order than Python reads it ("Trojan Source"), and a
+``coding:`` declaration makes Python read a script's bytes otherwise than the build did.
 
 - :func:`refuse_links`: no symbolic link anywhere under a folder the build reads (the pages,
   the examples, the recordings), or the build stops, naming each link.
 - :func:`read_regular`: a file's bytes only if it is a regular file itself (not a link, a device
   or a pipe), and at most ``cap`` of them; :class:`Refused` otherwise, before reading anything
   else than what the cap allows.
+- :data:`BIDI`, :func:`first_of`, :func:`named`: the characters refused, where they are, and how a message
+  names them.
+- :func:`misleading`: where a Python source would run or show otherwise than the build reads it.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
+import re
 import stat
+import tokenize
+import unicodedata
 from pathlib import Path
 
 from mkdocs_examples.results import SiteError
+
+# Unicode's bidirectional controls: embeddings and overrides, isolates, marks, and Arabic's letter mark
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# A coding declaration (PEP 263), as tokenize finds it in a comment; `coding: utf_7` in a comment is one
+COOKIE = re.compile(r"coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
 
 class Refused(OSError):
@@ -62,6 +77,45 @@ def read_regular(file: Path, cap: int) -> bytes:
     if len(data) > cap:
         raise Refused(f"is larger than a file of its kind may be ({_size(cap)}): it was not read")
     return data
+
+
+def first_of(text: str, pattern: re.Pattern[str]) -> tuple[int, str] | None:
+    """The line (1-based) and the first character of ``text`` that ``pattern`` finds; None if it finds none."""
+    match = pattern.search(text)
+    return (text.count("\n", 0, match.start()) + 1, match[0]) if match else None
+
+
+def named(char: str) -> str:
+    """``U+202E (RIGHT-TO-LEFT OVERRIDE)``: a character a message cannot show, by its code point and name."""
+    return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+
+
+def misleading(data: bytes, source: str) -> tuple[int | None, str] | None:
+    """The line and what to do where the Python source ``data`` (``source`` decoded as UTF-8) would be read or
+    shown otherwise than the build reads it; None where it would not.
+
+    - It declares another encoding than UTF-8 (PEP 263, as ``tokenize.detect_encoding`` and Python itself
+      find it): ``python`` would decode it with that codec, and ``# coding: utf_7`` turns ``+AAo-`` in a
+      comment into a new line of code that the build never ran.
+    - It holds a bidirectional control, which shows the code in another order than Python reads it.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:  # a declaration Python itself refuses (an unknown encoding)
+        return error.lineno, f"{error.msg}; declare no encoding (Python reads UTF-8)"
+    if codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
+        line = next((n for n, text in enumerate(source.splitlines()[:2], start=1) if COOKIE.search(text)), 1)
+        return line, (
+            f"declares the encoding {encoding!r}, but the build reads examples as UTF-8, so Python would "
+            "run other code than the page shows: remove the declaration, or write `# -*- coding: utf-8 -*-`"
+        )
+    if found := first_of(source, BIDI):
+        line, char = found
+        return line, (
+            f"holds the bidirectional control {named(char)}, which shows the code in another order than "
+            "Python reads it: remove it"
+        )
+    return None
 
 
 def _size(size: int) -> str:
