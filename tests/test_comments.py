@@ -10,7 +10,10 @@ import tokenize
 import unicodedata
 from pathlib import Path
 
-from mkdocs_examples.publish.notebooks import colab_url, notebook, runnable_script
+import pytest
+
+from mkdocs_examples.publish.notebooks import colab_url, notebook, runnable_script, write_downloads
+from mkdocs_examples.results import Result, SiteError
 from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.keys import support_digest
@@ -181,6 +184,52 @@ def test_the_built_chinese_pages_and_downloads_show_chinese_comments(real_site):
 
 
 # --- a translation is text a stranger wrote: what readers run must be what ran -----------------------------------
+
+HIDDEN = """\
+# %% first
+# set x
+x = 1  # one
+print(x)
+"""
+
+
+def test_a_translation_that_declares_utf7_and_hides_a_line_is_refused_and_never_downloaded(tmp_path):
+    # `coding: utf_7` on the script's second line makes Python decode `+AAo-` as a line break: the Chinese reader's
+    # `python u7.py` would run `x = 42`, which the build, reading UTF-8, never ran
+    example = example_at(tmp_path, HIDDEN, "set x: 'coding: utf_7'\none: +AAo-x = 42\n")
+    write_downloads(tmp_path / "downloads", [(example, Result(), None)], lang="zh")
+    ran = subprocess.run([sys.executable, tmp_path / "downloads" / "demo.py"], capture_output=True, text=True)
+    assert ran.stdout == "1\n", ran.stderr
+    assert comments.refused(example, "zh") == (
+        "examples/demo.zh.yml:1: the translation of 'set x' declares an encoding ('coding: utf_7'), which changes how "
+        "Python reads the whole script: write it without `coding:` or `coding=`",
+    )
+    assert comments.translated(example, "zh") is example and comments.problems(example, "zh") == []
+    with pytest.raises(SiteError, match=r"1 translation\(s\) of comments refused.*\nexamples/demo\.zh\.yml:1: "):
+        comments.refuse([example], ["en", "zh"])
+
+
+@pytest.mark.parametrize("words", ['"a\\nx = 42"', '"a\\rx = 42"', '"a\\vb"', '"a\\fb"', '"a\\x1cb"', '"a\\x1eb"',
+                                   '"a\\x85b"', '"a\\u2028x = 42"', '"a\\u2029x = 42"'])  # fmt: skip
+def test_a_translated_comment_with_a_line_break_is_refused(tmp_path, words):
+    example = example_at(tmp_path, translation=f"make a tensor: {words}\ntwo ones: 两个 1\n")
+    [why] = comments.refused(example, "zh")
+    assert why.startswith("examples/demo.zh.yml:1: the translation of 'make a tensor' holds a line break (U+")
+    assert comments.translated(example, "zh") is example  # nothing of the file is used
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200f", "\u061c", "\u200b", "\ufeff"])
+def test_a_translation_with_an_invisible_formatting_character_is_refused(tmp_path, char):
+    example = example_at(tmp_path, translation=f"make a tensor: 建一个张量\ntwo ones: 两个{char} 1\n")
+    [why] = comments.refused(example, "zh")
+    assert why.startswith(f"examples/demo.zh.yml:2: holds the invisible character U+{ord(char):04X} (")
+    assert comments.translated(example, "zh") is example
+
+
+def test_an_examples_coding_declaration_is_no_comment_to_translate(tmp_path):
+    source = "# -*- coding: utf-8 -*-\n# %% first\nx = 1  # vim: set fileencoding=utf-8 :\n"
+    assert comments.comments(example_at(tmp_path, source, None)) == []
+
 
 SECRET = '{"aws_access_key_id": "AKIAFIXTURE", "aws_secret_access_key": "fixture-secret-value"}\n'
 

@@ -241,6 +241,8 @@ def test_refused_files_are_never_read_or_run(site, tmp_path, caplog, target, con
 
 @pytest.mark.parametrize(("kind", "said"), [
     ("link", "1 symbolic link(s) among the examples, which the build would read and run: examples/two.zh.yml -> "),
+    ("utf-7", "1 translation(s) of comments refused, nothing of them is used:\nexamples/two.zh.yml:1: the translation "
+     "of 'aws_secret_access_key' declares an encoding ('coding: utf_7')"),
 ])  # fmt: skip
 def test_a_refused_translation_stops_the_build_publishing_nothing_and_losing_nothing(
     built_site, tmp_path, caplog, kind, said
@@ -252,6 +254,8 @@ def test_a_refused_translation_stops_the_build_publishing_nothing_and_losing_not
     translation = built_site / "examples" / "two.zh.yml"
     if kind == "link":  # (one to /dev/zero: test_comments.py, in a process whose memory is capped)
         translation.symlink_to(secret)
+    else:  # on line 2 of the Chinese download, where Python reads it, and `+AAo-` a line break
+        translation.write_text("aws_secret_access_key: 'coding: utf_7'\n")
     before = helpers.tree(built_site / "site"), helpers.tree(built_site / ".cache")
     with pytest.raises(Abort):
         build_site(built_site)  # not strict: a refusal is an error, not a warning

@@ -19,9 +19,12 @@ comments lives in ``examples/<path>.zh.yml``, a mapping a contributor reviews in
   no longer appears, each naming its file and line; the plugin logs them as warnings (a strict
   build fails). :func:`template` writes the file again with every comment (missing ones empty,
   outdated ones gone): ``make comments``.
-- :func:`refused`: a translation comes from whoever wrote it. A file that is not a regular file
-  (a link to a secret, to ``/dev/zero``) or is larger than :data:`MAX_TRANSLATION` is never read
-  nor used, and the plugin stops the build (:func:`refuse`).
+- :func:`refused`: a translation comes from whoever wrote it, and downloads are scripts readers
+  run. A file that is not a regular file (a link to a secret, to ``/dev/zero``) or is larger than
+  :data:`MAX_TRANSLATION` is never read; one that holds an invisible formatting character (a
+  bidirectional control), or a translated comment with a line break or a coding declaration
+  (``coding: utf_7`` would make ``+AAo-x = 42`` a line of code), is not used at all, and the
+  plugin stops the build (:func:`refuse`). A coding declaration of the example stays as written.
 """
 
 from __future__ import annotations
@@ -68,8 +71,8 @@ def comments(example: Example) -> list[Comment]:
                 continue
             body = token.string[1:]
             text = body.strip()
-            if not text or _PRAGMA.match(text) or not _LETTER.search(text):
-                continue
+            if not text or _PRAGMA.match(text) or files.COOKIE.search(text) or not _LETTER.search(text):
+                continue  # a pragma or a coding declaration means something to a program, in English
             prefix = token.string[: len(token.string) - len(body.lstrip())]
             found.append(Comment(cell.lineno + token.start[0] - 1, token.start[1], prefix, text))
     return found
@@ -124,6 +127,10 @@ def _load(file: Path, name: str) -> Translation:
 
 
 def _parse(text: str, name: str) -> Translation:
+    if found := files.first_format(text):
+        line, char = found
+        return Translation({}, {}, refused=(f"{name}:{line}: holds the invisible character {files.named(char)}, "
+                                            "which hides or reorders text a reviewer reads: remove it",))  # fmt: skip
     try:
         data = yaml_files.loads(text, name)
         lines = yaml_files.key_lines(text, name)
@@ -142,7 +149,25 @@ def _parse(text: str, name: str) -> Translation:
             )
             continue
         entries[key] = (value or "").strip()
+    if refused := [why for key, words in entries.items() if (why := _refused(key, words, name, lines.first))]:
+        return Translation({}, {}, refused=tuple(refused))
     return Translation(entries, lines.first, tuple(errors))
+
+
+def _refused(key: str, words: str, name: str, lines: dict[str, int]) -> str | None:
+    """Why translation ``words`` of comment ``key`` must not replace it in a script readers run; None if it may.
+
+    A comment is the rest of its line: a line break in it would start a line of code that never ran
+    in the build, and a coding declaration (``coding: utf_7``, on the script's first two lines) would
+    make Python decode the whole script otherwise than the build did.
+    """
+    where = f"{name}:{lines.get(key, 1)}: the translation of {key!r}"
+    if found := files.first_of(words, files.LINE_BREAKS):
+        return f"{where} holds a line break ({files.named(found[1])}): a comment is one line; write it on one"
+    if cookie := files.COOKIE.search(words):
+        return (f"{where} declares an encoding ({cookie[0]!r}), which changes how Python reads the whole script: "
+                "write it without `coding:` or `coding=`")  # fmt: skip
+    return None
 
 
 def translated(example: Example, lang: str) -> Example:
@@ -177,7 +202,8 @@ def refuse(examples: Iterable[Example], languages: Iterable[str]) -> None:
 
 def refused(example: Example, lang: str) -> tuple[str, ...]:
     """Why the translation of ``example``'s comments into ``lang`` is not used at all, each naming its file (and
-    line): not a regular file of UTF-8 text (a link, a device); none where there is no file or it is used."""
+    line): not a regular file of UTF-8 text (a link), an invisible formatting character, a translated comment
+    with a line break or a coding declaration; none where there is no file or it is used."""
     found = read(example, lang)
     return found.refused if found else ()
 

@@ -11,8 +11,8 @@ bidirectional controls show code in another order than Python reads it ("Trojan 
 - :func:`read_regular`: a file's bytes only if it is a regular file itself (not a link, a device
   or a pipe), and at most ``cap`` of them; :class:`Refused` otherwise, before reading anything
   else than what the cap allows.
-- :data:`BIDI`, :func:`first_of`, :func:`named`: the characters refused, where they are, and how a message
-  names them.
+- :data:`BIDI`, :data:`LINE_BREAKS`, :func:`first_of`, :func:`first_format`, :func:`named`: the characters
+  refused, where they are, and how a message names them.
 - :func:`misleading`: where a Python source would run or show otherwise than the build reads it.
 """
 
@@ -31,6 +31,8 @@ from mkdocs_examples.results import SiteError
 
 # Unicode's bidirectional controls: embeddings and overrides, isolates, marks, and Arabic's letter mark
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# What Python's str.splitlines ends a line at: in one comment, any of them starts another line for some reader
+LINE_BREAKS = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 # A coding declaration (PEP 263), as tokenize finds it in a comment; `coding: utf_7` in a comment is one
 COOKIE = re.compile(r"coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
@@ -83,6 +85,15 @@ def first_of(text: str, pattern: re.Pattern[str]) -> tuple[int, str] | None:
     """The line (1-based) and the first character of ``text`` that ``pattern`` finds; None if it finds none."""
     match = pattern.search(text)
     return (text.count("\n", 0, match.start()) + 1, match[0]) if match else None
+
+
+def first_format(text: str) -> tuple[int, str] | None:
+    """The line and the first character of ``text`` that is invisible and formats text: Unicode's category Cf,
+    which holds the bidirectional controls, zero-width characters and the byte order mark; None if none is."""
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            return text.count("\n", 0, index) + 1, char
+    return None
 
 
 def named(char: str) -> str:
