@@ -6,13 +6,14 @@ import html
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from mkdocs_examples.cli import main
-from mkdocs_examples.publish.notebooks import dumps, foreign_notes, notebook, runnable_script
+from mkdocs_examples.publish.notebooks import dumps, foreign_notes, notebook, runnable_script, write_downloads
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
@@ -90,6 +91,19 @@ def test_the_runnable_script_goes_to_its_end(tmp_path):
     assert done.stdout == "tensor(2.)\n(this cell needs a CUDA GPU; none here)\nafter\n"
     assert "RuntimeError" in done.stderr
     assert parse_cells(script.read_text())[1].name == "fails"  # still a percent-format script
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("shebang", ["", "#!/usr/bin/env python3\n"])
+def test_a_downloaded_script_declares_utf8_where_python_reads_a_declaration(tmp_path, lang, shebang):
+    source = shebang + "# %% first\nx = 'caf\u00e9'\nprint(x)\n"
+    example = Example.from_source("demo.py", tmp_path / "demo.py", source)
+    write_downloads(tmp_path / "downloads", [(example, Result(), None)], lang=lang)
+    script = (tmp_path / "downloads" / "demo.py").read_bytes()
+    lines = script.decode().splitlines()
+    assert lines[: 2 if shebang else 1] == [*shebang.splitlines(), "# -*- coding: utf-8 -*-"]
+    assert lines[2 if shebang else 1 :] == source.splitlines()[1 if shebang else 0 :]
+    assert tokenize.detect_encoding(iter(script.splitlines(keepends=True)).__next__)[0] == "utf-8"
 
 
 def test_a_cuda_cell_meant_to_raise_says_it_needs_a_gpu_in_the_script_on_this_cpu_machine(tmp_path):

@@ -6,6 +6,9 @@
   ``requires-cuda`` cell (one meant to raise too) in a check for a GPU, keeps the notes of
   the reader's language (source/cells.notes_for), and leaves every other line as written,
   cell markers included: still a percent-format script that Jupytext, VS Code or PyCharm open.
+- :func:`declared`: a downloaded script declares UTF-8 on its first line, the encoding the build
+  read the example in, so that no line of the example or of a translation can make Python decode
+  it otherwise.
 - :func:`notebook`: the example as a Jupyter notebook (nbformat 4) holding the outputs the
   site shows: printed text as stream outputs, the traceback of a raising cell as an error
   output, figures as PNG. Hidden check cells are kept, tagged ``remove-cell`` as on the
@@ -146,9 +149,22 @@ def write_downloads(
     for example, result, recorded in built:
         target = folder / example.path.removesuffix(".py")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.with_suffix(".py").write_text(runnable_script(example, lang=lang), encoding="utf-8")
+        target.with_suffix(".py").write_text(declared(runnable_script(example, lang=lang)), encoding="utf-8")
         nb = notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)
         target.with_suffix(".ipynb").write_text(dumps(nb), encoding="utf-8")
+
+
+CODING = "# -*- coding: utf-8 -*-"  # PEP 263's form, which Python, Emacs and Vim read alike
+
+
+def declared(script: str) -> str:
+    """``script`` with :data:`CODING` on its first line, or its second after a ``#!`` line (Python reads a
+    declaration only there): the download is written in UTF-8, as the build read the example, and a line further
+    down that declares another encoding (``# coding: utf_7``) is then only a comment to Python."""
+    if not script.startswith("#!"):
+        return f"{CODING}\n{script}"
+    shebang, _, rest = script.partition("\n")  # a line as Python finds a declaration: up to "\n"
+    return f"{shebang}\n{CODING}\n{rest}"
 
 
 def foreign_notes(example: Example, languages: Iterable[str]) -> list[str]:
