@@ -215,6 +215,10 @@ REFUSED = [
     # An editor shows `if access != 'none':  # check`; Python reads one string, the comment in it, and runs the branch
     ("bidi.py", STRETCHED.encode(), "docs/en/index.md:11",
      "examples/bidi.py:2: holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)", "remove it"),
+    # Python reads one comment; str.splitlines, which splits the cells, ends it at U+001C and runs the rest
+    ("separator.py", b"# %% first\nx = 1  # note\x1copen(MARKER, 'w').close()\n", "docs/en/index.md:11",
+     "examples/separator.py:2: holds U+001C (FILE SEPARATOR), which ends a line for the build but "
+     "not for Python", "remove it"),
 ]  # fmt: skip
 
 

@@ -33,6 +33,9 @@ from mkdocs_examples.results import SiteError
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 # What Python's str.splitlines ends a line at: in one comment, any of them starts another line for some reader
 LINE_BREAKS = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# What str.splitlines ends a line at and Python's tokenizer does not: the build, which splits an example's
+# cells with splitlines, would run `# note\x1cimport os` as code, which `python` reads as one comment
+OTHER_BREAKS = re.compile("[\v\f\x1c-\x1e\x85\u2028\u2029]")
 # A coding declaration (PEP 263), as tokenize finds it in a comment; `coding: utf_7` in a comment is one
 COOKIE = re.compile(r"coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
@@ -96,9 +99,14 @@ def first_format(text: str) -> tuple[int, str] | None:
     return None
 
 
+# Control characters have no name in Unicode's database: these are their usual ones
+_CONTROLS = {"\v": "LINE TABULATION", "\f": "FORM FEED", "\x1c": "FILE SEPARATOR", "\x1d": "GROUP SEPARATOR",
+             "\x1e": "RECORD SEPARATOR", "\x85": "NEXT LINE", "\r": "CARRIAGE RETURN", "\n": "LINE FEED"}  # fmt: skip
+
+
 def named(char: str) -> str:
     """``U+202E (RIGHT-TO-LEFT OVERRIDE)``: a character a message cannot show, by its code point and name."""
-    return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+    return f"U+{ord(char):04X} ({_CONTROLS.get(char) or unicodedata.name(char, 'unnamed')})"
 
 
 def misleading(data: bytes, source: str) -> tuple[int | None, str] | None:
@@ -109,6 +117,7 @@ def misleading(data: bytes, source: str) -> tuple[int | None, str] | None:
       find it): ``python`` would decode it with that codec, and ``# coding: utf_7`` turns ``+AAo-`` in a
       comment into a new line of code that the build never ran.
     - It holds a bidirectional control, which shows the code in another order than Python reads it.
+    - It holds a character that ends a line for ``str.splitlines`` but not for Python's tokenizer.
     """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -125,6 +134,13 @@ def misleading(data: bytes, source: str) -> tuple[int | None, str] | None:
         return line, (
             f"holds the bidirectional control {named(char)}, which shows the code in another order than "
             "Python reads it: remove it"
+        )
+    if found := first_of(source, OTHER_BREAKS):
+        line, char = found
+        return line, (
+            f"holds {named(char)}, which ends a line for the build but not for Python, so a page could show "
+            "as code what Python reads as a comment, or the other way round: remove it, or write it as an "
+            "escape in a string"
         )
     return None
 
