@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,9 +26,11 @@ from pathlib import Path
 
 import pytest
 
+from mkdocs_examples.execute.engine import Engine
 from mkdocs_examples.publish.notebooks import runnable_script
+from mkdocs_examples.results import Result
 from mkdocs_examples.settings import load_site
-from mkdocs_examples.source.cells import read_example
+from mkdocs_examples.source.cells import Example, read_example
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -139,3 +143,62 @@ def test_every_example_runs_to_its_end_as_a_plain_script(tmp_path):
     shadowing = sorted(path for path in examples if Path(path).stem in tried)
     assert not shadowing, (f"{', '.join(shadowing)}: run as a download (`python name.py`), the script's name "
                            "hides a module that importing torch looks for: rename the example")
+
+
+def test_each_downloaded_script_prints_what_its_page_shows(real_site, real_project, tmp_path):
+    """What a reader runs is what ran: each `.py` download, in each language, run with `python` as a reader runs
+    it (in the sandbox, seeded as the engine seeds), prints each line that the page shows its cells printed, in
+    order. A download that decodes otherwise than the engine read it (a `coding:` cookie, a hidden line in a
+    translated comment) prints something else, and fails here."""
+    site, _ = real_site
+    config = load_site(real_project / "mkdocs.yml").config
+    engine = Engine.from_config(config, real_project, execute=False)  # the results the pages show: from the cache
+    try:
+        examples = [engine.load(p.relative_to(EXAMPLES).as_posix()) for p in sorted(EXAMPLES.rglob("*.py"))]
+        outcomes = engine.run(examples)
+    finally:
+        engine.close()
+    batches: dict[str, list[Path]] = {}
+    for lang, prefix in (("en", ""), ("zh", "zh/")):
+        folder = tmp_path / lang
+        folder.mkdir()
+        for example in examples:
+            download = site / prefix / "downloads" / example.path
+            assert download.read_text(encoding="utf-8").startswith("# -*- coding: utf-8 -*-\n"), download
+            shutil.copy(download, folder / example.path.replace("/", "-"))
+        batches[lang] = [folder / e.path.replace("/", "-") for e in examples]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        passes = list(pool.map(forked, [(config.seed, scripts) for scripts in batches.values()]))
+    assert [f for found, _ in passes for f in found] == []
+    differ = []
+    for lang, scripts in batches.items():
+        for example, script in zip(examples, scripts, strict=True):
+            printed = [line.rstrip() for line in Path(f"{script}.{config.seed}.log").read_text().splitlines()]
+            if missing := _not_printed(example, outcomes[example.path].result, printed):
+                differ.append(f"{lang} downloads/{example.path}: {missing!r} not printed")
+    assert differ == [], "\n".join(differ)
+
+
+_WORDED = re.compile("[…\u2400-\u243f]|<pid>")  # what the engine's cleaning writes into a page's output
+
+
+def _not_printed(example: Example, result: Result, printed: list[str]) -> str | None:
+    """The first line the page shows ``example``'s cells printed that ``printed`` lacks (in order); None if none.
+
+    Left out: measurements (``varies``), cells the build skipped or that raise on purpose (the download prints
+    their traceback its own way), cut outputs, and the lines the engine words for the page: a path it shortened
+    (``…``) or that names the example (a warning's ``examples/x.py:39:``, the script's own path in a plain run),
+    a process id (``<pid>``), a control character shown as a visible mark (``␀``)."""
+    at = 0
+    for cell in result.cells:
+        tags = example.cells[cell.cell]
+        if cell.skipped or cell.traceback or cell.truncated or tags.has("varies"):
+            continue
+        for line in (line.rstrip() for line in cell.output.splitlines()):
+            if not line or _WORDED.search(line) or example.display in line:
+                continue
+            try:
+                at = printed.index(line, at) + 1
+            except ValueError:
+                return line
+    return None
