@@ -7,7 +7,8 @@ In a mount namespace of its own, the example's first process builds a new root o
   ``/sys``, the Python installation(s) and the project (:func:`readable`); Landlock still decides
   which files of these it may open;
 - its own folder (``box``), writable, at the same path as outside;
-- a ``/tmp`` and a ``/dev/shm`` of its own, empty, gone with it;
+- a ``/tmp`` and a ``/dev/shm`` of its own, empty, gone with it, each of at most half its memory
+  (:func:`tmpfs_options`);
 - a ``/dev`` with ``null``, ``zero``, ``full``, ``random`` and ``urandom`` only (and the GPU's
   nodes when it runs on CUDA): no ``/dev/kmsg``, no disk, no terminal of the builder's;
 - a ``/proc`` of its PID namespace: it sees its own processes and sockets, none of the builder's.
@@ -96,9 +97,21 @@ def _links(root: str) -> None:
             os.symlink(os.readlink(path), root + path)
 
 
-def build(root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None) -> None:
+def tmpfs_options(memory: int) -> str:
+    """The options of the example's /tmp and /dev/shm, for ``memory`` MiB of memory (the option
+    ``max_memory``; 0: no limit, the kernel's default size, half the RAM). Each holds at most half of it,
+    as the kernel's default gives each half the RAM: a write past that fails with ENOSPC ("No space
+    left on device"), where it would otherwise fill memory until the memory cgroup, which counts their
+    pages too, kills the example; and where there is no memory cgroup, nothing else would stop it."""
+    return "mode=1777" + (f",size={memory * 512}k" if memory > 0 else "")
+
+
+def build(
+    root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None, memory: int = 0
+) -> None:
     """Make ``root`` (an empty folder) the example's root: views, its box, /tmp, /dev and a mount
-    point for /proc; ``shared``: folders shown writable at a place in its box (target: source).
+    point for /proc; ``shared``: folders shown writable at a place in its box (target: source);
+    ``memory``: MiB of memory the example may use (:func:`tmpfs_options`).
     Mounts nothing outside this process's mount namespace."""
     _mount(None, "/", None, _REC | _PRIVATE)  # nothing mounted here propagates to the builder
     top = str(root)
@@ -106,7 +119,7 @@ def build(root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[P
     _mount("tmpfs", top, "tmpfs", _NOSUID | _NODEV, "mode=0755,size=1m")
     _links(top)
     _mkdir(top + "/tmp")  # first: views and the box beneath /tmp (a test's project) go into it
-    _mount("tmpfs", top + "/tmp", "tmpfs", _NOSUID | _NODEV, "mode=1777")
+    _mount("tmpfs", top + "/tmp", "tmpfs", _NOSUID | _NODEV, tmpfs_options(memory))
     for view in views:
         _bind(str(view), top)
     _bind(str(box), top, writable=True)
@@ -121,7 +134,7 @@ def build(root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[P
         for path in glob.glob(f"/dev/{pattern}"):
             _bind(path, top, writable=True)
     _mkdir(top + "/dev/shm")
-    _mount("tmpfs", top + "/dev/shm", "tmpfs", _NOSUID | _NODEV, "mode=1777")
+    _mount("tmpfs", top + "/dev/shm", "tmpfs", _NOSUID | _NODEV, tmpfs_options(memory))
     for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                        ("stderr", "/proc/self/fd/2")):  # fmt: skip
         os.symlink(link, f"{top}/dev/{name}")

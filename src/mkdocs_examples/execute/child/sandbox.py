@@ -182,7 +182,8 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float)
     if prepared.headers is not None:  # where inductor looks for them: $TMPDIR/torchinductor_<user>/...
         user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
         shared[box / OWN_FOLDERS["TMPDIR"] / f"torchinductor_{user}" / "precompiled_headers"] = prepared.headers
-    mounts.build(folder / "root", list(prepared.views), box, gpu=options.device == "cuda", shared=shared)
+    gpu = options.device == "cuda"
+    mounts.build(folder / "root", list(prepared.views), box, gpu=gpu, shared=shared, memory=options.max_memory)
     mounts.enter(folder / "root")
     example = os.fork()
     if example != 0:
