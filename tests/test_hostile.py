@@ -370,7 +370,7 @@ def test_without_fork_the_engine_says_what_to_use(tmp_path, monkeypatch):
 
 
 FORGED = {  # lines a worker would send, for ids around any the pool may have given
-    "done": 'json.dumps({"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []})',
+    "done": 'json.dumps({"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": [], "oom": 0})',
     "pid": 'json.dumps({"id": n, "pid": os.getppid()})',
     "garbage": '"this is not an answer"',
 }

@@ -120,7 +120,7 @@ say({"ready": True, "cuda": False, "pid": os.getpid(), "scratch": scratch})
 ids = [job["id"] for job in json.loads(sys.stdin.readline())["jobs"]]
 child = subprocess.Popen(["sleep", "60"])
 def end(n):
-    return {"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": []}
+    return {"id": n, "returncode": 0, "timed_out": False, "seconds": 0.1, "leftover": [], "oom": 0}
 %s
 sys.stdin.read()  # until the pool closes it, as the worker does
 """

@@ -83,6 +83,69 @@ def test_memory_is_not_limited_on_cuda_where_cuda_reserves_address_space(monkeyp
     assert limits[resource.RLIMIT_DATA] == (100 << 20, 100 << 20)
 
 
+# Its /tmp and /dev/shm each hold half of max_memory (Landlock lets it write to /dev/shm only): it fills
+# /dev/shm a MiB at a time until that is full, keeps what it wrote, then shares anonymous memory, which
+# RLIMIT_DATA does not count
+SHARED_MEMORY = """\
+import errno, os
+print([os.statvfs(folder).f_blocks * os.statvfs(folder).f_frsize >> 20 for folder in ("/tmp", "/dev/shm")])
+written = 0
+try:
+    with open("/dev/shm/fill", "wb") as file:
+        for _ in range(512):
+            file.write(bytes(1 << 20))
+            file.flush()
+            written += 1
+except OSError as error:
+    print(errno.errorcode[error.errno], "after", written, "MiB")
+# %%
+import mmap
+shared = mmap.mmap(-1, 512 << 20, mmap.MAP_SHARED)
+for at in range(0, 512 << 20, 4096):
+    shared[at] = 1
+print("512 MiB shared")
+"""
+
+
+def memory_cgroup(engine: Engine) -> None:
+    """Skip, saying why, where the worker found no memory cgroup; the build names what is missing then."""
+    engine.pool.ready()
+    why = (engine.pool.sandbox["missing"] or {}).get("memory")
+    if why is not None:
+        [message] = [m for m in engine.missing_protections([]) if "`memory`" in m]
+        assert "`sandbox_optional: [memory]`" in message
+        engine.close()
+        pytest.skip(f"no memory cgroup here, and the build says so: {why}")
+
+
+@linux_only
+def test_shared_memory_and_files_in_tmp_and_dev_shm_count_against_max_memory(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, max_memory=256)
+    memory_cgroup(engine)
+    namespaced = "namespaces" not in (engine.pool.sandbox["missing"] or {})
+    outcomes = run(engine, shared=SHARED_MEMORY, fine="print(bytes(64 << 20)[:1])\n")
+    shared = outcomes["shared"]
+    assert shared.failure is not None, [cell.output for cell in shared.result.cells]  # it got its memory
+    message = describe(shared)
+    assert shared.failure.kind == "limit", message
+    assert message.startswith("examples/shared.py:13: it exceeded max_memory (256 MiB), and the kernel killed one")
+    assert "shared memory and the files in its /tmp and /dev/shm" in message and "`max_memory`" in message
+    if namespaced:  # its own /tmp and /dev/shm, of half max_memory each: full before the memory is
+        assert shared.result.cells[0].output == "[128, 128]\nENOSPC after 128 MiB\n"
+    assert outcomes["fine"].failure is None, describe(outcomes["fine"])
+
+
+def test_without_a_memory_cgroup_the_build_names_the_missing_protection(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
+    run(engine, one="print(1)\n")
+    accepted = ["namespaces", "network", "landlock", "process-limit"]
+    [message] = engine.missing_protections(accepted)
+    assert message.startswith("examples ran without the sandbox's protection `memory`: ")
+    engine = engine_for(tmp_path, monkeypatch, "portable", max_memory=0)  # no limit asked for: none missing
+    run(engine, one="print(1)\n")
+    assert engine.missing_protections(accepted) == []
+
+
 # --- processes an example leaves running ----------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from typing import Any, get_type_hints
 from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
 
-PROTECTIONS = ("namespaces", "network", "landlock", "process-limit")  # what `sandbox_optional` may name
+PROTECTIONS = ("namespaces", "network", "landlock", "process-limit", "memory")  # what `sandbox_optional` may name
 REQUIRE_SANDBOX = ("ci", "always", "never")  # `require_sandbox`: "ci", where the variable CI says so
 _TYPES: dict[str, tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,),
                                        "list": (list,), "dict": (dict,)}  # fmt: skip

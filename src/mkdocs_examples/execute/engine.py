@@ -239,9 +239,17 @@ class Engine:
         self._noted = True
         return sandbox_line(self.pool.sandbox)
 
+    def _missing(self) -> dict[str, str]:
+        """Each protection the worker lacks, and why (after it started): not the memory cgroup where no memory
+        limit applies (``max_memory: 0``, or CUDA)."""
+        missing = dict(self.pool.ready().get("missing") or {})
+        if not sandbox.memory_limit(self.options):
+            missing.pop("memory", None)
+        return missing
+
     def protections(self) -> tuple[str, ...]:
         """The protections the worker enforces, by their names in ``sandbox_optional`` (after it started)."""
-        missing = self.pool.ready().get("missing") or {}
+        missing = self._missing()
         return tuple(name for name in PROTECTIONS if name not in missing)
 
     def _trusted(self, result: Result) -> bool:
@@ -250,8 +258,7 @@ class Engine:
 
     def _check_protections(self) -> None:
         """Stop here, before any example runs, where the worker lacks a protection this engine requires."""
-        missing = self.pool.ready().get("missing") or {}
-        refused = {name: why for name, why in missing.items() if name in self.required}
+        refused = {name: why for name, why in self._missing().items() if name in self.required}
         if refused:
             listed = "; ".join(f"`{name}`: {why}" for name, why in refused.items())
             raise EngineError(
@@ -339,7 +346,9 @@ def sandbox_line(info: dict) -> str:
     view = "namespaces NOT isolated" if "namespaces" in missing else "own root, /tmp, /dev, /proc, processes and IPC"
     limited = "process-limit" not in missing and "most" in info
     most = f"at most {info.get('most')} processes" if limited else "processes NOT limited"
-    line = f"examples run sandboxed: {view}; {files}; {net}; {most}; processes found by {info.get('processes')}"
+    memory = "memory NOT limited by a cgroup" if "memory" in missing else "memory limited by a cgroup"
+    found = f"processes found by {info.get('processes')}"
+    line = f"examples run sandboxed: {view}; {files}; {net}; {most}; {memory}; {found}"
     line += "".join(f"\n  missing protection `{name}`: {why}" for name, why in missing.items())
     if missing:
         line += ("\n  examples ran without these here; where the sandbox is required (CI, or the option "

@@ -226,7 +226,7 @@ class Pool:
         number = answer.get("id")
         job = jobs.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
         started = set(answer) == {"id", "pid"}
-        ended = set(answer) == {"id", "returncode", "timed_out", "seconds", "leftover"}
+        ended = set(answer) == {"id", "returncode", "timed_out", "seconds", "leftover", "oom"}
         why = None
         if job is None or job.done:
             why = "an example that is not in flight"
@@ -325,9 +325,10 @@ def _end_example(pid: int, worker: int) -> None:
 def _ending(answer: dict[str, Any]) -> bool:
     """Whether ``answer`` has the shape of an example's end."""
     number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
     leftover = answer["leftover"]
     return (
-        isinstance(answer["returncode"], int) and not isinstance(answer["returncode"], bool)
+        whole(answer["returncode"]) and whole(answer["oom"]) and answer["oom"] >= 0
         and isinstance(answer["timed_out"], bool) and number(answer["seconds"])
         and isinstance(leftover, list) and all(isinstance(item, str) for item in leftover)
     )  # fmt: skip

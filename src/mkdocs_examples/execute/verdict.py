@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 from mkdocs_examples.results import RESULT, CellResult, Failure, FailureKind, Options, Result
@@ -33,6 +34,8 @@ def collect(
 ) -> Result:
     """The result of one run, from what its child recorded and how its process ended."""
     result = _read(example, record, faults, done, timeout, options)
+    if done.get("oom"):  # the kernel killed a process of it at its memory cgroup's limit: whatever it left
+        return _out_of_memory(result, done["oom"], options)
     if result.failure is None and done.get("leftover"):
         left = done["leftover"]
         listed = "; ".join(left[:5]) + (f"; and {len(left) - 5} more" if len(left) > 5 else "")
@@ -120,6 +123,19 @@ def _check(
     if failure is None and len(cells) != len(example.cells):
         raise _Untrue(f"{len(cells)} of its {len(example.cells)} cells recorded, and no failure")
     return failure
+
+
+def _out_of_memory(result: Result, killed: int, options: Options) -> Result:
+    """``result`` failed as an example that went past ``max_memory``, where its memory cgroup stopped it."""
+    failure = result.failure or Failure("limit")
+    processes = "one of its processes" if killed == 1 else f"{killed} of its processes"
+    detail = (
+        f"it exceeded max_memory ({options.max_memory} MiB), and the kernel killed {processes}: that limit counts "
+        "the memory its processes write to, shared memory and the files in its /tmp and /dev/shm included. Make "
+        "the example smaller, or raise the plugin option `max_memory`"
+    )
+    stopped = Failure("limit", failure.cell, failure.line, failure.traceback, failure.returncode, None, detail)
+    return replace(result, failure=stopped)
 
 
 def _limited(failure: Failure | None, options: Options) -> Failure | None:

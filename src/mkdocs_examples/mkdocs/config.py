@@ -51,7 +51,7 @@ class ExamplesConfig(base.Config):
     max_memory = opt.Type(int, default=4096)  # MiB of memory per example process (RLIMIT_DATA); none on cuda
     max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
     # protections of the sandbox this site builds without where the system refuses them (else a strict build
-    # fails): "namespaces", "network", "landlock", "process-limit" (README: "Where it runs")
+    # fails): "namespaces", "network", "landlock", "process-limit", "memory" (README: "Where it runs")
     sandbox_optional = opt.ListOfItems(opt.Choice(PROTECTIONS), default=[])
     # "ci" (the default): a protection missing beyond sandbox_optional fails run, record and the build where the
     # variable CI is set, and elsewhere is said once in the log; "always": it fails everywhere; "never": nowhere.

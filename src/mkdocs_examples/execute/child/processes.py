@@ -12,6 +12,10 @@ The worker uses the best of three ways the system allows, and says which (``info
   the worker, which finds it among its own children (:func:`orphans`).
 - **group** (macOS, and ``MKDOCS_EXAMPLES_PORTABLE=1``): the example's process group. A process
   that leaves it (``setsid``) is not found there.
+
+Where the system gives one, a cgroup also bounds each example (:class:`Limit`): its processes and
+threads (``pids.max``), and its memory (``memory.max``, no swap), which counts what RLIMIT_DATA does
+not: shared memory, and the pages of its ``/tmp`` and ``/dev/shm``.
 """
 
 from __future__ import annotations
@@ -237,40 +241,62 @@ class Cgroups:
         self.remove(self.base)
 
 
-class Limit:
-    """Each example's ``pids.max``: a folder of the worker's own in a cgroup hierarchy with the pids
-    controller (v1's, or v2's where :class:`Cgroups` can enable it), with one folder per example."""
+# The files that bound an example in a cgroup, by controller and hierarchy (v2: True): its limit, and the swap
+# it may use beside it, none (memory.memsw counts both together), where the kernel accounts for swap
+_BOUNDS = {
+    ("pids", True): ("pids.max", None), ("pids", False): ("pids.max", None),
+    ("memory", True): ("memory.max", "memory.swap.max"),
+    ("memory", False): ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"),
+}  # fmt: skip
+_PROBE = {"pids": 1 << 10, "memory": 1 << 30}  # a bound every kernel takes: written once, to check it can be
 
-    def __init__(self, base: Path, most: int, unified: bool = True) -> None:
-        self.base, self.most = base, most
+
+class Limit:
+    """Each example's ``pids.max`` or ``memory.max``: a folder of the worker's own in a cgroup hierarchy with
+    the controller (v1's, or v2's where :class:`Cgroups` can enable it), with one folder per example."""
+
+    def __init__(self, base: Path, controller: str, unified: bool = True) -> None:
+        self.base, self.controller = base, controller
         self.unified = unified  # cgroup v2: a process is in one cgroup there, so this one finds it too
 
     @classmethod
-    def create(cls, most: int, cgroups: Cgroups | None) -> tuple[Limit | None, str | None]:
-        """The limit, or None and why there is none. Tried in turn: the examples' own cgroups (v2, where
-        their base can enable the controller); the nearest folder above the worker's cgroup v2 that has
-        the controller and lets the worker move processes (root, or a cgroup delegated to the user,
-        as README's "Where it runs" shows); the pids hierarchy of cgroup v1."""
+    def pids(cls, cgroups: Cgroups | None) -> tuple[Limit | None, str | None]:
+        """The limit on processes, or None and why there is none. Tried in turn: the examples' own cgroups
+        (v2, where their base can enable the controller); the nearest folder above the worker's cgroup v2
+        that has the controller and lets the worker move processes (root, or a cgroup delegated to the
+        user, as README's "Where it runs" shows); the pids hierarchy of cgroup v1."""
         if cgroups is not None:
             with contextlib.suppress(OSError):
                 (cgroups.base / "cgroup.subtree_control").write_text("+pids")
-                return cls(cgroups.base, most), None  # the examples' own cgroups carry pids.max
+                return cls(cgroups.base, "pids"), None  # the examples' own cgroups carry pids.max
         for found, unified in [*((f, True) for f in _v2_ancestors()), (_own_cgroup(controller="pids"), False)]:
-            if found is not None and (limit := cls._beneath(found, most, unified)) is not None:
+            if found is not None and (limit := cls._beneath(found, "pids", unified)) is not None:
                 return limit, None
         return None, "no cgroup with the pids controller that the worker can create and join"
 
     @classmethod
-    def _beneath(cls, folder: Path, most: int, unified: bool) -> Limit | None:
+    def memory(cls, unified: Path | None) -> tuple[Limit | None, str | None]:
+        """The limit on memory, or None and why there is none. A process is in one cgroup v2, so there it
+        can only be the examples' own: those made in ``unified``, where the controller can be enabled for
+        them (:func:`_enable`); else in a folder of the worker's own in cgroup v1's memory hierarchy."""
+        if unified is not None and _enable(unified, "memory"):
+            return cls(unified, "memory"), None
+        found = _own_cgroup(controller="memory")
+        if found is not None and (limit := cls._beneath(found, "memory", unified=False)) is not None:
+            return limit, None
+        return None, "no cgroup with the memory controller that the worker can create and join"
+
+    @classmethod
+    def _beneath(cls, folder: Path, controller: str, unified: bool) -> Limit | None:
         """A limit in a folder of the worker's own beneath ``folder``, once a process could join it."""
         try:
             base = folder / f"mkdocs-examples-{os.getpid()}"
             base.mkdir(exist_ok=True)
         except OSError:
             return None
-        limit = cls(base, most, unified)
+        limit = cls(base, controller, unified)
         try:
-            probe = limit.make("probe")
+            probe = limit.make("probe", _PROBE[controller])
         except OSError:
             limit.close()
             return None
@@ -287,17 +313,55 @@ class Limit:
             limit.close()
         return limit if joined else None
 
-    def make(self, name: str) -> Path:
-        """The folder of one example's limit (the example's own cgroup where they share a folder)."""
+    def make(self, name: str, most: int) -> Path:
+        """The folder of one example's limit, bounded by ``most`` (processes, or bytes of memory, with no swap
+        beside them); the example's own cgroup where they share a folder."""
         folder = self.base / name
         folder.mkdir(exist_ok=True)
-        (folder / "pids.max").write_text(str(self.most))
+        bound, swap = _BOUNDS[self.controller, self.unified]
+        (folder / bound).write_text(str(most))
+        if swap is not None:
+            with contextlib.suppress(FileNotFoundError):  # a kernel that does not account for swap
+                (folder / swap).write_text("0" if self.unified else str(most))
         return folder
+
+    def kills(self, folder: Path) -> int:
+        """How many processes of the example in ``folder`` the kernel killed at its memory limit."""
+        with contextlib.suppress(OSError, ValueError):
+            events = folder / ("memory.events" if self.unified else "memory.oom_control")
+            for line in events.read_text().splitlines():
+                key, _, count = line.partition(" ")
+                if key == "oom_kill":
+                    return int(count)
+        return 0
 
     def close(self) -> None:
         for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
             with contextlib.suppress(OSError):
                 folder.rmdir()
+
+
+def _enable(folder: Path, controller: str) -> bool:
+    """Whether ``controller`` is enabled for the children of ``folder`` (cgroup v2), enabling it there and in
+    the folders above it that lack it, up to the nearest whose parent offers it: what a delegated cgroup
+    (root's, or one given to the user) lets the worker do. Never in the hierarchy's root, which would
+    enable it for the whole system, nor in a folder with processes of its own, which the kernel refuses."""
+    chain = []
+    for each in [folder, *folder.parents]:
+        if not (each / "cgroup.events").exists():
+            return False  # the root, or above the hierarchy
+        chain.append(each)
+        with contextlib.suppress(OSError):
+            if controller in (each / "cgroup.controllers").read_text().split():
+                break
+    else:
+        return False
+    try:
+        for each in reversed(chain):
+            (each / "cgroup.subtree_control").write_text(f"+{controller}")
+    except OSError:
+        return False
+    return True
 
 
 def _v2_ancestors() -> list[Path]:

@@ -10,8 +10,9 @@ An example is code from a stranger's pull request. Before its first cell, its pr
 - on Linux: new mount, PID, IPC, UTS and network namespaces (:mod:`.namespaces`): a root of
   read-only views with a minimal ``/dev``, its own ``/tmp``, ``/dev/shm`` and ``/proc``
   (:mod:`.mounts`), at most :data:`MAX_PROCESSES` processes and threads, a loopback and nothing
-  else; Landlock (:mod:`.landlock`: what of that it may read and write); no capabilities; and a
-  cgroup or subreapers that find every process it starts (:mod:`.processes`).
+  else; Landlock (:mod:`.landlock`: what of that it may read and write); no capabilities; a
+  cgroup or subreapers that find every process it starts, and a memory cgroup that counts its
+  shared memory and its ``/tmp`` and ``/dev/shm`` too (:mod:`.processes`).
 
 Each protection the system refuses is named in :attr:`Prepared.missing`; the build says so
 once, and a strict build fails unless the site accepts it (option ``sandbox_optional``).
@@ -71,6 +72,8 @@ class Prepared:
     views: tuple[Path, ...] = ()  # what the example's root shows read-only
     cgroups: processes.Cgroups | None = None
     limits: processes.Limit | None = None
+    memory: str | None = "this system has no memory cgroup"  # None: max_memory bounds a cgroup too; else why not
+    memory_limits: processes.Limit | None = None
     # Inductor's precompiled headers, shared by the examples of one worker (namespaces only). They are
     # built from torch's own headers, cost seconds each, and live outside TORCHINDUCTOR_CACHE_DIR, in
     # $TMPDIR, which is each example's own. Shared within one build only: what one example could leave
@@ -82,7 +85,7 @@ class Prepared:
     def missing(self) -> dict[str, str]:
         """Each protection this system refuses: its name in ``sandbox_optional``, and why."""
         found = {"landlock": None if self.rules else "no Landlock (Linux 5.13+) here", "network": self.network,
-                 "namespaces": self.namespaces, "process-limit": self.limit}  # fmt: skip
+                 "namespaces": self.namespaces, "process-limit": self.limit, "memory": self.memory}  # fmt: skip
         return {name: why for name, why in found.items() if why}
 
     def facts(self) -> dict[str, object]:
@@ -108,7 +111,10 @@ def prepare(project: list[Path]) -> Prepared:
     else:
         prepared.cgroups, how = processes.Cgroups.create()
     prepared.processes = how if prepared.cgroups else f"subreapers ({how})"
-    prepared.limits, prepared.limit = processes.Limit.create(MAX_PROCESSES, prepared.cgroups)
+    prepared.limits, prepared.limit = processes.Limit.pids(prepared.cgroups)
+    limits, cgroups = prepared.limits, prepared.cgroups  # the folder the examples' cgroups v2 are made in:
+    unified = limits.base if limits and limits.unified else cgroups.base if cgroups else None
+    prepared.memory_limits, prepared.memory = processes.Limit.memory(unified)
     prepared.rules = landlock.prepare(project)
     if prepared.network is None:
         prepared.views = tuple(mounts.readable(landlock.readable_python(), project))
@@ -211,15 +217,21 @@ def own_folders(box: Path) -> None:
 
 
 def apply_limits(options: Options) -> None:
-    """Memory and file size limits of the options (0: none). Memory is not limited on CUDA, which
-    reserves far more address space than it uses; RLIMIT_DATA counts what is written, not reserved."""
-    limits = [(resource.RLIMIT_FSIZE, options.max_file_size)]
-    if options.device != "cuda":
-        limits.append((resource.RLIMIT_DATA, options.max_memory))
-    for which, mib in limits:
-        if mib > 0:
+    """Memory and file size limits of the options (0: none), for this process and what it starts.
+    RLIMIT_DATA counts what a process writes to its own memory, not what it shares: the memory cgroup
+    (:func:`memory_limit`, set by the worker) counts that too, where the system has one."""
+    limits = [(resource.RLIMIT_FSIZE, options.max_file_size << 20), (resource.RLIMIT_DATA, memory_limit(options))]
+    for which, most in limits:
+        if most > 0:
             with contextlib.suppress(ValueError, OSError):  # a system that does not have it
-                resource.setrlimit(which, (mib << 20, mib << 20))
+                resource.setrlimit(which, (most, most))
+
+
+def memory_limit(options: Options) -> int:
+    """Bytes of memory an example may use; 0: no limit. None on CUDA: its driver reserves far more address
+    space than it uses (RLIMIT_DATA), and its host memory has not been measured against a cgroup's
+    limit; the GPU job runs examples of the main branch only."""
+    return options.max_memory << 20 if options.device != "cuda" else 0
 
 
 # --- detection, on every system -------------------------------------------------------

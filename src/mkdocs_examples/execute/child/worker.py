@@ -54,6 +54,7 @@ class _Run:
     start: float
     cgroup: Path | None
     limit: Path | None  # the folder whose pids.max bounds its processes (its cgroup's, on cgroup v2)
+    memory: Path | None  # the folder whose memory limit bounds it (its cgroup's, on cgroup v2)
     killed: bool = False  # by its timeout
     returncode: int = 0
     seconds: float = 0.0
@@ -164,17 +165,20 @@ class Worker:
         (folder / "box").mkdir(parents=True)
         cgroups = self.sandbox.cgroups
         cgroup = cgroups.make(f"example-{job['id']}") if cgroups else None
-        limits = self.sandbox.limits
-        limit = limits.make(f"example-{job['id']}") if limits else None  # pids.max: in its cgroup, or beside it
+        limits, name = self.sandbox.limits, f"example-{job['id']}"
+        limit = limits.make(name, sandbox.MAX_PROCESSES) if limits else None  # in its cgroup, or beside it
         if limits is not None and limits.unified and cgroup != limit:  # in one cgroup v2 only: this one
             if cgroups is not None and cgroup is not None:
                 cgroups.remove(cgroup)
             cgroup = limit
-        joined = [folder for folder in dict.fromkeys([cgroup, limit]) if folder is not None]
+        # its memory limit: in that cgroup v2 (made in the same folder, by the same name), or in cgroup v1's
+        memory, most = self.sandbox.memory_limits, sandbox.memory_limit(options)
+        held = memory.make(name, most) if memory and most else None
+        joined = [folder for folder in dict.fromkeys([cgroup, limit, held]) if folder is not None]
         pid = os.fork()
         if pid == 0:
             self.child(job, options, timeout, folder, joined)
-        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit)
+        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit, held)
         self.say({"id": job["id"], "pid": pid})
 
     def reap(self) -> None:
@@ -234,14 +238,16 @@ class Worker:
         for run, left in done:
             self.kill(run)
             self.draining.remove(run)
+            memory = self.sandbox.memory_limits
+            killed = memory.kills(run.memory) if memory and run.memory else 0  # at its memory limit
             if run.cgroup is not None and self.sandbox.cgroups:
                 self.sandbox.cgroups.remove(run.cgroup)
-            if run.limit is not None and run.limit != run.cgroup:
-                processes.Cgroups.kill(run.limit)
-                processes.Cgroups.remove(run.limit)
+            for other in dict.fromkeys(f for f in (run.limit, run.memory) if f is not None and f != run.cgroup):
+                processes.Cgroups.kill(other)
+                processes.Cgroups.remove(other)
             self.say({
                 "id": run.job["id"], "returncode": run.returncode, "timed_out": run.killed,
-                "seconds": run.seconds, "leftover": left,
+                "seconds": run.seconds, "leftover": left, "oom": killed,
             })  # fmt: skip
 
     def kill(self, run: _Run) -> None:
@@ -277,8 +283,9 @@ class Worker:
         self.running.clear()
         if self.sandbox.cgroups:
             self.sandbox.cgroups.close()
-        if self.sandbox.limits:
-            self.sandbox.limits.close()
+        for limits in (self.sandbox.limits, self.sandbox.memory_limits):
+            if limits:
+                limits.close()
         self.end_orphans()
         shutil.rmtree(self.scratch, ignore_errors=True)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
