@@ -102,6 +102,22 @@ def test_an_end_in_the_record_of_a_process_that_exited_with_an_error_is_not_beli
     assert result.failure and result.failure.kind == "early-exit"
 
 
+def test_a_cell_past_a_bound_of_the_options_fails_whatever_the_record_says(tmp_path):
+    figure = "iVBORw0KGgo" + "A" * 9  # a PNG in base64, as small as the schema takes one
+    lines = ['{"event": "start", "cell": 0}', cell(0, images=[figure] * 11), *events("end")]
+    result = collect(tmp_path, lines, 0)  # no failure recorded: the parent counts the figures itself
+    assert result.failure and result.failure.kind == "limit" and result.failure.cell == 0
+    assert "`max_figures`" in result.failure.detail
+
+
+def test_a_limit_the_record_claims_and_the_output_is_within_is_not_believed(tmp_path):
+    claimed = json.dumps({"event": "failure", "kind": "limit", "cell": 0, "line": 1, "traceback": None,
+                          "returncode": None, "timeout": None, "detail": "past max_output_bytes"})  # fmt: skip
+    result = collect(tmp_path, ['{"event": "start", "cell": 0}', cell(0), claimed, *events("end")], 0)
+    assert result.failure and result.failure.kind == "record"
+    assert "cell 0 is said to go past a limit of the options, and does not" in result.failure.detail
+
+
 def test_processes_left_running_fail_an_example_that_otherwise_passed(tmp_path):
     lines = ['{"event": "start", "cell": 0}', *events("cell", "end")]
     result = collect(tmp_path, lines, 0, leftover=["4242 (sleep 300)"])

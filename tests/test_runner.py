@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from conftest import Runner
 from helpers import alive
 
-from mkdocs_examples.execute.engine import describe
+from mkdocs_examples.execute.engine import Engine, describe
+from mkdocs_examples.results import Options
 
 
 def cells(outcome):
@@ -207,6 +209,74 @@ def test_a_figure_a_page_cannot_show_fails_its_cell_by_the_same_check(runner, wr
     assert failure.detail.startswith("figure 1 of this cell cannot be shown: ") and why in failure.detail
     assert "at most 5 MiB: draw it smaller" in describe(outcome)
     assert cells(outcome)[0].images == ()  # what the page cannot show is not kept
+
+
+# --- what an example shows in all: its text and figures (execute/child/budget.py) ---------------------
+
+
+@pytest.fixture(scope="module")
+def roomy(tmp_path_factory) -> Runner:
+    """The `runner`'s options with time to import matplotlib and encode megabytes of figures on a busy machine."""
+    root = tmp_path_factory.mktemp("roomy")
+    engine = Engine(root, None, options=Options(max_output=2000), preload=[], jobs=2, timeout=30)
+    yield Runner(root, engine)
+    engine.close()
+
+
+# A figure of 2 MiB of PNG, as large as noise makes one, without the time that drawing noise takes
+HEAVY_FIGURES = """\
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+Figure.savefig = lambda self, buffer, **options: buffer.write(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(2 << 20))
+for _ in range(3):
+    plt.figure()
+# %% more
+for _ in range(3):
+    plt.figure()
+# %% never
+print("never run")
+"""
+
+
+def test_figures_past_max_figures_bytes_fail_naming_the_cell_the_figure_and_the_option(roomy):
+    outcome = roomy.one(HEAVY_FIGURES)
+    failure = outcome.failure
+    assert failure is not None, [len(c.images) for c in cells(outcome)]  # every figure was kept
+    assert (failure.kind, failure.cell, len(cells(outcome))) == ("limit", 1, 2)  # it stopped there
+    assert describe(outcome) == (
+        "examples/demo.py:7: figure 1 of this cell brings its figures to 8.0 MiB, past the plugin option "
+        "`max_figures_bytes` (8.0 MiB): draw fewer or smaller figures (figsize, dpi), or raise the option"
+    )
+
+
+def test_a_cell_that_shows_more_than_max_figures_fails_naming_the_figure_and_the_option(roomy):
+    outcome = roomy.one(
+        """\
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+        Figure.savefig = lambda self, buffer, **options: buffer.write(b"\\x89PNG\\r\\n\\x1a\\n")
+        for _ in range(30):
+            plt.figure()
+        """
+    )
+    failure = outcome.failure
+    assert failure is not None, [len(c.images) for c in cells(outcome)]
+    assert failure.kind == "limit" and len(cells(outcome)[0].images) == 11  # not all 30 encoded
+    assert describe(outcome).startswith(
+        "examples/demo.py:1: this cell shows more than 10 figures (figure 11 is one too many for the plugin "
+        "option `max_figures`)"
+    )
+
+
+def test_cells_whose_output_adds_up_past_max_output_bytes_stop_the_example(roomy):
+    outcome = roomy.one("".join(f"# %% cell{n}\nprint('x' * 2000)\n" for n in range(300)))  # 2000 shown each
+    failure = outcome.failure
+    assert failure is not None, f"{len(cells(outcome))} cells of 2000 characters shown"
+    assert (failure.kind, failure.cell, len(cells(outcome))) == ("limit", 131, 132)  # 264,000 bytes by then
+    assert describe(outcome) == (
+        "examples/demo.py:264: its cells' output adds up to 258 KiB by this cell, past the plugin option "
+        "`max_output_bytes` (256 KiB): print less (a shape, a summary, a few rows), or raise the option"
+    )
 
 
 def test_requires_cuda_cells_are_skipped_on_cpu(runner):

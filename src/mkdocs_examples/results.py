@@ -22,6 +22,12 @@ MAX_IMAGE_BYTES = 5 << 20
 # A recording (recordings/store.py) is read only up to this many bytes: its text and a few such figures
 MAX_RECORDING = 64 << 20
 
+
+def png_size(image: str) -> int:
+    """Bytes of the PNG a figure holds, from its base64 text."""
+    return len(image) // 4 * 3 - image[-2:].count("=")
+
+
 class SiteError(Exception):
     """The site cannot be built as it is (its pages, options or templates): the message says where and what to do.
 
@@ -42,7 +48,7 @@ FailureKind = Literal[
     "figure",  # a figure it left open is not one a page can show (not a PNG, or too big)
     "not-executed",  # no cached result, and the build does not execute examples (option `execute: false`)
     "leftover",  # processes it started were still running after it ended
-    "limit",  # it went past a limit of the plugin options (max_source, max_memory, max_file_size)
+    "limit",  # it went past a limit of the plugin options (max_source, max_memory, max_output_bytes...)
 ]
 
 
@@ -55,8 +61,11 @@ class Options:
     threads: int = 1  # torch intra-op threads per example: outputs independent of core count
     max_output: int = 20_000  # characters kept of one cell's output
     max_source: int = 1 << 20  # bytes of source an example may have; a larger one is refused unrun
-    max_memory: int = 4096  # MiB of data memory per example process (RLIMIT_DATA); not on cuda; 0: none
+    max_memory: int = 4096  # MiB of memory per example (RLIMIT_DATA, a memory cgroup); not on cuda; 0: none
     max_file_size: int = 256  # MiB a file the example writes may reach (RLIMIT_FSIZE), its output too; 0: none
+    max_output_bytes: int = 256 << 10  # bytes of text all its cells show together (execute/child/budget.py); 0: none
+    max_figures: int = 10  # figures one cell may show; 0: no limit
+    max_figures_bytes: int = 8 << 20  # bytes of PNG all its figures add up to; 0: no limit
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,10 @@ class CellResult:
     traceback: str | None = None  # the exception of a cell tagged raises-exception
     skipped: str | None = None  # "requires-cuda" when the cell was not run on this device
     seconds: float = 0.0
+
+    def text_size(self) -> int:
+        """Bytes of text the cell shows (UTF-8): its output and its traceback."""
+        return len(self.output.encode()) + len((self.traceback or "").encode())
 
     @classmethod
     def from_json(cls, data: Any) -> CellResult:

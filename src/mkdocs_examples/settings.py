@@ -60,6 +60,9 @@ class Settings:
     max_source: int = 1 << 20
     max_memory: int = 4096
     max_file_size: int = 256
+    max_output_bytes: int = 256 << 10
+    max_figures: int = 10
+    max_figures_bytes: int = 8 << 20
     sandbox_optional: list = field(default_factory=list)
     require_sandbox: str = "ci"
     device: str = "auto"

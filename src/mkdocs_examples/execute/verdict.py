@@ -16,11 +16,12 @@ import signal
 from dataclasses import replace
 from pathlib import Path
 
+from mkdocs_examples.execute.child.budget import Budget
 from mkdocs_examples.results import RESULT, CellResult, Failure, FailureKind, Options, Result
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source.cells import Example
 
-_RUNNER_KINDS = ("exception", "exit", "no-exception", "figure")  # the failures a runner may record
+_RUNNER_KINDS = ("exception", "exit", "no-exception", "figure", "limit")  # the failures a runner may record
 _MEMORY = re.compile(r"^(MemoryError\b|.*DefaultCPUAllocator: can't allocate memory)", re.MULTILINE)
 _FILE_SIZE = re.compile(r"^OSError: \[Errno 27\] File too large", re.MULTILINE)
 
@@ -120,9 +121,20 @@ def _check(
         raised = result.traceback is not None or result.skipped is not None
         if cell.has("raises-exception") and not raised and failure is None:
             return Failure("no-exception", cell.index, cell.lineno)
+    over = _over_budget(example, cells, options)
+    if failure is not None and failure.kind == "limit" and (over is None or over.cell != failure.cell):
+        raise _Untrue(f"cell {failure.cell} is said to go past a limit of the options, and does not")
+    if over is not None and (failure is None or failure.kind == "limit"):
+        return over
     if failure is None and len(cells) != len(example.cells):
         raise _Untrue(f"{len(cells)} of its {len(example.cells)} cells recorded, and no failure")
     return failure
+
+
+def _over_budget(example: Example, cells: list[CellResult], options: Options) -> Failure | None:
+    """The first cell whose output takes the example's past a bound of the options, counted here (budget.py)."""
+    spend = Budget(options).spend
+    return next((f for c in cells if (f := spend(c, example.cells[c.cell].lineno)) is not None), None)
 
 
 def _out_of_memory(result: Result, killed: int, options: Options) -> Result:

@@ -50,6 +50,9 @@ class ExamplesConfig(base.Config):
     max_source = opt.Type(int, default=1 << 20)  # bytes of source; a larger example is refused, never run
     max_memory = opt.Type(int, default=4096)  # MiB of memory per example process (RLIMIT_DATA); none on cuda
     max_file_size = opt.Type(int, default=256)  # MiB any file it writes may reach, its captured output too
+    max_output_bytes = opt.Type(int, default=256 << 10)  # bytes of text all its cells show together
+    max_figures = opt.Type(int, default=10)  # figures one cell may show
+    max_figures_bytes = opt.Type(int, default=8 << 20)  # bytes of PNG all its figures add up to
     # protections of the sandbox this site builds without where the system refuses them (else a strict build
     # fails): "namespaces", "network", "landlock", "process-limit", "memory" (README: "Where it runs")
     sandbox_optional = opt.ListOfItems(opt.Choice(PROTECTIONS), default=[])

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from mkdocs_examples.environment import distributions, package_version
+from mkdocs_examples.execute.child.budget import Budget
 from mkdocs_examples.execute.child.clean import Cleaner
 from mkdocs_examples.results import IMAGE, MAX_IMAGE_BYTES, CellResult, Failure, FailureKind, Options
 from mkdocs_examples.schema import JSONError, validate
@@ -53,6 +54,7 @@ def run_example(example: Example, record: int, faults: int, options: Options, ti
     # can patch any module (this one, json, builtins), but not the locals of a running frame.
     # The parent checks the record against the example anyway (execute/verdict.py)
     run_cell, dumps, as_dict, write, chdir = _run_cell, json.dumps, asdict, os.write, os.chdir
+    spend = Budget(options).spend  # what its cells show in all (the parent counts again)
     environment, depends, end_processes, gettempdir = _environment, _depends, _end_processes, tempfile.gettempdir
     faulthandler.enable(file=faults)  # a segfault or abort leaves the Python stack here
     faulthandler.dump_traceback_later(timeout, file=faults)  # so does a timeout
@@ -75,6 +77,7 @@ def run_example(example: Example, record: int, faults: int, options: Options, ti
             emit("start", cell=cell.index)
             result, failure = run_cell(cell, example, module.__dict__, capture, options, clean)
             emit("cell", **as_dict(result))
+            failure = failure or spend(result, cell.lineno)
             if failure:
                 emit("failure", **as_dict(failure))
                 break
@@ -211,7 +214,7 @@ def _run_cell(
     seconds = round(time.perf_counter() - start, 4)
     output, truncated = clean(capture.text)
     truncated += capture.unread
-    images, refused = _showable(_figures())
+    images, refused = _showable(_figures(options.max_figures))
     if refused and failure is None:
         failure = Failure("figure", cell.index, cell.lineno, detail=refused)
     return CellResult(cell.index, output, truncated, images, shown, None, seconds), failure
@@ -287,13 +290,14 @@ def preload_metadata() -> None:
     _PRELOADED = (frozenset(sys.modules), _depends(Path("/nonexistent"), list(sys.modules)))
 
 
-def _figures() -> list[str]:
-    """Every open matplotlib figure as a base64 PNG; the figures are closed."""
+def _figures(most: int) -> list[str]:
+    """Every open matplotlib figure as a base64 PNG, at most one more than ``most`` (0: every one),
+    enough to show it was past the option; the figures are closed."""
     if "matplotlib.pyplot" not in sys.modules:
         return []
     plt = sys.modules["matplotlib.pyplot"]
     images = []
-    for number in plt.get_fignums():
+    for number in plt.get_fignums()[: most + 1 if most else None]:
         buffer = io.BytesIO()
         plt.figure(number).savefig(buffer, format="png", bbox_inches="tight")
         images.append(base64.b64encode(buffer.getvalue()).decode())
