@@ -379,3 +379,47 @@ def test_a_take_away_place_the_engine_does_not_know_is_a_warning_naming_the_page
         build_site(built_site)
     assert "docs/en/index.md: front matter `take_away: bottom` is neither `top` nor `under-example`" in caplog.text
     assert page(built_site).index('<p class="mx-downloads"') < page(built_site).index('class="highlight"')
+
+
+# Three figures of 2 MiB of PNG each, as large as noise makes them, within the example's own bounds
+# (max_figures_bytes: 8 MiB), without the time drawing noise takes: 8 MiB of base64 in the page
+PLOTS = """\
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+Figure.savefig = lambda self, buffer, **options: buffer.write(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(2 << 20))
+for _ in range(3):
+    plt.figure()
+"""
+
+
+def test_a_page_past_its_budget_fails_a_strict_build_naming_it_and_what_weighs_most(site, caplog):
+    (site / "examples" / "plots.py").write_text(PLOTS)
+    page = site / "docs" / "en" / "index.md"
+    page.write_text(page.read_text() + "\n/// example | plots.py\n///\n")
+    config = site / "mkdocs.yml"  # time to import matplotlib; the budgets are the defaults
+    config.write_text(config.read_text().replace("timeout: 2 ", "timeout: 30 "))
+    with pytest.raises(Abort, match="in strict mode"):
+        helpers.build_site(site, strict=True)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [
+        "mkdocs_examples: docs/en/index.md (index.html): the page weighs 8.0 MiB, past the plugin option "
+        "`max_page_size` (4 MiB); what weighs most in it is the output of examples/plots.py (8.0 MiB), and its "
+        "largest figure is figure 1 of the cell at line 1 (2.0 MiB of PNG). Split the page, show less in its "
+        "examples (their options `max_output_bytes` and `max_figures_bytes`), or raise the option"
+    ]
+    assert not (site / "site").exists()  # the strict build failed: no site was swapped in
+
+
+def test_a_site_past_its_budget_fails_a_strict_build_naming_its_heaviest_files(site, caplog):
+    config = site / "mkdocs.yml"
+    config.write_text(config.read_text().replace("timeout: 2 ", "timeout: 2\n      max_site_size: 0.5 "))
+    with pytest.raises(Abort, match="in strict mode"):
+        helpers.build_site(site, strict=True)
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    weighs, _, heaviest = warning.partition("; its heaviest files are ")
+    assert re.fullmatch(r"mkdocs_examples: the site weighs \d+\.\d MiB, past the plugin option `max_site_size` "
+                        r"\(0\.5 MiB\)", weighs), warning  # fmt: skip
+    assert heaviest.startswith("assets/")  # Material's scripts, search's
+    assert "; what weighs most among its examples is the output of examples/" in heaviest
+    assert heaviest.endswith("Show less in its examples (their options `max_output_bytes` and `max_figures_bytes`), "
+                             "publish fewer pages, or raise the option")  # fmt: skip

@@ -63,6 +63,8 @@ class Settings:
     max_output_bytes: int = 256 << 10
     max_figures: int = 10
     max_figures_bytes: int = 8 << 20
+    max_page_size: float = 4
+    max_site_size: float = 128
     sandbox_optional: list = field(default_factory=list)
     require_sandbox: str = "ci"
     device: str = "auto"

@@ -53,6 +53,9 @@ class ExamplesConfig(base.Config):
     max_output_bytes = opt.Type(int, default=256 << 10)  # bytes of text all its cells show together
     max_figures = opt.Type(int, default=10)  # figures one cell may show
     max_figures_bytes = opt.Type(int, default=8 << 20)  # bytes of PNG all its figures add up to
+    # Budgets of the built site, in MiB (publish/weight.py): past one, `mkdocs build --strict` fails
+    max_page_size = opt.Type((int, float), default=4)  # one page's HTML
+    max_site_size = opt.Type((int, float), default=128)  # every file of the site, all languages
     # protections of the sandbox this site builds without where the system refuses them (else a strict build
     # fails): "namespaces", "network", "landlock", "process-limit", "memory" (README: "Where it runs")
     sandbox_optional = opt.ListOfItems(opt.Choice(PROTECTIONS), default=[])

@@ -10,6 +10,8 @@ Order of work in one build:
 3. ``on_page_markdown`` replaces each block by its rendered code and output (page_markdown.py).
 4. ``on_post_build`` runs after mkdocs-static-i18n has built the other languages, whose
    ``on_pre_build`` keeps the results of the first (i18n.py: the outer and nested builds).
+   Each page as written, and the whole site at the end, are weighed against their budgets
+   (publish/weight.py): a warning, which fails a strict build.
 
 The core takes plain values and raises ``SiteError``; the hooks turn that into MkDocs' ``PluginError``
 with the same message (:func:`_stops`). The read-only properties and methods under "API" are what a
@@ -38,7 +40,7 @@ from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, grouped
 from mkdocs_examples.execute.pool import PoolError
 from mkdocs_examples.mkdocs import i18n, pages
 from mkdocs_examples.mkdocs.config import ExamplesConfig, check_extensions, settings_of
-from mkdocs_examples.publish import downloads, notebook_views, notebooks, picker
+from mkdocs_examples.publish import downloads, notebook_views, notebooks, picker, weight
 from mkdocs_examples.publish.staging import Staging
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import RecordingError
@@ -244,10 +246,25 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             pages.alternates(config, view)
         return context
 
-    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+    def _finish_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         if page.file.src_uri in self._views:
             return notebook_views.served(output, page.url)
         return picker.with_room(output) if PICKER[1] in self._assets else output
+
+    @event_priority(-100)  # after the other plugins' and hooks' changes to the page
+    def _weigh_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        if self._serving:  # the budgets are the published site's
+            return output
+        uri, written = page.file.src_uri, page.file.dest_uri
+        view = self._views.get(uri)
+        name = written if view else f"{self._build.shown(uri)} ({written})"
+        paths = [view.example] if view else self.examples_of(uri)
+        shown = [(o.example, o.result) for path in paths if (o := self._build.outcomes.get(path))]
+        if problem := weight.page_problem(name, len(output.encode()), self.config.max_page_size, shown):
+            log.warning(problem)  # fails a strict build
+        return output
+
+    on_post_page = CombinedEvent(_finish_page, _weigh_page)
 
     @event_priority(50)  # before mkdocs-jupyter's (0), which would delete the other languages' renderings
     def _hold_jupyter_cache(self, *, config: MkDocsConfig) -> None:
@@ -275,6 +292,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                              self.config.max_output, self._recordings.unverified())  # fmt: skip
         self._end_build()
 
+    @event_priority(-9_000)  # once every other plugin and hook has written its files, before the site is swapped in
+    def _weigh_site(self, *, config: MkDocsConfig) -> None:
+        if self._serving or i18n.is_nested_build(config):
+            return
+        shown = [(o.example, o.result) for o in self._build.outcomes.values()]
+        if problem := weight.site_problem(Path(config.site_dir), self.config.max_site_size, shown):
+            log.warning(problem)  # fails a strict build
+
     @event_priority(-10_000)  # the very last: every plugin and hook has written its files
     def _site_written(self, *, config: MkDocsConfig) -> None:
         if self._staging is None or i18n.is_nested_build(config):
@@ -291,7 +316,9 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             config.site_dir = str(staging.site)
         staging.commit() if self._finished else staging.discard()
 
-    on_post_build = CombinedEvent(_hold_jupyter_cache, _release_jupyter_cache, _write_downloads, _site_written)
+    on_post_build = CombinedEvent(
+        _hold_jupyter_cache, _release_jupyter_cache, _write_downloads, _weigh_site, _site_written
+    )
 
     def on_build_error(self, *, error: Exception) -> None:
         self._end_build()

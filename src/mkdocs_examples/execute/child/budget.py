@@ -50,5 +50,7 @@ class Budget:
 
 
 def size(count: int) -> str:
-    """A number of bytes as a reader would say it: 4.2 MiB, 12 KiB."""
+    """A number of bytes as a reader would say it: 4.2 MiB, 12 KiB, 80 bytes."""
+    if count < 1024:
+        return f"{count} bytes"
     return f"{count / (1 << 20):.1f} MiB" if count >= 1 << 20 else f"{count / 1024:.0f} KiB"
