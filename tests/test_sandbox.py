@@ -135,6 +135,18 @@ def test_shared_memory_and_files_in_tmp_and_dev_shm_count_against_max_memory(tmp
     assert outcomes["fine"].failure is None, describe(outcomes["fine"])
 
 
+@linux_only
+def test_its_own_tmp_and_dev_shm_hold_half_of_max_memory_each(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch, max_memory=256)
+    engine.pool.ready()
+    if why := (engine.pool.sandbox["missing"] or {}).get("namespaces"):
+        engine.close()
+        pytest.skip(f"no /tmp or /dev/shm of its own here, and the build says so: {why}")
+    outcome = run(engine, fills=SHARED_MEMORY.partition("# %%")[0])["fills"]
+    assert outcome.failure is None, describe(outcome)
+    assert outcome.result.cells[0].output == "[128, 128]\nENOSPC after 128 MiB\n"
+
+
 def test_without_a_memory_cgroup_the_build_names_the_missing_protection(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
     run(engine, one="print(1)\n")
