@@ -147,6 +147,26 @@ def test_its_own_tmp_and_dev_shm_hold_half_of_max_memory_each(tmp_path, monkeypa
     assert outcome.result.cells[0].output == "[128, 128]\nENOSPC after 128 MiB\n"
 
 
+def test_the_memory_controller_is_enabled_from_the_nearest_cgroup_that_offers_it_never_from_the_root(tmp_path):
+    # A cgroup v2 tree as CI's .github/sandbox.sh leaves it: /examples enables pids only for its children,
+    # and the worker's limits live in /examples/mkdocs-examples-<pid>; plain files stand for the kernel's
+    def folder(path: Path, offered: str, root: bool = False) -> Path:
+        path.mkdir(parents=True)
+        (path / "cgroup.controllers").write_text(offered)
+        (path / "cgroup.subtree_control").write_text("")
+        if not root:
+            (path / "cgroup.events").write_text("populated 0\n")
+        return path
+
+    root = folder(tmp_path / "cgroup", "cpu memory pids", root=True)
+    examples = folder(root / "examples", "cpu memory pids")
+    base = folder(examples / "mkdocs-examples-1", "pids")
+    assert processes._enable(base, "memory")
+    assert [(f / "cgroup.subtree_control").read_text() for f in (examples, base)] == ["+memory", "+memory"]
+    assert not processes._enable(base, "hugetlb")  # offered by none below the root: never enabled there
+    assert (root / "cgroup.subtree_control").read_text() == ""
+
+
 def test_without_a_memory_cgroup_the_build_names_the_missing_protection(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
     run(engine, one="print(1)\n")
