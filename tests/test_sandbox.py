@@ -167,6 +167,16 @@ def test_the_memory_controller_is_enabled_from_the_nearest_cgroup_that_offers_it
     assert (root / "cgroup.subtree_control").read_text() == ""
 
 
+@linux_only
+def test_a_worker_the_pool_kills_leaves_none_of_its_cgroups(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch)
+    info = engine.pool.ready()
+    folders = [Path(f) for f in [info["cgroup"], *info["limits"]] if f]
+    assert all(folder.is_dir() for folder in folders), folders
+    engine.pool._discard([])  # as when the worker is lost: killed, with no time to clean up
+    assert [folder for folder in folders if folder.exists()] == []
+
+
 def test_without_a_memory_cgroup_the_build_names_the_missing_protection(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
     run(engine, one="print(1)\n")

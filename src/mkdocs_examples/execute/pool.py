@@ -292,8 +292,10 @@ class Pool:
                 with contextlib.suppress(OSError):
                     stream and stream.close()
             self._proc = None
-        if isinstance(cgroup, str) and Path(cgroup).name == f"mkdocs-examples-{worker}" and Path(cgroup).is_dir():
-            Cgroups(Path(cgroup)).close()  # what its examples started, wherever it went
+        limits = self.info.get("limits")
+        for folder in [cgroup, *(limits if isinstance(limits, list) else [])]:  # its own, none other
+            if isinstance(folder, str) and Path(folder).name == f"mkdocs-examples-{worker}" and Path(folder).is_dir():
+                Cgroups(Path(folder)).close()  # what its examples started, wherever it went
         if isinstance(scratch, str) and Path(scratch).name.startswith("mkx-"):
             shutil.rmtree(scratch, ignore_errors=True)
         self.info = {}

@@ -95,9 +95,11 @@ class Worker:
         gc.collect()
         gc.freeze()  # what the worker imported stays out of every collection: its pages stay shared with the children
         cgroups = self.sandbox.cgroups
+        # the folders of its limits in other hierarchies (cgroup v1's), which the pool removes if it kills the worker
+        limits = {str(found.base) for found in (self.sandbox.limits, self.sandbox.memory_limits) if found}
         self.say({
             "ready": True, "cuda": cuda, "pid": os.getpid(), "scratch": self.scratch,
-            "cgroup": str(cgroups.base) if cgroups else None, **self.sandbox.facts(),
+            "cgroup": str(cgroups.base) if cgroups else None, "limits": sorted(limits), **self.sandbox.facts(),
         })  # fmt: skip
         while (line := self.read_line()) is not None:
             batch = json.loads(line)
