@@ -112,8 +112,7 @@ def memory_cgroup(engine: Engine) -> None:
     engine.pool.ready()
     why = (engine.pool.sandbox["missing"] or {}).get("memory")
     if why is not None:
-        [message] = [m for m in engine.missing_protections([]) if "`memory`" in m]
-        assert "`sandbox_optional: [memory]`" in message
+        assert "missing protection `memory`" in sandbox_line(engine.pool.sandbox)
         engine.close()
         pytest.skip(f"no memory cgroup here, and the build says so: {why}")
 
@@ -177,15 +176,15 @@ def test_a_worker_the_pool_kills_leaves_none_of_its_cgroups(tmp_path, monkeypatc
     assert [folder for folder in folders if folder.exists()] == []
 
 
-def test_without_a_memory_cgroup_the_build_names_the_missing_protection(tmp_path, monkeypatch):
+def test_without_a_memory_cgroup_a_required_memory_limit_stops_the_run(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
-    run(engine, one="print(1)\n")
-    accepted = ["namespaces", "network", "landlock", "process-limit"]
-    [message] = engine.missing_protections(accepted)
-    assert message.startswith("examples ran without the sandbox's protection `memory`: ")
+    engine.required = frozenset({"memory"})
+    with pytest.raises(engine_module.EngineError, match=r"refuses `memory`: .*`sandbox_optional: \[memory\]`"):
+        run(engine, one="print(1)\n")
     engine = engine_for(tmp_path, monkeypatch, "portable", max_memory=0)  # no limit asked for: none missing
-    run(engine, one="print(1)\n")
-    assert engine.missing_protections(accepted) == []
+    engine.required = frozenset({"memory"})
+    outcome = run(engine, one="print(1)\n")["one"]
+    assert outcome.failure is None and "memory" in outcome.result.protections
 
 
 # --- processes an example leaves running ----------------------------------------------------
