@@ -301,8 +301,8 @@ def test_nothing_outlives_a_build_that_is_killed(tmp_path, how):
         f"import subprocess, sys, time\n"
         f'subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "{marker}"])\ntime.sleep(300)\n'
     )
-    (tmp_path / "mkdocs.yml").write_text(
-        "site_name: t\nplugins: [examples]\n"
+    (tmp_path / "mkdocs.yml").write_text(  # whatever this module's fixture left MKDOCS_EXAMPLES_PORTABLE at
+        "site_name: t\nplugins:\n  - examples:\n      require_sandbox: never\n"
         "markdown_extensions: [admonition, pymdownx.superfences, pymdownx.highlight]\n"
     )
     # As a terminal starts it: Ctrl-C raises KeyboardInterrupt. A process inherits an ignored SIGINT
