@@ -8,12 +8,13 @@
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
   `Tensor.detach`) link to the page and anchor that PyTorch's documentation gives them, as
   listed in ``hooks/pytorch_api.json`` (written by tools/pytorch_inventory.py from PyTorch's
-  docs sources): a name is looked up as written, then under the full name of the object in
-  the installed torch (``torch.set_grad_enabled`` is documented as
-  ``torch.autograd.grad_mode.set_grad_enabled``). A name with no entry is a warning (a strict
-  build fails) unless it is left unlinked on purpose (``UNLINKED`` below, with why); values
-  (dtypes, flags) without an entry are not linked. The answers are kept in
-  ``.cache/api-names.json`` for that torch version and that inventory, so a warm build imports no torch.
+  docs sources): a name is looked up as written, then as the inventory's alias of a documented
+  name (``torch.set_grad_enabled`` is documented as ``torch.autograd.grad_mode.set_grad_enabled``).
+  Nothing is imported to resolve a name: a page's prose is a stranger's text, and importing a
+  module it names runs that module (``torch.utils.model_dump.__main__`` parses the build's
+  command line and loads the file it names). A name with no entry is a warning (a strict build
+  fails) unless it is left unlinked on purpose (``UNLINKED`` below, with why); the values the
+  inventory lists (dtypes, flags) are not linked.
 - Every code block a tab stop, so that a keyboard reaches one that is wider than the screen
   (Material's `content.lazy` makes a block focusable only once it comes on screen), and the
   ``hreflang`` links to the page's twin as absolute addresses.
@@ -23,18 +24,13 @@
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib
-import inspect
 import json
-import os
 import re
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
-from importlib import metadata
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -75,6 +71,7 @@ UNLINKED = {
     "torch._dynamo.exc.Unsupported": "a private module: no entry in the pages read",
     "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
     "torch._dynamo.reset": "a private module: no entry in the pages read",
+    "torch._dynamo.config.recompile_limit": "a flag of a private module: no entry in the pages read",
     "torch._logging.set_logs": "a private module: no entry in the pages read (logging.md describes TORCH_LOGS)",
     "torch._inductor.aoti_compile_and_package": "a private module: no entry in the pages read",
     "torch.export": "export.md is not among the pages the inventory read (its source line)",
@@ -103,7 +100,6 @@ class _Build:
     def __init__(self) -> None:
         self.dates: dict[str, str] | None = None  # path relative to mkdocs.yml: date of its last commit
         self.not_found: dict[str, str] = {}  # language: its 404 page
-        self.names: _Names | None = None  # the API names resolved so far, read from the cache on first use
 
 
 _build = _Build()
@@ -212,15 +208,12 @@ def _relative(path: Path, root: Path) -> str:
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     parts, depth, last = [], 0, 0
     where = _where(page, config)
-    if _build.names is None:
-        _build.names = _Names(Path(config.config_file_path).parent / ".cache" / "api-names.json")
-    names = _build.names
     for tag in _SKIP.finditer(html):  # no links inside links, code blocks or headings
-        parts.append(_link_names(html[last : tag.start()], where, names) if depth == 0 else html[last : tag.start()])
+        parts.append(_link_names(html[last : tag.start()], where) if depth == 0 else html[last : tag.start()])
         parts.append(tag[0])
         depth = max(0, depth + (-1 if tag[1] else 1))
         last = tag.end()
-    parts.append(_link_names(html[last:], where, names) if depth == 0 else html[last:])
+    parts.append(_link_names(html[last:], where) if depth == 0 else html[last:])
     return "".join(parts)
 
 
@@ -237,9 +230,9 @@ def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
     return where
 
 
-def _link_names(html: str, where: Callable[[str], str], names: _Names) -> str:
+def _link_names(html: str, where: Callable[[str], str]) -> str:
     def link(match: re.Match) -> str:
-        url = names.reference(match[1])
+        url = reference(match[1])
         if url is None:
             return match[0]
         if url == "":
@@ -253,102 +246,49 @@ def _link_names(html: str, where: Callable[[str], str], names: _Names) -> str:
     return _CODE.sub(link, html)
 
 
-class _Names:
-    """What :func:`reference` answered for each name, kept in ``.cache/api-names.json`` per torch version.
+@dataclass(frozen=True)
+class Inventory:
+    """hooks/pytorch_api.json: what PyTorch's documentation publishes, and what the installed torch calls it."""
 
-    Resolving a name imports torch (more than a second); a build whose pages name nothing new
-    (every warm build) reads the answers of an earlier one instead. They are only kept for the
-    exact torch that gave them, this file and the inventory (their hash), so a new torch, a
-    changed rule or a new inventory resolves every name afresh.
-    """
-
-    RULES = hashlib.sha256(b"".join(p.read_bytes() for p in (Path(__file__), INVENTORY) if p.exists())).hexdigest()[:16]
-
-    def __init__(self, file: Path) -> None:
-        self.file, self.torch = file, metadata.version("torch")
-        self.known: dict[str, str | None] = {}
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-            fresh = data.get("torch") == self.torch and data.get("rules") == self.RULES
-            if fresh and isinstance(data.get("names"), dict):
-                self.known = {k: v for k, v in data["names"].items() if isinstance(v, str) or v is None}
-        except (OSError, ValueError, AttributeError):
-            pass  # no file yet, or not one of ours: resolve again
-        self.new = False
-
-    def reference(self, name: str) -> str | None:
-        if name not in self.known:
-            self.known[name], self.new = reference(name), True
-        return self.known[name]
-
-    def save(self) -> None:
-        if not self.new:
-            return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            data = json.dumps({"torch": self.torch, "rules": self.RULES, "names": self.known}, indent=1, sort_keys=True)
-            temporary = self.file.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(data, encoding="utf-8")
-            os.replace(temporary, self.file)
-        except OSError as error:  # a cache that cannot be written costs time, nothing else
-            log.info(f"API names are not cached: cannot write {self.file} ({error.strerror or error})")
+    names: dict[str, str]  # documented name: "page#anchor"
+    aliases: dict[str, str]  # another name of a documented object: its documented name
+    values: frozenset[str]  # dtypes, constants, flags: no entry of their own
 
 
-def reference(name: str, inventory: dict[str, str] | None = None) -> str | None:
+def reference(name: str, inventory: Inventory | None = None) -> str | None:
     """The reference URL of an API name; "" if PyTorch's documentation has no entry for it; None if not linked.
 
-    A name is looked up as written (short forms expanded), then under the full name of the object it
-    is in the installed torch (``torch.set_grad_enabled`` is documented as
-    ``torch.autograd.grad_mode.set_grad_enabled``). Values (dtypes, flags) that the documentation
-    does not index are not linked.
+    A name is looked up as written (short forms expanded), then as an alias of a documented name
+    (``torch.set_grad_enabled`` is documented as ``torch.autograd.grad_mode.set_grad_enabled``);
+    values (``torch.float32``) are not linked. Only the inventory is read: no module is imported.
     """
-    names = _inventory() if inventory is None else inventory
+    known = _inventory() if inventory is None else inventory
     name = name.removesuffix("()")
     full = next((long + name[len(short) :] for short, long in SHORT if name.startswith(short)), None)
-    if full is None or full in UNLINKED:
+    if full is None or full in UNLINKED or full in known.values:
         return None
-    if full in names:
-        return REFERENCE + names[full]
-    found = _resolve(full)
-    own = f"{getattr(found, '__module__', '')}.{getattr(found, '__qualname__', '')}"
-    if own in names:
-        return REFERENCE + names[own]
-    if found is not None and not (inspect.ismodule(found) or callable(found) or inspect.isclass(found)):
-        return None  # a value (torch.float32, a config flag): no entry of its own
-    return ""
+    documented = known.aliases.get(full, full)
+    return REFERENCE + known.names[documented] if documented in known.names else ""
 
 
 @functools.cache
-def _inventory() -> dict[str, str]:
-    """hooks/pytorch_api.json's names, read once per process; a clear error if it is missing or not one."""
+def _inventory() -> Inventory:
+    """hooks/pytorch_api.json, read once per process; a clear error if it is missing or not one."""
     try:
-        names = json.loads(INVENTORY.read_text(encoding="utf-8"))["names"]
+        data = json.loads(INVENTORY.read_text(encoding="utf-8"))
+        names, aliases, values = data["names"], data.get("aliases", {}), data.get("values", [])
         if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
             raise ValueError('"names" is not an object of strings')
+        if not isinstance(aliases, dict) or not all(v in names for v in aliases.values()):
+            raise ValueError('"aliases" is not an object of documented names')
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ValueError('"values" is not a list of strings')
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise PluginError(
             f"{INVENTORY}: not an inventory of PyTorch's API names ({error}); "
             "write it again with tools/pytorch_inventory.py (CONTRIBUTING.md)"
         ) from error
-    return names
-
-
-def _resolve(full: str) -> Any:
-    parts = full.split(".")
-    value = _torch()
-    for i, part in enumerate(parts[1:], start=1):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            try:  # a submodule not imported by `import torch`
-                value = importlib.import_module(".".join(parts[: i + 1]))
-            except ImportError:
-                return None
-    return value
-
-
-def _torch() -> ModuleType:
-    return importlib.import_module("torch")
+    return Inventory(names, aliases, frozenset(values))
 
 
 # --- the other language of a page, for search engines -------------------------------------
@@ -407,8 +347,6 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     if i18n.is_nested_build(config):
         return
     done, _build = _build, _Build()
-    if done.names is not None:
-        done.names.save()
     if i18n.static_i18n(config) is None:
         return
     site = Path(config.site_dir)

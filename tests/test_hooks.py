@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from mkdocs.commands.build import build
@@ -201,25 +200,33 @@ def test_the_plugin_says_which_examples_a_page_embeds_and_where_they_are(tmp_pat
         config.plugins.on_shutdown()
 
 
-def test_a_build_whose_pages_name_nothing_new_imports_no_torch(tmp_path):
-    """API names are resolved once per torch version (`.cache/api-names.json`): a warm build never imports torch."""
+def test_a_build_imports_no_module_that_a_page_names_in_code_font(tmp_path):
+    """API names are looked up in hooks/pytorch_api.json alone: a name in prose imports nothing. Importing
+    `torch.utils.model_dump.__main__` runs its argparse, which ends the process (rc 2) and, given a file
+    named like an argument, loads it as a pickled model."""
     root = fixture(tmp_path, "pages.py")
     for lang in ("en", "zh"):
         page = root / "docs" / lang / "index.md"
-        page.write_text(page.read_text() + "\n`torch.cat` and `nn.Linear`, but not `torch.no_such_name`.\n")
+        page.write_text(
+            page.read_text() + "\n`torch.cat`, `nn.Linear`, `torch.set_grad_enabled` and `torch.float32`, but not "
+            "`torch.utils.model_dump.__main__` or `torch.no_such_name`.\n"
+        )
     build = (
         "import sys; from mkdocs.commands.build import build; from mkdocs.config import load_config\n"
         "config = load_config('mkdocs.yml'); config.plugins.on_startup(command='build', dirty=False)\n"
-        "build(config); config.plugins.on_shutdown(); print('torch' in sys.modules)\n"
+        "build(config); config.plugins.on_shutdown()\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'torch'))\n"
     )
-    imported = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", build], cwd=root, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert "`torch.no_such_name` is not in PyTorch's documentation" in done.stderr  # warned both times: kept
-        imported.append(done.stdout.split()[-1])
-    assert imported == ["True", "False"]
+    done = subprocess.run([sys.executable, "-c", build], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[]"  # not even torch
+    for name in ("torch.utils.model_dump.__main__", "torch.no_such_name"):
+        assert f"docs/en/index.md:11: `{name}` is not in PyTorch's documentation" in done.stderr
     html = (root / "site" / "index.html").read_text()
-    assert 'href="https://docs.pytorch.org/docs/stable/generated/torch.cat.html#torch.cat"' in html
-    saved = json.loads((root / ".cache" / "api-names.json").read_text())
-    assert saved["torch"] == metadata.version("torch") and saved["names"]["torch.no_such_name"] == ""
+    reference = "https://docs.pytorch.org/docs/stable/generated/"
+    assert f'href="{reference}torch.cat.html#torch.cat"' in html
+    assert f'href="{reference}torch.nn.Linear.html#torch.nn.Linear"' in html
+    grad = "torch.autograd.grad_mode.set_grad_enabled"  # where the docs put it: the inventory's alias
+    assert f'href="{reference}{grad}.html#{grad}"' in html
+    assert "<code>torch.float32</code>, but" in html  # a value: not linked, no warning
+    assert "`torch.float32`" not in done.stderr

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -129,10 +130,65 @@ def test_the_script_writes_a_sorted_file_and_refuses_a_folder_without_docs(tmp_p
     out = tmp_path / "api.json"
     assert pytorch_inventory.main([str(fake_docs(tmp_path)), "--out", str(out), "--describe", "test"]) == 0
     data = json.loads(out.read_text())
-    assert data == {"source": "test", "names": EXPECTED} and list(data["names"]) == sorted(EXPECTED)
+    assert {k: data[k] for k in ("source", "names")} == {"source": "test", "names": EXPECTED}
+    assert list(data["names"]) == sorted(EXPECTED)
+    assert data["aliases"]["torch.set_grad_enabled"] == "torch.autograd.grad_mode.set_grad_enabled"
+    assert "torch.float32" in data["values"] and data["torch"] == torch_version()
+    del data["aliases"]["torch.set_grad_enabled"]
+    out.write_text(json.dumps(data))
+    assert pytorch_inventory.main(["--out", str(out)]) == 0  # no SOURCE: the names kept, the rest read again
+    again = json.loads(out.read_text())
+    assert again["names"] == EXPECTED and again["source"] == "test" and "torch.set_grad_enabled" in again["aliases"]
     (tmp_path / "empty").mkdir()
     assert pytorch_inventory.main([str(tmp_path / "empty"), "--out", str(out)]) == 1
     assert "no documented names" in capsys.readouterr().err
+
+
+def torch_version() -> str:
+    import torch
+
+    return torch.__version__
+
+
+def fake_torch() -> ModuleType:
+    """A torch of three modules: a function documented where it is defined and exported above it, a value,
+    and a documented class with a value and a method; no torch.utils (only an import would load it)."""
+    torch, autograd = ModuleType("torch"), ModuleType("torch.autograd")
+    grad_mode = ModuleType("torch.autograd.grad_mode")
+
+    def set_grad_enabled() -> None: ...
+
+    set_grad_enabled.__module__, set_grad_enabled.__qualname__ = "torch.autograd.grad_mode", "set_grad_enabled"
+
+    class Tensor:
+        dtype = "a value"
+
+        def abs(self) -> None: ...
+
+    Tensor.__module__ = "torch"
+    torch.autograd, autograd.grad_mode = autograd, grad_mode  # type: ignore[attr-defined]
+    torch.set_grad_enabled = autograd.set_grad_enabled = grad_mode.set_grad_enabled = set_grad_enabled  # type: ignore[attr-defined]
+    torch.float32, torch.Tensor = object(), Tensor  # type: ignore[attr-defined]
+    return torch
+
+
+def test_aliases_and_values_come_from_the_namespaces_of_the_documented_names():
+    names = {
+        "torch.autograd.grad_mode.set_grad_enabled": "a.html#x", "torch.Tensor": "t.html#t",
+        "torch.Tensor.abs": "t.html#abs", "torch.utils.model_dump": "torch.html#module-torch.utils.model_dump",
+    }  # fmt: skip
+    aliases, values = pytorch_inventory.aliases_and_values(names, fake_torch())
+    documented = "torch.autograd.grad_mode.set_grad_enabled"
+    assert aliases == {"torch.set_grad_enabled": documented, "torch.autograd.set_grad_enabled": documented}
+    assert values == ["torch.Tensor.dtype", "torch.float32"]
+
+
+def test_the_kept_inventory_holds_the_aliases_and_values_of_the_pinned_torch():
+    """hooks/pytorch_api.json's aliases and values are what tools/pytorch_inventory.py reads from the installed
+    torch: after a new torch, `python tools/pytorch_inventory.py` (no SOURCE) writes them again."""
+    kept = json.loads((ROOT / "hooks" / "pytorch_api.json").read_text())
+    assert kept["torch"] == torch_version()
+    assert pytorch_inventory.aliases_and_values(kept["names"]) == (kept["aliases"], kept["values"])
 
 
 def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():

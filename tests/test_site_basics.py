@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import re
 import shutil
 from pathlib import Path
@@ -54,7 +53,7 @@ def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real
     for page in pages(site):
         links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"[^>]*><code>([^<]+)</code>', page.read_text()))
     assert len(links) > 50
-    published = set(hook._inventory().values())
+    published = set(hook._inventory().names.values())
     for url, shown in links:
         assert url.startswith(hook.REFERENCE) and url.removeprefix(hook.REFERENCE) in published, (shown, url)
         page, _, anchor = url.removeprefix(hook.REFERENCE).partition("#")
@@ -106,8 +105,8 @@ def test_api_names_documented_under_another_name_link_where_pytorch_documents_th
 
 def test_every_name_left_unlinked_on_purpose_is_really_missing_from_the_inventory():
     hook = pages_hook()
-    names = hook._inventory()
-    assert not [name for name in hook.UNLINKED if name in names]
+    known = hook._inventory()
+    assert not [name for name in hook.UNLINKED if name in known.names or name in known.aliases]
 
 
 @pytest.mark.parametrize("content", [None, "{not json", '{"names": ["torch.cat"]}', '{"source": ""}'])
@@ -120,15 +119,28 @@ def test_a_missing_or_broken_inventory_is_an_error_naming_the_file_and_the_tool(
         hook.reference("torch.cat")
 
 
-def test_api_names_cached_by_other_rules_are_resolved_again(tmp_path):
+def test_an_api_name_is_resolved_from_the_inventory_alone():
+    """Aliases and values come from the file: a name the inventory does not know is a warning, whatever torch holds."""
     hook = pages_hook()
-    file = tmp_path / "api-names.json"
-    stale = {"torch": hook.metadata.version("torch"), "rules": "older", "names": {"torch.Tensor": "stale"}}
-    file.write_text(json.dumps(stale))
-    names = hook._Names(file)
-    assert names.reference("torch.Tensor") == hook.REFERENCE + "tensors.html#torch.Tensor"
-    names.save()
-    assert json.loads(file.read_text())["rules"] == hook._Names.RULES
+    known = hook.Inventory(
+        names={"torch.cat": "generated/torch.cat.html#torch.cat", "torch.a.b.f": "a.html#torch.a.b.f"},
+        aliases={"torch.f": "torch.a.b.f"},
+        values=frozenset({"torch.flag"}),
+    )
+    assert hook.reference("torch.cat", known) == hook.REFERENCE + "generated/torch.cat.html#torch.cat"
+    assert hook.reference("torch.f()", known) == hook.REFERENCE + "a.html#torch.a.b.f"
+    assert hook.reference("torch.flag", known) is None
+    assert hook.reference("torch.float32", known) == ""  # a value in torch, but not in this inventory
+    assert hook.reference("torch.utils.model_dump.__main__", known) == ""
+
+
+@pytest.mark.parametrize("aliases", ['{"torch.f": "torch.not_documented"}', '["torch.f"]'])
+def test_an_alias_of_no_documented_name_is_an_error(tmp_path, aliases):
+    hook = pages_hook()
+    hook.INVENTORY = tmp_path / "pytorch_api.json"
+    hook.INVENTORY.write_text(f'{{"names": {{"torch.cat": "x.html#torch.cat"}}, "aliases": {aliases}}}')
+    with pytest.raises(PluginError, match=r'pytorch_api\.json: not an inventory .*"aliases"'):
+        hook.reference("torch.cat")
 
 
 @pytest.mark.parametrize("strict", [False, True])

@@ -1,6 +1,6 @@
 """Write hooks/pytorch_api.json: every API name PyTorch's documentation publishes -> its page#anchor.
 
-Usage: python tools/pytorch_inventory.py SOURCE [--out FILE] [--describe TEXT]
+Usage: python tools/pytorch_inventory.py [SOURCE] [--out FILE] [--describe TEXT]
 
 SOURCE is a git directory of pytorch/pytorch (read at HEAD with `git ls-tree`/`git show`) or a
 ``docs/source`` folder. The script reads the .rst and .md pages (MyST ``{eval-rst}`` blocks and
@@ -18,17 +18,32 @@ SOURCE is a git directory of pytorch/pytorch (read at HEAD with `git ls-tree`/`g
 Not recorded: the members that ``:members:`` would add (they need the installed code), directives
 nested in another's content (a ``.. class::``'s own ``.. automethod::``), and names that a page
 only mentions in prose. The site links only what the file lists.
+
+The file also holds what the site's build would otherwise have to import torch for, read here from
+the installed torch (run the script with the torch of requirements.txt):
+
+- ``aliases``: a name torch also exports a documented object under -> the documented name
+  (``torch.set_grad_enabled`` -> ``torch.autograd.grad_mode.set_grad_enabled``);
+- ``values``: names of values (dtypes, constants, flags), which have no entry of their own.
+
+Both come from the public attributes of the namespaces the documented names live in (the modules
+``import torch`` loads, reached attribute by attribute: nothing else is imported) and of the
+documented classes. Without SOURCE, the names of ``--out`` are kept and only these are read again
+(after a new torch).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import json
 import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 OBJECT = {
     "autofunction", "autoclass", "automethod", "autodata", "autoattribute", "autoexception", "autoproperty",
@@ -121,22 +136,84 @@ def inventory(source: Path) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def aliases_and_values(names: dict[str, str], torch: Any = None) -> tuple[dict[str, str], list[str]]:
+    """The other names of documented objects (name -> documented name), and the names of values, in the
+    namespaces of ``names`` as ``torch`` (default: the installed one, imported) lays them out."""
+    torch = importlib.import_module("torch") if torch is None else torch
+    spaces: dict[str, Any] = {}
+    for name in names:
+        parts = name.split(".")
+        for cut in range(1, len(parts) + 1):
+            space = ".".join(parts[:cut])
+            found = None if space in spaces else _attribute(torch, parts[1:cut])
+            if inspect.ismodule(found) or (space in names and inspect.isclass(found)):
+                spaces[space] = found
+    aliases, values = {}, []
+    for space, holder in spaces.items():
+        for attribute in dir(holder):
+            written = f"{space}.{attribute}"
+            if attribute.startswith("_") or written in names:
+                continue
+            if (value := _attribute(holder, [attribute])) is None:
+                continue
+            if (documented := _own_name(value)) in names:
+                aliases[written] = documented
+            elif (inspect.ismodule(holder) or space == "torch.Tensor") and not _named_kind(value):
+                values.append(written)  # of a class, only the tensor's: the others' are mostly Python's plumbing
+    return dict(sorted(aliases.items())), sorted(values)
+
+
+def _named_kind(value: Any) -> bool:
+    """Whether ``value`` is of a kind the documentation gives entries to: a module, a class, a function."""
+    return inspect.ismodule(value) or inspect.isclass(value) or callable(value)
+
+
+def _own_name(value: Any) -> str:
+    """Where ``value`` is defined (``module.qualified.name``); "" for a value without a name of its own."""
+    try:
+        return f"{value.__module__}.{value.__qualname__}"
+    except Exception:  # no such attributes, or a lazy namespace that raises for any name
+        return ""
+
+
+def _attribute(value: Any, path: list[str]) -> Any:
+    for part in path:
+        try:
+            value = getattr(value, part)
+        except Exception:  # not there, or a lazy attribute that raises
+            return None
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="a pytorch/pytorch git directory or its docs/source folder")
+    parser.add_argument(
+        "source", type=Path, nargs="?",
+        help="a pytorch/pytorch git directory or its docs/source folder (none: keep the names of --out)",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "hooks" / "pytorch_api.json")
     parser.add_argument("--describe", default="", help="where the sources came from (commit, version)")
     args = parser.parse_args(argv)
-    if not args.source.exists():
+    if args.source is None:
+        try:
+            kept = json.loads(args.out.read_text(encoding="utf-8"))
+            source, names = kept["source"], kept["names"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"error: {args.out} holds no names to keep ({error}): give SOURCE", file=sys.stderr)
+            return 2
+    elif not args.source.exists():
         print(f"error: {args.source} does not exist: give a pytorch/pytorch git dir or docs/source", file=sys.stderr)
         return 2
-    names = inventory(args.source)
+    else:
+        source, names = args.describe, inventory(args.source)
     if not names:
         print(f"error: no documented names found under {args.source}: is it PyTorch's docs/source?", file=sys.stderr)
         return 1
-    data = {"source": args.describe, "names": names}
+    aliases, values = aliases_and_values(names)
+    torch = importlib.import_module("torch").__version__
+    data = {"source": source, "torch": torch, "names": names, "aliases": aliases, "values": values}
     args.out.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{len(names)} names written to {args.out}")
+    print(f"{len(names)} names, {len(aliases)} aliases and {len(values)} values (torch {torch}) written to {args.out}")
     return 0
 
 
