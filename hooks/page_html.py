@@ -1,0 +1,201 @@
+"""Pages cannot script the site (a MkDocs hook): the HTML a page brings is checked before it is published.
+
+Pages come from strangers' pull requests, and Markdown publishes the raw HTML in a page, and the
+attributes `attr_list` puts on an element (``## Title {: onclick=… }``), as written. So the HTML of
+a page's content (after Markdown and the plugins, before the theme wraps it) may hold none of:
+
+- the elements that run code, embed another document, submit data or redirect: ``script``,
+  ``iframe``, ``frame``, ``frameset``, ``object``, ``embed``, ``applet``, ``portal``, ``form``,
+  ``meta``, ``base``;
+- an event handler attribute (``on…``), or an SVG animation of one or of a link
+  (``attributeName="on…"``, ``"href"``);
+- a value that starts with ``javascript:`` or ``vbscript:`` (in any attribute: SVG and MathML read
+  links from several), nor a ``data:`` URL except an image's (``<img src="data:image/…">``: the
+  examples' figures are PNG data).
+
+Each one found is a warning naming the page's file and line and saying what to write instead (a
+strict build fails), and the build that goes on (`mkdocs serve`) publishes the page without it.
+Comments, CDATA sections and processing instructions are read as HTML too, and no element's
+content is read as raw text (``<svg><style>`` is markup to a browser): where html.parser and a
+browser disagree on where such a thing ends, the check errs towards refusing. The site's
+Content-Security-Policy (overrides/main.html, hooks/csp.py) is the second line: it lets no
+inline script of a page's content run.
+
+Not checked: the theme's templates and overrides/ (never page content), and the engine's notebook
+views (``.ipynb`` pages, rendered by mkdocs-jupyter with its own scripts; tests/test_markup.py
+checks that nothing an example brings becomes markup there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from html.parser import HTMLParser
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+log = get_plugin_logger("page_html")
+
+_CODE = "show code in a fenced code block; the site's own scripts are files under docs/assets/, in mkdocs.yml"
+_LINK = "link to it instead ([text](https://…))"
+# element: what to write instead
+REFUSED = {
+    "script": _CODE,
+    "iframe": _LINK,
+    "frame": _LINK,
+    "frameset": _LINK,
+    "object": _LINK,
+    "embed": _LINK,
+    "applet": _LINK,
+    "portal": _LINK,
+    "form": "a page holds no form; " + _LINK,
+    "meta": "a page's description is `description:` in its front matter; a redirect is a link",
+    "base": "write each link in full, or relative to the page",
+}
+_VOID = {"meta", "base", "embed", "frame"}  # refused elements without content or an end tag
+_KEEP_CONTENT = {"form"}  # a refused form's text and fields stay, without the form
+SCRIPT_SCHEMES = ("javascript:", "vbscript:")
+_ANIMATED = "attributename"  # SVG's <set>/<animate>: the attribute they change
+
+
+@dataclass(frozen=True)
+class Finding:
+    tokens: tuple[str, ...]  # what the page's Markdown may have where it wrote it (lower case), to find its line
+    message: str
+
+
+def check(content: str) -> tuple[list[Finding], str]:
+    """What in ``content`` (a page's HTML) could script the site, and the content without it (``content``
+    itself, unchanged, when nothing is found)."""
+    checker = _Checker()
+    checker.feed(content)
+    checker.close()
+    return checker.found, "".join(checker.out) if checker.found else content
+
+
+def _attribute(tag: str, name: str, value: str | None) -> Finding | None:
+    bare = "".join(c for c in (value or "") if c > " ").lower()  # as a browser reads a URL: no spaces, tabs, newlines
+    if name.startswith("on"):
+        why = "runs script: a page carries no event handler (in HTML or in an attribute list {: … }); remove it"
+        return Finding((name,), f"the attribute `{name}` of <{tag}> {why}")
+    if scheme := next((s for s in SCRIPT_SCHEMES if bare.startswith(s)), None):
+        why = "runs script: link to a page or an address (https://…)"
+        return Finding((scheme, f"{name}="), f'`{name}="{scheme}…"` on <{tag}> {why}')
+    if bare.startswith("data:") and not (tag == "img" and name == "src" and bare.startswith("data:image/")):
+        why = 'a page uses data: URLs for images only (<img src="data:image/…">); put the file under docs/, link to it'
+        return Finding(("data:", f"{name}="), f'`{name}="data:…"` on <{tag}>: {why}')
+    if name == _ANIMATED and (bare.startswith("on") or bare.endswith("href")):
+        return Finding((bare, name), f"<{tag}> animates `{bare}`, which can run script: remove the animation")
+    return None
+
+
+class _Checker(HTMLParser):
+    """Reads a page's HTML, keeps what it finds, and writes it again without (``out``)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)  # text and references come back as written
+        self.found: list[Finding] = []
+        self.out: list[str] = []
+        self.skipping: tuple[str, int] | None = None  # a refused element whose content is left out: tag, depth
+
+    def set_cdata_mode(self, *args: object, **kwargs: object) -> None:
+        """No raw text: what is inside <script> or <style> is read as HTML too (inside <svg>, a browser does)."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._start(tag, attrs, closed=False)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._start(tag, attrs, closed=True)
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
+        if self.skipping is not None:
+            name, depth = self.skipping
+            self.skipping = (name, depth + (tag == name and not closed))
+            return
+        if tag in REFUSED:
+            self.found.append(Finding((f"<{tag}",), f"<{tag}> cannot be in a page: {REFUSED[tag]}"))
+            if not (closed or tag in _VOID or tag in _KEEP_CONTENT):
+                self.skipping = (tag, 1)
+            return
+        problems = [(name, value, _attribute(tag, name, value)) for name, value in attrs]
+        self.found += [problem for _, _, problem in problems if problem]
+        if not any(problem for _, _, problem in problems):
+            self.out.append(self.get_starttag_text() or "")
+            return
+        kept = "".join(
+            f" {name}" if value is None else f' {name}="{escape(value, quote=True)}"'
+            for name, value, problem in problems if problem is None
+        )  # fmt: skip
+        self.out.append(f"<{tag}{kept}{' /' if closed else ''}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skipping is not None:
+            name, depth = self.skipping
+            self.skipping = None if (tag == name and depth == 1) else (name, depth - (tag == name))
+        elif tag not in REFUSED:
+            self.out.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        if self.skipping is None:
+            self.out.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        self.handle_data(f"&{name};")
+
+    def handle_charref(self, name: str) -> None:
+        self.handle_data(f"&#{name};")
+
+    # Read as HTML too: a browser may end a comment earlier than html.parser (`--!>`), or read as markup
+    # what html.parser takes for a declaration
+    def handle_comment(self, data: str) -> None:
+        self._inner(data, f"<!--{data}-->")
+
+    def handle_decl(self, decl: str) -> None:
+        self._inner(decl, f"<!{decl}>")
+
+    def unknown_decl(self, data: str) -> None:
+        self._inner(data, f"<![{data}]>")
+
+    def handle_pi(self, data: str) -> None:
+        self._inner(data, f"<?{data}>")
+
+    def _inner(self, text: str, written: str) -> None:
+        found, _ = check(text)
+        self.found += found
+        if not found:
+            self.handle_data(written)
+
+
+def _line(source: str, token: str, seen: int) -> int | None:
+    """The line of the ``seen``-th (from 0) occurrence of ``token`` in ``source``, in any case; None if absent."""
+    text, at = source.lower(), -1
+    for _ in range(seen + 1):
+        at = text.find(token, at + 1)
+        if at < 0:
+            return None
+    return text.count("\n", 0, at) + 1
+
+
+@event_priority(100)  # before search indexes the content and hooks/pages.py links API names in it
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if page.file.src_uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
+        return html
+    found, safe = check(html)
+    if not found:
+        return html
+    shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+    path = page.file.abs_src_path
+    source = Path(path).read_text(encoding="utf-8") if path else (page.markdown or "")
+    seen: dict[str, int] = {}  # token: how many findings were placed at an occurrence of it
+    for finding in found:
+        line = None
+        for token in finding.tokens:  # a scheme written as character references: the attribute's name
+            if (line := _line(source, token, seen.get(token, 0))) is not None:
+                seen[token] = seen.get(token, 0) + 1
+                break
+        log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
+    return safe

@@ -1,0 +1,123 @@
+"""hooks/page_html.py: a page's own HTML cannot script the site, on copies of the fixture site (tests/site).
+
+Each payload is one a stranger's page could bring through Markdown (raw HTML, a Markdown link, an
+attribute list): a strict build stops, naming the page's file and line and what to write instead;
+any other build publishes the page without it. What the site's own extensions write passes
+unchanged, byte for byte.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import markdown
+import pytest
+from helpers import ROOT, load_file
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
+from test_hooks import fixture
+
+EXTENSIONS = "  - attr_list\n  - md_in_html\n  - pymdownx.details\n  - pymdownx.tabbed:\n      alternate_style: true\n"
+# payload (one line of Markdown): what the warning says of it, and what of it must not reach the built page
+PAYLOADS = {
+    "<script>alert(document.domain)</script>": (
+        "<script> cannot be in a page: show code in a fenced code block", "<script>alert"),
+    '<img src="x.png" onerror="alert(1)">': ("the attribute `onerror` of <img> runs script", "onerror"),
+    "[click](javascript:alert(1))": (
+        '`href="javascript:…"` on <a> runs script: link to a page or an address', "javascript"),
+    '<a href="java&#x09;script:alert(1)">click</a>': ('`href="javascript:…"` on <a> runs script', "script:"),
+    '<iframe src="https://example.org/"></iframe>': ("<iframe> cannot be in a page: link to it instead", "<iframe"),
+    '<meta http-equiv="refresh" content="0; url=https://example.org/">': ("<meta> cannot be in a page", "refresh"),
+    '<form action="https://example.org/"><input name="q"></form>': (
+        "<form> cannot be in a page: a page holds no form", "<form"),
+    "## Click me {: onclick=alert(1) }": ("the attribute `onclick` of <h2> runs script", "onclick"),
+    '<object data="x.swf"></object>': ("<object> cannot be in a page", "x.swf"),
+    '<base href="https://example.org/">': ("<base> cannot be in a page: write each link in full", "<base"),
+    '<a href="data:text/html,<script>alert(1)</script>">x</a>': (
+        '`href="data:…"` on <a>: a page uses data: URLs', "data:"),
+    # where html.parser and a browser read differently: inside <svg>, <style> holds markup; a comment ends at --!>
+    '<svg><style><img src="x" onerror="alert(1)"></style></svg>': (
+        "the attribute `onerror` of <img> runs script", "onerror"),
+    '<!-- a --!><img src="x" onerror="alert(1)"> -->': ("the attribute `onerror` of <img> runs script", "onerror"),
+    '<svg><set attributeName="onmouseover" to="alert(1)"/></svg>': ("<set> animates `onmouseover`", "onmouseover"),
+}  # fmt: skip
+
+
+def page_html():
+    return load_file("page_html_under_test", ROOT / "hooks" / "page_html.py")
+
+
+def site_with(tmp_path, line: str):
+    """The fixture site with the hook, and ``line`` on line 11 of its English page (the default language: a
+    strict build that fails inside static-i18n's build of another language leaves MkDocs' clean_directory
+    patched out for the rest of the process, static-i18n 1.3.1)."""
+    root = fixture(tmp_path, "page_html.py")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("markdown_extensions:\n", f"markdown_extensions:\n{EXTENSIONS}", 1))
+    page = root / "docs" / "en" / "index.md"
+    page.write_text(page.read_text() + f"\n{line}\n\nThe rest of the page.\n")
+    return root
+
+
+def build_site(root, *, strict: bool) -> None:
+    config = load_config(str(root / "mkdocs.yml"), strict=strict)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_page_that_could_script_the_site_stops_a_strict_build_naming_its_file_and_line(tmp_path, caplog, payload):
+    root = site_with(tmp_path, payload)
+    with pytest.raises(Abort):
+        build_site(root, strict=True)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings and all(w.startswith("page_html: docs/en/index.md:11: ") for w in warnings), warnings
+    assert PAYLOADS[payload][0] in warnings[0]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_build_that_goes_on_publishes_the_page_without_it(tmp_path, payload):
+    root = site_with(tmp_path, payload)
+    build_site(root, strict=False)
+    built = (root / "site" / "index.html").read_text()
+    article = built[built.index("<article") : built.index("</article>")]
+    assert PAYLOADS[payload][1] not in article.lower()
+    assert "The rest of the page." in article
+
+
+PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
+HARMLESS = f"""\
+# Title {{ #top .big }}
+
+e<sup>x</sup>, <kbd>Ctrl</kbd>, [a link](https://pytorch.org/ "PyTorch"), `<script>` in code. <!-- a note -->
+
+![a figure]({PNG})
+
+<div markdown>**Markdown** in HTML</div>
+
+```html
+<script>alert(1)</script><img src=x onerror=alert(1)>
+```
+
+??? note "Folded"
+    Text.
+
+=== "CPU"
+    One.
+
+=== "CUDA"
+    Two.
+"""
+
+
+def test_what_the_sites_extensions_write_passes_unchanged():
+    extensions = ["admonition", "attr_list", "md_in_html", "pymdownx.details", "pymdownx.superfences",
+                  "pymdownx.highlight", "pymdownx.tabbed", "pymdownx.arithmatex", "toc"]  # fmt: skip
+    content = markdown.markdown(HARMLESS, extensions=extensions, extension_configs={"pymdownx.tabbed": {
+        "alternate_style": True}, "pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}})  # fmt: skip
+    assert "<input" in content and "<details" in content and 'src="data:image/png' in content  # all of it made
+    assert page_html().check(content) == ([], content)  # nothing found, and the very same text
