@@ -39,7 +39,7 @@ run: $(READY)  ## run examples without the site: make run EXAMPLES=examples/tens
 	$(PYTHON) -m mkdocs_examples run $(EXAMPLES)
 
 BASE ?= main
-diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BASE (default: main), and the files it changes that run outside the sandbox, as CI shows them
+diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BASE (default: main), the files it changes that run outside the sandbox and its pages' raw HTML, as CI shows them
 	rm -rf .cache/base && mkdir -p .cache/base/.cache
 	git archive $(BASE) mkdocs.yml docs examples recordings | tar -x -C .cache/base
 	ln -s "$(CURDIR)/.cache/examples" .cache/base/.cache/examples  # results are content-addressed: share them
@@ -47,7 +47,7 @@ diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BA
 	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
 	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings \
 	  --compare-recordings .cache/base/recordings recordings
-	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed -
+	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed - --pages .
 
 links: $(READY)  ## check every link and anchor of the built site (after `make build`)
 	$(PYTHON) tools/links.py site

@@ -502,6 +502,53 @@ def test_every_file_but_examples_and_plain_content_is_named():
     assert unsandboxed(["pages/x.md", "ex/x.py", "examples/x.py"], examples="ex", docs="pages") == ["examples/x.py"]
 
 
+HTML_PAGE = """\
+# A page {: onclick=alert(1) }
+
+Text with e<sup>x</sup>, `<script>` in code, $\\sum_{i=1}^{n} x_i$ and <https://example.org>.
+
+```html
+<script>alert(1)</script>
+```
+
+$$
+\\frac{1}{n} \\sum_{j=1}^{n} x_j
+$$
+
+<IMG src=x onerror=alert(1)> <!-- a comment -->
+[link](x.md){ #id .class target=_blank }
+"""
+
+
+def test_the_raw_html_of_a_page_is_found_outside_code_and_formulas():
+    from mkdocs_examples.publish.review import raw_html
+
+    assert raw_html(HTML_PAGE) == [
+        (1, "{: onclick=… }"), (3, "<sup>"), (13, "<!--"), (13, "<img>"), (14, "{: target=… }"),
+    ]  # fmt: skip
+
+
+def test_the_summary_lists_the_raw_html_of_each_changed_page_and_follows_no_link(tmp_path, capsys):
+    from mkdocs_examples.cli import main
+
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    (tmp_path / "docs" / "en" / "x.md").write_text(HTML_PAGE)
+    (tmp_path / "docs" / "en" / "plain.md").write_text("# Plain\n\nNo HTML, `<b>` in code.\n")
+    secret = tmp_path / "secret.md"
+    secret.write_text("<script>TOKEN</script>\n")
+    (tmp_path / "docs" / "en" / "link.md").symlink_to(secret)
+    changed = tmp_path / "changed"
+    changed.write_text("docs/en/x.md\ndocs/en/plain.md\ndocs/en/link.md\ndocs/en/deleted.md\nREADME.md\n")
+    assert main(["unsandboxed", str(changed), "-f", str(ROOT / "mkdocs.yml"), "--pages", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("### Raw HTML in the pages\n")  # no file that runs outside the sandbox
+    assert "- `docs/en/x.md`: line 1 `{: onclick=… }`, line 3 `<sup>`, line 13 `<!--`, line 13 `<img>`," in out
+    assert "- `docs/en/link.md`: a symbolic link, not read" in out and "script" not in out
+    assert "plain.md" not in out and "deleted.md" not in out
+    assert main(["unsandboxed", str(changed), "-f", str(ROOT / "mkdocs.yml")]) == 0  # without --pages: no pages
+    assert capsys.readouterr().out == ""
+
+
 def test_the_weekly_and_manual_runs_have_their_own_concurrency_group():
     # A push to main must not cancel the run that checks the external links
     group = load("ci.yml")["concurrency"]["group"]

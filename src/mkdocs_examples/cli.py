@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     code = commands.add_parser("unsandboxed", help="Markdown list of the changed files that run outside the sandbox")
     code.add_argument("changed", type=Path, help="changed paths, one a line, relative to the repository ('-': stdin)")
     code.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
+    code.add_argument("--pages", type=Path, metavar="CHECKOUT",
+                      help="the change's checkout: also list each changed page's raw HTML (read as text)")  # fmt: skip
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "diff":
         return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
     if args.command == "unsandboxed":
-        return _unsandboxed(args.changed, args.config_file)
+        return _unsandboxed(args.changed, args.config_file, args.pages)
     if args.command != "run":
         return record.main(args)
 
@@ -147,8 +149,9 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compar
     return 0
 
 
-def _unsandboxed(changed: Path, config_file: Path) -> int:
-    """Print the summary's list of the changed files that run outside the sandbox (nothing when there is none)."""
+def _unsandboxed(changed: Path, config_file: Path, pages: Path | None) -> int:
+    """Print the summary's list of the changed files that run outside the sandbox, and with ``pages`` (the
+    change's checkout) the raw HTML of each changed page (nothing when there is none)."""
     try:
         text = sys.stdin.read() if str(changed) == "-" else changed.read_text(encoding="utf-8")
         site = load_site(config_file)
@@ -158,6 +161,8 @@ def _unsandboxed(changed: Path, config_file: Path) -> int:
     docs = site.docs_dir.relative_to(site.root) if site.docs_dir.is_relative_to(site.root) else site.docs_dir
     examples = Path(site.config.examples_dir)
     print(review.section(text.splitlines(), examples=examples.as_posix(), docs=docs.as_posix()), end="")
+    if pages is not None:
+        print(review.pages_section(text.splitlines(), pages, docs=docs.as_posix()), end="")
     return 0
 
 

@@ -8,12 +8,20 @@ those as code. So the list is everything but what is known to be harmless: the e
 content (the pages' Markdown, images, the README, the notebooks written from the examples, the
 recordings, which are data read through a schema and reported on their own). An SVG is no plain
 image: opened by its address, a script in it runs on the site's origin.
+
+A page's Markdown is content, but Markdown publishes its raw HTML and its attribute lists
+(``{: key=value }``) as written, into readers' browsers: given the change's checkout, the summary
+also lists, page by page, each line that holds some, for a reviewer to read as markup. The
+checkout is read as text, and a page that is a symbolic link is named, not followed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+from mkdocs_examples.source.blocks import fenced_lines
 
 IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico")
 NOT_SANDBOXED = ("conftest.py",)  # in the examples' folder too: pytest imports any conftest.py it meets
@@ -37,6 +45,51 @@ def section(paths: Iterable[str], *, examples: str = "examples", docs: str = "do
     if not found:
         return ""
     return "\n".join([HEADING, "", INTRO, "", *(f"- `{path}`" for path in found), ""]) + "\n"
+
+
+PAGES_HEADING = "### Raw HTML in the pages"
+PAGES_INTRO = (
+    "Markdown publishes a page's raw HTML and attribute lists as written, into readers' browsers: "
+    "read these lines as markup, not prose."
+)
+_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])|<(!--|!\[CDATA\[|\?)")  # an opening tag, a comment...
+_ATTRIBUTES = re.compile(r"\{:?[ \t]*(?:[#.][\w-]+[ \t]+)*([A-Za-z_:][\w:.-]*)[ \t]*=[^}\n]*\}")  # {: key=value }
+_KEY = re.compile(r"(?:^|[ \t])([A-Za-z_:][\w:.-]*)[ \t]*=")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+_MATHS = re.compile(r"(?<![\\$])\$(?!\$).+?(?<![\\$])\$")  # $x$: TeX braces are no attribute list
+
+
+def raw_html(markdown: str) -> list[tuple[int, str]]:
+    """(line, what) for the raw HTML (``<tag>``, ``<!--``) and the attribute lists with attributes in a page,
+    outside fenced code, code spans and formulas."""
+    skipped, found, maths = fenced_lines(markdown), [], False
+    for index, line in enumerate(markdown.splitlines()):
+        if line.strip() == "$$":
+            maths = not maths
+        if index in skipped or maths or line.strip() == "$$":
+            continue
+        text = _MATHS.sub(" ", _CODE_SPAN.sub(" ", line))
+        found += [(index + 1, f"<{m[1].lower()}>" if m[1] else f"<{m[2]}") for m in _TAG.finditer(text)]
+        for match in _ATTRIBUTES.finditer(text):
+            keys = _KEY.findall(match[0].strip("{}: \t"))
+            found.append((index + 1, "{: " + " ".join(f"{key}=…" for key in keys) + " }"))
+    return sorted(found)
+
+
+def pages_section(paths: Iterable[str], checkout: Path, *, docs: str = "docs") -> str:
+    """The summary's Markdown section naming, for each changed page of ``checkout`` (the change's files), the
+    lines with raw HTML; empty when there is none."""
+    items = []
+    for path in sorted({p.strip() for p in paths if p.strip()}):
+        name = PurePosixPath(path)
+        if not (_under(name, docs) and name.suffix.lower() == ".md"):
+            continue
+        file = checkout / path
+        if file.is_symlink():
+            items.append(f"- `{path}`: a symbolic link, not read")
+        elif file.is_file() and (found := raw_html(file.read_text(encoding="utf-8", errors="replace"))):
+            items.append(f"- `{path}`: " + ", ".join(f"line {line} `{what}`" for line, what in found))
+    return "\n".join([PAGES_HEADING, "", PAGES_INTRO, "", *items, ""]) + "\n" if items else ""
 
 
 def _harmless(path: str, examples: str, docs: str) -> bool:
