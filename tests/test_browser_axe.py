@@ -27,6 +27,8 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
+# AXE_CSP: axe-core goes into the page as an inline script, which the site's policy refuses to run
+# (overrides/main.html); the tabs that run it let Playwright's own scripts past the policy
 AXE_RUN = """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
     .filter(v => v.impact === "critical" || v.impact === "serious")
     .map(v => ({rule: v.id, impact: v.impact, nodes: v.nodes.length,
@@ -44,7 +46,8 @@ def test_axe_finds_no_critical_or_serious_violation(browser, base_url, axe_sourc
     """WCAG 2 A and AA and axe's best practices, light and dark: a reader whose system prefers light, then
     the same page after the header's toggle, as Material's palette with `prefers-color-scheme: dark` shows it;
     on a desktop's screen and on a phone's, where the navigation is a drawer and the header holds less."""
-    page = browser.new_page(viewport={"width": width, "height": 900 if width > 600 else 844}, color_scheme="light")
+    viewport = {"width": width, "height": 900 if width > 600 else 844}
+    page = browser.new_page(viewport=viewport, color_scheme="light", bypass_csp=True)  # AXE_CSP
     violations = {}
     try:
         page.goto(f"{base_url}/{lang}{path}")
@@ -112,7 +115,7 @@ def test_axe_finds_no_critical_or_serious_violation_once_a_release_is_picked(bro
     from playwright.sync_api import expect
 
     release = cpu_releases()[0][0]
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme, bypass_csp=True)  # AXE_CSP
     try:
         page.goto(f"{base_url}/{path}")
         page.locator("select.mx-picker__select").select_option(release)

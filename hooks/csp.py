@@ -1,0 +1,146 @@
+"""The site's own inline scripts, allowed by hash in each page's Content-Security-Policy (a MkDocs hook).
+
+overrides/main.html gives every page a policy whose script-src holds ``'inline-script-hashes'``;
+this hook writes in its place the sha256 of each inline script of the page as written (Material's
+``__md_scope`` names the page's depth, ``"../.."``, so its hash differs from page to page).
+
+Only the scripts of the theme's templates and overrides/ are hashed, never one in a page's content:
+a script that a page brought past hooks/page_html.py would not run. The content is told apart by
+two comments put around it as the last step of ``on_page_content`` and taken out again here; they
+carry a random token of this process, so a page cannot write one to end its content early. The
+engine's notebook views (``.ipynb`` pages) are the exception: their content holds mkdocs-jupyter's
+own scripts, which are hashed too. A 404 page shows no page's content: all its scripts are hashed
+(the English one writes the Chinese one in its own place, under its own policy: overrides/404.html;
+the Chinese page's scripts are the English page's but for its language's, tests/test_browser.py
+checks that none is refused). Under `mkdocs serve`, the live-reload script MkDocs puts into each page
+it serves is allowed by its hash too.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import string
+from collections.abc import Callable
+from html.parser import HTMLParser
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.livereload import LiveReloadServer
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+TOKEN = "'inline-script-hashes'"  # what overrides/main.html's policy holds where the hashes go
+_MARK = secrets.token_hex(16)
+START, END = f"<!--mx-content {_MARK}-->", f"<!--/mx-content {_MARK}-->"
+# the types a browser runs as script (HTML's "JavaScript MIME type essence matches", and modules); others are data
+SCRIPT_TYPES = {
+    "", "module", "text/javascript", "application/javascript", "application/ecmascript", "application/x-ecmascript",
+    "application/x-javascript", "text/ecmascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
+    "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+    "text/x-ecmascript", "text/x-javascript",
+}  # fmt: skip
+
+
+class _Scripts(HTMLParser):
+    """The text of each inline script of a piece of HTML, as a browser hashes it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)  # a script's text is raw: no reference in it is read
+        self.texts: list[str] = []
+        self._text: list[str] | None = None  # the inline script being read
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            found = dict(attrs)
+            inline = "src" not in found and (found.get("type") or "").strip().lower() in SCRIPT_TYPES
+            self._text = [] if inline else None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._text is not None:
+            self.texts.append("".join(self._text))
+            self._text = None
+
+
+def _script_elements(html: str) -> list[str]:
+    """Each ``<script …>…</script>`` of ``html``, for html.parser to read: the rest (mostly the navigation) is
+    skipped, which makes a page's hashes about ten times faster to find. Every script element starts with
+    ``<script``, so none is missed; one inside a comment would be hashed too, and allowed to do nothing."""
+    lower, elements, at = html.translate(_ASCII_LOWER), [], 0  # the same length: str.lower() may change it
+    while (start := lower.find("<script", at)) >= 0:
+        end = lower.find("</script", start)
+        close = lower.find(">", end) if end >= 0 else -1
+        at = len(html) if close < 0 else close + 1
+        elements.append(html[start:at])
+    return elements
+
+
+def hashes(*pieces: str) -> list[str]:
+    """The CSP sources (``'sha256-…'``) of every inline script in ``pieces`` of HTML, each once, sorted."""
+    found = set()
+    for piece in pieces:
+        scripts = _Scripts()
+        for element in _script_elements(piece):
+            scripts.feed(element)
+            scripts.close()
+            scripts.reset()
+        for text in scripts.texts:
+            normal = text.replace("\r\n", "\n").replace("\r", "\n")  # as a browser reads the page
+            found.add(f"'sha256-{base64.b64encode(hashlib.sha256(normal.encode()).digest()).decode()}'")
+    return sorted(found)
+
+
+def with_hashes(output: str, *trusted: str) -> str:
+    """``output`` with the hashes of the inline scripts of its ``trusted`` pieces where the policy asks for them."""
+    if f" {TOKEN}" not in output:  # not a page of overrides/main.html
+        return output
+    return output.replace(f" {TOKEN}", "".join(f" {source}" for source in hashes(*trusted)), 1)
+
+
+@event_priority(-1000)  # the last change to the content: what the other hooks and plugins add is content too
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    return f"{START}{html}{END}"
+
+
+@event_priority(-1000)  # after every other change to the page (the search hook's script, the engine's views)
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    before, start, rest = output.partition(START)
+    content, end, after = rest.partition(END)
+    if not (start and end):  # a template that shows no content: all of it is the theme's
+        output = output.replace(START, "").replace(END, "")
+        return with_hashes(output, output)
+    output = before + content + after
+    if page.file.src_uri.endswith(".ipynb"):  # the engine's notebook views: mkdocs-jupyter's scripts
+        return with_hashes(output, output)
+    return with_hashes(output, before, after)
+
+
+@event_priority(25)  # after the search hook's change to the 404 page, before hooks/pages.py keeps each language's
+def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
+    return with_hashes(output, output) if template_name.endswith(".html") else output
+
+
+def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
+    server._inject_js_into_html = _with_live_reload(server._inject_js_into_html)  # type: ignore[method-assign]
+    return server
+
+
+def _with_live_reload(inject: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:
+    """MkDocs' ``LiveReloadServer._inject_js_into_html`` (1.6: tests/test_csp.py checks it), which adds an inline
+    script to each page it serves, and here the hash of that script to the page's policy."""
+
+    def injected(content: bytes, epoch: int) -> bytes:
+        served = inject(content, epoch).decode()
+        added = set(hashes(served)) - set(hashes(content.decode()))
+        head, body = served.split("</head>", 1) if "</head>" in served else ("", served)
+        policy = "script-src 'self'"  # as overrides/main.html writes it: the hashes follow
+        return (head.replace(policy, " ".join([policy, *sorted(added)]), 1) + "</head>" * bool(head) + body).encode()
+
+    return injected
