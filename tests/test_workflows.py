@@ -415,9 +415,13 @@ def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
     # the pull request's recordings, as data beside the base: nothing else of it, and no credentials kept
     assert head["with"] == {"ref": "${{ github.event.pull_request.head.sha }}", "path": "head",
-                            "sparse-checkout": "recordings", "persist-credentials": "false"}  # fmt: skip
+                            "sparse-checkout": "recordings\ndocs\n", "persist-credentials": "false"}  # fmt: skip
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
+    # the raw HTML of each changed page, read from the head's pages as data, before the list that names them
+    assert 'mkdocs_examples unsandboxed "$changed" --pages head' in scripts
+    names = [s.get("name", s.get("uses", "")) for s in summary["steps"]]
+    assert names.index(head["uses"]) < names.index("Files a reviewer must look at first")
     assert "-m mkdocs_examples diff outputs/base/base.json outputs/head/head.json" in scripts
     assert "--compare-recordings recordings head/recordings" in scripts
 
