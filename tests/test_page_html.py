@@ -12,9 +12,7 @@ import base64
 
 import markdown
 import pytest
-from helpers import ROOT, load_file
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
+from helpers import ROOT, build_site, load_file
 from mkdocs.exceptions import Abort
 from test_hooks import fixture
 
@@ -58,15 +56,6 @@ def site_with(tmp_path, line: str):
     page = root / "docs" / "en" / "index.md"
     page.write_text(page.read_text() + f"\n{line}\n\nThe rest of the page.\n")
     return root
-
-
-def build_site(root, *, strict: bool) -> None:
-    config = load_config(str(root / "mkdocs.yml"), strict=strict)
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
