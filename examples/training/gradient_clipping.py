@@ -35,6 +35,10 @@ assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
 # every gradient scaled by one factor
 for g, p in zip(grads, model.parameters()):
     assert torch.allclose(p.grad, g * (1.0 / (total + 1e-6)))
+# the norm without clipping, and how the page spells it for torch < 2.6
+assert torch.equal(nn.utils.get_total_norm(grads), total)
+norms = torch.stack([torch.linalg.vector_norm(g) for g in grads])
+assert torch.equal(torch.linalg.vector_norm(norms), total)
 
 # %% clip-norm-small
 model.weight.grad = torch.tensor([[0.3, 0.0, -0.4]])
@@ -72,35 +76,88 @@ def train(max_norm, steps=30):
         loss = nn.functional.mse_loss(model(x), y)
         optimizer.zero_grad()
         loss.backward()
-        # after backward, before step; max_norm=inf only measures
-        norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_norm)
+        # after backward, before step
+        if max_norm is None:  # measure only: the gradients stay as they are
+            grads = [p.grad for p in model.parameters()]
+            norm = nn.utils.get_total_norm(grads)
+        else:
+            norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
         optimizer.step()
         losses.append(loss.item())
         norms.append(norm.item())
     return losses, norms
 
 
-for max_norm in [float("inf"), 1.0]:
+for max_norm in [None, 1.0]:
     losses, norms = train(max_norm)
-    print(f"max_norm={max_norm}")
+    print("not clipped" if max_norm is None else f"max_norm={max_norm}")
     print("  loss:", [f"{v:.3g}" for v in losses[::6]])
     print("  norm:", [f"{v:.3g}" for v in norms[::6]])
 
 # %% exploding-checks tags=["remove-cell"]
 import math
 
-unclipped, unclipped_norms = train(float("inf"))
+unclipped, unclipped_norms = train(None)
 clipped, clipped_norms = train(1.0)
 assert unclipped[1] > unclipped[0]  # grows from the first step
-assert not math.isfinite(unclipped[-1])  # and ends in inf or nan
+assert all(b > a for a, b in zip(unclipped[:16], unclipped[1:16]))
+assert unclipped[-1] == math.inf  # and overflows to inf, not nan
 assert all(map(math.isfinite, clipped)) and clipped[-1] < clipped[0]
 assert all(b < a for a, b in zip(clipped, clipped[1:]))  # falls at every step
 # the norm before clipping, logged
 assert clipped_norms[0] == unclipped_norms[0] > 1.0
 # clipped at every step: SGD steps of lr * 1.0
 assert all(n > 1.0 for n in clipped_norms)
-first_nan = next(i for i, v in enumerate(unclipped) if math.isnan(v))
-assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_nan
+first_inf = next(i for i, v in enumerate(unclipped) if v == math.inf)
+assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_inf
+
+# %% max-norm-inf
+torch.manual_seed(1)  # the unclipped run above, up to its step 16
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(17):
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    if step < 16:
+        optimizer.step()
+grads = [p.grad for p in model.parameters()]
+largest = max(g.abs().max().item() for g in grads)
+print(f"largest gradient: {largest:.3g}")
+print("all finite:", all(g.isfinite().all().item() for g in grads))
+print("total norm:", nn.utils.get_total_norm(grads))  # the squares overflow
+nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
+print(model.weight.grad, model.bias.grad)  # each times inf / inf = nan
+
+# %% max-norm-inf-checks tags=["remove-cell"]
+assert torch.isnan(model.weight.grad).all() and torch.isnan(model.bias.grad)
+# a float32 number whose square is past float32's largest, 3.4e38
+big = torch.tensor([2e19, 1.0])
+assert big.isfinite().all() and (big * big)[0].isinf()
+assert nn.utils.get_total_norm([big]).isinf()
+# the factor clip_grad_norm_ multiplies by, whatever the norm
+inf = torch.tensor(math.inf)
+assert torch.clamp(inf / (inf + 1e-6), max=1.0).isnan()
+assert torch.clamp(inf / (torch.tensor(276.0) + 1e-6), max=1.0) == 1.0
+# in the run itself: max_norm=inf turns finite gradients into nan at step
+# 16, and the run's loss is nan from step 17, where measuring keeps inf
+torch.manual_seed(1)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+turned_nan = []
+for step in range(18):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    finite = all(p.grad.isfinite().all() for p in model.parameters())
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
+    nan = all(p.grad.isnan().all() for p in model.parameters())
+    if finite and nan:
+        turned_nan.append(step)
+    optimizer.step()
+assert turned_nan == [16], turned_nan
+assert math.isnan(loss.item()) and unclipped[17] == math.inf
+# get_total_norm and clip_grad_norm_ return the same norm
+assert unclipped_norms[:16] == train(float("inf"))[1][:16]
 
 # %% adam
 def adam_steps(gradients, max_norm):
@@ -109,7 +166,8 @@ def adam_steps(gradients, max_norm):
     steps = []
     for gradient in gradients:
         w.grad = gradient.clone()
-        nn.utils.clip_grad_norm_([w], max_norm=max_norm)
+        if max_norm is not None:
+            nn.utils.clip_grad_norm_([w], max_norm)
         before = w.detach().clone()
         optimizer.step()
         steps.append(round((w.detach() - before)[0].item(), 4))
@@ -119,23 +177,24 @@ def adam_steps(gradients, max_norm):
 small = torch.tensor([0.5, -0.5])
 spike = torch.tensor([100.0, 100.0])  # one huge gradient, at step 4
 gradients = [small] * 3 + [spike] + [small] * 3
-for max_norm in [float("inf"), 1.0]:
+for max_norm in [None, 1.0]:
     steps, exp_avg_sq = adam_steps(gradients, max_norm)
-    print(f"max_norm={max_norm}: steps of w[0] {steps}")
+    label = "not clipped" if max_norm is None else f"max_norm={max_norm}"
+    print(f"{label}: steps of w[0] {steps}")
     print(f"    exp_avg_sq after: {exp_avg_sq[0].item():.3g}")
 
 # %% adam-checks tags=["remove-cell"]
-unclipped, unclipped_sq = adam_steps(gradients, float("inf"))
+unclipped, unclipped_sq = adam_steps(gradients, None)
 clipped, clipped_sq = adam_steps(gradients, 1.0)
 # before the spike: steps of lr, whatever the gradient (0.5 here)
 assert unclipped[:3] == clipped[:3] == [-0.1] * 3
 # no step much longer than lr, clipped or not: Adam bounds it by itself
 assert all(abs(v) <= 0.1 * 1.01 for v in unclipped + clipped)
 # a gradient 100 times larger makes no longer first step
-assert adam_steps([spike], float("inf"))[0] == adam_steps([small], 1.0)[0] \
+assert adam_steps([spike], None)[0] == adam_steps([small], 1.0)[0] \
     == [-0.1]
 # clipped, Adam's step does not change: the update is normalised
-assert adam_steps([spike], 1.0)[0] == adam_steps([spike], float("inf"))[0]
+assert adam_steps([spike], 1.0)[0] == adam_steps([spike], None)[0]
 # what clipping changes: the spike's weight in the running averages
 assert unclipped_sq[0] > 1000 * clipped_sq[0]
 # so the unclipped run's steps shrink after the spike
@@ -192,7 +251,7 @@ with torch.autocast("cpu", dtype=torch.float16):
 scaler.scale(loss).backward()
 print(scaler.get_scale())
 # the gradients are still multiplied by the scale
-scaled = nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
+scaled = nn.utils.get_total_norm([p.grad for p in model.parameters()])
 print(scaled)
 
 # %% amp-right
@@ -210,9 +269,7 @@ assert torch.allclose(scaled / 65536.0, total)  # unscale_ divided by the scale
 torch.manual_seed(0)
 reference = nn.Linear(3, 1)
 nn.functional.mse_loss(reference(x), y).backward()  # float32, no scaler
-fp32_norm = nn.utils.clip_grad_norm_(
-    reference.parameters(), max_norm=float("inf")
-)
+fp32_norm = nn.utils.get_total_norm([p.grad for p in reference.parameters()])
 # the true norm, up to float16
 assert torch.allclose(total, fp32_norm, rtol=1e-2)
 assert total > 1.0  # so this step was clipped
@@ -230,7 +287,7 @@ with torch.autocast("cpu", dtype=torch.float16):
     wrong_scaler.scale(nn.functional.mse_loss(wrong(x), y)).backward()
 nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=1.0)
 wrong_scaler.unscale_(wrong_optimizer)
-unscaled = nn.utils.clip_grad_norm_(wrong.parameters(), max_norm=float("inf"))
+unscaled = nn.utils.get_total_norm([p.grad for p in wrong.parameters()])
 assert torch.allclose(unscaled, torch.tensor(1.0 / 65536.0))
 
 # %% anomaly-silent
