@@ -139,6 +139,56 @@ for documented in [torch.jit.annotate, torch.jit.freeze, torch.jit.interface]:
     doc = " ".join(documented.__doc__.split())
     assert ".. deprecated:: 2.5 TorchScript is deprecated" in doc
 
+# %% torchscript-plain-script
+import re
+import subprocess
+import sys
+
+with open("script.py", "w") as file:  # a plain script, run by a fresh Python
+    file.write(
+        "import torch\n"
+        "model = torch.nn.Linear(2, 1).eval()\n"
+        "torch.jit.script(model)\n"
+        "torch.jit.trace(model, torch.randn(1, 2))\n"
+    )
+runs = {}
+for flags in ([], ["-W", "default::DeprecationWarning"]):
+    child = subprocess.run(
+        [sys.executable, *flags, "script.py"], capture_output=True, text=True
+    )
+    runs[len(flags)] = child
+    warned = [line for line in child.stderr.splitlines() if "Warning:" in line]
+    command = " ".join(["python", *flags, "script.py"])
+    print(f"{command}: {len(warned)} warnings")
+    for line in warned:  # the path from torch/ on: the rest is this machine's
+        print("   ", re.sub(r"^.*?(?=torch/jit/)", "", line))
+
+# %% torchscript-plain-script-checks tags=["remove-cell"]
+plain, shown = runs[0], runs[2]
+assert plain.returncode == 0 and plain.stderr == "", plain.stderr
+lines = [line for line in shown.stderr.splitlines() if "Warning:" in line]
+assert len(lines) == 3, lines  # script, trace and trace_method
+# each is attributed to torch's own file, not to script.py
+assert all(re.search(r"torch/jit/_\w+\.py:\d+: DeprecationWarning: ", line)
+           for line in lines), lines
+assert not any(line.startswith("script.py:") for line in lines)
+# because torch warns without a stacklevel
+import inspect
+
+for module, name in ((torch.jit._script, "script"), (torch.jit._trace, "trace")):
+    source = inspect.getsource(module)
+    call = source[source.index(f'"`torch.jit.{name}` is deprecated'):]
+    assert "stacklevel" not in call[:call.index(")")], name
+# Python's default filters show a DeprecationWarning only where it is
+# attributed to __main__
+defaults = subprocess.run(
+    [sys.executable, "-c", "import warnings; print(warnings.filters[:2])"],
+    capture_output=True, text=True,
+).stdout
+assert "('default', None, <class 'DeprecationWarning'>, '__main__', 0)" \
+    in defaults, defaults
+assert "('ignore', None, <class 'DeprecationWarning'>, None, 0)" in defaults
+
 # %% whole-model tags=["raises-exception"]
 torch.save(model, "whole.pt")  # pickles the module object itself
 torch.load("whole.pt")
