@@ -218,3 +218,38 @@ assert torch.equal(w.grad, torch.tensor([[2.0, 2.0]] * 3 + [[0.0, 0.0]] * 3))
 (x,) = next(iter(DataLoader(TensorDataset(features.detach()), batch_size=3)))
 assert not x.requires_grad and x.grad_fn is None
 assert torch.equal(x, torch.full((3, 2), 2.0))
+
+# %% persistent-seeds
+def epoch_seeds(loader):
+    return sorted({int(seed) for batch in loader for seed in batch["seed"]})
+
+
+def count_start(worker_id):  # a worker_init_fn: it runs in the worker
+    with open("starts.txt", "a") as file:
+        file.write(f"{worker_id}\n")
+
+
+for persistent in (False, True):
+    open("starts.txt", "w").close()
+    loader = DataLoader(WhoLoads(), batch_size=2, num_workers=2,
+                        persistent_workers=persistent,
+                        worker_init_fn=count_start)
+    seeds = [epoch_seeds(loader) for epoch in range(2)]
+    with open("starts.txt") as file:
+        starts = len(file.read().split())
+    print(f"persistent_workers={persistent}:",
+          "same seeds in both epochs:", seeds[0] == seeds[1],
+          f"| worker_init_fn ran {starts} times")
+    del loader  # shuts its workers down
+
+# %% persistent-seeds-checks tags=["remove-cell"]
+# the last loader, persistent: one seed per worker, drawn once
+assert len(seeds[0]) == 2 and seeds[0] == seeds[1] and starts == 2
+loader = DataLoader(WhoLoads(), batch_size=2, num_workers=2,
+                    worker_init_fn=count_start)
+open("starts.txt", "w").close()
+fresh = [epoch_seeds(loader) for epoch in range(2)]
+with open("starts.txt") as file:
+    assert len(file.read().split()) == 4  # twice per worker
+assert fresh[0] != fresh[1] and fresh[0][1] - fresh[0][0] == 1
+del loader
