@@ -149,7 +149,12 @@ for dynamic in (None, False, True):
         assert torch.equal(hc(t), h(t))
     counts[dynamic] = len(sizes)
 assert counts == {None: 2, False: 3, True: 1}
-assert torch._dynamo.config.recompile_limit == 8
+config = torch._dynamo.config
+# recompile_limit from PyTorch 2.7, cache_size_limit before it (and an alias of
+# recompile_limit since): each release checked under the name it has
+limit = "recompile_limit" if hasattr(config, "recompile_limit") \
+    else "cache_size_limit"
+assert getattr(config, limit) == 8 == config.cache_size_limit
 # past the limit, the function runs eagerly: no more compilations
 torch._dynamo.reset()
 sizes = []
@@ -158,7 +163,7 @@ import logging
 # its warning on the limit carries a time and a pid
 dynamo_log = logging.getLogger("torch._dynamo")
 dynamo_log.setLevel(logging.ERROR)
-with torch._dynamo.config.patch(recompile_limit=2):
+with config.patch(**{limit: 2}):
     hc = torch.compile(h, backend=counting(sizes), dynamic=False)
     for n in (8, 16, 32, 64):
         t = torch.randn(n)
