@@ -43,6 +43,37 @@ assert torch.equal(fresh.weight, model.weight.cpu()) and list(
 compiled = torch.compile(nn.Linear(2, 1), backend="eager")
 assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
 
+# %% module-prefix-compile-fix
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+model = Model()
+model.compile()  # compiles in place, at its first call: no wrapper
+print(type(model).__name__, list(model.state_dict()))
+
+# %% module-prefix-compile-fix-checks tags=["remove-cell"]
+assert type(model) is Model
+compiled_graphs = []
+
+
+def counting(graph, example_inputs):
+    compiled_graphs.append(graph)
+    return graph.forward
+
+
+model.compile(backend=counting)
+model(torch.randn(3, 2))
+assert len(compiled_graphs) == 1  # it does compile
+fresh = Model()
+fresh.load_state_dict(model.state_dict())  # into a plain model, as saved
+torch._dynamo.reset()
+
 # %% state-dict-model tags=["raises-exception"]
 # a state_dict, not a model
 torch.save(nn.Linear(2, 1).state_dict(), "checkpoint.pt")

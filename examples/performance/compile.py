@@ -286,6 +286,47 @@ assert torch.equal(plain.weight, model.weight)
 compiled_model._orig_mod.load_state_dict(torch.load("model.pt"))
 torch._dynamo.reset()
 
+# %% module-compile
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.linear(x).relu()
+
+
+model = Net()
+model.compile()  # compiles in place, at the first call: returns nothing
+print(type(model).__name__)
+print(list(model.state_dict()))  # no wrapper, no prefix
+
+# %% module-compile-checks tags=["remove-cell"]
+assert type(model) is Net and model.compile(backend="eager") is None
+x = torch.randn(3, 4)
+
+
+def compilations(module, compile_in_place):
+    torch._dynamo.reset()
+    sizes = []
+    if compile_in_place:
+        module.compile(backend=counting(sizes))  # torch.compile's arguments
+        compiled = module
+    else:
+        compiled = torch.compile(module, backend=counting(sizes))
+    for _ in range(2):
+        assert torch.equal(compiled(x), module.forward(x))
+    return len(sizes)
+
+
+assert compilations(Net(), True) == compilations(Net(), False) == 1
+# a module whose forward is torch's own: compile() compiled nothing
+for bare in (torch.nn.Linear(4, 2), torch.nn.Sequential(torch.nn.Linear(4, 2))):
+    assert compilations(bare, True) == 0 and compilations(bare, False) == 1
+plain = Net()
+plain.load_state_dict(model.state_dict())  # loads into a plain module
+torch._dynamo.reset()
+
 # %% modes
 from torch._inductor import list_mode_options
 
