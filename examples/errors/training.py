@@ -205,6 +205,14 @@ for unnamed in (lambda batch: batch, local_function()):
         raise AssertionError(f"{unnamed} was pickled")
 # pickled by name
 assert pickle.loads(pickle.dumps(collate_samples)) is collate_samples
+# what Python 3.14 raises instead: no AttributeError, named as the page says,
+# raised by the C pickler that multiprocessing's subclasses
+assert not issubclass(pickle.PicklingError, AttributeError)
+assert pickle.PicklingError.__module__ == "_pickle"
+from multiprocessing.reduction import ForkingPickler
+
+assert issubclass(ForkingPickler, pickle.Pickler)
+assert pickle.Pickler.__module__ == "_pickle"
 import warnings
 
 with warnings.catch_warnings():
@@ -240,6 +248,26 @@ print(bn(torch.randn(1, 4)).shape)  # in eval mode one sample is fine
 
 # %% batchnorm-one-fix-checks tags=["remove-cell"]
 assert [b.shape[0] for b in loader] == [4, 4]
+
+# %% batchnorm-one-image
+bn2d = nn.BatchNorm2d(3)  # training mode
+x = torch.randn(1, 3, 8, 8)  # one image: 8 * 8 values per channel
+print(bn2d(x).shape, bn2d.training)
+
+# %% batchnorm-one-image-checks tags=["remove-cell"]
+assert bn2d.training and bn2d.num_batches_tracked == 1
+# normalised over the 64 values of each channel
+assert torch.allclose(bn2d(x).mean(dim=(0, 2, 3)), torch.zeros(3), atol=1e-5)
+for shape in [(1, 3, 1, 1), (1, 3)]:  # one value per channel
+    layer = nn.BatchNorm2d(3) if len(shape) == 4 else nn.BatchNorm1d(3)
+    try:
+        layer(torch.randn(shape))
+    except ValueError as error:
+        assert "Expected more than 1 value per channel when training" \
+            in str(error)
+    else:
+        raise AssertionError(f"{shape} should be refused")
+nn.BatchNorm1d(3)(torch.randn(1, 3, 5))  # (N, C, L): 5 values per channel
 
 # %% empty-params tags=["raises-exception"]
 class Net(nn.Module):
