@@ -375,10 +375,38 @@ try:
 except RuntimeError as error:  # the worker's process id changes on every run
     message = re.sub(r"\d+", "<pid>", str(error))
     print(type(error).__name__ + ":", message)
+    cause = error.__cause__  # what it was raised from, if anything
+    if cause is not None:
+        print("  raised from", type(cause).__name__ + ":",
+              re.sub(r"\d+", "<pid>", str(cause)))
 
 # %% bus-error-checks tags=["remove-cell"]
 assert message.startswith("DataLoader worker (pid"), message
-assert "exited unexpectedly" in message or "Bus error" in message, message
+if "exited unexpectedly" in message:  # raised from the signal's error
+    assert "is killed by signal: Bus error" in str(cause), cause
+else:  # the signal's error itself, when it came outside the wait for data
+    assert "is killed by signal: Bus error" in message, message
+# The NUL before the output's RuntimeError: the worker's signal handler writes
+# its message with sizeof(), which counts the C string's terminating NUL
+import os
+import resource
+import signal
+
+read_end, write_end = os.pipe()
+child = os.fork()
+if child == 0:  # torch's worker signal handlers, then a bus error
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.dup2(write_end, 2)
+    torch._C._set_worker_signal_handlers()
+    os.kill(os.getpid(), signal.SIGBUS)
+    os._exit(0)
+os.close(write_end)
+_, status = os.waitpid(child, 0)
+with os.fdopen(read_end, "rb") as pipe:
+    written = pipe.read()
+assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGBUS
+assert written == b"ERROR: Unexpected bus error encountered in worker. " \
+    b"This might be caused by insufficient shared memory (shm).\n\x00", written
 
 # %% ancdata tags=["raises-exception"]
 import os
