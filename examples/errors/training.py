@@ -577,3 +577,26 @@ if header.is_file():  # wheels ship the headers
         "friend std::ostream& operator<<(",
     ):
         assert declared in work, declared
+
+# %% flight-recorder-checks tags=["remove-cell"]
+# The flight recorder as the page describes it in this torch: on by default
+# (2000 entries), dumped as comm_lib_trace_rank_<rank> under
+# $XDG_CACHE_HOME/torch or ~/.cache/torch, read by torchfrtrace
+from importlib.metadata import entry_points
+
+recorder = root / "include/torch/csrc/distributed/c10d/FlightRecorder.hpp"
+if recorder.is_file():  # wheels ship the headers
+    declared = " ".join(recorder.read_text().split())
+    assert 'getCvarInt( {"TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"}, ' \
+        '2000);' in declared
+if library.is_file():
+    text = library.read_bytes()
+    assert b"\0TORCH_FR_DUMP_TEMP_FILE\0" in text
+    assert b"\0TORCH_NCCL_DEBUG_INFO_TEMP_FILE\0" in text
+    # the parts of the default path, as the library holds them
+    for part in (b"\0XDG_CACHE_HOME\0", b"\0/.cache\0", b"\0/torch\0"):
+        assert part in text, part
+    assert b"comm_lib_trace_r" in text and b"nccl_trace_rank_" not in text
+    del text
+scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
+assert scripts["torchfrtrace"] == "torch.distributed.flight_recorder.fr_trace:main"
