@@ -121,10 +121,15 @@ assert conv(image.unsqueeze(0)).shape == (16, 26, 26) \
     and conv(image[None, None]).shape == (1, 16, 26, 26)
 
 # %% kernel-size tags=["raises-exception"]
-# each: 4 pixels less
+# each: 2 pixels off every edge, 4 off height and width
 features = nn.Sequential(nn.Conv2d(3, 8, 5), nn.Conv2d(8, 8, 5))
 small = torch.randn(1, 3, 8, 8)  # 8x8 in, 4x4 after the first layer
 features(small)
+
+# %% kernel-size-checks tags=["remove-cell"]
+# 2 pixels off each edge: 4 off the height, 4 off the width
+assert nn.Conv2d(3, 8, 5)(torch.randn(1, 3, 8, 10)).shape == (1, 8, 4, 6)
+assert nn.Conv2d(3, 8, 5)(small).shape == (1, 8, 4, 4)  # what the layer got
 
 # %% kernel-size-fix
 features = nn.Sequential(nn.Conv2d(3, 8, 5, padding=2),
