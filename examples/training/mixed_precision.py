@@ -110,10 +110,23 @@ weight = torch.ones(3, dtype=torch.bfloat16)
 update = torch.full((3,), 1e-3)  # lr * gradient
 print(weight - update.bfloat16())  # the update is lost
 print(torch.ones(3) - update)  # float32 keeps it
+print(torch.ones(3) - 1e-8)  # but loses one below half its own gap, too
 
 # %% low-precision-weights-checks tags=["remove-cell"]
 assert torch.equal(weight - update.bfloat16(), weight)
 assert not torch.equal(torch.ones(3) - update, torch.ones(3))
+# the gaps between neighbouring values just above 1 (half that below 1)
+bf16_gap = torch.finfo(torch.bfloat16).eps  # 2**-7, about 0.008
+fp32_gap = torch.finfo(torch.float32).eps  # 2**-23, about 1.2e-7
+assert bf16_gap == 2**-7 and fp32_gap == 2**-23
+# an update lands when it is more than half the gap
+one = torch.ones(1)
+assert (one + 0.6 * fp32_gap) != one and (one + 0.4 * fp32_gap) == one
+bf16_one = torch.ones(1, dtype=torch.bfloat16)
+assert (bf16_one + torch.tensor(0.6 * bf16_gap).bfloat16()) != bf16_one
+assert (bf16_one + torch.tensor(0.4 * bf16_gap).bfloat16()) == bf16_one
+assert (one - 0.6 * fp32_gap / 2) != one and (one - 0.4 * fp32_gap / 2) == one
+assert torch.equal(torch.ones(3) - 1e-8, torch.ones(3))  # 1e-8 < 2**-25
 
 # %% scaler-underflow
 torch.manual_seed(0)
