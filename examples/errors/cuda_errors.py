@@ -197,6 +197,45 @@ print(torch.allclose(accumulated, model.weight.grad))
 # %% accumulate-checks tags=["remove-cell"]
 assert torch.allclose(accumulated, model.weight.grad, atol=1e-6)
 
+# %% accumulate-caveats
+whole = model.weight.grad.clone()  # the whole batch's gradient, from above
+
+
+def accumulate(model, parts, weights):
+    model.zero_grad()
+    for (x_part, y_part), weight in zip(parts, weights):
+        (F.mse_loss(model(x_part), y_part) * weight).backward()
+    return model.weight.grad.clone()
+
+
+# unequal parts, 6 + 2 samples (a last, smaller batch)
+parts = [(x[:6], y[:6]), (x[6:], y[6:])]
+by_count = accumulate(model, parts, [1 / 2, 1 / 2])  # each mean / 2
+by_size = accumulate(model, parts, [6 / 8, 2 / 8])  # weighted by its size
+print("unequal parts, / steps:", torch.allclose(by_count, whole))
+print("unequal parts, weighted by size:", torch.allclose(by_size, whole))
+# BatchNorm normalises each part with that part's own statistics
+torch.manual_seed(0)
+bn_model = nn.Sequential(nn.BatchNorm1d(4), nn.Linear(4, 1))
+bn_model.zero_grad()
+F.mse_loss(bn_model(x), y).backward()
+bn_whole = bn_model[1].weight.grad.clone()
+bn_model.zero_grad()
+for x_part, y_part in zip(x.chunk(steps), y.chunk(steps)):
+    (F.mse_loss(bn_model(x_part), y_part) / steps).backward()
+print("equal parts, with BatchNorm:",
+      torch.allclose(bn_model[1].weight.grad, bn_whole))
+
+# %% accumulate-caveats-checks tags=["remove-cell"]
+assert not torch.allclose(by_count, whole, atol=1e-3)
+assert torch.allclose(by_size, whole, atol=1e-6)
+assert not torch.allclose(bn_model[1].weight.grad, bn_whole, atol=1e-3)
+# a sum-reduced loss divided by the whole batch's size also gives it
+model.zero_grad()
+for x_part, y_part in parts:
+    (F.mse_loss(model(x_part), y_part, reduction="sum") / len(x)).backward()
+assert torch.allclose(model.weight.grad, whole, atol=1e-6)
+
 # %% checkpointing
 from torch.utils.checkpoint import checkpoint
 
