@@ -301,3 +301,17 @@ assert dist.get_rank() == 0 and dist.get_world_size() == 1
 dist.destroy_process_group()
 os.environ.clear()
 os.environ.update(saved_environ)
+
+# %% set-device-checks tags=["remove-cell"]
+# set_device(local_rank), as the page writes it: DDP's documentation asks each
+# process to pick its one GPU so (or by CUDA_VISIBLE_DEVICES), the object
+# collectives with NCCL use the current device, and set_device's own
+# documentation discourages it for the other uses
+ddp_doc = " ".join(DDP.__doc__.split())
+assert "torch.cuda.set_device(i)" in ddp_doc and "CUDA_VISIBLE_DEVICES" in ddp_doc
+assert "each process exclusively works on a single GPU" in ddp_doc
+gather_doc = " ".join(dist.all_gather_object.__doc__.split())
+assert "torch.cuda.current_device()" in gather_doc
+assert "torch.cuda.set_device()" in gather_doc
+set_device_doc = " ".join(torch.cuda.set_device.__doc__.split())
+assert "Usage of this function is discouraged in favor of" in set_device_doc
