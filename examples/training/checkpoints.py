@@ -269,6 +269,17 @@ for missing in range(len(allowed)):  # each of the four is needed
     else:
         raise AssertionError(f"{allowed[missing]} should be needed")
 assert torch.load("checkpoint.pt", weights_only=False)["epoch"] == 2
+# numpy._core is NumPy 2's name; NumPy 1.x's, numpy.core, is kept as an alias
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old_spelling = np.core.multiarray._reconstruct
+assert old_spelling is np._core.multiarray._reconstruct
+assert [w.category for w in caught] == [DeprecationWarning]
+assert str(caught[0].message).startswith(
+    "numpy.core is deprecated and has been renamed to numpy._core"
+)
 
 # %% from-gpu tags=["requires-cuda"]
 device = torch.device("cuda")
