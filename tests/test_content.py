@@ -37,15 +37,76 @@ def zh_pages() -> list[Path]:
     return sorted((DOCS / "zh").rglob("*.md"))
 
 
-def test_chinese_uses_the_glossarys_word_for_batch_and_loss():
+def test_chinese_prose_never_says_loss():
     found = [
         f"{page.relative_to(DOCS)}:{n}: {line.strip()[:60]}"
         for page in zh_pages()
         if page.name != "glossary.md"
         for n, line in prose(page)
-        if "批次" in line or re.search(r"\bloss(es)?\b", line, re.IGNORECASE)
+        if re.search(r"\bloss(es)?\b", line, re.IGNORECASE)
     ]
-    assert not found, "the glossary says batch and 损失:\n" + "\n".join(found)
+    assert not found, "the glossary says 损失:\n" + "\n".join(found)
+
+
+# The glossary's Chinese term for a concept (a cell of docs/zh/glossary.md), and the other words for it
+# that Chinese text has used and must not: the pages (but the glossary, which names them), the Chinese
+# comments of the examples (examples/<path>.zh.yml) and their Chinese notes (`# %% [markdown] lang="zh"`)
+VARIANTS = {
+    "batch（批次）": [r"批次", r"批量"],  # the glossary keeps "batch"; 批次 only explains it
+    "滑动统计量": [r"移动平均统计量", r"运行时?统计量", r"滑动平均统计量"],
+    "锁页内存": [r"页锁定内存", r"固定内存"],
+    "设备编号": [r"(?:设备|GPU|显卡|device)[^，。；：、（）`\n]{0,6}索引"],
+}
+
+
+def chinese_texts() -> list[tuple[str, str]]:
+    """Every Chinese text readers read, as (where, text): page prose, example comments, example notes."""
+    texts = [
+        (f"{page.relative_to(DOCS)}:{n}", line)
+        for page in zh_pages()
+        if page.name != "glossary.md"
+        for n, line in prose(page)
+    ]
+    for comments in sorted((ROOT / "examples").rglob("*.zh.yml")):
+        for english, chinese in (yaml_files.load(comments) or {}).items():
+            texts.append((f"{comments.relative_to(ROOT)}: {english!r}", re.sub(r"`[^`]*`", "", str(chinese))))
+    for example in sorted((ROOT / "examples").rglob("*.py")):
+        note = False
+        for n, line in enumerate(example.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.startswith("# %%"):
+                note = line.startswith('# %% [markdown] lang="zh"')
+            elif note:
+                texts.append((f"{example.relative_to(ROOT)}:{n}", re.sub(r"`[^`]*`", "", line)))
+    return texts
+
+
+def test_chinese_text_uses_the_glossarys_one_term_for_each_concept():
+    glossary = (DOCS / "zh" / "glossary.md").read_text(encoding="utf-8")
+    for term in VARIANTS:  # each is the glossary's own term, in the first column of its row
+        assert f"\n| {term} |" in glossary, f"{term} is not a term of docs/zh/glossary.md"
+    texts = chinese_texts()
+    assert len(texts) > 1000  # the pages, comments and notes were all read
+    found = [
+        f"{where}: {match[0]!r} (the glossary says {term})"
+        for where, text in texts
+        for term, patterns in VARIANTS.items()
+        for pattern in patterns
+        for match in re.finditer(pattern, text)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_variants_are_found_where_they_are_written():
+    """The patterns match the words they stand for, and not the glossary's own terms."""
+    for term, patterns in VARIANTS.items():  # the term itself, without what explains it in brackets
+        assert not any(re.search(pattern, term.split("（")[0]) for pattern in patterns), term
+    patterns = [pattern for variants in VARIANTS.values() for pattern in variants]
+    for variant in ("一个批次", "批量大小", "移动平均统计量", "运行统计量", "页锁定内存", "GPU 的索引"):
+        assert any(re.search(pattern, variant) for pattern in patterns), variant
+    for variant in ("张量的 device 总是带有索引", "显卡的索引"):
+        assert any(re.search(pattern, variant) for pattern in patterns), variant
+    for right in ("设备编号", "高级索引", "用 None 做索引", "锁页内存", "滑动统计量"):
+        assert not any(re.search(pattern, right) for pattern in patterns), right
 
 
 def test_the_errors_section_and_the_common_mistake_boxes_have_different_names_in_chinese():
