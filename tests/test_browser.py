@@ -431,7 +431,7 @@ def test_an_output_looks_unlike_code(browser, base_url, scheme):
     assert output[2] != traceback[2]  # a traceback's rule is not an output's
 
 
-@pytest.mark.parametrize(("lang", "words"), [("", "Take it away:"), ("zh/", "带走这个示例：")])
+@pytest.mark.parametrize(("lang", "words"), [("", "Take it away:"), ("zh/", "下载本示例：")])
 def test_the_take_away_links_are_at_the_top_of_the_page(page, base_url, lang, words):
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")
     line = page.locator("article p.mx-downloads")

@@ -139,7 +139,7 @@ TEXT: dict[str, dict[str, str]] = {
         "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
                  "自 torch {release} 起成立。",
         "failed": "示例构建失败",
-        "download": "带走这个示例：",
+        "download": "下载本示例：",
         "script": "脚本（.py）",
         "notebook": "带输出的笔记本（.ipynb）",
         "view": "笔记本视图",
