@@ -201,11 +201,11 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
     assert "## [A `page`](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
-    assert "\ntorch 2.11.0 and 2.14.1 print this, where torch 2.13.0 prints the lines marked -:" in text
+    assert "\nThe output of torch 2.11.0 and 2.14.1; the lines marked - are what torch 2.13.0 prints:" in text
     # the before and the after, as raw HTML at the start of a line (a block), not a code block
     hunk = '<span class="mx-diff__hunk">@@ -1 +1 @@</span>'
     assert f'\n<pre class="mx-diff">{hunk}\n<del>-old</del>\n<ins>+new</ins></pre>' in text
-    assert "\ntorch 2.12.1 print this" in text and "<ins>+older</ins>" in text
+    assert "\nThe output of torch 2.12.1; the lines" in text and "<ins>+older</ins>" in text
     assert "A check of examples/d/c.py (line 9: AssertionError) does not hold on torch 2.11.0 and 2.14.1." in text
     zh = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "zh"))
     assert "torch 2.11.0 和 2.14.1 的输出如下，标 - 的行是 torch 2.13.0 的输出：" in zh

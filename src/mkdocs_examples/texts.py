@@ -75,7 +75,7 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.uninstallable": "torch {release} cannot be installed on Python {python} ({platform}), so it has no "
         "recordings here. pip said: {reason}",
         "changes.cell": "cell",
-        "changes.print": "torch {releases} print this, where torch {torch} prints the lines marked -:",
+        "changes.print": "The output of torch {releases}; the lines marked - are what torch {torch} prints:",
         "changes.check": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
         # publish: a notebook view
         "view.title": "{title}: the notebook",
