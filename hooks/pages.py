@@ -72,6 +72,7 @@ UNLINKED = {
     "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
     "torch._dynamo.reset": "a private module: no entry in the pages read",
     "torch._dynamo.config.recompile_limit": "a flag of a private module: no entry in the pages read",
+    "torch._dynamo.config.cache_size_limit": "recompile_limit's name before 2.7, a flag of a private module",
     "torch._logging.set_logs": "a private module: no entry in the pages read (logging.md describes TORCH_LOGS)",
     "torch._inductor.aoti_compile_and_package": "a private module: no entry in the pages read",
     "torch.export": "export.md is not among the pages the inventory read (its source line)",
