@@ -241,6 +241,25 @@ def test_a_hand_made_cuda_recording_fails_the_strict_build_and_is_labelled_unver
 # --- the pull request's summary ------------------------------------------------------------------------
 
 
+def test_links_among_a_changes_recordings_are_named_and_never_read(tmp_path, key):
+    from mkdocs_examples.recordings.attest import changes
+
+    base, head = tmp_path / "base", tmp_path / "head"
+    trust(base, key)
+    signed_folder(base, key)
+    shutil.copytree(base, head)
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"aws_secret_access_key": "hunter2"}')
+    (head / CUDA / "stolen.json").symlink_to(secret)
+    (head / CUDA / "zero.json").symlink_to("/dev/zero")  # read, it would never end
+    (head / "notes.txt").symlink_to(secret)
+    found = {change.path: change for change in changes(base, head)}
+    assert set(found) == {f"{CUDA}/stolen.json", f"{CUDA}/zero.json", "notes.txt"}
+    for change in found.values():
+        assert change.status == "added" and change.problem.startswith("is a symbolic link"), change
+        assert "hunter2" not in change.problem
+
+
 def test_the_pr_summary_names_each_recording_a_change_adds_or_edits_and_whether_it_is_attested(tmp_path, key, capsys):
     base, head = tmp_path / "base", tmp_path / "head"
     trust(base, key)

@@ -273,12 +273,12 @@ def _recordings(found: list[RecordingChange], base: str) -> list[str]:
     out.append("")
     for change in found:
         name = f"<code>{inline(change.path)}</code> ({change.status})"
-        if change.kind == "signers":
+        if change.problem:
+            out.append(f"- {name}: **unreadable**: {inline(change.problem[:300])}")
+        elif change.kind == "signers":
             out.append(f"- {name}: **changes the keys whose recordings are trusted**; review it as code")
         elif change.kind != "recording" or change.status == "removed":
             out.append(f"- {name}")
-        elif change.problem:
-            out.append(f"- {name}: **unreadable**: {inline(change.problem[:300])}")
         elif change.verdict and change.verdict.attested and change.verdict.signer:
             signer = change.verdict.signer
             out.append(f"- {name}: attested, signed by {inline(signer.name)} ({signer.role})")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from mkdocs_examples.recordings import store
 from mkdocs_examples.recordings.store import Recording, RecordingError, Signature
+from mkdocs_examples.results import MAX_RECORDING
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source import files
 
@@ -250,10 +251,14 @@ def changes(base: Path, head: Path) -> list[Change]:
     before, after = _files(base), _files(head)
     found = []
     for path in sorted(set(before) | set(after)):
-        if path in before and path in after and before[path].read_bytes() == after[path].read_bytes():
-            continue
         status = "removed" if path not in after else "added" if path not in before else "edited"
         kind = _kind(path)
+        new, refused = _contents(after[path]) if path in after else (None, "")
+        if refused:  # a link (to a secret, to /dev/zero) or a device: never read, and named
+            found.append(Change(path, status, kind, problem=refused))
+            continue
+        if path in before and new is not None and _contents(before[path])[0] == new:
+            continue
         if status == "removed" or kind != "recording":
             found.append(Change(path, status, kind))
             continue
@@ -268,7 +273,21 @@ def changes(base: Path, head: Path) -> list[Change]:
 
 
 def _files(root: Path) -> dict[str, Path]:
-    return {f.relative_to(root).as_posix(): f for f in sorted(root.rglob("*")) if f.is_file()} if root.is_dir() else {}
+    """Every file under ``root`` and every link (which :func:`_contents` refuses), by its path relative to it."""
+    if not root.is_dir():
+        return {}
+    return {f.relative_to(root).as_posix(): f for f in sorted(root.rglob("*")) if f.is_symlink() or f.is_file()}
+
+
+def _contents(file: Path) -> tuple[bytes | None, str]:
+    """The bytes of ``file``, or why they are not read: a change's recordings are a stranger's files, and a link
+    among them could point at the runner's secrets or at /dev/zero."""
+    try:
+        return files.read_regular(file, MAX_RECORDING), ""
+    except files.Refused as refused:
+        return None, str(refused)
+    except OSError as error:
+        return None, f"cannot be read ({error.strerror or error})"
 
 
 def _kind(path: str) -> str:
