@@ -177,8 +177,17 @@ def test_huge_output_is_cut_and_says_how_much(runner):
     assert cell.truncated == 5001 - 2000
 
 
-def test_figures_are_captured_as_png(runner):
-    outcome = runner.one(
+@pytest.fixture(scope="module")
+def roomy(tmp_path_factory) -> Runner:
+    """The `runner`'s options with time to import matplotlib and encode megabytes of figures on a busy machine."""
+    root = tmp_path_factory.mktemp("roomy")
+    engine = Engine(root, None, options=Options(max_output=2000), preload=[], jobs=2, timeout=30)
+    yield Runner(root, engine)
+    engine.close()
+
+
+def test_figures_are_captured_as_png(roomy):
+    outcome = roomy.one(
         """\
         import matplotlib.pyplot as plt
         plt.plot([1, 2, 3])
@@ -195,8 +204,8 @@ def test_figures_are_captured_as_png(runner):
     [('b"GIF89a" + bytes(100)', "does not match"),  # not a PNG
      ('b"\\x89PNG\\r\\n\\x1a\\n" + bytes(5 << 20)', "characters, more than 6990508")],  # over 5 MiB
 )  # fmt: skip
-def test_a_figure_a_page_cannot_show_fails_its_cell_by_the_same_check(runner, written, why):
-    outcome = runner.one(
+def test_a_figure_a_page_cannot_show_fails_its_cell_by_the_same_check(roomy, written, why):
+    outcome = roomy.one(
         f"""\
         import matplotlib.pyplot as plt
         from matplotlib.figure import Figure
@@ -212,15 +221,6 @@ def test_a_figure_a_page_cannot_show_fails_its_cell_by_the_same_check(runner, wr
 
 
 # --- what an example shows in all: its text and figures (execute/child/budget.py) ---------------------
-
-
-@pytest.fixture(scope="module")
-def roomy(tmp_path_factory) -> Runner:
-    """The `runner`'s options with time to import matplotlib and encode megabytes of figures on a busy machine."""
-    root = tmp_path_factory.mktemp("roomy")
-    engine = Engine(root, None, options=Options(max_output=2000), preload=[], jobs=2, timeout=30)
-    yield Runner(root, engine)
-    engine.close()
 
 
 # A figure of 2 MiB of PNG, as large as noise makes one, without the time that drawing noise takes
