@@ -392,6 +392,34 @@ def test_an_example_runs_without_capabilities(tmp_path, monkeypatch):
     }  # fmt: skip
 
 
+# It renames its own thread through /proc, a write CUDA's driver makes there as it starts
+RENAMES = """\
+import threading
+try:
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as comm:
+        comm.write("renamed")
+    print("renamed")
+except PermissionError as error:
+    print("refused:", error.strerror)
+"""
+
+
+@linux_only
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_an_example_writes_its_own_proc_only_on_cuda_whose_driver_fails_without(tmp_path, monkeypatch, device):
+    monkeypatch.setattr(Engine, "_check_device", lambda self: None)  # no GPU here: the rules are what is tested
+    engine = engine_for(tmp_path, monkeypatch, device=device)
+    engine.pool.ready()
+    missing = engine.pool.sandbox["missing"] or {}
+    if "namespaces" in missing or "landlock" in missing:
+        engine.close()
+        pytest.skip(f"its own /proc needs namespaces and Landlock: {missing}")
+    outcome = run(engine, renames=RENAMES)["renames"]
+    assert outcome.failure is None, describe(outcome)
+    expected = "renamed\n" if device == "cuda" else "refused: Permission denied\n"
+    assert outcome.result.cells[0].output == expected
+
+
 # --- Landlock's rules ------------------------------------------------------------------------
 
 

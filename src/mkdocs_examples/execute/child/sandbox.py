@@ -175,6 +175,8 @@ def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Option
         # rule there would grant what is mounted beneath it (a project in /tmp); its TMPDIR is in its box
         isolated = prepared.namespaces is None
         own, shown = ([box, Path("/dev/shm")], [Path("/proc"), Path("/dev")]) if isolated else ([box], [])
+        if isolated and options.device == "cuda":  # CUDA's driver writes to /proc as it starts: without
+            own, shown = [*own, Path("/proc")], [Path("/dev")]  # that, cuInit fails with 304, "OS call failed"
         if prepared.rules is not None and not landlock.restrict(prepared.rules, writable=own, readable=shown):
             raise OSError("the kernel refused this example's Landlock rules: it does not run unconfined")
 
