@@ -181,7 +181,7 @@ for name, saved in [("resumed with state", state), ("resumed without", None)]:
     scales[name] = resumed_scaler.get_scale()
     print(f"{name + ':':21}", scales[name])
 
-print("CUDA generators:", torch.cuda.get_rng_state_all())  # none here
+print("CUDA generators:", len(torch.cuda.get_rng_state_all()))  # one per GPU
 
 # %% scaler-state-checks tags=["remove-cell"]
 assert state == {"scale": 1024.0, "growth_factor": 2.0,
@@ -192,10 +192,11 @@ assert scales["resumed without"] == 1024.0  # one step behind
 # plain numbers: a checkpoint with it loads with weights_only=True
 torch.save({"scaler": state}, "scaler.pt")
 assert torch.load("scaler.pt")["scaler"] == state
-# no GPU: an empty list, which saves and restores as it is
-assert not torch.cuda.is_available()
-assert torch.cuda.get_rng_state_all() == []
-torch.cuda.set_rng_state_all([])
+# one state per GPU; with no GPU an empty list, which saves and restores as it is
+assert len(torch.cuda.get_rng_state_all()) == torch.cuda.device_count()
+if not torch.cuda.is_available():
+    assert torch.cuda.get_rng_state_all() == []
+    torch.cuda.set_rng_state_all([])
 # torch.get_rng_state() is the CPU generator's state alone
 assert torch.equal(torch.get_rng_state(),
                    torch.default_generator.get_state())
