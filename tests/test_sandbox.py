@@ -492,3 +492,26 @@ def test_an_example_whose_landlock_rules_the_kernel_refuses_does_not_run(tmp_pat
         except BaseException:
             os._exit(1)
     assert os.waitpid(pid, 0)[1] >> 8 == 7
+
+
+def test_the_worker_shuts_down_the_nvml_that_torchs_check_started_before_it_forks_examples(monkeypatch):
+    import ctypes
+
+    from mkdocs_examples.execute.child import worker
+
+    calls = []
+
+    class Library:
+        def __init__(self, name):
+            calls.append(name)
+
+        def nvmlShutdown(self):
+            calls.append("nvmlShutdown")
+            return 0
+
+    monkeypatch.setattr(ctypes, "CDLL", Library)
+    worker.release_nvml()
+    assert calls == ["libnvidia-ml.so.1", "nvmlShutdown"]
+    source = Path(worker.__file__).read_text(encoding="utf-8")
+    check = source.index("cuda = sys.modules[\"torch\"].cuda.is_available()")
+    assert source.index("release_nvml()", check) < source.index("self.say(", check)  # before any example forks

@@ -18,6 +18,7 @@ answer, and killed. The worker ends when its stdin ends, which happens however t
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import gc
 import importlib
@@ -92,6 +93,8 @@ class Worker:
         cuda = False
         if "torch" in sys.modules:
             cuda = sys.modules["torch"].cuda.is_available()  # NVML-based check: CUDA stays uninitialised
+            if cuda:
+                release_nvml()
         gc.collect()
         gc.freeze()  # what the worker imported stays out of every collection: its pages stay shared with the children
         cgroups = self.sandbox.cgroups
@@ -324,6 +327,17 @@ class Worker:
             self.answers.flush()
         except OSError:  # the build has gone
             self.exit()
+
+
+def release_nvml() -> None:
+    """Shut down NVML, which torch's NVML-based check started in the worker and leaves running.
+
+    Every example forked from the worker would inherit it started, with descriptors the sandbox
+    closes, and each NVML call there fails with error 17 ("OS call failed"): among them the one
+    torch's allocator makes to say who holds the GPU's memory when it runs out, which then raises
+    an internal assert instead of "CUDA out of memory". Shut down, NVML starts afresh in each example.
+    """
+    ctypes.CDLL("libnvidia-ml.so.1").nvmlShutdown()
 
 
 def _hidden(fd: int) -> int:
