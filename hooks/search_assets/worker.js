@@ -26,10 +26,21 @@ function ptSegment(text, vocabulary) {
 // they are (ptErrorQuery). Material's own rewrite joined the words with a textual `* `, which the
 // wildcard it adds made `保存**`: a term that nothing matches, listed as missing, not highlighted.
 var PT_HAN = /\p{sc=Han}/u
+// Words of a question that say nothing about its subject, beyond lunr's stop words: the name of the
+// library (every page is about it), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
+// asks 长什么样, 里 every 里面). A last word still being typed is kept, as a stop word is
+var PT_STOP = new Set([
+  "pytorch", "vs", "versus",
+  "什么", "怎么", "怎样", "如何", "为什么", "为何", "是否", "哪个", "哪些", "哪里", "意思", "到底", "一样",
+  "一下", "需要", "可以", "应该", "有没有", "能不能", "要不要", "怎么办", "怎么样", "时候", "干什么",
+  "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
+])
 function ptQuery(query, index) {
   if (ptErrorLine) return query
   var apart = query
     .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
+    .replace(/([A-Za-z_)])\.(?=[A-Za-z_])/g, "$1 ") // torch.gather: two words, as in the index
+    .replace(/[()[\]"`',!=/]/g, " ") // contiguous(): the word alone, which the wildcard then extends
     .replace(/(\p{sc=Han})(?=[A-Za-z0-9_])/gu, "$1 ")
     .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
   var typing = !/\s$/.test(query)
@@ -38,16 +49,32 @@ function ptQuery(query, index) {
   parts.forEach(function (part, i) {
     var last = typing && i === parts.length - 1
     if (!PT_HAN.test(part)) {
-      if (last || !/^[A-Za-z]+$/.test(part) || lunr.stopWordFilter(part.toLowerCase())) words.push(part)
+      var lower = part.toLowerCase()
+      if (last || !/^[A-Za-z]+$/.test(part) || (lunr.stopWordFilter(lower) && !PT_STOP.has(lower))) words.push(part)
       return
     }
     if (!/^\p{sc=Han}+$/u.test(part)) return void words.push(part) // lunr syntax around Han letters
     ptSegment(part, index.invertedIndex).forEach(function (word) {
-      if (lunr.zh && !lunr.zh.stopWordFilter(word) && !(last && word === part)) return
+      if (lunr.zh && (!lunr.zh.stopWordFilter(word) || PT_STOP.has(word)) && !(last && word === part)) return
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
     })
   })
-  return ptSynonyms(words).map(function (word, i) { return ptWholePieces(word, i < words.length) }).join(" ")
+  // the last word is still being typed unless the index holds it whole (梯度, torch: not 梯度累积, torchrun)
+  var unfinished = typing && words.length && !(words[words.length - 1].toLowerCase() in index.invertedIndex)
+  var lastTyped = unfinished ? words.length - 1 : -1
+  return ptSynonyms(words).map(function (word, i) {
+    var pieces = ptWholePieces(word, i < words.length)
+    return pieces === word ? ptFields(word, i === lastTyped) : pieces
+  }).join(" ")
+}
+
+// A word matches the beginning of words in titles and text (layer finds layers), but a tag only whole:
+// a tag is the page's subject in the reader's words, weighted above all else (mkdocs.yml), and a tag
+// that merely begins with the word (torch: the tag torchrun) put its page first for every query that
+// holds the word. A word still being typed, or written with lunr's syntax, is left as it is
+function ptFields(word, typing) {
+  if (typing || /[+\-~^*:]/.test(word)) return word
+  return "title:" + word + " text:" + word + " tags:" + word + "^1"
 }
 
 // A name such as num_workers: the index holds its pieces (num, workers). Each but the last is matched
@@ -99,9 +126,15 @@ function ptTypedWordsFound(item) {
 // pages whose sections hold the most of its words come first
 var ptSeparator = null
 var ptErrorLine = false
+// A line of six words or more is a pasted message without its type when it reads as one (it says what
+// went wrong, or holds values: shapes, numbers, key=value) and not as a question ("how to check if
+// pytorch is using the GPU", "torch.compile makes my model slower")
+var PT_QUESTION = /^\s*(how|what|why|when|which|where|who|should|can|could|is|are|does|do|did|will|would)\b|\?|\bvs\b/i
+var PT_ERRORISH = /\b(expected|expects?|must|cannot|can't|not|only|failed|invalid|unexpected|found|got|mismatch|modified|implicitly|killed|assert|triggered|deprecated|unsupported|requires?)\b/i
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
-  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || words.length >= 6
+  var said = PT_ERRORISH.test(query) || /[(=[\]\d]/.test(query) // as a message says it: what went wrong, values
+  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || (words.length >= 6 && said && !PT_QUESTION.test(query))
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
   ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
