@@ -368,3 +368,10 @@ def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
     assert "///" not in html_text and "</pre><" not in html_text
     ours = r'^<pre class="mx-diff">|</pre>$|</?(del|ins)>|<span class="mx-diff__hunk">|</span>'
     assert unescape(re.sub(ours, "", html_text)) == hostile  # the same text, once read
+
+
+def test_notes_of_other_releases_come_oldest_first_not_in_the_order_of_text():
+    releases = ("2.10.0", "2.4.1", "2.11.0", "2.9.1")  # as folder names sort: 2.10 before 2.4
+    text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"printed by {r}\n") for r in releases))
+    titles = re.findall(r'\?\?\? note "torch ([\d.]+) prints"', text)
+    assert titles == ["2.4.1", "2.9.1", "2.10.0", "2.11.0"]

@@ -101,6 +101,16 @@ class Shown:
     notes: list[list[View]]
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """``2.14.1`` → ``(2, 14, 1)``, for sorting releases; parts that are not numbers count as 0."""
+    return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", release(version))[:3])
+
+
+def _oldest_first(view: View) -> tuple:
+    """The order of other environments' outputs: by torch release (2.4 before 2.10), Python, then CPU first."""
+    return version_key(view.env.get("torch", "")), version_key(view.env.get("python", "")), view.device != "cpu"
+
+
 def same_environment(a: dict[str, str], b: dict[str, str]) -> bool:
     """Whether two runs used the same torch release and Python (their devices aside)."""
     return release(a.get("torch", "?")) == release(b.get("torch", "?")) and python_minor(
@@ -112,7 +122,7 @@ def attribute(views: list[View]) -> Shown:
     """Tabs and notes for ``views``, the first being the page's own output (see the module's docstring)."""
     if not views:
         return Shown([], [])
-    first, others = views[0], views[1:]
+    first, others = views[0], sorted(views[1:], key=_oldest_first)
     tabs = [first]
     for view in sorted(others, key=lambda v: not same_environment(v.env, first.env)):  # the page's own first
         if view.device == first.device or any(t.device == view.device for t in tabs):

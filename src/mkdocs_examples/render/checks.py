@@ -18,20 +18,14 @@ show it: "outputs differ on torch 2.9.1, 2.14.1".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from mkdocs_examples.recordings.store import Recording, release
-from mkdocs_examples.render.attribution import change_key
+from mkdocs_examples.render.attribution import change_key, version_key
 from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """``2.14.1`` → ``(2, 14, 1)``, for sorting releases; parts that are not numbers count as 0."""
-    return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", release(version))[:3])
 
 
 def differing(example: Example, result: Result, recordings: list[Recording]) -> set[str]:
