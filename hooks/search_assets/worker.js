@@ -27,10 +27,11 @@ function ptSegment(text, vocabulary) {
 // wildcard it adds made `保存**`: a term that nothing matches, listed as missing, not highlighted.
 var PT_HAN = /\p{sc=Han}/u
 // Words of a question that say nothing about its subject, beyond lunr's stop words: the name of the
-// library (every page is about it), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
+// library (every page is about it; as a prefix, torch found every title with torchvision or torchrun,
+// and torch.gather is about gather), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
 // asks 长什么样, 里 every 里面). A last word still being typed is kept, as a stop word is
 var PT_STOP = new Set([
-  "pytorch", "vs", "versus",
+  "pytorch", "torch", "vs", "versus",
   "什么", "怎么", "怎样", "如何", "为什么", "为何", "是否", "哪个", "哪些", "哪里", "意思", "到底", "一样",
   "一下", "需要", "可以", "应该", "有没有", "能不能", "要不要", "怎么办", "怎么样", "时候", "干什么",
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
