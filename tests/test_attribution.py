@@ -236,7 +236,7 @@ def test_a_stale_cpu_recording_of_another_release_is_not_taken_for_the_gpus():
                       (CellResult(0), CellResult(1, skipped="requires-cuda")))  # fmt: skip
     published = (Published.holding("cpu", stale, example),)
     text = render_example(example, result, None, lang="en", limit=1000, published=published)
-    assert "has not been recorded on a GPU yet" in text and "changed since it was recorded" not in text
+    assert "has not been run on a GPU yet" in text and "has changed since" not in text
 
 
 def test_a_measurement_shows_the_builds_own_value_and_no_other_release_s():

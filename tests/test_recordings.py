@@ -188,14 +188,14 @@ def test_a_stale_recording_is_never_shown(lang):
     edited = Example.from_source("d/gpu.py", EXAMPLE.file, SOURCE.replace('print("cpu")', 'print("CPU")'))
     md = page(edited, fixture_recording(), lang=lang)
     assert "cuda:0" not in md and "FIXTURE GPU (test data) ·" not in md and "===" not in md
-    note = "has changed since it was recorded on FIXTURE GPU" if lang == "en" else "上录制（2026-11-22）之后又改过了"
+    note = "has changed since it last ran on FIXTURE GPU" if lang == "en" else "上运行之后（2026-11-22）又改过了"
     assert note in md
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_without_a_recording_the_cell_says_it_was_never_recorded(lang):
     md = page(recording=None, lang=lang)
-    assert ("has not been recorded on a GPU yet" if lang == "en" else "还没有在 GPU 上录制过") in md
+    assert ("has not been run on a GPU yet" if lang == "en" else "还没有在 GPU 上运行过") in md
 
 
 def test_a_recording_made_with_another_torch_says_so():

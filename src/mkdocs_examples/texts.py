@@ -16,10 +16,10 @@ TEXT: dict[str, dict[str, str]] = {
         "exception": "Raised (as intended)",
         "figure": "Figure",
         "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
-        "cuda": "This cell needs a CUDA GPU. It has not been recorded on a GPU yet, and the machine that built "
-        "this page has none.",
-        "stale": "The GPU output of this cell is not shown: the example has changed since it was recorded on "
-        "{gpu} ({date}). The GPU job records it again once the change is merged.",
+        "cuda": "This cell runs only on a CUDA GPU. Its output is not shown here: this version of the code has "
+        "not been run on a GPU yet.",
+        "stale": "This cell runs only on a CUDA GPU. Its output is not shown here: the code has changed since "
+        "it last ran on {gpu} ({date}).",
         # render: the page's one block on where its outputs come from (each output has a short label)
         "sources": "Where the outputs on this page come from:",
         "sources.built": "{label}: {what}, when this site was built.",
@@ -117,9 +117,8 @@ TEXT: dict[str, dict[str, str]] = {
         "exception": "抛出的异常（预期之中）",
         "figure": "图",
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
-        "cuda": "此单元需要 CUDA GPU。它还没有在 GPU 上录制过，构建本页的机器也没有 GPU。",
-        "stale": "此单元的 GPU 输出暂不显示：示例在 {gpu} 上录制（{date}）之后又改过了。"
-        "改动合并后，GPU 任务会重新录制。",
+        "cuda": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：这一版代码还没有在 GPU 上运行过。",
+        "stale": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：代码在 {gpu} 上运行之后（{date}）又改过了。",
         "sources": "本页输出的来源：",
         "sources.built": "{label}：构建本站时{what}。",
         "sources.recorded": "{label}：录制于 {date}，{what}。",
