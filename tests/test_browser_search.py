@@ -189,6 +189,22 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     assert search_queries.result_pages(page)[0] == "/data/splits/"
 
 
+@pytest.mark.parametrize("lang, path, query", [("en", "autograd/graph/", "leaf"), ("zh", "zh/autograd/graph/", "叶子节点")])
+def test_a_page_opened_from_a_result_marks_the_words_searched_for(page, base_url, lang, path, query):
+    """Every result links with ?h=<the query>: the page it opens marks those words, though its reader has not
+    touched its search box (which is when a page loads the index otherwise)."""
+    pages = search_queries.search(page, base_url, "" if lang == "en" else "zh/", query)
+    assert pages[0] == f"/{path}"
+    href = page.locator(".md-search-result__item > a").first.get_attribute("href")
+    assert "h=" in href
+    fresh = page.context.new_page()
+    fresh.goto(f"{base_url}/{path}?h={query}")
+    fresh.wait_for_selector("article mark", timeout=10_000)
+    marked = {text.strip() for text in fresh.locator("article mark").all_inner_texts()}
+    fresh.close()
+    assert any(query.lower() in text.lower() for text in marked), marked
+
+
 # What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
 # page and the search index are budgeted apart: the index grows with every page the site adds (about
 # 1.6 KB sent per page in English, 2.1 KB in Chinese, with 71 pages each, since the errors pages hold

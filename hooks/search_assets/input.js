@@ -5,13 +5,15 @@ document.addEventListener("input", function (event) {
   if (input.matches && input.matches(".md-search__input")) input.dispatchEvent(new KeyboardEvent("keyup"))
 })
 
-// Load the search index when the reader goes to the search, not with every page: Material requests
-// it (XMLHttpRequest) as soon as a page loads, and most readers of a page never search
+// Load the search index when the reader goes to the search, or comes from it, not with every page:
+// Material requests it (XMLHttpRequest) as soon as a page loads, and most readers of a page never search
 ;(function () {
   var open = XMLHttpRequest.prototype.open
   var send = XMLHttpRequest.prototype.send
   var waiting = []
-  var wanted = false
+  // a page opened from a search result (?h=the+query): Material marks the query's words on it once the
+  // index is there, so it is wanted at once
+  var wanted = new URLSearchParams(location.search).has("h")
   XMLHttpRequest.prototype.open = function (method, url) {
     this.ptIndex = /\/search\/search_index\.json$/.test(String(url))
     this.ptSitemap = /\/sitemap\.xml$/.test(String(url))
