@@ -1,0 +1,123 @@
+# %% [markdown]
+# Apple silicon GPUs (MPS): is the mps device there, choosing cuda,
+# mps or cpu in one place, and what an mps device does on a machine
+# without one. Run on Linux: the Mac-only parts are prose on the page
+
+# %% [markdown] lang="zh"
+# Apple 芯片的 GPU（MPS）：`mps` 设备是否可用，在一处选好 cuda、mps 或 cpu，
+# 以及在没有 MPS 的机器上 `mps` 设备会怎样。本例在 Linux 上运行：
+# 只能在 Mac 上运行的内容见页面上的文字
+
+# %% check-mps
+import sys
+
+import numpy as np
+import torch
+from torch import nn
+
+print(torch.backends.mps.is_built())  # was this torch built with MPS?
+print(torch.backends.mps.is_available())  # ...and is there a Mac GPU?
+
+# %% check-mps-checks tags=["remove-cell"]
+if sys.platform != "darwin":  # only the macOS builds of torch have MPS
+    assert not torch.backends.mps.is_built()
+    assert not torch.backends.mps.is_available()
+# available implies built
+assert torch.backends.mps.is_built() or not torch.backends.mps.is_available()
+
+# %% pick-device
+if torch.cuda.is_available():
+    device = torch.device("cuda")
+elif torch.backends.mps.is_available():
+    device = torch.device("mps")
+else:
+    device = torch.device("cpu")
+print(device)
+
+model = nn.Linear(3, 2).to(device)
+x = torch.ones(4, 3, device=device)
+print(model(x).device)
+
+# %% pick-device-checks tags=["remove-cell"]
+expected = (
+    "cuda" if torch.cuda.is_available()
+    else "mps" if torch.backends.mps.is_available()
+    else "cpu"
+)
+assert device.type == expected
+assert model(x).device.type == device.type
+assert next(model.parameters()).device.type == device.type
+if sys.platform != "darwin" and not torch.cuda.is_available():
+    assert device == torch.device("cpu")  # this site's build machine
+if hasattr(torch, "accelerator"):  # torch 2.6 and later
+    found = torch.accelerator.current_accelerator()
+    if not torch.cuda.is_available() and sys.platform != "darwin":
+        assert found is None  # no accelerator here
+    if torch.cuda.is_available():
+        assert found.type == "cuda"
+
+# %% mps-device-object
+mps = torch.device("mps")
+print(mps, mps.type, mps.index)
+
+# %% mps-device-object-checks tags=["remove-cell"]
+assert mps.type == "mps" and mps.index is None
+assert torch.device("mps:0").index == 0
+
+# %% to-mps-here tags=["raises-exception"]
+x = torch.ones(3)
+x.to(mps)  # this torch has no MPS
+
+# %% to-mps-here-checks tags=["remove-cell"]
+if not torch.backends.mps.is_built():
+    try:
+        torch.ones(3).to(mps)
+    except RuntimeError as error:
+        assert "mps" in str(error).lower()
+    else:
+        raise AssertionError("a torch without MPS moved a tensor to mps")
+    try:
+        nn.Linear(3, 2).to("mps")  # a model fails the same way
+    except RuntimeError as error:
+        assert "mps" in str(error).lower()
+    else:
+        raise AssertionError("a torch without MPS moved a model to mps")
+
+# %% float64
+x = torch.from_numpy(np.array([0.5, 1.5]))  # NumPy's default: float64
+print(x.dtype)
+x = x.to(device, torch.float32)  # device and dtype in one call
+print(x.dtype, x.device.type == device.type)
+print(torch.tensor([0.5, 1.5]).dtype)  # Python floats: float32 already
+
+# %% float64-checks tags=["remove-cell"]
+assert torch.from_numpy(np.array([0.5])).dtype == torch.float64
+assert x.dtype == torch.float32 and x.device.type == device.type
+assert torch.tensor([0.5, 1.5]).dtype == torch.float32
+
+# %% mps-api-checks tags=["remove-cell"]
+# The Mac-only functions the page names exist in this torch; they need a Mac
+# to run
+for name in (
+    "empty_cache",
+    "current_allocated_memory",
+    "driver_allocated_memory",
+    "synchronize",
+    "manual_seed",
+):
+    assert callable(getattr(torch.mps, name)), name
+assert callable(torch.backends.mps.is_available)
+assert callable(torch.backends.mps.is_built)
+if not torch.backends.mps.is_built():
+    for name in (
+        "current_allocated_memory",
+        "driver_allocated_memory",
+        "empty_cache",
+        "synchronize",
+    ):
+        try:
+            getattr(torch.mps, name)()  # needs the MPS backend
+        except RuntimeError as error:
+            assert "MPS" in str(error), name
+        else:
+            raise AssertionError(f"torch.mps.{name} ran without MPS")
