@@ -391,3 +391,62 @@ if library.is_file():  # Linux wheels
 # %% conv-dtype-bias tags=["raises-exception"]
 # a layer with a bias (the default): the check that names the bias
 nn.Conv2d(3, 8, 3)(images)
+
+# %% arch-list
+print(torch.version.cuda, torch.cuda.get_arch_list())  # what it has code for
+
+# %% arch-list-checks tags=["remove-cell"]
+import inspect
+
+if torch.version.cuda is None:  # a CPU build has no GPU code at all
+    assert torch.cuda.get_arch_list() == []
+# torch compares the two itself when CUDA starts, and warns
+assert "is not compatible with the current PyTorch installation" in \
+    inspect.getsource(torch.cuda._check_cubins)
+
+# %% arch-rule
+def has_kernels_for(arch_list, capability):
+    """Whether a torch built for `arch_list` runs on a GPU of `capability`"""
+    for arch in arch_list:
+        kind, number = arch.split("_")
+        number = number.rstrip("af")  # sm_90a: built for 9.0
+        built = (int(number[:-1]), int(number[-1]))
+        if kind == "sm" and built[0] == capability[0] and built <= capability:
+            return True  # machine code: same major, this minor or older
+        if kind == "compute" and built <= capability:
+            return True  # PTX: compiled for any newer GPU when loaded
+    return False
+
+
+wheel = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+print(has_kernels_for(wheel, (8, 9)))  # e.g. an RTX 4090: runs sm_86 code
+print(has_kernels_for(wheel, (6, 1)))  # e.g. a GTX 1080: nothing for 6.x
+print(has_kernels_for(["sm_80", "sm_90"], (12, 0)))  # too new for the build
+
+# %% arch-rule-checks tags=["remove-cell"]
+assert has_kernels_for(wheel, (8, 9)) and has_kernels_for(wheel, (9, 0))
+assert not has_kernels_for(wheel, (6, 1))
+assert not has_kernels_for(["sm_80", "sm_90"], (12, 0))
+assert has_kernels_for(["sm_80", "compute_90"], (12, 0))  # PTX serves newer GPUs
+assert not has_kernels_for([], (9, 0))  # the CPU build
+releases = getattr(torch.cuda, "PYTORCH_RELEASES_CODE_CC", None)
+if releases is not None and torch.__version__.startswith("2.13"):
+    # the wheel above: torch 2.13's CUDA 12.9 to 13.2 builds for x86-64;
+    # only its CUDA 12.6 build still has sm_50, sm_60 and sm_70
+    for cuda in ("12.9", "13.0", "13.2"):
+        assert releases[cuda]["x86_64"] == {75, 80, 86, 90, 100, 120}
+    assert {50, 60, 70} <= releases["12.6"]["x86_64"]
+    assert not {100, 120} & releases["12.6"]["x86_64"]
+compatible = getattr(torch.cuda, "_code_compatible_with_device", None)
+if compatible is not None:  # torch's own rule agrees on these GPUs
+    for device_cc in (61, 75, 86, 89, 90, 120):
+        ours = has_kernels_for(wheel, (device_cc // 10, device_cc % 10))
+        theirs = any(compatible(device_cc, cc) for cc in (75, 80, 86, 90, 100, 120))
+        assert ours == theirs, device_cc
+
+# %% arch-vs-capability tags=["requires-cuda"]
+capability = torch.cuda.get_device_capability()  # launches no kernel
+print(torch.cuda.get_device_name(), capability)
+print(torch.cuda.get_arch_list())
+print(has_kernels_for(torch.cuda.get_arch_list(), capability))
+assert has_kernels_for(torch.cuda.get_arch_list(), capability)
