@@ -136,3 +136,23 @@ torch.set_default_device("cpu")
 assert torch.get_default_device() == torch.device("cpu")
 advice = torch.cuda.set_device.__doc__
 assert "discouraged in favor of" in advice and "CUDA_VISIBLE_DEVICES" in advice
+
+# %% check-gpu
+print(torch.cuda.is_available())  # can this torch use a GPU here?
+print(torch.cuda.device_count())  # how many GPUs it sees
+model = nn.Linear(3, 2).to(device)
+x = torch.ones(1, 3, device=device)
+print(next(model.parameters()).device, x.device)  # where the work runs
+
+# %% check-gpu-checks tags=["remove-cell"]
+assert torch.cuda.is_available() == (torch.cuda.device_count() > 0)
+assert next(model.parameters()).device.type == device.type == x.device.type
+if not torch.cuda.is_available():
+    assert x.device == torch.device("cpu")
+
+# %% check-gpu-cuda tags=["requires-cuda"]
+index = torch.cuda.current_device()
+print(index, torch.cuda.get_device_name(index))
+print(torch.cuda.memory_allocated(index) > 0)  # our tensors hold its memory
+assert index == 0 and model.weight.is_cuda and x.is_cuda
+assert torch.cuda.memory_allocated(index) > 0
