@@ -205,6 +205,24 @@ def test_a_page_opened_from_a_result_marks_the_words_searched_for(page, base_url
     assert any(query.lower() in text.lower() for text in marked), marked
 
 
+@pytest.mark.parametrize("width", [1280, 390])
+def test_enter_on_a_result_opens_the_section_its_card_shows_not_the_pages_top(browser, base_url, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    error = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
+    page.goto(f"{base_url}/")
+    if width < 600:
+        search_queries.open_phone_search(page)
+        pages = search_queries.ask(page, error)
+    else:
+        pages = search_queries.search(page, base_url, "", error)
+    assert pages[0] == "/errors/cuda/"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/errors/cuda/**")
+    assert urlsplit(page.url).fragment == "runtimeerror-expected-all-tensors-to-be-on-the-same-device"
+    page.close()
+
+
 # What a reader downloads from GitHub Pages, which sends HTML, JSON, CSS and JavaScript gzipped. A
 # page and the search index are budgeted apart: the index grows with every page the site adds (about
 # 1.6 KB sent per page in English, 2.1 KB in Chinese, with 71 pages each, since the errors pages hold

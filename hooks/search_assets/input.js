@@ -41,3 +41,16 @@ document.addEventListener("input", function (event) {
   document.addEventListener("focusin", load)
   document.addEventListener("change", load)
 })()
+
+// A result's card is its page, with the page's best sections below it, and its first link, the page's
+// title, is where a click or Enter goes. Where a section answers better than the page as a whole (a
+// pasted error: its section on an errors page), that link opens the section, not the top of the page
+new MutationObserver(function () {
+  document.querySelectorAll(".md-search-result__item").forEach(function (item) {
+    var links = item.querySelectorAll(":scope > a.md-search-result__link")
+    if (links.length < 2 || links[0].dataset.ptBest) return
+    var score = function (link) { return parseFloat(link.querySelector("[data-md-score]").dataset.mdScore) }
+    links[0].dataset.ptBest = "1"
+    if (score(links[1]) > score(links[0])) links[0].href = links[1].href
+  })
+}).observe(document.querySelector(".md-search-result__list") || document.body, { childList: true, subtree: true })
