@@ -1,0 +1,202 @@
+# %% [markdown]
+# A model summary with torch alone: what print(model) shows, counting
+# parameters (total, trainable, buffers), a Keras-like table of output
+# shapes from forward hooks, and the size of the parameters in bytes
+
+# %% [markdown] lang="zh"
+# 只用 torch 打印模型摘要：`print(model)` 显示什么，统计参数量（总数、可训练、
+# buffer），用前向 hook 打印类似 Keras 的每层输出形状表，以及参数占多少字节
+
+# %% model
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, kernel_size=3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv(x))), 2)
+        return self.fc(x.flatten(1))
+
+
+model = Net()
+print(model)
+
+# %% model-checks tags=["remove-cell"]
+text = str(model)
+assert text == repr(model)
+# one line per registered submodule, with its constructor arguments
+assert [type(m).__name__ for m in model.children()] == [
+    "Conv2d", "BatchNorm2d", "Linear"
+]
+assert all(f"({name}): " in text for name, _ in model.named_children())
+# functional calls in forward are not modules: print(model) cannot list them
+assert "relu" not in text.lower() and "pool" not in text.lower()
+# no parameter count and no output shape in it
+n = sum(p.numel() for p in model.parameters())
+assert n == 698 and str(n) not in text
+assert "[2, 4, 8, 8]" not in text and "(2, 10)" not in text
+
+
+class Backwards(nn.Module):  # registered in another order than forward runs
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.conv = nn.Conv1d(1, 2, 1)
+
+    def forward(self, x):
+        return self.fc(self.conv(x).mean(-1))
+
+
+assert [n for n, _ in Backwards().named_children()] == ["fc", "conv"]
+assert str(Backwards()).index("(fc)") < str(Backwards()).index("(conv)")
+
+# %% count
+n_params = sum(p.numel() for p in model.parameters())
+n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+print(n_params, n_trainable)
+
+# %% count-checks tags=["remove-cell"]
+# conv: 4 * 1 * 3 * 3 + 4, bn: weight and bias of 4, fc: 64 * 10 + 10
+assert n_params == (4 * 9 + 4) + (4 + 4) + (64 * 10 + 10) == 698
+assert n_trainable == n_params
+
+# %% freeze
+model.conv.requires_grad_(False)
+n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+print(n_params, n_trainable, n_params - n_trainable)
+
+# %% freeze-checks tags=["remove-cell"]
+assert n_trainable == 698 - 40 == 658
+assert [p.requires_grad for p in model.conv.parameters()] == [False, False]
+# frozen parameters are still parameters: the total does not change
+assert sum(p.numel() for p in model.parameters()) == n_params
+
+# %% buffers
+for name, b in model.named_buffers():
+    print(name, tuple(b.shape), b.dtype)
+n_buffers = sum(b.numel() for b in model.buffers())
+print(n_buffers)
+
+# %% buffers-checks tags=["remove-cell"]
+assert [n for n, _ in model.named_buffers()] == [
+    "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"
+]
+assert n_buffers == 4 + 4 + 1 == 9
+assert not any(b.requires_grad for b in model.buffers())
+# buffers are not parameters
+buffer_ids = {id(b) for b in model.buffers()}
+assert not any(id(p) in buffer_ids for p in model.parameters())
+
+# %% state-dict-count
+state = model.state_dict()
+print(len(state), sum(v.numel() for v in state.values()))
+
+# %% state-dict-count-checks tags=["remove-cell"]
+assert len(state) == 6 + 3 == 9
+assert sum(v.numel() for v in state.values()) == n_params + n_buffers == 707
+assert set(state) == (
+    {n for n, _ in model.named_parameters()}
+    | {n for n, _ in model.named_buffers()}
+)
+
+# %% summary
+def summary(model, x):
+    rows, names = [], {}
+
+    def hook(module, args, output):
+        n = sum(p.numel() for p in module.parameters())
+        rows.append((names[module], list(output.shape), n))
+
+    handles = []
+    for name, module in model.named_modules():
+        if not list(module.children()):  # leaf modules only
+            names[module] = f"{name} ({type(module).__name__})"
+            handles.append(module.register_forward_hook(hook))
+    was_training = model.training
+    model.eval()  # a forward pass in train mode would update BatchNorm
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+        model.train(was_training)
+
+    print(f"{'Layer (type)':<20}{'Output shape':<18}{'Param #':>9}")
+    for name, shape, n in rows:
+        print(f"{name:<20}{str(shape):<18}{n:>9,}")
+    total = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    print(f"Total params: {total:,}")
+    print(f"Trainable params: {trainable:,}")
+    print(f"Non-trainable params: {total - trainable:,}")
+    return rows
+
+
+x = torch.randn(2, 1, 8, 8)
+rows = summary(model, x)
+
+# %% summary-checks tags=["remove-cell"]
+assert rows == [
+    ("conv (Conv2d)", [2, 4, 8, 8], 40),
+    ("bn (BatchNorm2d)", [2, 4, 8, 8], 8),
+    ("fc (Linear)", [2, 10], 650),
+]
+assert sum(n for _, _, n in rows) == n_params
+# eval mode for the pass: the BatchNorm statistics did not move
+assert model.bn.num_batches_tracked == 0
+assert torch.equal(model.bn.running_mean, torch.zeros(4))
+assert model.training  # and the model is back in train mode
+# the same pass in train mode would have updated them
+probe = Net()
+probe(x)
+assert probe.bn.num_batches_tracked == 1
+assert not torch.equal(probe.bn.running_mean, torch.zeros(4))
+# module layers have rows, and a module called twice has two
+import contextlib
+import io
+
+shared = nn.Linear(3, 3)
+twice = nn.Sequential(shared, nn.ReLU(), shared, nn.Flatten())
+with contextlib.redirect_stdout(io.StringIO()):
+    twice_rows = summary(twice, torch.randn(2, 3))
+assert [r[0] for r in twice_rows] == [
+    "0 (Linear)", "1 (ReLU)", "0 (Linear)", "3 (Flatten)"
+]
+# the hooks are gone: another forward pass adds no rows
+with torch.no_grad():
+    model.eval()(x)
+model.train()
+assert len(rows) == 3
+
+# %% size
+param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+buffer_bytes = sum(b.numel() * b.element_size() for b in model.buffers())
+print(param_bytes, buffer_bytes)
+print(f"{(param_bytes + buffer_bytes) / 1024:.2f} KiB")
+
+# %% size-checks tags=["remove-cell"]
+assert param_bytes == 698 * 4 == 2792  # float32: 4 bytes each
+# running_mean and running_var in float32, num_batches_tracked in int64
+assert buffer_bytes == 8 * 4 + 8 == 40
+assert param_bytes == sum(p.nbytes for p in model.parameters())
+assert model.bn.num_batches_tracked.element_size() == 8
+assert round((2792 + 40) / 1024, 2) == 2.77
+# training adds a gradient of the same size, and Adam two state tensors
+train = Net()
+adam = torch.optim.Adam(train.parameters())
+train(x).sum().backward()
+adam.step()
+for p in train.parameters():
+    assert p.grad.nbytes == p.nbytes
+    state = adam.state[p]
+    assert state["exp_avg"].nbytes == state["exp_avg_sq"].nbytes == p.nbytes
+half = Net().to(torch.bfloat16)
+assert sum(p.numel() * p.element_size() for p in half.parameters()) == 698 * 2
