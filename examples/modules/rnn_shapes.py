@@ -1,0 +1,152 @@
+# %% [markdown]
+# LSTM and RNN input and output shapes: (seq, batch, feature) by default,
+# (batch, seq, feature) with batch_first=True; h_n and c_n are
+# (num_layers * directions, batch, hidden) either way
+
+# %% [markdown] lang="zh"
+# LSTM 和 RNN 的输入输出形状：默认是 (seq, batch, feature)，
+# `batch_first=True` 时是 (batch, seq, feature)；`h_n` 和 `c_n`
+# 无论哪种都是 (num_layers * directions, batch, hidden)
+
+# %% lstm
+import torch
+from torch import nn
+
+lstm = nn.LSTM(input_size=3, hidden_size=5, num_layers=2)
+x = torch.randn(7, 4, 3)  # (seq_len, batch, input_size)
+output, (h_n, c_n) = lstm(x)
+print(tuple(output.shape))  # (seq_len, batch, hidden_size)
+print(tuple(h_n.shape), tuple(c_n.shape))  # (num_layers, batch, hidden_size)
+
+# %% lstm-checks tags=["remove-cell"]
+assert output.shape == (7, 4, 5)
+assert h_n.shape == c_n.shape == (2, 4, 5)
+
+# %% last-step
+print(torch.equal(output[-1], h_n[-1]))
+
+# %% last-step-checks tags=["remove-cell"]
+# output holds the last layer's h at every step; h_n every layer's at the end
+assert torch.equal(output[-1], h_n[-1])
+assert not torch.allclose(h_n[0], h_n[1])
+assert not torch.allclose(c_n[-1], h_n[-1])  # c is the cell state, not h
+assert not any(torch.allclose(output[t], c_n[-1]) for t in range(7))
+
+# %% batch-first
+lstm_bf = nn.LSTM(input_size=3, hidden_size=5, num_layers=2, batch_first=True)
+lstm_bf.load_state_dict(lstm.state_dict())  # the same weights
+x_bf = x.transpose(0, 1)  # (batch, seq_len, input_size)
+output_bf, (h_n_bf, c_n_bf) = lstm_bf(x_bf)
+print(tuple(x_bf.shape), tuple(output_bf.shape))
+print(tuple(h_n_bf.shape))  # still (num_layers, batch, hidden_size)
+print(torch.allclose(output_bf, output.transpose(0, 1)))
+print(torch.allclose(h_n_bf, h_n))
+
+# %% batch-first-checks tags=["remove-cell"]
+assert output_bf.shape == (4, 7, 5) and h_n_bf.shape == c_n_bf.shape == (2, 4, 5)
+assert torch.allclose(output_bf, output.transpose(0, 1))
+assert torch.allclose(h_n_bf, h_n) and torch.allclose(c_n_bf, c_n)
+# batch_first is only a layout: no parameter depends on it
+assert [n for n, _ in lstm_bf.named_parameters()] == [
+    n for n, _ in lstm.named_parameters()
+]
+
+# %% initial-state
+h_0 = torch.zeros(2, 4, 5)  # (num_layers, batch, hidden_size)
+c_0 = torch.zeros(2, 4, 5)
+output_0, _ = lstm_bf(x_bf, (h_0, c_0))
+print(torch.allclose(output_0, output_bf))
+
+# %% initial-state-checks tags=["remove-cell"]
+# no state given means zeros
+assert torch.allclose(output_0, output_bf)
+
+# %% state-batch-first tags=["raises-exception"]
+h_0 = torch.zeros(4, 2, 5)  # (batch, num_layers, hidden): wrong
+lstm_bf(x_bf, (h_0, h_0))
+
+# %% state-batch-first-checks tags=["remove-cell"]
+try:
+    lstm_bf(x_bf, (h_0, h_0))
+except RuntimeError as error:
+    assert "Expected hidden[0] size (2, 4, 5), got [4, 2, 5]" in str(error)
+else:
+    raise AssertionError("the state should be refused")
+
+# %% bidirectional
+bi = nn.LSTM(3, 5, num_layers=2, batch_first=True, bidirectional=True)
+output_bi, (h_n_bi, c_n_bi) = bi(x_bf)
+print(tuple(output_bi.shape))  # (batch, seq_len, 2 * hidden_size)
+print(tuple(h_n_bi.shape))  # (num_layers * 2, batch, hidden_size)
+forward_last = output_bi[:, -1, :5]  # forward direction, last step
+backward_last = output_bi[:, 0, 5:]  # backward direction ends at step 0
+print(torch.equal(forward_last, h_n_bi[-2]))
+print(torch.equal(backward_last, h_n_bi[-1]))
+print(torch.equal(output_bi[:, -1, 5:], h_n_bi[-1]))
+
+# %% bidirectional-checks tags=["remove-cell"]
+assert output_bi.shape == (4, 7, 10) and h_n_bi.shape == (4, 4, 5)
+assert c_n_bi.shape == (4, 4, 5)
+# h_n is ordered layer by layer, forward then backward
+h_layers = h_n_bi.view(2, 2, 4, 5)  # (num_layers, directions, batch, hidden)
+assert torch.equal(h_layers[-1, 0], output_bi[:, -1, :5])
+assert torch.equal(h_layers[-1, 1], output_bi[:, 0, 5:])
+assert not torch.allclose(output_bi[:, -1, 5:], h_n_bi[-1])
+
+# %% gru-rnn
+gru = nn.GRU(input_size=3, hidden_size=5, batch_first=True)
+rnn = nn.RNN(input_size=3, hidden_size=5, batch_first=True)
+output_gru, h_n_gru = gru(x_bf)  # one state: no c_n
+output_rnn, h_n_rnn = rnn(x_bf)
+print(tuple(output_gru.shape), tuple(h_n_gru.shape))
+print(tuple(output_rnn.shape), tuple(h_n_rnn.shape))
+
+# %% gru-rnn-checks tags=["remove-cell"]
+assert isinstance(h_n_gru, torch.Tensor) and isinstance(h_n_rnn, torch.Tensor)
+assert output_gru.shape == output_rnn.shape == (4, 7, 5)
+assert h_n_gru.shape == h_n_rnn.shape == (1, 4, 5)
+assert isinstance(lstm(x)[1], tuple) and len(lstm(x)[1]) == 2
+
+# %% unbatched
+output_1, (h_n_1, c_n_1) = lstm_bf(x_bf[0])  # (seq_len, input_size)
+print(tuple(output_1.shape), tuple(h_n_1.shape))
+print(torch.allclose(output_1, output_bf[0], atol=1e-6))
+
+# %% unbatched-checks tags=["remove-cell"]
+# a 2-D input is one sequence, whatever batch_first says
+assert output_1.shape == (7, 5) and h_n_1.shape == c_n_1.shape == (2, 5)
+assert torch.allclose(output_1, output_bf[0], atol=1e-6)
+assert torch.allclose(lstm(x[:, 0])[0], output[:, 0], atol=1e-6)
+
+# %% wrong-layout
+# lstm was built without batch_first: it reads dimension 0 as time
+wrong, _ = lstm(x_bf)  # x_bf is (batch=4, seq_len=7, input_size=3)
+print(tuple(wrong.shape))
+
+x_changed = x_bf.clone()
+x_changed[0] += 1.0  # change the first sequence only
+wrong_changed, _ = lstm(x_changed)
+right, _ = lstm_bf(x_bf)
+right_changed, _ = lstm_bf(x_changed)
+# do the other sequences' outputs change?
+print(torch.equal(wrong[1:], wrong_changed[1:]))
+print(torch.equal(right[1:], right_changed[1:]))
+
+# %% wrong-layout-checks tags=["remove-cell"]
+# a DataLoader's default collate stacks samples batch first
+from torch.utils.data import default_collate
+
+assert default_collate(list(x_bf)).shape == (4, 7, 3)
+# no error, and an output of a plausible shape
+assert wrong.shape == (4, 7, 5)
+# without batch_first the four sequences are four time steps: the first one
+# leaks into the outputs of all the others
+assert not torch.allclose(wrong[1:], wrong_changed[1:])
+for i in range(1, 4):
+    assert not torch.allclose(wrong[i], wrong_changed[i])
+# with batch_first each sequence is on its own
+assert torch.equal(right[1:], right_changed[1:])
+assert not torch.allclose(right[0], right_changed[0])
+# the fix without a new model: transpose to (seq_len, batch, input_size)
+fixed, _ = lstm(x_bf.transpose(0, 1))
+assert torch.allclose(fixed.transpose(0, 1), right, atol=1e-6)
