@@ -160,3 +160,76 @@ assert bn.num_batches_tracked.dtype == torch.long
 assert list(norm.parameters()) == []
 assert list(norm.state_dict()) == ["mean", "std"]
 assert norm.mean.dtype == torch.float64 and norm.std.dtype == torch.float64
+
+# %% buffer-vs-parameter
+class Both(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2))
+        self.register_buffer("mean", torch.zeros(2))
+        self.register_buffer("scratch", torch.zeros(2), persistent=False)
+        self.plain = torch.zeros(2)
+
+
+both = Both().to(torch.float64)
+optimizer = torch.optim.SGD(both.parameters(), lr=0.1)
+print([name for name, _ in both.named_parameters()])
+print([name for name, _ in both.named_buffers()])
+print(list(both.state_dict()))
+print(both.weight.requires_grad, both.mean.requires_grad)
+print(both.weight.dtype, both.mean.dtype, both.scratch.dtype, both.plain.dtype)
+print(len(optimizer.param_groups[0]["params"]))
+
+# %% buffer-vs-parameter-checks tags=["remove-cell"]
+assert [n for n, _ in both.named_parameters()] == ["weight"]
+assert [n for n, _ in both.named_buffers()] == ["mean", "scratch"]
+assert list(both.state_dict()) == ["weight", "mean"]
+assert both.weight.requires_grad and not both.mean.requires_grad
+assert not both.scratch.requires_grad and not both.plain.requires_grad
+assert both.weight.dtype == both.mean.dtype == both.scratch.dtype \
+    == torch.float64
+assert both.plain.dtype == torch.float32
+assert optimizer.param_groups[0]["params"] == [both.weight]
+# .to(device) moves the same tensors as .to(dtype): shown with the meta device
+on_meta = Both().to("meta")
+assert on_meta.weight.is_meta and on_meta.mean.is_meta and on_meta.scratch.is_meta
+assert on_meta.plain.device.type == "cpu"
+# a state_dict without the non-persistent buffer loads strictly
+assert not Both().load_state_dict(Both().state_dict()).missing_keys
+# a frozen parameter is still a parameter: counted, saved, given to optimizers
+frozen = nn.Parameter(torch.ones(2), requires_grad=False)
+holder = nn.Module()
+holder.frozen = frozen
+assert list(holder.parameters()) == [frozen] and list(holder.buffers()) == []
+assert list(holder.state_dict()) == ["frozen"]
+
+# %% assign-buffer
+both.mean = torch.ones(2)  # a tensor assigned to a buffer's name
+print([name for name, _ in both.named_buffers()], both.mean)
+
+# %% assign-buffer-checks tags=["remove-cell"]
+assert [n for n, _ in both.named_buffers()] == ["mean", "scratch"]
+assert torch.equal(both.state_dict()["mean"], torch.ones(2))
+assert both.state_dict()["mean"].data_ptr() == both.mean.data_ptr()
+# the new tensor is kept as it is: float32, in a module converted to float64
+assert both.mean.dtype == torch.float32
+
+# %% assign-parameter tags=["raises-exception"]
+both.weight = torch.zeros(2)
+
+# %% assign-parameter-fix
+with torch.no_grad():
+    both.weight.copy_(torch.zeros(2))
+print(both.weight)
+
+# %% assign-parameter-checks tags=["remove-cell"]
+try:
+    both.weight = torch.zeros(2)
+except TypeError as error:
+    assert "cannot assign" in str(error) and "as parameter 'weight'" in str(error)
+    assert "torch.nn.Parameter or None expected" in str(error)
+else:
+    raise AssertionError("a plain tensor should not replace a parameter")
+assert type(both.weight) is nn.Parameter and both.weight.requires_grad
+assert torch.equal(both.weight, torch.zeros(2, dtype=torch.float64))
+assert optimizer.param_groups[0]["params"][0] is both.weight  # same object
