@@ -218,3 +218,82 @@ assert m.conv.weight.dtype == torch.float64
 t = torch.ones(2)
 assert t.to(torch.float64) is not t and t.dtype == torch.float32
 assert t.to(torch.float32) is t  # nothing to do: the same tensor
+
+# %% xavier-kaiming
+layer = nn.Linear(256, 256)
+nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+print(f"{layer.weight.std():.4f} {math.sqrt(2 / 256):.4f}")
+nn.init.xavier_normal_(layer.weight)
+print(f"{layer.weight.std():.4f} {math.sqrt(2 / (256 + 256)):.4f}")
+
+# %% xavier-kaiming-checks tags=["remove-cell"]
+w = torch.empty(256, 256)
+nn.init.kaiming_normal_(w, nonlinearity="relu")
+assert abs(w.std().item() - math.sqrt(2 / 256)) < 0.002  # gain √2 / √fan_in
+nn.init.xavier_normal_(w)
+assert abs(w.std().item() - math.sqrt(2 / 512)) < 0.002  # √(2 / (in + out))
+assert math.isclose(layer.weight.std().item(), math.sqrt(2 / 512), rel_tol=0.02)
+# mode="fan_out" scales by the output size instead
+w = torch.empty(64, 256)  # Linear(256, 64): fan_in 256, fan_out 64
+nn.init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
+assert abs(w.std().item() - math.sqrt(2 / 64)) < 0.01
+# PyTorch's default for Linear: kaiming_uniform_ with a=√5, std 1/√(3·fan_in)
+torch.manual_seed(1)
+default = nn.Linear(256, 256)
+torch.manual_seed(1)
+w = torch.empty(256, 256)
+nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+assert torch.equal(default.weight, w)
+assert abs(w.std().item() - 1 / math.sqrt(3 * 256)) < 0.002
+
+# %% deep-relu
+def output_std(init):
+    layers = [nn.Linear(256, 256) for _ in range(10)]
+    x = torch.randn(512, 256)
+    with torch.no_grad():
+        for layer in layers:
+            if init is not None:
+                init(layer.weight)
+            nn.init.zeros_(layer.bias)
+            x = torch.relu(layer(x))
+    return x.std().item()
+
+
+def kaiming_relu(w):
+    nn.init.kaiming_normal_(w, nonlinearity="relu")
+
+
+inits = {
+    "default": None,
+    "xavier_normal_": nn.init.xavier_normal_,
+    "kaiming_normal_": kaiming_relu,
+}
+stds = {name: output_std(init) for name, init in inits.items()}
+for name, std in stds.items():
+    print(f"{name:<16} {std:.6f}")
+
+# %% deep-relu-checks tags=["remove-cell"]
+# Kaiming keeps the scale through 10 ReLU layers; Xavier halves the
+# variance at each (about 2 ** -5 = 1/32 of the std), the default loses more
+assert 0.4 < stds["kaiming_normal_"] < 1.5
+assert stds["xavier_normal_"] < stds["kaiming_normal_"] / 16
+assert stds["default"] < stds["xavier_normal_"] / 16
+# ReLU zeroes half of a symmetric input: half of the mean square is left
+z = torch.randn(100_000)
+assert abs(torch.relu(z).pow(2).mean().item() - 0.5) < 0.01
+# a convolution's fan in counts the kernel: in_channels * kernel height * width
+conv = nn.Conv2d(3, 8, kernel_size=5)
+assert nn.init._calculate_fan_in_and_fan_out(conv.weight) == (3 * 25, 8 * 25)
+# Conv2d's default is the same kaiming_uniform_(a=√5) as Linear's
+torch.manual_seed(2)
+conv = nn.Conv2d(3, 8, kernel_size=5)
+torch.manual_seed(2)
+w = torch.empty(8, 3, 5, 5)
+nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+assert torch.equal(conv.weight, w)
+# with BatchNorm after each layer the default init keeps the scale too
+with torch.no_grad():
+    h = torch.randn(512, 256)
+    for _ in range(10):
+        h = torch.relu(nn.BatchNorm1d(256)(nn.Linear(256, 256)(h)))
+assert 0.4 < h.std().item() < 1.5
