@@ -315,3 +315,182 @@ assert "torch.cuda.current_device()" in gather_doc
 assert "torch.cuda.set_device()" in gather_doc
 set_device_doc = " ".join(torch.cuda.set_device.__doc__.split())
 assert "Usage of this function is discouraged in favor of" in set_device_doc
+
+# %% unused-setup
+class Net(nn.Module):
+    def __init__(self, aux=True):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 1)
+        if aux:
+            self.aux_head = nn.Linear(8, 1)  # registered, never called
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)))
+
+
+# one process is enough to see the error: a group of world size 1
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-unused')}",
+    rank=0, world_size=1,
+)
+g = torch.Generator().manual_seed(0)
+x, y = torch.randn(8, 4, generator=g), torch.randn(8, 1, generator=g)
+
+
+def train_steps(model, steps):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 6))
+    return losses
+
+# %% unused-error tags=["raises-exception"]
+torch.manual_seed(0)
+model = DDP(Net())
+train_steps(model, 2)  # step 0 goes through, the forward of step 1 raises
+
+# %% unused-error-checks tags=["remove-cell"]
+try:
+    train_steps(DDP(Net()), 2)
+except RuntimeError as error:
+    message = str(error)
+else:
+    raise AssertionError("DDP trained with an unused parameter")
+for words in (
+    "Expected to have finished reduction in the prior iteration",
+    "your module has parameters that were not used in producing loss",
+    "find_unused_parameters=True",
+    "making sure all `forward` function outputs participate",
+    "Parameter indices which did not receive grad for rank 0: 4 5",
+    "TORCH_DISTRIBUTED_DEBUG",
+):
+    assert words in message, words
+# the first step went through: the check comes at the next forward
+assert len(train_steps(DDP(Net()), 1)) == 1
+
+
+# the same error when every parameter is used but the loss leaves out one of
+# the outputs of forward
+class TwoOutputs(Net):
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.head(h), self.aux_head(h)
+
+
+two = DDP(TwoOutputs())
+for step in range(2):
+    try:
+        nn.functional.mse_loss(two(x)[0], y).backward()
+    except RuntimeError as error:
+        assert step == 1
+        assert "Expected to have finished reduction" in str(error)
+        assert "not used in producing loss" in str(error)
+        break
+else:
+    raise AssertionError("DDP accepted a loss without the second output")
+del two
+
+# %% unused-names
+names = [name for name, _ in model.module.named_parameters()]
+print(names)
+print(names[4], names[5])  # the indices in the message
+
+# %% unused-names-checks tags=["remove-cell"]
+assert (names[4], names[5]) == ("aux_head.weight", "aux_head.bias")
+assert model.module.aux_head.weight.grad is None  # no gradient ever came
+
+# %% unused-fixes
+results = {}
+torch.manual_seed(0)
+results["unused module removed"] = train_steps(DDP(Net(aux=False)), 3)
+
+torch.manual_seed(0)
+net = Net()
+net.aux_head.requires_grad_(False)  # frozen: DDP leaves it out
+results["unused module frozen"] = train_steps(DDP(net), 3)
+
+torch.manual_seed(0)
+found = DDP(Net(), find_unused_parameters=True)
+results["find_unused_parameters"] = train_steps(found, 3)
+
+torch.manual_seed(0)
+static = DDP(Net(), static_graph=True)
+results["static_graph"] = train_steps(static, 3)
+for fix, losses in results.items():
+    print(f"{fix:24} {losses}")
+print(found.module.aux_head.weight.grad)
+
+# %% unused-fixes-checks tags=["remove-cell"]
+# body and head start from the same weights in every model (aux_head is made
+# after them), so all the fixes train them the same way
+first = list(results.values())[0]
+assert all(losses == first for losses in results.values())
+assert found.module.aux_head.weight.grad is None
+# the aux head's output added to the loss: every parameter takes part
+both = DDP(TwoOutputs())
+for step in range(3):
+    main, aux = both(x)
+    (nn.functional.mse_loss(main, y) + nn.functional.mse_loss(aux, y)).backward()
+assert both.module.aux_head.weight.grad is not None
+del both
+assert static.module.aux_head.weight.grad is None
+# the cost: a traversal of the autograd graph in every iteration; with no
+# unused parameter to find, DDP says so on stderr
+ddp_doc = " ".join(DDP.__doc__.split())
+assert "find_unused_parameters (bool): Traverse the autograd graph" in ddp_doc
+assert "The set of used and unused parameters will not change" in ddp_doc
+assert "DDP will not search graph in each iteration" in ddp_doc
+assert "Activation checkpointing when model has unused parameters" in ddp_doc
+
+
+# find_unused_parameters=True also trains a model whose unused parameters
+# change from one iteration to the next
+class Branch(Net):
+    def forward(self, x):
+        self.calls = getattr(self, "calls", 0) + 1
+        h = torch.relu(self.body(x))
+        return (self.aux_head if self.calls % 2 else self.head)(h)
+
+
+torch.manual_seed(0)
+branch = DDP(Branch(), find_unused_parameters=True)
+assert len(train_steps(branch, 4)) == 4
+del branch
+# TORCH_DISTRIBUTED_DEBUG=DETAIL: the message names the parameters
+os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
+dist.set_debug_level_from_env()
+try:
+    torch.manual_seed(0)
+    train_steps(DDP(Net()), 2)
+except RuntimeError as error:
+    detail = str(error)
+finally:
+    del os.environ["TORCH_DISTRIBUTED_DEBUG"]
+    dist.set_debug_level_from_env()
+assert "did not receive grad for rank 0: aux_head.bias, aux_head.weight" \
+    in detail
+import tempfile
+
+stderr = os.dup(2)
+with tempfile.TemporaryFile(dir=".") as captured:
+    os.dup2(captured.fileno(), 2)
+    try:
+        torch.manual_seed(0)
+        train_steps(DDP(Net(aux=False), find_unused_parameters=True), 1)
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+    captured.seek(0)
+    warning = " ".join(captured.read().decode().split())
+assert "find_unused_parameters=True was specified" in warning
+assert "did not find any unused parameters" in warning
+assert "extra traversal of the autograd graph every iteration" in warning
+
+# %% unused-end tags=["remove-cell"]
+del model, found, static  # DDP holds the group: free the models first
+dist.destroy_process_group()
