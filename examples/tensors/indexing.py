@@ -210,3 +210,122 @@ except RuntimeError as error:
     assert "must match the size" in str(error)
 else:
     raise AssertionError("== on shapes that do not broadcast should fail")
+
+# %% gather
+x = torch.tensor([[10, 11, 12],
+                  [20, 21, 22]])
+index = torch.tensor([[2, 0],
+                      [1, 1]])
+out = torch.gather(x, dim=1, index=index)  # or x.gather(1, index)
+print(out)
+
+# %% gather-loop
+# the rule for dim=1: out[i][j] = x[i][index[i][j]]
+looped = torch.empty_like(index)
+for i in range(index.shape[0]):
+    for j in range(index.shape[1]):
+        looped[i, j] = x[i, index[i, j]]
+print(torch.equal(out, looped))
+
+# %% gather-loop-checks tags=["remove-cell"]
+assert torch.equal(out, looped) and out.shape == index.shape
+assert torch.equal(out, torch.tensor([[12, 10], [21, 21]]))
+assert torch.equal(x.gather(1, index), out)
+
+# %% gather-dim0
+# dim=0: out[i][j] = x[index[i][j]][j], a row number for each column
+index = torch.tensor([[1, 0, 1]])
+print(x.gather(0, index))
+
+# %% gather-dim0-checks tags=["remove-cell"]
+looped = torch.tensor([[x[index[i, j], j] for j in range(index.shape[1])]
+                       for i in range(index.shape[0])])
+assert torch.equal(x.gather(0, index), looped)
+assert torch.equal(x.gather(0, index), torch.tensor([[20, 11, 22]]))
+
+# %% gather-target
+import torch.nn.functional as F
+
+logits = torch.randn(4, 3)  # 4 samples, 3 classes
+target = torch.tensor([2, 0, 1, 2])
+log_probs = F.log_softmax(logits, dim=1)
+# target has shape (4,); gather wants an index with log_probs' 2 dimensions
+picked = log_probs.gather(1, target.unsqueeze(1)).squeeze(1)
+print(picked)
+print(log_probs[torch.arange(4), target])  # the same by advanced indexing
+print(-picked.mean(), F.cross_entropy(logits, target))
+
+# %% gather-target-checks tags=["remove-cell"]
+assert picked.shape == (4,)
+assert torch.equal(picked, log_probs[torch.arange(4), target])
+assert torch.equal(picked, torch.stack([log_probs[i, t]
+                                        for i, t in enumerate(target)]))
+assert torch.allclose(-picked.mean(), F.nll_loss(log_probs, target))
+assert torch.allclose(-picked.mean(), F.cross_entropy(logits, target))
+
+# %% gather-ndim tags=["raises-exception"]
+log_probs.gather(1, target)
+
+# %% gather-ndim-checks tags=["remove-cell"]
+try:
+    log_probs.gather(1, target)
+except RuntimeError as error:
+    assert "same number of dimensions" in str(error)
+else:
+    raise AssertionError("a 1-D index into a 2-D tensor should fail")
+
+# %% gather-float-index tags=["raises-exception"]
+log_probs.gather(1, target.float().unsqueeze(1))
+
+# %% gather-int32
+print(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1))
+
+# %% gather-int32-checks tags=["remove-cell"]
+try:
+    log_probs.gather(1, target.float().unsqueeze(1))
+except RuntimeError as error:
+    assert "Expected dtype int32/int64 for index" in str(error)
+else:
+    raise AssertionError("a float index should fail")
+assert torch.equal(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1),
+                   picked)
+
+# %% gather-size tags=["raises-exception"]
+x.gather(1, torch.tensor([[0], [1], [2]]))  # 3 rows of indices, x has 2
+
+# %% gather-size-checks tags=["remove-cell"]
+try:
+    x.gather(1, torch.tensor([[0], [1], [2]]))
+except RuntimeError as error:
+    assert "Size does not match at dimension 0" in str(error)
+else:
+    raise AssertionError("an index with more rows than x should fail")
+# fewer rows than x is allowed: only the first rows are read
+assert torch.equal(x.gather(1, torch.tensor([[2]])), torch.tensor([[12]]))
+try:
+    x.gather(1, torch.tensor([[3]]))
+except RuntimeError as error:
+    assert "out of bounds" in str(error)
+else:
+    raise AssertionError("an index past the end should fail")
+
+# %% take-along-dim
+print(torch.take_along_dim(log_probs, target.unsqueeze(1), dim=1).squeeze(1))
+# the index broadcasts: one column number for every row
+print(torch.take_along_dim(x, torch.tensor([[2]]), dim=1))
+print(x.gather(1, torch.tensor([[2]])))
+
+# %% take-along-dim-checks tags=["remove-cell"]
+assert torch.equal(
+    torch.take_along_dim(log_probs, target.unsqueeze(1), dim=1).squeeze(1),
+    picked,
+)
+assert torch.equal(torch.take_along_dim(x, torch.tensor([[2]]), dim=1),
+                   torch.tensor([[12], [22]]))
+assert x.gather(1, torch.tensor([[2]])).shape == (1, 1)
+try:
+    torch.take_along_dim(x, torch.tensor([[2]], dtype=torch.int32), dim=1)
+except RuntimeError as error:  # unlike gather, int32 is refused
+    assert "should be Long but got Int" in str(error)
+else:
+    raise AssertionError("take_along_dim took an int32 index")
