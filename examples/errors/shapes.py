@@ -323,3 +323,108 @@ assert torch.allclose(
     F.cross_entropy(logits, probabilities),
     F.cross_entropy(logits, targets.long()),
 )
+
+# %% mm-dtype tags=["raises-exception"]
+x = torch.randn(4, 3)  # float32 features
+components = np.random.rand(3, 2)  # a projection computed with NumPy: float64
+x @ torch.from_numpy(components)
+
+# %% mm-dtype-linear tags=["raises-exception"]
+model = nn.Linear(3, 2, bias=False)  # no bias: the same error as torch.mm
+model(torch.from_numpy(np.random.rand(4, 3)))
+
+# %% mm-dtype-fix
+# or build the array as float32: components.astype(np.float32)
+print((x @ torch.from_numpy(components).float()).dtype)
+
+# %% mm-dtype-fix-checks tags=["remove-cell"]
+for a, b, words in ((x, torch.from_numpy(components), "float != double"),
+                    (torch.from_numpy(components).T, x.T, "double != float")):
+    for product in (torch.mm, torch.matmul):
+        try:
+            product(a, b)
+        except RuntimeError as error:
+            assert str(error) == \
+                f"expected m1 and m2 to have the same dtype, but got: {words}"
+        else:
+            raise AssertionError("float32 times float64 worked")
+try:
+    nn.Linear(3, 2, bias=False)(torch.from_numpy(np.random.rand(4, 3)))
+except RuntimeError as error:  # without bias, not the mat1 and mat2 wording
+    assert "expected m1 and m2 to have the same dtype" in str(error)
+else:
+    raise AssertionError("a float64 input to a float32 layer worked")
+assert (x @ torch.from_numpy(components).float()).dtype == torch.float32
+# NumPy's default float is float64, PyTorch's is float32
+assert np.array([1.0]).dtype == np.float64 and components.dtype == np.float64
+assert torch.get_default_dtype() == torch.float32
+assert components.astype(np.float32).dtype == np.float32
+assert (x @ torch.from_numpy(components.astype(np.float32))).dtype \
+    == torch.float32
+
+# %% scalar-type-weight tags=["raises-exception"]
+logits = torch.randn(6, 3)  # 6 samples, 3 classes
+target = torch.tensor([0, 0, 0, 0, 1, 2])
+counts = np.bincount(target.numpy())
+class_weight = counts.sum() / (len(counts) * counts)  # NumPy: float64
+F.cross_entropy(logits, target, weight=torch.from_numpy(class_weight))
+
+# %% scalar-type-bmm tags=["raises-exception"]
+x = torch.randn(2, 4, 3)  # a batch of 2 matrices, float32
+w = torch.from_numpy(np.random.rand(2, 3, 5))  # float64
+x @ w
+
+# %% scalar-type-fix
+weight = torch.from_numpy(class_weight).float()
+print(F.cross_entropy(logits, target, weight=weight))
+print((x @ w.float()).shape)
+
+# %% scalar-type-fix-checks tags=["remove-cell"]
+assert class_weight.dtype == np.float64 and weight.dtype == torch.float32
+for product in (torch.bmm, torch.matmul):
+    try:
+        product(x, w)
+    except RuntimeError as error:
+        assert str(error) == "expected scalar type Float but found Double"
+    else:
+        raise AssertionError("float32 times float64 worked")
+try:
+    torch.bmm(w.transpose(1, 2), x.transpose(1, 2))
+except RuntimeError as error:  # the first tensor's dtype is the expected one
+    assert str(error) == "expected scalar type Double but found Float"
+else:
+    raise AssertionError("float64 times float32 worked")
+try:
+    torch.einsum("bij,bjk->bik", x, w)
+except RuntimeError as error:  # einsum multiplies batches the same way
+    assert str(error) == "expected scalar type Float but found Double"
+else:
+    raise AssertionError("einsum of float32 and float64 worked")
+assert (x @ w.float()).shape == (2, 4, 5)
+
+# %% bce-double tags=["raises-exception"]
+probs = torch.sigmoid(torch.randn(4))  # float32
+labels = torch.from_numpy(np.array([1.0, 0.0, 1.0, 1.0]))  # float64
+nn.BCELoss()(probs, labels)
+
+# %% mse-double
+loss = F.mse_loss(probs, labels)  # no error: the loss is float64
+print(loss.dtype)
+
+# %% bce-double-fix
+print(nn.BCELoss()(probs, labels.float()).dtype)
+
+# %% bce-double-fix-checks tags=["remove-cell"]
+assert labels.dtype == torch.float64 and probs.dtype == torch.float32
+try:
+    F.binary_cross_entropy(probs, labels)
+except RuntimeError as error:
+    assert str(error) == "Found dtype Double but expected Float"
+else:
+    raise AssertionError("binary_cross_entropy took a float64 target")
+assert loss.dtype == torch.float64
+# the float64 loss still sends float32 gradients to float32 parameters
+model = nn.Linear(3, 1)
+F.mse_loss(model(torch.randn(4, 3)).squeeze(1), labels).backward()
+assert model.weight.grad.dtype == torch.float32
+assert nn.BCELoss()(probs, labels.float()).dtype == torch.float32
