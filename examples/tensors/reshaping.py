@@ -143,3 +143,29 @@ assert torch.nn.Flatten()(x).shape == (8, 48)  # nn.Flatten starts at dim 1
 assert x.flatten(start_dim=1).data_ptr() == x.data_ptr()  # a view when it can
 # a copy when it must
 assert x.transpose(0, 1).flatten().data_ptr() != x.data_ptr()
+
+# %% contiguous
+x = torch.arange(24).view(2, 3, 4)  # (batch, channels, length)
+y = x.permute(0, 2, 1)  # (batch, length, channels): a view, nothing moved
+print(y.is_contiguous(), y.stride())
+c = y.contiguous()  # copies the elements into row-major order
+print(c.is_contiguous(), c.stride(), c.data_ptr() == x.data_ptr())
+print(c.view(2, -1).shape)
+print(x.contiguous() is x)  # already contiguous: x itself, no copy
+
+# %% contiguous-checks tags=["remove-cell"]
+assert y.data_ptr() == x.data_ptr() and y.stride() == (12, 1, 4)
+assert torch.equal(c, y) and c.stride() == (12, 3, 1)
+assert c.data_ptr() != x.data_ptr()
+try:
+    y.view(2, -1)
+except RuntimeError as error:
+    assert "view size is not compatible" in str(error)
+else:
+    raise AssertionError("view() of a permuted tensor should fail")
+# reshape calls contiguous() for you when it must
+assert torch.equal(y.reshape(2, -1), c.view(2, -1))
+assert y.reshape(2, -1).data_ptr() != x.data_ptr()
+assert x.contiguous() is x
+c[0, 0, 0] = 100
+assert x[0, 0, 0] == 0  # the copy is new memory
