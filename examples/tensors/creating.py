@@ -213,3 +213,23 @@ batch, channels, length = x.shape
 assert (batch, channels, length) == (8, 4, 9) and x.shape[0] == 8
 assert x.shape == (8, 4, 9) and x.size() == x.shape and x.size(1) == 4 \
     and x.ndim == 3
+
+# %% tensor-is-Tensor
+x = torch.tensor([1, 2])  # a function that returns a torch.Tensor
+print(type(x), isinstance(x, torch.Tensor))
+
+# %% tensor-is-Tensor-checks tags=["remove-cell"]
+assert type(x) is torch.Tensor and isinstance(x, torch.Tensor)
+assert not isinstance(torch.tensor, type) and isinstance(torch.Tensor, type)
+
+# %% shape-list
+x = torch.zeros(2, 3)
+dims = list(x.shape)  # a plain list of Python ints
+print(dims, type(dims[0]).__name__)
+print(x.tolist())  # the values, not the shape
+
+# %% shape-list-checks tags=["remove-cell"]
+assert dims == [2, 3] and type(dims) is list
+assert all(type(d) is int for d in dims)
+assert list(x.size()) == dims and tuple(x.shape) == (2, 3)
+assert x.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
