@@ -253,3 +253,86 @@ with open("starts.txt") as file:
     assert len(file.read().split()) == 4  # twice per worker
 assert fresh[0] != fresh[1] and fresh[0][1] - fresh[0][0] == 1
 del loader
+
+# %% pin-memory
+import warnings
+
+loader = DataLoader(
+    TensorDataset(torch.randn(8, 2)), batch_size=4, pin_memory=True
+)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (x,) = next(iter(loader))  # the loader decides here, not when created
+print("accelerator:", torch.accelerator.is_available())
+print("batch pinned:", x.is_pinned())
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %% pin-memory-checks tags=["remove-cell"]
+# pinned exactly when there is an accelerator; warned exactly when not
+assert x.is_pinned() == torch.accelerator.is_available()
+assert len(caught) == (0 if torch.accelerator.is_available() else 1)
+if caught:
+    assert caught[0].category is UserWarning
+    assert "no accelerator is found" in str(caught[0].message)
+# with workers too: the same batches, pinned or not
+loader = DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4,
+                    num_workers=2, pin_memory=True)
+with warnings.catch_warnings(record=True):
+    warnings.simplefilter("always")
+    assert torch.equal(torch.cat([b for (b,) in loader]), torch.arange(8.0))
+# without an accelerator: one warning per iterator (each epoch), none when
+# pin_memory follows torch.accelerator.is_available()
+if not torch.accelerator.is_available():
+    for pin, expected in [(True, 2), (torch.accelerator.is_available(), 0)]:
+        loader = DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4,
+                            pin_memory=pin)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for epoch in range(2):
+                list(loader)
+        assert len(caught) == expected
+
+# %% pin-memory-gpu tags=["requires-cuda"]
+import time
+
+x = torch.randn(2**25)  # 128 MiB in ordinary (pageable) memory
+x_pinned = x.pin_memory()  # a copy in page-locked memory
+
+
+def copy_ms(src):  # (ms until .to() returns, ms until the copy is done)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    src.to("cuda", non_blocking=True)
+    returned = time.perf_counter()
+    torch.cuda.synchronize()
+    return (returned - start) * 1e3, (time.perf_counter() - start) * 1e3
+
+
+def fastest_copy(src):  # the fastest of 5 copies, after a warm-up
+    copy_ms(src)
+    return min((copy_ms(src) for _ in range(5)), key=lambda t: t[1])
+
+
+pageable, pinned = fastest_copy(x), fastest_copy(x_pinned)
+assert pageable[0] > pageable[1] / 2  # returned only when (nearly) done
+assert pinned[0] < pinned[1] / 10  # returned long before the copy was done
+assert pinned[1] < pageable[1] / 2  # and the copy is more than twice as fast
+print("pinned:", x.is_pinned(), x_pinned.is_pinned())
+print(".to() returned before the copy was done:",
+      "pageable", pageable[0] < pageable[1] / 10,
+      "| pinned", pinned[0] < pinned[1] / 10)
+print("pinned copy more than twice as fast:", pinned[1] < pageable[1] / 2)
+
+# pin_memory=True pins CPU tensors: a dataset that returns CUDA tensors fails
+loader = DataLoader(
+    TensorDataset(torch.ones(4, 2, device="cuda")), batch_size=2,
+    pin_memory=True
+)
+try:
+    next(iter(loader))
+except RuntimeError as error:
+    assert "only dense CPU tensors can be pinned" in str(error)
+    print(f"RuntimeError: {error}")
+else:
+    raise AssertionError("a CUDA tensor was pinned")
