@@ -288,7 +288,7 @@ try:
     print(loss.item(), total.item())  # line 10
 except RuntimeError as error:
     frames = traceback.extract_tb(error.__traceback__)
-    line = [f.lineno for f in frames if f.filename == sys.argv[0]][-1]
+    line = [f.lineno for f in frames if f.filename == __file__][-1]
     print(f"line {line}:", type(error).__name__, str(error).splitlines()[0])
 try:
     torch.zeros(1, device="cuda")  # any CUDA call after the assert
