@@ -27,11 +27,10 @@ function ptSegment(text, vocabulary) {
 // wildcard it adds made `保存**`: a term that nothing matches, listed as missing, not highlighted.
 var PT_HAN = /\p{sc=Han}/u
 // Words of a question that say nothing about its subject, beyond lunr's stop words: the name of the
-// library (every page is about it; as a prefix, torch found every title with torchvision or torchrun,
-// and torch.gather is about gather), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
+// library (every page is about it), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
 // asks 长什么样, 里 every 里面). A last word still being typed is kept, as a stop word is
 var PT_STOP = new Set([
-  "pytorch", "torch", "vs", "versus",
+  "pytorch", "vs", "versus", "work", "works",
   "什么", "怎么", "怎样", "如何", "为什么", "为何", "是否", "哪个", "哪些", "哪里", "意思", "到底", "一样",
   "一下", "需要", "可以", "应该", "有没有", "能不能", "要不要", "怎么办", "怎么样", "时候", "干什么",
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
@@ -42,6 +41,7 @@ function ptQuery(query, index) {
     .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
     .replace(/([A-Za-z_)])\.(?=[A-Za-z_])/g, "$1 ") // torch.gather: two words, as in the index
     .replace(/[()[\]"`',!=/]/g, " ") // contiguous(): the word alone, which the wildcard then extends
+    .replace(/(^|\s)[-+]+(?=\S)/g, "$1") // view(-1): the number, not lunr's "without 1"
     .replace(/(\p{sc=Han})(?=[A-Za-z0-9_])/gu, "$1 ")
     .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
   var typing = !/\s$/.test(query)
@@ -51,7 +51,8 @@ function ptQuery(query, index) {
     var last = typing && i === parts.length - 1
     if (!PT_HAN.test(part)) {
       var lower = part.toLowerCase()
-      if (last || !/^[A-Za-z]+$/.test(part) || (lunr.stopWordFilter(lower) && !PT_STOP.has(lower))) words.push(part)
+      var typed = last && !(PT_STOP.has(lower) && lower in index.invertedIndex) // "work" typed whole: done
+      if (typed || !/^[A-Za-z]+$/.test(part) || (lunr.stopWordFilter(lower) && !PT_STOP.has(lower))) words.push(part)
       return
     }
     if (!/^\p{sc=Han}+$/u.test(part)) return void words.push(part) // lunr syntax around Han letters
@@ -74,6 +75,8 @@ function ptQuery(query, index) {
 // that merely begins with the word (torch: the tag torchrun) put its page first for every query that
 // holds the word. A word still being typed, or written with lunr's syntax, is left as it is
 function ptFields(word, typing) {
+  if (/^torch$/i.test(word)) return word + "^1" // the namespace, whole: as a prefix it found every
+  // title with torchvision, torchrun or torchscript; whole, torch.tensor still finds torch.tensor
   if (typing || /[+\-~^*:]/.test(word)) return word
   return "title:" + word + " text:" + word + " tags:" + word + "^1"
 }
@@ -87,7 +90,7 @@ function ptWholePieces(word, typed) {
   if (pieces.length < 2 || !pieces.every(function (piece) { return /^[A-Za-z0-9]+$/.test(piece) })) return word
   var last = pieces.pop()
   pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
-  pieces.push(last)
+  if (lunr.stopWordFilter(last.toLowerCase()) || !pieces.length) pieces.push(last) // weights_only: weights
   return pieces.map(function (piece, i) {
     return (typed ? "+" : "") + piece + (i < pieces.length - 1 ? "^1" : "")
   }).join(" ")
@@ -134,7 +137,7 @@ var PT_QUESTION = /^\s*(how|what|why|when|which|where|who|should|can|could|is|ar
 var PT_ERRORISH = /\b(expected|expects?|must|cannot|can't|not|only|failed|invalid|unexpected|found|got|mismatch|modified|implicitly|killed|assert|triggered|deprecated|unsupported|requires?)\b/i
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
-  var said = PT_ERRORISH.test(query) || /[(=[\]\d]/.test(query) // as a message says it: what went wrong, values
+  var said = PT_ERRORISH.test(query) || /[=[\]]|\(\s*-?\d|\b\d+\b/.test(query) // as a message says it: what went wrong, values
   var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || (words.length >= 6 && said && !PT_QUESTION.test(query))
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
@@ -173,8 +176,18 @@ function ptHeadedByTheError(group) {
     var heading = ptWords(item.title)
     return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
       (heading.every(function (word) { return ptPasted.has(word) }) ||
-       (" " + heading.join(" ") + " ").indexOf(" " + ptPastedRun + " ") >= 0)
+       ptRunIn(" " + heading.join(" ") + " "))
   })
+}
+// Whether the heading holds the pasted words in their order: all of them, or the first six or more (a
+// message followed by the reader's own words: "stack expects each tensor to be equal size / variable
+// length batch")
+function ptRunIn(heading) {
+  var words = ptPastedRun.split(" ")
+  for (var n = words.length; n >= Math.min(6, words.length); n--) {
+    if (heading.indexOf(" " + words.slice(0, n).join(" ") + " ") >= 0) return true
+  }
+  return false
 }
 function ptErrorRank(group) {
   return (ptHeadedByTheError(group) ? 1000 : 0) + ptWordsFound(group)
