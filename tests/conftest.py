@@ -23,8 +23,9 @@ from mkdocs_examples.results import Options
 # which the second does not wait for; the third (every downloaded notebook, a kernel per core) waits
 # for it, idle meanwhile, and is the longest after that. The rest follow in their own order.
 LONGEST_FIRST = [
-    "test_browser_axe.py", "test_browser_anchors.py", "test_plain_run.py", "test_notebooks_run.py", "test_hostile.py", "test_site.py",
-    "test_browser_search.py", "test_reproducible.py", "test_browser.py", "test_hooks.py",
+    "test_browser_axe.py", "test_browser_anchors.py", "test_plain_run.py", "test_notebooks_run.py",
+    "test_hostile.py", "test_site.py", "test_browser_search.py", "test_reproducible.py", "test_browser.py",
+    "test_hooks.py",
     "test_tools.py", "test_markup.py", "test_runner.py", "test_recordings.py", "test_notebook_views.py",
     "test_sandbox.py",
 ]  # fmt: skip

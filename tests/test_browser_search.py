@@ -189,7 +189,9 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     assert search_queries.result_pages(page)[0] == "/data/splits/"
 
 
-@pytest.mark.parametrize("lang, path, query", [("en", "autograd/graph/", "leaf"), ("zh", "zh/autograd/graph/", "叶子节点")])
+@pytest.mark.parametrize(
+    "lang, path, query", [("en", "autograd/graph/", "leaf"), ("zh", "zh/autograd/graph/", "叶子节点")]
+)
 def test_a_page_opened_from_a_result_marks_the_words_searched_for(page, base_url, lang, path, query):
     """Every result links with ?h=<the query>: the page it opens marks those words, though its reader has not
     touched its search box (which is when a page loads the index otherwise)."""

@@ -168,7 +168,7 @@ def test_a_cuda_cell_shows_its_recorded_output_with_the_gpus_provenance(lang):
               "2.13.0+cu130、CUDA 13.0（Python 3.11.7）实际运行得到。",
     }  # fmt: skip
     assert provenance[lang] in unescape(md)  # each character Markdown would read is a character reference
-    assert "needs a CUDA GPU" not in md and "此单元需要" not in md
+    assert "runs only on a CUDA GPU" not in md and "此单元只能在" not in md
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

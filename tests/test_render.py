@@ -60,7 +60,7 @@ def test_whole_example_respects_tags():
     assert "assert True" not in md and "hidden output" not in md  # remove-cell
     assert "x = 1" in md  # remove-output keeps the code
     assert 'print("only output")' not in md and "only output" in md  # remove-input
-    assert "needs a CUDA GPU" in md
+    assert "runs only on a CUDA GPU" in md
     assert "ZeroDivisionError: division by zero" in md
     assert "… 1,234 more characters cut (this page shows at most 10 per cell)" in md
     assert md.count('title="examples/t/demo.py"') == 1
@@ -97,7 +97,7 @@ def test_output_is_escaped_in_html():
 def test_one_cell_and_chinese_text():
     md = render_example(EXAMPLE, RESULT, "gpu", lang="zh", limit=10)
     assert "1 / 0" not in md
-    assert "此单元需要 CUDA GPU" in md
+    assert "此单元只能在 CUDA GPU 上运行" in md
     sources = Sources()
     md = render_example(EXAMPLE, RESULT, "bare", lang="zh", limit=10, sources=sources)
     assert ">torch 2.13.0 · CPU</small>" in md
@@ -115,7 +115,7 @@ def test_no_provenance_where_nothing_is_shown():
 
 def test_no_provenance_under_a_cuda_cell_that_did_not_run():
     md = render_example(EXAMPLE, RESULT, "gpu", lang="en", limit=10)
-    assert "needs a CUDA GPU" in md and "mx-provenance" not in md
+    assert "runs only on a CUDA GPU" in md and "mx-provenance" not in md
 
 
 def test_backticks_in_output_cannot_close_the_fence():
