@@ -477,3 +477,14 @@ def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in
     assert _wording(wording, "zh") == "引自 PyTorch 2.9.1 的源码：`old check`"
     # a tag that is not a release's (a branch) is not a reference: the block is not a quote
     assert quotes(page.replace("@ v2.9.1", "@ main")) == []
+
+
+def test_entries_of_one_type_sort_by_their_message_whatever_its_case():
+    messages = ["mat1 and mat2 shapes cannot be multiplied", "Boolean value of Tensor is ambiguous", "zero", "apple"]
+    source = "".join(f'# %% c{i} tags=["raises-exception"]\nx\n' for i in range(len(messages)))
+    a = example("a.py", source)
+    original = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+    cells = tuple(CellResult(i, traceback=TRACEBACK.replace(original, m)) for i, m in enumerate(messages))
+    pages = {"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}
+    entries = collect(pages, {"a.py": a}, {"a.py": [Result(cells=cells)]})
+    assert [e.message for e in entries] == sorted(messages, key=str.casefold)

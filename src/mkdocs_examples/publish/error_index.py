@@ -297,7 +297,8 @@ def collect(
                 if all((s.page, s.anchor) != (page, quote.anchor) for s in known):
                     known.append(Shown(page, title, quote.anchor, "quoted"))
     entries = [_entry(group, wordings, places, built) for group in _variants(cells.values())]
-    return sorted(entries, key=lambda entry: (entry.kind, entry.message))
+    # by type, then message as a reader reads them: "mat1 and mat2" among the m's, not after every capital
+    return sorted(entries, key=lambda entry: (entry.kind, entry.message.casefold(), entry.message))
 
 
 def _variants(cells: Iterable[set[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
