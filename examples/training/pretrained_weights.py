@@ -8,6 +8,7 @@
 # 把它变成指向调用处的报错，以及先加载预训练权重、再替换分类头
 
 # %% setup
+import linecache
 import warnings
 
 import torch
@@ -28,7 +29,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     model = resnet_like(pretrained=False)
 for w in caught:
-    print(f"{w.category.__name__}, line {w.lineno}:")
+    where = linecache.getline(w.filename, w.lineno).strip()
+    print(f"{w.category.__name__}, at the line {where!r}:")
     print(w.message)
 
 # %% setup-checks tags=["remove-cell"]
