@@ -134,7 +134,7 @@ var ptErrorLine = false
 // went wrong, or holds values: shapes, numbers, key=value) and not as a question ("how to check if
 // pytorch is using the GPU", "torch.compile makes my model slower")
 var PT_QUESTION = /^\s*(how|what|why|when|which|where|who|should|can|could|is|are|does|do|did|will|would)\b|\?|\bvs\b/i
-var PT_ERRORISH = /\b(expected|expects?|must|cannot|can't|not|only|failed|invalid|unexpected|found|got|mismatch|modified|implicitly|killed|assert|triggered|deprecated|unsupported|requires?)\b/i
+var PT_ERRORISH = /\b(is|are|was|were|be|expected|expects?|must|cannot|can't|not|only|failed|invalid|unexpected|found|got|mismatch|modified|implicitly|killed|assert|triggered|deprecated|unsupported|requires?)\b/i
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
   var said = PT_ERRORISH.test(query) || /[=[\]]|\(\s*-?\d|\b\d+\b/.test(query) // as a message says it: what went wrong, values
