@@ -64,11 +64,13 @@ BUILT_TORCH = metadata.version("torch")  # the torch the tests' builds run
 
 
 def cpu_releases() -> list[tuple[str, Path]]:
-    """Each CPU environment recorded in this repository but the build's own: its torch release and its
-    folder (from its manifest)."""
-    found = []
+    """Each torch release recorded on a CPU in this repository but the build's own, and the folder whose
+    outputs the picker shows for it (from its manifest): of two Pythons of one release, the first by name, as
+    publish/picker.py's ``recorded`` picks (the build's Python, 3.11, before the GPU machine's 3.12)."""
+    found: dict[str, Path] = {}
     for manifest in sorted((ROOT / "recordings").glob("*/environment.json")):
         env = json.loads(manifest.read_text())
-        if env["device"] == "cpu" and env["torch"].split("+")[0] != BUILT_TORCH.split("+")[0]:
-            found.append((env["torch"].split("+")[0], manifest.parent))
-    return found
+        release = env["torch"].split("+")[0]
+        if env["device"] == "cpu" and release != BUILT_TORCH.split("+")[0]:
+            found.setdefault(release, manifest.parent)
+    return list(found.items())

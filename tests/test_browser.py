@@ -334,7 +334,7 @@ def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, 
     from playwright.sync_api import expect
 
     page.goto(f"{base_url}/devices/gpu-memory/")
-    cuda = page.locator('.mx-provenance[data-mx-device="cuda"]')
+    cuda = page.locator('.mx-provenance[data-mx-device="cuda"]:visible')  # not those in a CPU | CUDA tab set
     assert cuda.count() > 0
     before = [seen(cuda.nth(i)) for i in range(cuda.count())]
     outputs = [cuda.nth(i).evaluate(SHOWN_OUTPUT) for i in range(cuda.count())]
