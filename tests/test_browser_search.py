@@ -192,13 +192,13 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
 @pytest.mark.parametrize(
     "lang, path, query", [("en", "autograd/graph/", "leaf"), ("zh", "zh/autograd/graph/", "叶子节点")]
 )
-def test_a_page_opened_from_a_result_marks_the_words_searched_for(page, base_url, lang, path, query):
+def test_a_page_opened_from_a_result_marks_the_words_searched_for(browser, page, base_url, lang, path, query):
     """Every result links with ?h=<the query>: the page it opens marks those words, though its reader has not
     touched its search box (which is when a page loads the index otherwise)."""
     search_queries.search(page, base_url, "" if lang == "en" else "zh/", query)
     href = page.locator(".md-search-result__item > a").first.get_attribute("href")
     assert "h=" in urlsplit(href).query
-    fresh = page.context.new_page()
+    fresh = browser.new_page()
     fresh.goto(f"{base_url}/{path}?h={query}")
     fresh.wait_for_selector("article mark", timeout=10_000)
     marked = {text.strip() for text in fresh.locator("article mark").all_inner_texts()}
