@@ -27,8 +27,9 @@ function ptSegment(text, vocabulary) {
 // wildcard it adds made `保存**`: a term that nothing matches, listed as missing, not highlighted.
 var PT_HAN = /\p{sc=Han}/u
 // Words of a question that say nothing about its subject, beyond lunr's stop words: the name of the
-// library (every page is about it), "vs" (A vs B is about A and B), and the question words of Chinese (什么 matched every title that
-// asks 长什么样, 里 every 里面). A last word still being typed is kept, as a stop word is
+// library (every page is about it), "vs" (A vs B is about A and B), "work" (how does X work), and the
+// question words of Chinese (什么 would match every title that asks 长什么样, 里 every 里面). A last
+// word still being typed is kept, as a stop word is
 var PT_STOP = new Set([
   "pytorch", "vs", "versus", "work", "works",
   "什么", "怎么", "怎样", "如何", "为什么", "为何", "是否", "哪个", "哪些", "哪里", "意思", "到底", "一样",
@@ -72,11 +73,12 @@ function ptQuery(query, index) {
 
 // A word matches the beginning of words in titles and text (layer finds layers), but a tag only whole:
 // a tag is the page's subject in the reader's words, weighted above all else (mkdocs.yml), and a tag
-// that merely begins with the word (torch: the tag torchrun) put its page first for every query that
-// holds the word. A word still being typed, or written with lunr's syntax, is left as it is
+// that merely begins with the word (torch, the tag torchrun) would put its page first for every query
+// that holds the word. A word still being typed, or written with lunr's syntax, is left as it is
 function ptFields(word, typing) {
-  if (/^torch$/i.test(word)) return word + "^1" // the namespace, whole: as a prefix it found every
-  // title with torchvision, torchrun or torchscript; whole, torch.tensor still finds torch.tensor
+  // the namespace, whole: as a prefix it would match every title with torchvision, torchrun or
+  // torchscript; whole, torch.tensor still finds torch.tensor
+  if (/^torch$/i.test(word)) return word + "^1"
   if (typing || /[+\-~^*:]/.test(word)) return word
   return "title:" + word + " text:" + word + " tags:" + word + "^1"
 }
@@ -133,12 +135,19 @@ var ptErrorLine = false
 // A line of six words or more is a pasted message without its type when it reads as one (it says what
 // went wrong, or holds values: shapes, numbers, key=value) and not as a question ("how to check if
 // pytorch is using the GPU", "torch.compile makes my model slower")
-var PT_QUESTION = /^\s*(how|what|why|when|which|where|who|should|can|could|is|are|does|do|did|will|would)\b|\?|\bvs\b/i
-var PT_ERRORISH = /\b(is|are|was|were|be|expected|expects?|must|cannot|can't|not|only|failed|invalid|unexpected|found|got|mismatch|modified|implicitly|killed|assert|triggered|deprecated|unsupported|requires?)\b/i
+var PT_QUESTION = new RegExp("^\\s*(" + [
+  "how", "what", "why", "when", "which", "where", "who", "should", "can", "could", "is", "are", "does", "do",
+  "did", "will", "would"].join("|") + ")\\b|\\?|\\bvs\\b", "i")
+var PT_ERRORISH = new RegExp("\\b(" + [
+  "is", "are", "was", "were", "be", "expected", "expects?", "must", "cannot", "can't", "not", "only", "failed",
+  "invalid", "unexpected", "found", "got", "mismatch", "modified", "implicitly", "killed", "assert",
+  "triggered", "deprecated", "unsupported", "requires?"].join("|") + ")\\b", "i")
+var PT_VALUES = /[=[\]]|\(\s*-?\d|\b\d+\b/ // key=value, [3], (64x10 ..., a number
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
-  var said = PT_ERRORISH.test(query) || /[=[\]]|\(\s*-?\d|\b\d+\b/.test(query) // as a message says it: what went wrong, values
-  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || (words.length >= 6 && said && !PT_QUESTION.test(query))
+  var said = PT_ERRORISH.test(query) || PT_VALUES.test(query) // as a message says it: what went wrong, values
+  var asked = PT_QUESTION.test(query)
+  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || (words.length >= 6 && said && !asked)
   ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
   if (!ptErrorLine) return query
   ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
