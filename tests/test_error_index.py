@@ -454,7 +454,7 @@ def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_lab
     built = Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.13.0+cpu"))
     (entry,) = collect({"p.md": ("P", find_blocks(page))}, {"a.py": a}, {"a.py": [built]}, {"p.md": quotes(page)})
     (wording,) = entry.wordings
-    assert wording.quoted == {"aten/x.cpp"} and {p.torch for p in wording.printed} == {"2.13.0"}
+    assert wording.quoted == {"PyTorch": set()} and {p.torch for p in wording.printed} == {"2.13.0"}
     assert _wording(wording, "en").startswith("torch 2.13.0; quoted from PyTorch's source: `mat1")
 
 
@@ -472,11 +472,41 @@ def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in
     assert "PyTorch 2.9.1 的源码" in render_quotes(page, "2.13.0+cpu", "zh")
     (entry,) = collect({"errors/cuda.md": ("GPU errors", find_blocks(page))}, {}, {}, {"errors/cuda.md": [quote]})
     (wording,) = entry.wordings
-    assert wording.quoted_from == {"2.9.1"}
+    assert wording.quoted == {"PyTorch": {"2.9.1"}}
     assert _wording(wording, "en") == "quoted from the source of PyTorch 2.9.1: `old check`"
     assert _wording(wording, "zh") == "引自 PyTorch 2.9.1 的源码：`old check`"
     # a tag that is not a release's (a branch) is not a reference: the block is not a quote
     assert quotes(page.replace("@ v2.9.1", "@ main")) == []
+
+
+def test_a_quote_of_another_projects_source_names_that_project_and_its_tag_in_the_box_and_the_index():
+    """A message a newer Python words otherwise (pickle's, from Python 3.14) is quoted from CPython's source at that
+    release's tag: the link goes to CPython's repository, and the box and the index name CPython, not PyTorch."""
+    from mkdocs_examples.publish.error_index import quotes, render_quotes
+
+    page = (
+        "# Errors\n\n/// quoted-error | python/cpython:Modules/_pickle.c @ v3.14.0\n"
+        "_pickle.PicklingError: Can't pickle local object <function f.<locals>.<lambda> at 0x…>\n///\n"
+    )
+    (quote,) = quotes(page)
+    assert (quote.repo, quote.source, quote.ref, quote.project) == (
+        "python/cpython", "Modules/_pickle.c", "v3.14.0", "CPython"
+    )
+    en = render_quotes(page, "2.13.0+cpu", "en")
+    assert "https://github.com/python/cpython/blob/v3.14.0/Modules/_pickle.c" in en
+    assert "!!! quote \"Quoted from CPython's source, not an output\"" in en
+    assert "of CPython 3.14.0 words it" in en and "PyTorch" not in en and "2.13.0" not in en
+    zh = render_quotes(page, "2.13.0+cpu", "zh")
+    assert '!!! quote "引自 CPython 源码，不是运行输出"' in zh and "CPython 3.14.0 的源码" in zh
+    (entry,) = collect({"errors/training.md": ("Training", find_blocks(page))}, {}, {}, {"errors/training.md": [quote]})
+    assert (entry.kind, entry.message) == ("_pickle.PicklingError", "Can't pickle local object <function "
+                                           "f.<locals>.<lambda> at 0x…>")  # fmt: skip
+    (wording,) = entry.wordings
+    assert _wording(wording, "en").startswith("quoted from the source of CPython 3.14.0: `Can't pickle")
+    assert _wording(wording, "zh").startswith("引自 CPython 3.14.0 的源码：`Can't pickle")
+    # without a tag, another project's quote links its default branch, never PyTorch's release
+    bare = render_quotes(page.replace(" @ v3.14.0", ""), "2.13.0+cpu", "en")
+    assert "https://github.com/python/cpython/blob/main/Modules/_pickle.c" in bare and "v2.13.0" not in bare
 
 
 def test_entries_of_one_type_sort_by_their_message_whatever_its_case():

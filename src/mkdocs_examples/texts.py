@@ -57,13 +57,13 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
-        "index.quoted": "quoted from PyTorch's source",
-        "index.quoted.release": "quoted from the source of PyTorch {releases}",
+        "index.quoted": "quoted from {project}'s source",
+        "index.quoted.release": "quoted from the source of {project} {releases}",
         "index.quoted.link": "quoted",
         # publish: a `quoted-error` block of a page
-        "quoted.title": "Quoted from PyTorch's source, not an output",
+        "quoted.title": "Quoted from {project}'s source, not an output",
         "quoted.commit": "(commit {commit})",
-        "quoted.from": "The message as {source} of PyTorch {release} words it. Nothing on this site ran it: "
+        "quoted.from": "The message as {source} of {project} {release} words it. Nothing on this site ran it: "
         "it is a quotation, not a recording.",
         # publish: the page "What changed between torch releases"
         "changes.summary": "Compared with this build's torch {torch} (Python {python}), once noise such as a "
@@ -151,12 +151,12 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.unverified": "{label} · 未经验证",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
-        "index.quoted": "引自 PyTorch 源码",
-        "index.quoted.release": "引自 PyTorch {releases} 的源码",
+        "index.quoted": "引自 {project} 源码",
+        "index.quoted.release": "引自 {project} {releases} 的源码",
         "index.quoted.link": "源码引文",
-        "quoted.title": "引自 PyTorch 源码，不是运行输出",
+        "quoted.title": "引自 {project} 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",
-        "quoted.from": "这段报错文本引自 PyTorch {release} 的源码 {source}。"
+        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"
         "本站没有运行过它：这是引文，不是录制的输出。",
         "changes.summary": "与本次构建的 torch {torch}（Python {python}）相比，"
         "去掉警告的文件名与行号等噪声之后的差异。",

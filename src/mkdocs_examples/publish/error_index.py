@@ -37,6 +37,12 @@ follows the path (``aten/src/ATen/Context.cpp @ v2.9.1``: a message the build's 
 ``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
 never as an output, and the index lists each line as a wording labelled
 "quoted from PyTorch's source", linking to the box (:func:`quotes`, the ``quoted`` of :func:`collect`).
+A message that another project words, such as a newer Python's, names that project's repository
+before the path, with the tag quoted (its default branch where none follows)::
+
+    /// quoted-error | python/cpython:Modules/_pickle.c @ v3.14.0
+    _pickle.PicklingError: Can't pickle local object <function f.<locals>.<lambda> at 0x…>
+    ///
 The lines of one block that have one exception type are wordings of one error, as a cell's are.
 """
 
@@ -58,11 +64,15 @@ from mkdocs_examples.texts import text as texts
 
 MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
 QUOTED = re.compile(
-    r"^/// *quoted-error *\| *(?P<source>[\w./-]+)(?: *@ *(?P<ref>[0-9a-f]{40}|v\d+\.\d+\.\d+))? *\n"
+    r"^/// *quoted-error *\| *(?:(?P<repo>[\w.-]+/[\w.-]+):)?(?P<source>[\w./-]+)"
+    r"(?: *@ *(?P<ref>[0-9a-f]{40}|v\d+\.\d+\.\d+))? *\n"
     r"(?P<lines>(?:(?!///).*\n)+?)/// *$",
     re.MULTILINE,
 )
-SOURCE_URL = "https://github.com/pytorch/pytorch/blob/{tag}/{source}"
+SOURCE_URL = "https://github.com/{repo}/blob/{tag}/{source}"
+PYTORCH = "pytorch/pytorch"
+# how the boxes and the index name a repository's project; another is named by its repository
+PROJECTS = {PYTORCH: "PyTorch", "python/cpython": "CPython"}
 
 
 def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[str] = MARKER) -> str:
@@ -128,24 +138,30 @@ class Printed:
 
 @dataclass
 class Wording:
-    """One wording of an error: how some environments word it, folded (numbers as N); ``quoted``: the files of
-    PyTorch's source a page quotes it from, where no environment printed it on this site."""
+    """One wording of an error: how some environments word it, folded (numbers as N); ``quoted``: the projects
+    whose source a page quotes it from (PyTorch, CPython), each with the releases quoted where a block names one
+    (PyTorch 2.9.1: not the build's)."""
 
     kind: str
     message: str
     printed: set[Printed] = field(default_factory=set)
-    quoted: set[str] = field(default_factory=set)
-    quoted_from: set[str] = field(default_factory=set)  # the other releases whose source is quoted (2.9.1)
+    quoted: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Quote:
-    """A ``quoted-error`` block of a page: the file of PyTorch's source, the lines quoted from it, the block's id."""
+    """A ``quoted-error`` block of a page: the file of a project's source (PyTorch's unless ``repo`` names
+    another), the lines quoted from it, the block's id."""
 
     source: str
     lines: tuple[str, ...]
     anchor: str
     ref: str = ""  # the commit or release tag (v2.9.1) quoted, where it is not the build's release
+    repo: str = PYTORCH
+
+    @property
+    def project(self) -> str:
+        return PROJECTS.get(self.repo, self.repo)
 
 
 def quotes(markdown: str) -> list[Quote]:
@@ -158,13 +174,15 @@ def quotes(markdown: str) -> list[Quote]:
         slug = "quoted-" + re.sub(r"[^a-z0-9]+", "-", match["source"].lower()).strip("-")
         same = sum(q.anchor == slug or q.anchor.startswith(slug + "-") for q in found)
         lines = tuple(line.strip() for line in match["lines"].splitlines() if line.strip())
-        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug, match["ref"] or ""))
+        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug, match["ref"] or "",
+                           match["repo"] or PYTORCH))  # fmt: skip
     return found
 
 
 def render_quotes(markdown: str, torch: str, lang: str) -> str:
     """``markdown`` with each ``quoted-error`` block replaced by a box that says where it is quoted from: the file
-    in PyTorch's repository at the tag of ``torch`` (the build's release; ``main`` where unknown)."""
+    in PyTorch's repository at the tag of ``torch`` (the build's release; ``main`` where unknown), or in another
+    project's at the tag the block names (its default branch where it names none)."""
     found = iter(quotes(markdown))
     text = texts(lang)
     tag = f"v{release(torch)}" if torch else "main"
@@ -174,17 +192,19 @@ def render_quotes(markdown: str, torch: str, lang: str) -> str:
         if markdown.count("\n", 0, match.start()) in fenced:
             return match[0]
         quote = next(found)
-        link = f"[`{quote.source}`]({SOURCE_URL.format(tag=quote.ref or tag, source=quote.source)})"
-        if quote.ref.startswith("v"):  # another release's tag
+        default = tag if quote.repo == PYTORCH else "main"
+        url = SOURCE_URL.format(repo=quote.repo, tag=quote.ref or default, source=quote.source)
+        if quote.ref.startswith("v"):  # a release's tag
             version = quote.ref[1:]
         elif quote.ref:
             version = text["quoted.commit"].format(commit=quote.ref[:10])
         else:
-            version = release(torch) or "main"
-        said = text["quoted.from"].format(source=link, release=version)
+            version = (release(torch) or "main") if quote.repo == PYTORCH else "main"
+        said = text["quoted.from"].format(source=f"[`{quote.source}`]({url})", project=quote.project, release=version)
         body = "\n".join(["```text", *quote.lines, "```"])
         inner = f"{said}\n\n{body}".replace("\n", "\n    ")
-        return f'<span id="{quote.anchor}"></span>\n\n!!! quote "{text["quoted.title"]}"\n    {inner}'
+        title = text["quoted.title"].format(project=quote.project)
+        return f'<span id="{quote.anchor}"></span>\n\n!!! quote "{title}"\n    {inner}'
 
     return QUOTED.sub(box, markdown)
 
@@ -289,9 +309,9 @@ def collect(
             for line in quote.lines:
                 key = fold(normalise(line))
                 wording = wordings.setdefault(key, Wording(*fold(line)))
-                wording.quoted.add(quote.source)
-                if quote.ref.startswith("v"):  # another release's tag
-                    wording.quoted_from.add(quote.ref[1:])
+                releases = wording.quoted.setdefault(quote.project, set())
+                if quote.ref.startswith("v"):  # a release's tag
+                    releases.add(quote.ref[1:])
                 cells.setdefault((page, -1 - found.index(quote), key[0]), set()).add(key)
                 known = places.setdefault(key, [])
                 if all((s.page, s.anchor) != (page, quote.anchor) for s in known):
@@ -389,11 +409,12 @@ def _wording(wording: Wording, lang: str) -> str:
     for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
         label = f"torch {spans([p.torch for p in envs], texts(lang))}" + (f" · Python {python}" if python else "")
         groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
-    if wording.quoted_from:
-        releases = _LABELS.get(lang, _LABELS["en"])[0].join(sorted(wording.quoted_from, key=version_key))
-        groups.append(texts(lang)["index.quoted.release"].format(releases=releases))
-    elif wording.quoted:
-        groups.append(texts(lang)["index.quoted"])
+    for project, quoted in sorted(wording.quoted.items()):
+        if quoted:
+            releases = _LABELS.get(lang, _LABELS["en"])[0].join(sorted(quoted, key=version_key))
+            groups.append(texts(lang)["index.quoted.release"].format(project=project, releases=releases))
+        else:
+            groups.append(texts(lang)["index.quoted"].format(project=project))
     return devices.join(groups) + colon + text if groups else text
 
 
