@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Let the examples' sandbox isolate them on a GitHub-hosted runner (src/mkdocs_examples/README.md: "Where it runs").
+# Let the examples' sandbox isolate them on a GitHub-hosted runner (src/mkdocs_examples/docs/sandbox.md: "Where it runs").
 # The runner's user gets unprivileged user namespaces (Ubuntu 24.04 restricts them with
 # AppArmor) and a cgroup v2 of its own with the pids and memory controllers, into which this
 # job's runner process moves, so that every later step runs inside it and the engine can give

@@ -126,7 +126,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     root = Path(config.config_file_path).parent
     sources = [Path(config.docs_dir) / page.file.src_uri]
     examples = config.plugins.get("examples")
-    # the engine's API (src/mkdocs_examples/README.md: "The plugin's API for a site's own hooks")
+    # the engine's API (src/mkdocs_examples/docs/site.md: "The plugin's API for a site's own hooks")
     if examples is not None:
         sources += [examples.examples_dir / path for path in examples.examples_of(page.file.src_uri)]
     known = _dates(root, config)

@@ -63,7 +63,7 @@ def one(project, source: str):
 def landlock(project) -> int:
     """The Landlock ABI the worker applies to each example: 0 without Landlock (macOS, portable mode).
 
-    What Linux enforces depends on the kernel and the user (src/mkdocs_examples/README.md: "Where it runs"); these tests
+    What Linux enforces depends on the kernel and the user (src/mkdocs_examples/docs/sandbox.md: "Where it runs"); these tests
     check what the worker says it enforces, and on a machine without it, that it says so.
     """
     _, engine, _ = project
@@ -473,7 +473,7 @@ def test_an_example_that_stops_the_worker_then_behaves_when_run_again_fails(proj
     else:  # both ran when the worker stopped; run again, neither stopped it: both fail, each naming the other
         assert "ran beside slow.py; run again one at a time, none of them did it again" in message, message
         assert "ran beside hostile.py" in describe(outcomes["slow.py"])
-        # without a cgroup or subreaper it escapes (src/mkdocs_examples/README.md: "Where it runs")
+        # without a cgroup or subreaper it escapes (src/mkdocs_examples/docs/sandbox.md: "Where it runs")
         for pid in alive(daemon):
             os.kill(pid, 9)
 

@@ -8,6 +8,7 @@ index or its cache), and that virtualenv's MkDocs builds a tiny site with the pl
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -102,6 +103,15 @@ def test_only_the_wheel_and_its_dependencies_are_installed(venv):
     picker = "import mkdocs_examples.mkdocs.plugin as p; print([(p.PACKAGE / a).is_file() " \
         "for a in p.PICKER] == [True, True])"
     assert _run([python, "-c", picker], venv).strip() == "True"  # the torch picker's script and stylesheet
+
+
+def test_the_manual_pages_the_readme_links_come_with_the_wheel(venv):
+    readme = (ROOT / "src" / "mkdocs_examples" / "README.md").read_text(encoding="utf-8")
+    linked = sorted(set(re.findall(r"src/mkdocs_examples/(docs/[\w-]+\.md)", readme)))
+    assert linked, "the README links the manual's pages under docs/"
+    check = f"import mkdocs_examples, pathlib; d = pathlib.Path(mkdocs_examples.__file__).parent; " \
+        f"print(all((d / p).is_file() for p in {linked!r}))"
+    assert _run([str(venv / "bin" / "python"), "-c", check], venv).strip() == "True"
 
 
 def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(venv, tmp_path):

@@ -1,6 +1,6 @@
 """The sandbox's parts one by one: limits, the subreaper path, namespaces, Landlock's rules, the line it logs.
 
-Tests marked Linux-only check what only Linux enforces (src/mkdocs_examples/README.md: "Where it runs"); the others
+Tests marked Linux-only check what only Linux enforces (src/mkdocs_examples/docs/sandbox.md: "Where it runs"); the others
 run the path of every system.
 """
 
@@ -287,7 +287,7 @@ if __name__ == "__main__":  # forked, not spawned: two fresh Pythons importing t
     *warnings, last = outcome.result.cells[0].output.splitlines()
     assert last == "all_reduce over 127.0.0.1 done"
     # c10d looks up the peer's name, and with no DNS in the namespace it says so
-    # (src/mkdocs_examples/README.md: "Where it runs")
+    # (src/mkdocs_examples/docs/sandbox.md: "Where it runs")
     assert all("The hostname of the client socket cannot be retrieved" in line for line in warnings), warnings
 
 
