@@ -192,7 +192,7 @@ def test_the_kept_inventory_holds_the_aliases_and_values_of_the_pinned_torch():
 
 
 def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():
-    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (CONTRIBUTING.md,
+    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (design/site.md,
     "What readers get": API links): each name they document must still be one the installed torch has, or
     the file is from another release."""
     import importlib
