@@ -63,8 +63,8 @@ def one(project, source: str):
 def landlock(project) -> int:
     """The Landlock ABI the worker applies to each example: 0 without Landlock (macOS, portable mode).
 
-    What Linux enforces depends on the kernel and the user (src/mkdocs_examples/docs/sandbox.md: "Where it runs"); these tests
-    check what the worker says it enforces, and on a machine without it, that it says so.
+    What Linux enforces depends on the kernel and the user (src/mkdocs_examples/docs/sandbox.md: "Where it
+    runs"); these tests check what the worker says it enforces, and on a machine without it, that it says so.
     """
     _, engine, _ = project
     engine.pool.ready()

@@ -1,7 +1,7 @@
 """The sandbox's parts one by one: limits, the subreaper path, namespaces, Landlock's rules, the line it logs.
 
-Tests marked Linux-only check what only Linux enforces (src/mkdocs_examples/docs/sandbox.md: "Where it runs"); the others
-run the path of every system.
+Tests marked Linux-only check what only Linux enforces (src/mkdocs_examples/docs/sandbox.md: "Where it
+runs"); the others run the path of every system.
 """
 
 from __future__ import annotations
