@@ -5,7 +5,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 READY  := $(VENV)/.installed
 
-.PHONY: build serve test test-slow page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench lint clean
+.PHONY: help build serve lint test test-slow page run diff links lighthouse record record-release lock-gpu comments notebooks katex bench cache clean
 
 build: $(READY)  ## run the examples and build the site into site/
 	$(PYTHON) -m mkdocs build --strict
@@ -14,16 +14,23 @@ serve: $(READY)  ## live preview at http://127.0.0.1:8000/pytorch-tips/ of the E
 	PREVIEW=$(PREVIEW) $(PYTHON) -m mkdocs serve
 
 # pytest workers: one more than the cores this process may use, for the modules that mostly wait (timeouts,
-# a stopped worker); more contend for the cores (4 workers took about 5 % more CPU time than 3 on 2 cores)
-TEST_JOBS ?= $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
+# a stopped worker); more contend for the cores (4 workers took about 5 % more CPU time than 3 on 2 cores).
+# os.sched_getaffinity is Linux's; macOS counts every core
+TEST_JOBS ?= $(shell python3 -c 'import os; print((len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) + 1)')
 
 PYTEST := $(PYTHON) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder  # modules in parallel, each with its own fixtures, longest first (tests/conftest.py)
 
-test: $(READY)  ## lint, the workflow checks and the fast lane of the tests, in parallel (about three minutes)
+# commit subjects checked by `lint`: those since the merge base with main, or the last LINT_COMMITS without one
+LINT_COMMITS ?= 10
+
+lint: $(READY)  ## ruff, mypy, the workflow checks (actionlint with shellcheck, zizmor) and the new commits' subjects (at most 72 characters)
 	$(PYTHON) -m ruff check src tests hooks tools
 	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
+	$(PYTHON) tools/commit_subjects.py --last $(LINT_COMMITS)
+
+test: lint  ## `make lint`, then the fast lane of the tests, in parallel (about three minutes)
 	$(PYTEST) -m "not slow"
 
 # beside `make test`, in CI and before a release: the tests marked `slow` (tests/conftest.py: SLOW_FIXTURES)
@@ -83,10 +90,26 @@ bench: $(READY)  ## engine vs the floor vs a Jupyter kernel per example, the edi
 	$(PYTHON) bench/serve.py
 	$(PYTHON) bench/pages.py
 
+# torch: on Linux, PyPI's wheel of the pinned release carries several GB of CUDA libraries, so the first install takes
+# the CPU wheel of the same release from PyTorch's index, alone (its dependencies come pinned from requirements.txt).
+# `make build CUDA=1` on a fresh .venv (or CUDA=1 in the environment) takes PyPI's CUDA wheel instead.
+# CI and the deploy install requirements.txt with that index too (PIP_EXTRA_INDEX_URL in their workflows).
+CUDA ?=
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell sed -n 's/^\(torch==[^ ]*\).*/\1/p' requirements.txt)
+TORCH_CPU := $(if $(CUDA),,$(filter Linux,$(shell uname -s)))
+
 $(READY): requirements.txt pyproject.toml
 	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(if $(TORCH_CPU),$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps --extra-index-url $(TORCH_CPU_INDEX) "$(TORCH_PIN)")
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(READY)
 
-clean:  ## remove the built site and the example cache (keeps .venv)
+cache: $(READY)  ## what the example cache holds (.cache/examples), and its size; `make cache PRUNE=1` drops the entries no example of this tree can use
+	$(PYTHON) -m mkdocs_examples cache $(if $(PRUNE),prune,list)
+
+clean:  ## remove the built site and every cache (.cache: the examples', the notebooks', the render cache; keeps .venv)
 	rm -rf site .cache
+
+help:  ## list the targets, each with what it does
+	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | awk -F '\t' '{ printf "  make %-15s %s\n", $$1, $$2 }'
