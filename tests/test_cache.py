@@ -55,10 +55,20 @@ def test_corrupt_partial_or_foreign_entries_are_misses(tmp_path):
     assert cache.get(key) == (RESULT, {})
 
 
-def test_device_setting_wins_and_auto_is_cpu_here(monkeypatch):
-    assert detect_device("cuda") == "cuda"
-    assert detect_device("auto") == "cpu"  # the CPU wheel, or no GPU
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+def test_device_setting_wins_and_auto_reads_the_wheel_and_the_gpu_nodes(monkeypatch):
+    from mkdocs_examples import environment
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    gpu = {"/dev/nvidiactl"}
+    monkeypatch.setattr(environment.os.path, "exists", lambda path: path in gpu)
+    for wheel, found in (("2.13.0+cpu", "cpu"), ("2.13.0+cu130", "cuda"), ("not installed", "cpu")):
+        monkeypatch.setattr(environment, "package_version", lambda name, wheel=wheel: wheel)
+        assert detect_device("auto") == found, wheel
+        assert detect_device("cpu") == "cpu" and detect_device("cuda") == "cuda"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # a CUDA wheel, a GPU, and none of it visible
+    assert detect_device() == "cpu"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    gpu.clear()  # a CUDA wheel on a machine without a GPU
     assert detect_device() == "cpu"
 
 
