@@ -68,3 +68,40 @@ def test_recordings_are_merged_only_for_a_device_the_engine_knows(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["merge", "a", "--out", "recordings/mps", "--device", "mps"])
     assert stop.value.code == 2 and "invalid choice: 'mps'" in capsys.readouterr().err
+
+
+def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_others(site, capsys):
+    assert main(["run"]) == 0
+    entries = site / ".cache" / "examples"
+    kept = sorted(entries.rglob("*.json"))
+    assert len(kept) == 2
+    (site / "examples" / "three.py").write_text("print(3)\n")
+    assert main(["run", "examples/three.py"]) == 0
+    three = sorted(set(entries.rglob("*.json")) - set(kept))
+    assert len(three) == 1
+    (entries / "ab").mkdir()
+    (entries / "ab" / ".tmp-x.json").write_text("{")  # what an interrupted write leaves
+    capsys.readouterr()
+
+    assert main(["cache", "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[-1] for line in listed[:3]] == ["one.py", "three.py", "two.py"]
+    assert "(no example of this tree can use them" in listed[3] and listed[3].split()[0] == "1"
+    assert listed[-1].startswith(".cache/examples: 4 entries, ")
+
+    (site / "examples" / "three.py").unlink()
+    assert main(["cache", "prune"]) == 0
+    assert capsys.readouterr().out.startswith("removed 2 entries from .cache/examples\n")
+    assert sorted(entries.rglob("*.json")) == kept and not (entries / "ab").exists()
+    assert not three[0].exists() and (not three[0].parent.exists() or three[0].parent in {k.parent for k in kept})
+    assert main(["run"]) == 0 and "2 cached" in capsys.readouterr().out  # what was kept is still used
+
+    (site / "examples" / "one.py").write_text("print('edited')\n")  # an edit: its old entry can never be hit
+    assert main(["cache", "prune"]) == 0
+    assert len([entry for entry in kept if entry.exists()]) == 1
+    capsys.readouterr()
+    assert main(["run", "examples/two.py"]) == 0 and "1 cached" in capsys.readouterr().out
+
+    assert main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out.endswith(".cache/examples: 0 entries, 0 bytes\n")
+    assert entries.is_dir() and not list(entries.rglob("*.json"))

@@ -35,6 +35,8 @@ def run(engine: Engine, examples: list[Example], note: Callable[[str], None]) ->
     outcomes = engine.run(examples, report)
     if examples:
         note(summary(list(outcomes.values()), time.perf_counter() - start))
+        if usage := engine.cache_usage():
+            note(usage)  # what the cache holds after this build
     if problem := engine.cache_problem():
         note(problem)  # a cache that cannot be written
     if sandbox := engine.sandbox_note():

@@ -1,5 +1,7 @@
 """``mkdocs-examples run [PATH ...]`` (or ``python -m mkdocs_examples``): run examples without building the site.
 
+``cache list``, ``cache prune`` and ``cache clear`` show and trim the cache of results the site's builds share.
+
 Options come from the `examples` plugin entry of mkdocs.yml, so a run here gives
 exactly what the site build gives, and shares its cache.
 """
@@ -10,15 +12,19 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from mkdocs_examples import texts
-from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, summary
+from mkdocs_examples.environment import DEVICES
+from mkdocs_examples.execute.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.execute.child.budget import size
+from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, run_options, summary
 from mkdocs_examples.publish import notebooks, outputs, review
 from mkdocs_examples.recordings import attest, record
 from mkdocs_examples.recordings import store as recordings
 from mkdocs_examples.results import SiteError
-from mkdocs_examples.settings import load_site
+from mkdocs_examples.settings import Site, load_site
 from mkdocs_examples.source import comments, keys
 from mkdocs_examples.source.cells import Example, ExampleError, find_examples, read_example
 
@@ -55,8 +61,16 @@ def main(argv: list[str] | None = None) -> int:
     said.add_argument("paths", nargs="*", type=Path, help="example files or folders (default: all examples)")
     said.add_argument("--lang", default="zh", help="the language to translate the comments into (default: zh)")
     said.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
+    kept = commands.add_parser("cache", help="list, prune or clear the cache of example results (option cache_dir)")
+    kept.add_argument("action", choices=["list", "prune", "clear"],
+                      help="list: its size, and the examples its entries belong to; prune: remove the entries no "
+                      "example of this tree can use (deleted or edited examples, another engine, torch or Python); "
+                      "clear: remove every entry")  # fmt: skip
+    kept.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     record.add_commands(commands)
     args = parser.parse_args(argv)
+    if args.command == "cache":
+        return _cache(args.config_file, args.action)
     if args.command == "notebooks":
         return _notebooks(args.config_file, args.out, check=args.check)
     if args.command == "comments":
@@ -223,6 +237,46 @@ def _comments(config_file: Path, paths: list[Path], lang: str) -> int:
     for message in refused:
         print(f"refused: {message}", file=sys.stderr)
     return 1 if refused else 0
+
+
+def _live_keys(site: Site) -> dict[str, str]:
+    """The cache key of each example of the tree, on each device, with the site's options and this
+    environment (engine, Python, packages): its example's path. No other entry can be read again."""
+    config = site.config
+    fingerprints = [fingerprint(replace(run_options(config), device=d), list(config.preload)) for d in DEVICES]
+    keys: dict[str, str] = {}
+    for path in find_examples(site.examples_dir, []):
+        try:
+            example = read_example(site.examples_dir, path, config.folder)
+        except ExampleError:
+            continue  # a file that cannot be read runs nothing, and uses no entry
+        keys.update((cache_key(example, f), path) for f in fingerprints)
+    return keys
+
+
+def _cache(config_file: Path, action: str) -> int:
+    try:
+        site = load_site(config_file)
+        live = _live_keys(site) if action != "clear" else {}
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    store = Cache(site.root / site.config.cache_dir, site.examples_dir)
+    shown = Path(site.config.cache_dir).as_posix()
+    if action == "list":
+        sizes: dict[str, list[int]] = {}
+        for file in store.files():
+            sizes.setdefault(live.get(file.stem, ""), []).append(file.stat().st_size)
+        for path, found in sorted((p, f) for p, f in sizes.items() if p):
+            print(f"{len(found):4} {size(sum(found)):>10}  {path}")
+        if stale := sizes.get(""):
+            print(f"{len(stale):4} {size(sum(stale)):>10}  (no example of this tree can use them: `cache prune`)")
+    else:
+        removed = store.prune(live)
+        print(f"removed {len(removed)} entries from {shown}")
+    count, total = store.usage()
+    print(f"{shown}: {count} entries, {size(total)}")
+    return 0
 
 
 def _show(outcome: Outcome) -> None:

@@ -11,6 +11,10 @@ atomically; an entry that cannot be read, or does not match ``$defs/entry`` of
 written is reported once and otherwise ignored. Since comments are not in the key, an entry
 keeps the lines its outputs cite tied to tokens (:func:`lines_of`), and a result reused for a
 source whose lines moved cites them as they are now (:func:`relocated`).
+
+Nothing expires by itself: :meth:`Cache.prune` removes the entries whose keys no example of
+the tree can make any more (an example deleted or edited, another engine, torch or Python),
+given the keys that it can make (``mkdocs-examples cache``, cli.py).
 """
 
 from __future__ import annotations
@@ -100,6 +104,27 @@ class Cache:
             if temporary:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
+
+    def files(self) -> list[Path]:
+        """Every file of the cache: its entries, and any temporary file an interrupted write left."""
+        return sorted(p for p in self.root.glob("*/*.json") if p.is_file()) if self.root.is_dir() else []
+
+    def usage(self) -> tuple[int, int]:
+        """How many files the cache holds, and their bytes."""
+        found = self.files()
+        return len(found), sum(file.stat().st_size for file in found)
+
+    def prune(self, live: Iterable[str]) -> list[Path]:
+        """Remove every file but the entries whose key is in ``live``, then the folders left empty;
+        the files removed. The cache folder itself stays (it may be a link shared between checkouts)."""
+        keep = set(live)
+        removed = [file for file in self.files() if file.stem not in keep]
+        for file in removed:
+            file.unlink(missing_ok=True)
+        for folder in {file.parent for file in removed}:
+            with contextlib.suppress(OSError):  # not empty
+                folder.rmdir()
+        return removed
 
     def _current(self, depends: dict[str, str]) -> bool:
         """Whether every package and helper module the result depended on is as it was."""

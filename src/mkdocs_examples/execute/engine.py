@@ -13,6 +13,7 @@ from pathlib import Path
 from mkdocs_examples.environment import detect_device
 from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.execute.child.budget import size
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import MAX_RECORDING, Failure, Options, Result
 from mkdocs_examples.settings import PROTECTIONS, Settings
@@ -231,6 +232,16 @@ class Engine:
         if self.cache and self.cache.unwritable:
             return f"results are not cached: cannot write to {self.cache.root} ({self.cache.unwritable})"
         return None
+
+    def cache_usage(self) -> str | None:
+        """What the cache holds, in one line naming the command that lists and prunes it; None without a cache."""
+        if not self.cache:
+            return None
+        count, total = self.cache.usage()
+        root = self.cache.root.absolute()
+        shown = root.relative_to(Path.cwd()) if root.is_relative_to(Path.cwd()) else root
+        return (f"example cache: {count} entries, {size(total)} in {shown} "
+                "(`python -m mkdocs_examples cache list`, `cache prune`)")  # fmt: skip
 
     def sandbox_note(self) -> str | None:
         """What confines the examples on this system, in one line, once per engine; None before any ran."""
