@@ -144,3 +144,19 @@ def test_a_module_added_to_the_execution_code_changes_the_key(tmp_path, monkeypa
     assert cache.engine_digest() == before
     (package / "render" / "page.py").write_text("# rendering is not execution\n")
     assert cache.engine_digest() == before
+
+
+def test_the_cache_line_a_build_ends_with_counts_its_entries_and_bytes(tmp_path, monkeypatch):
+    from mkdocs_examples.execute.engine import Engine
+
+    monkeypatch.chdir(tmp_path)
+    engine = Engine(tmp_path, tmp_path / ".cache" / "examples", options=Options(), preload=[], jobs=1)
+    try:
+        assert engine.cache_usage() == ("example cache: 0 entries, 0 bytes in .cache/examples "
+                                        "(`python -m mkdocs_examples cache list`, `cache prune`)")  # fmt: skip
+        engine.cache.put("ab" * 32, RESULT, {})
+        count, total = engine.cache.usage()
+        assert count == 1 and total == next(tmp_path.rglob("*.json")).stat().st_size > 0
+        assert f"example cache: 1 entry, {total} bytes in .cache/examples" in engine.cache_usage()
+    finally:
+        engine.close()

@@ -240,7 +240,8 @@ class Engine:
         count, total = self.cache.usage()
         root = self.cache.root.absolute()
         shown = root.relative_to(Path.cwd()) if root.is_relative_to(Path.cwd()) else root
-        return (f"example cache: {count} entries, {size(total)} in {shown} "
+        entries = "1 entry" if count == 1 else f"{count} entries"
+        return (f"example cache: {entries}, {size(total)} in {shown} "
                 "(`python -m mkdocs_examples cache list`, `cache prune`)")  # fmt: skip
 
     def sandbox_note(self) -> str | None:
