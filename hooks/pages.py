@@ -287,7 +287,7 @@ def _inventory() -> Inventory:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise PluginError(
             f"{INVENTORY}: not an inventory of PyTorch's API names ({error}); "
-            "write it again with tools/pytorch_inventory.py (CONTRIBUTING.md)"
+            "write it again with tools/pytorch_inventory.py (design/site.md)"
         ) from error
     return Inventory(names, aliases, frozenset(values))
 
