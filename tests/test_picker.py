@@ -13,7 +13,16 @@ import pytest
 from helpers import search_queries
 
 from mkdocs_examples.publish import picker
-from mkdocs_examples.publish.picker import BUILD, Environment, environments, example_data, recorded, releases, site_data
+from mkdocs_examples.publish.picker import (
+    BUILD,
+    Environment,
+    alongside,
+    choices,
+    environments,
+    example_data,
+    releases,
+    site_data,
+)
 from mkdocs_examples.recordings.store import Failed, Published, Recording, current
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
@@ -65,39 +74,59 @@ def test_the_picker_lists_every_release_once_newest_first():
     assert releases(with_cuda) == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]  # 2.14.1 once, for two devices
 
 
+CPU_2_11 = {"device": "cpu", "torch": "2.11.0+cu130", "python": "3.11.7"}  # test data
+TWIN_2_11 = {**CPU_2_11, "python": "3.12.3"}  # the GPU machine's CPU run (test data)
+WITH_TWINS = [*SITE, Environment("cpu-torch2.11.0-py3.11", CPU_2_11), Environment("cpu-torch2.11.0-py3.12", TWIN_2_11)]
+
+
+def test_each_environment_is_a_choice_named_by_its_release_device_and_python_where_two_differ():
+    offered = [(c["key"], c["release"], c["device"], c["python"]) for c in choices(WITH_TWINS)]
+    assert offered == [
+        ("cpu-torch2.14.1-py3.11", "2.14.1", "cpu", None),
+        (BUILD, "2.13.0", "cpu", None),
+        ("cpu-torch2.11.0-py3.11", "2.11.0", "cpu", "3.11"),  # three runs of 2.11.0: each a choice of its own
+        ("cpu-torch2.11.0-py3.12", "2.11.0", "cpu", "3.12"),
+        ("cuda-torch2.11.0-py3.12", "2.11.0", "cuda", "3.12"),
+        ("cpu-torch2.9.1-py3.11", "2.9.1", "cpu", None),
+    ]
+
+
+def test_the_releases_of_choices_sort_by_version_not_as_text():
+    tens = [Environment(f"cpu-torch{v}", {**CPU_2_9, "torch": v}) for v in ("2.10.0", "2.4.1", "2.11.0", "2.9.1")]
+    assert [c["release"] for c in choices(tens)] == ["2.11.0", "2.10.0", "2.9.1", "2.4.1"]
+
+
 @pytest.mark.parametrize(
-    ("pick", "device", "shows"),
+    ("chosen", "device", "shows"),
     [
-        ("2.13.0", "cpu", BUILD),  # the build's own release: the page as built
-        ("2.14.1", "cpu", "cpu-torch2.14.1-py3.11"),
-        ("2.9.1", "cpu", "cpu-torch2.9.1-py3.11"),
-        ("2.11.0", "cpu", None),  # recorded on CUDA only: a CPU cell keeps its output, and says so
-        ("2.12.0", "cpu", None),  # never recorded: never another release's output instead
-        ("2.11.0", "cuda", "cuda-torch2.11.0-py3.12"),
-        ("2.14.1", "cuda", None),  # not the only CUDA run, which is another release's
-        ("2.14.1", "mps", None),  # no run of that device at all
+        (BUILD, "cpu", BUILD),  # the build's own: the page as built
+        (BUILD, "cuda", None),  # no CUDA run of 2.13.0: a CUDA cell keeps its output, and says so
+        ("cpu-torch2.14.1-py3.11", "cuda", None),
+        ("cpu-torch2.11.0-py3.11", "cpu", "cpu-torch2.11.0-py3.11"),
+        ("cpu-torch2.11.0-py3.11", "cuda", "cuda-torch2.11.0-py3.12"),  # a CUDA-only cell: the GPU's run of 2.11.0
+        ("cuda-torch2.11.0-py3.12", "cuda", "cuda-torch2.11.0-py3.12"),
+        ("cuda-torch2.11.0-py3.12", "cpu", "cpu-torch2.11.0-py3.12"),  # a CPU tab: the GPU machine's own CPU run
+        ("cpu-torch2.9.1-py3.11", "mps", None),  # no run of that device at all
     ],
 )
-def test_each_pick_shows_that_releases_own_output_on_the_cells_device_or_none(pick, device, shows):
-    assert recorded(pick, device, SITE) == shows
+def test_each_choice_shows_its_own_run_on_its_device_and_that_releases_on_another(chosen, device, shows):
+    assert alongside(next(e for e in WITH_TWINS if e.name == chosen), device, WITH_TWINS) == shows
 
 
-def test_of_two_runs_of_the_picked_release_the_builds_own_comes_first():
-    twin = Environment("cpu-torch2.13.0-py3.12", {**BUILD_ENV, "python": "3.12.3"}, "2026-11-23")
-    assert recorded("2.13.0", "cpu", [twin, *SITE]) == BUILD
-    assert recorded("2.13.1", "cpu", [twin, *SITE]) is None
+def test_a_gpus_choice_shows_its_run_in_every_cell_and_a_cpus_choice_only_in_its_devices():
+    made = {c["key"]: c for c in choices(WITH_TWINS)}
+    assert made["cuda-torch2.11.0-py3.12"]["all"] == "cuda-torch2.11.0-py3.12"
+    assert made["cpu-torch2.11.0-py3.11"]["all"] is None and made[BUILD]["all"] is None
 
 
-def test_the_sites_file_names_each_environment_and_what_each_release_shows():
+def test_the_sites_file_names_each_environment_and_what_each_choice_shows():
     data = json.loads(json.dumps(site_data(SITE, limit=1000)))  # what the picker reads
     assert data["build"] == "2.13.0"
-    assert [r["release"] for r in data["releases"]] == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]
-    shown = {r["release"]: r["shows"] for r in data["releases"]}
-    assert shown["2.14.1"] == {"cpu": "cpu-torch2.14.1-py3.11", "cuda": None}
-    assert shown["2.13.0"] == {"cpu": BUILD, "cuda": None}
-    assert shown["2.11.0"] == {"cpu": None, "cuda": "cuda-torch2.11.0-py3.12"}
-    devices = {r["release"]: r["devices"] for r in data["releases"]}
-    assert devices == {"2.14.1": ["cpu"], "2.13.0": ["cpu"], "2.11.0": ["cuda"], "2.9.1": ["cpu"]}
+    assert [c["release"] for c in data["choices"]] == ["2.14.1", "2.13.0", "2.11.0", "2.9.1"]
+    shown = {c["key"]: c["shows"] for c in data["choices"]}
+    assert shown["cpu-torch2.14.1-py3.11"] == {"cpu": "cpu-torch2.14.1-py3.11", "cuda": None}
+    assert shown[BUILD] == {"cpu": BUILD, "cuda": None}
+    assert shown["cuda-torch2.11.0-py3.12"] == {"cpu": None, "cuda": "cuda-torch2.11.0-py3.12"}
     gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
     assert gpu["label"] == "FIXTURE GPU (test data) · torch 2.11.0" and gpu["device"] == "cuda"
     assert gpu["printed"] == {"en": "Printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 (Python 3.12.3)",
@@ -105,6 +134,18 @@ def test_the_sites_file_names_each_environment_and_what_each_release_shows():
     assert data["environments"][BUILD]["label"] == "torch 2.13.0 · CPU"
     assert data["texts"]["en"]["cut"] == "… {n} more characters cut (this page shows at most 1,000 per cell)"
     assert data["texts"]["zh"]["picker.label"] and set(data["texts"]["zh"]) == set(data["texts"]["en"])
+
+
+def test_a_releases_cuda_wheel_run_on_a_cpu_says_so_in_its_sentence():
+    """PyPI's wheels of a release are CUDA builds (``2.4.1+cu121``): their output says "built with CUDA: 12.1", and
+    the sentence that names the environment says why, though it ran on a CPU."""
+    data = site_data([Environment("cpu-torch2.4.1-py3.11", {**CPU_2_9, "torch": "2.4.1+cu121"})], limit=1000)
+    printed = data["environments"]["cpu-torch2.4.1-py3.11"]["printed"]
+    assert printed["en"] == ("Printed on a CPU with PyTorch 2.4.1+cu121, a build for CUDA 12.1 run without a GPU "
+                             "(Python 3.11.7)")  # fmt: skip
+    assert "为 CUDA 12.1 构建的版本" in printed["zh"]
+    assert site_data(SITE, limit=1000)["environments"]["cpu-torch2.9.1-py3.11"]["printed"]["en"] == \
+        "Printed on a CPU with PyTorch 2.9.1+cpu (Python 3.11.7)"  # a CPU build: nothing to say
 
 
 def test_environments_come_from_the_build_and_each_folder_with_recordings():
@@ -140,6 +181,8 @@ def test_a_stale_recording_and_a_cell_whose_check_failed_there_have_no_output_in
     data = example_data(EXAMPLE, BUILT, held, limit=1000)
     assert "stale" not in data["cells"]["0"] and "stale" not in data["cells"]["1"]
     assert "failed" in data["cells"]["0"] and "failed" not in data["cells"]["1"]
+    # where its check failed, so that the picker says so there, and in the cells after it
+    assert data["failed"] == {"failed": {"cell": 1, "line": 4, "message": "AssertionError"}}
     assert "old source" not in json.dumps(data) and "stops short" not in json.dumps(data)
 
 
@@ -213,9 +256,10 @@ def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says
         one, two = page.locator('[data-mx-example="one.py"]'), page.locator('[data-mx-example="two.py"]')
         built = two.inner_text()
         assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
-        page.get_by_role("combobox", name="Outputs of torch").select_option("2.14.1")
+        page.get_by_role("combobox", name="Outputs of torch").select_option("cpu-torch2.14.1-py3.11")
         expect(one).to_have_text("torch 2.14.1 · CPU · unverified")  # test data no trusted key signs: said so
-        assert one.get_attribute("title") == "Printed on a CPU with PyTorch 2.14.1+cu130 (Python 3.11.7)"
+        assert one.get_attribute("title") == ("Printed on a CPU with PyTorch 2.14.1+cu130, a build for "
+                                                 "CUDA 13.0 run without a GPU (Python 3.11.7)")
         assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
         expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
         assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label

@@ -54,6 +54,9 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
         "picker.unverified": "{label} · unverified",
+        "picker.fails": "On torch {release} this page's claim does not hold: its check (line {line}: {message}) "
+        "fails there, so nothing that release printed here is shown.",
+        "picker.source": "{label}: {what}.",
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
@@ -91,6 +94,9 @@ TEXT: dict[str, dict[str, str]] = {
         # what printed an environment's outputs (render/provenance.py: described)
         "words.what.torch": "printed on {device} with PyTorch {torch} (Python {python})",
         "words.what.cuda": "printed on {device} with PyTorch {torch} and CUDA {cuda} (Python {python})",
+        # a release's wheel from PyPI is built for CUDA ("2.4.1+cu121"), and run here without a GPU
+        "words.what.wheel": "printed on {device} with PyTorch {torch}, a build for CUDA {cuda} run without a GPU "
+        "(Python {python})",
         "words.what": "printed on {device} with Python {python}",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
         # what a CUDA cell of a downloaded notebook prints where there is no GPU, before the recorded output
@@ -149,6 +155,9 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "picker.unverified": "{label} · 未经验证",
+        "picker.fails": "本页的这一说法在 torch {release} 上不成立：它的检验（第 {line} 行：{message}）在该版本上失败，"
+        "因此这里不显示该版本的输出。",
+        "picker.source": "{label}：{what}。",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
         "index.quoted": "引自 {project} 源码",
@@ -179,6 +188,8 @@ TEXT: dict[str, dict[str, str]] = {
         "words.cpu": "CPU",
         "words.what.torch": "在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到",
         "words.what.cuda": "在 {device} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）实际运行得到",
+        "words.what.wheel": "在 {device} 上用 PyTorch {torch}（为 CUDA {cuda} 构建的版本，在没有 GPU 的机器上运行；"
+        "Python {python}）实际运行得到",
         "words.what": "在 {device} 上用 Python {python} 实际运行得到",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
         "notebook.gpu.printed": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"

@@ -62,9 +62,10 @@
     var blocks = [];
     var node = label.closest("p") || label;
     for (node = node.previousElementSibling; node; node = node.previousElementSibling) {
-      var output = node.matches(".language-text, .language-pytb") ||
+      var output = node.matches(".language-text, .language-pytb") || // or, unnamed, a block without line numbers
+        node.matches(".highlight:not([class*=language-])") && !node.querySelector(".highlighttable") ||
         (node.matches("p") && node.children.length === 1 && node.firstElementChild.matches("img"));
-      if (!output || node.classList.contains("mx-added")) break;
+      if (!output) break;
       blocks.unshift(node);
     }
     return blocks;
@@ -73,41 +74,81 @@
   function restore(label) {
     var kept = state.get(label);
     if (!kept) {
-      kept = {text: label.textContent, title: label.title, blocks: outputs(label), added: []};
+      kept = {text: label.textContent, title: label.title, blocks: outputs(label), undo: []};
       state.set(label, kept);
     }
-    kept.added.forEach(function (node) { node.remove(); });
-    kept.added = [];
-    kept.blocks.forEach(function (node) { node.hidden = false; });
+    while (kept.undo.length) kept.undo.pop()();
     label.textContent = kept.text;
     label.title = kept.title;
     return kept;
   }
 
-  function block(kind, title, body) {
+  // Move `nodes` before `place`, and back where they were on the label's next restore
+  function move(kept, nodes, place) {
+    var from = nodes.map(function (node) { return [node, node.parentNode, node.nextSibling]; });
+    nodes.forEach(function (node) { place.before(node); });
+    kept.undo.push(function () {
+      from.reverse().forEach(function (was) { was[1].insertBefore(was[0], was[2]); });
+    });
+  }
+
+  function added(kept, node, place) {
+    place.before(node);
+    kept.undo.push(function () { node.remove(); });
+  }
+
+  function retext(kept, node, text) {
+    var was = node.textContent;
+    node.textContent = text;
+    kept.undo.push(function () { node.textContent = was; });
+  }
+
+  // Where a label's output blocks and its label are: its paragraph, in a device's tab or not
+  function spot(label) {
+    return label.closest("p") || label;
+  }
+
+  // The folded notes of a label's cell ("torch 2.4.1 prints"), after its output or its set of device tabs
+  function notes(label) {
+    var found = [];
+    var node = (label.closest(".tabbed-set") || spot(label)).nextElementSibling;
+    for (; node && node.matches("details"); node = node.nextElementSibling) found.push(node);
+    return found;
+  }
+
+  function code(kind, title, body) {
     var div = document.createElement("div");
-    div.className = "language-" + kind + " highlight mx-added";
+    div.className = "language-" + kind + " highlight";
     var name = document.createElement("span");
     name.className = "filename";
     name.textContent = title;
     var pre = document.createElement("pre");
-    var code = document.createElement("code");
-    code.textContent = body;
-    pre.appendChild(code);
+    pre.id = "mx-code-" + (++made);
+    var nav = document.createElement("nav"); // Material's copy button: its clipboard listens on the whole page
+    nav.className = "md-code__nav";
+    var copy = document.createElement("button");
+    copy.className = "md-code__button";
+    copy.title = (document.querySelector(".md-code__button") || {}).title || "Copy";
+    copy.dataset.mdType = "copy";
+    copy.dataset.clipboardTarget = "#" + pre.id + " > code";
+    nav.appendChild(copy);
+    var text = document.createElement("code");
+    text.textContent = body;
+    pre.append(nav, text);
     div.append(name, pre);
     return div;
   }
+  var made = 0;
 
   function render(output, words) {
     var nodes = [];
     var text = output.output;
     if (output.truncated) text += "\n" + format(words.cut, {n: output.truncated.toLocaleString("en-US")});
-    if (text.trim()) nodes.push(block("text", words.output, text));
-    if (output.traceback) nodes.push(block("pytb", words.exception, output.traceback));
+    if (text.trim()) nodes.push(code("text", words.output, text));
+    if (output.traceback) nodes.push(code("pytb", words.exception, output.traceback));
     output.images.forEach(function (image, i) {
       if (!/^[A-Za-z0-9+/]+={0,2}$/.test(image)) return;
       var p = document.createElement("p");
-      p.className = "mx-added";
       var img = document.createElement("img");
       img.alt = words.figure + " " + (i + 1);
       img.src = "data:image/png;base64," + image;
@@ -117,8 +158,8 @@
     return nodes;
   }
 
-  // The label of an output of `environment` for a reader who picked `pick`
-  function relabel(label, environment, pick, words) {
+  // The label of an output of `environment`
+  function relabel(label, environment, words) {
     label.textContent = environment.unverified ?
       format(words["picker.unverified"], {label: environment.label}) : environment.label;
     label.title = inLanguage(environment.printed);
@@ -131,52 +172,124 @@
   }
 
   // The label of an output whose device was not recorded with the picked release: the output stays
-  function unrecorded(label, pick, words) {
+  function unrecorded(label, release, words) {
     label.textContent = format(words["picker.unrecorded"],
-      {label: label.textContent, device: deviceName(label.dataset.mxDevice), release: pick});
+      {label: label.textContent, device: deviceName(label.dataset.mxDevice), release: release});
   }
 
-  // Show, beside `label`, the output of the environment `target` (a name of environments.json)
-  function show(label, target, pick, site, example, words) {
+  // The build's own output of a label's cell, out of its place and folded under its own label: the reader can
+  // still open what the page printed as built, beside what the picked release printed
+  function fold(label, kept, words) {
+    var details = document.createElement("details");
+    details.className = "note";
+    var summary = document.createElement("summary");
+    summary.textContent = format(words.prints, {what: kept.text});
+    var p = document.createElement("p");
+    var small = document.createElement("small");
+    small.className = "mx-provenance";
+    small.textContent = kept.text;
+    small.title = kept.title;
+    p.appendChild(small);
+    details.append(summary, p);
+    move(kept, kept.blocks, p);
+    (label.closest(".tabbed-set") || spot(label)).after(details);
+    kept.undo.push(function () { details.remove(); });
+  }
+
+  // Show, in `label`'s place, the output of the environment `target` (a name of environments.json); the note
+  // that held it holds the build's output in turn, so that no output is shown twice and none is lost
+  function show(label, target, site, example, words) {
     var kept = restore(label);
-    var own = label.dataset.mxEnv;
     var environment = site.environments[target];
     var cell = example && example.cells[label.dataset.mxCell] || {};
-    if (!(target in cell)) { // not recorded there (or stale, or its check failed): say so, keep the build's
-      label.textContent = format(words["picker.missing"], {label: kept.text, other: environment.label});
-      return;
+    var failed = example && example.failed && example.failed[target];
+    if (!(target in cell)) {
+      if (!failed || failed.cell > Number(label.dataset.mxCell)) { // not recorded there: keep the build's, say so
+        label.textContent = format(words["picker.missing"], {label: kept.text, other: environment.label});
+        return null;
+      }
+      var box = document.createElement("div"); // a check of this cell, or of one before, fails there: said so
+      box.className = "admonition failure";
+      var says = document.createElement("p");
+      says.textContent = format(words["picker.fails"],
+        {release: environment.release, line: failed.line || "?", message: failed.message});
+      box.appendChild(says);
+      added(kept, box, kept.blocks[0] || spot(label));
+      fold(label, kept, words);
+      relabel(label, environment, words);
+      return target;
     }
-    relabel(label, environment, pick, words);
-    if (cell[target] === cell[own]) return; // the same output, printed there too
-    var nodes = render(example.outputs[cell[target]], words);
-    var anchor = label.closest("p") || label;
-    kept.blocks.forEach(function (node) { node.hidden = true; });
-    nodes.forEach(function (node) { anchor.before(node); });
-    kept.added = nodes;
+    relabel(label, environment, words);
+    if (cell[target] === cell[label.dataset.mxEnv]) return target; // the same output, printed there too
+    var note = notes(label).filter(function (details) {
+      var names = details.querySelector("[data-mx-envs]");
+      return !details.dataset.mxSwapped && names && names.dataset.mxEnvs.split(" ").indexOf(target) >= 0;
+    })[0];
+    if (!note) { // printed by no note of this cell (a device tab prints it): written from the data
+      render(example.outputs[cell[target]], words).forEach(function (node) { added(kept, node, spot(label)); });
+      fold(label, kept, words);
+      return target;
+    }
+    var names = note.querySelector("[data-mx-envs]");
+    var theirs = outputs(names);
+    move(kept, theirs, kept.blocks[0] || spot(label));
+    move(kept, kept.blocks, spot(names));
+    retext(kept, note.querySelector("summary"), format(words.prints, {what: kept.text}));
+    retext(kept, names, kept.text);
+    note.dataset.mxSwapped = "1";
+    kept.undo.push(function () { delete note.dataset.mxSwapped; });
+    return target;
   }
 
-  function apply(release) {
+  // The page's block on where its outputs come from names first the environments whose outputs the cells show
+  var listed = new WeakMap(); // a block's list: its items as built
+  function sources(shown, site, words) {
+    var list = document.querySelector(".mx-sources ul");
+    if (!list) return;
+    if (!listed.has(list)) listed.set(list, Array.from(list.children));
+    list.replaceChildren.apply(list, listed.get(list));
+    shown.filter(function (name, i) { return name && shown.indexOf(name) === i; }).reverse().forEach(function (name) {
+      var item = list.querySelector('[data-mx-source="' + CSS.escape(name) + '"]');
+      if (!item) {
+        var environment = site.environments[name];
+        item = document.createElement("li");
+        item.textContent = format(words["picker.source"],
+          {label: environment.label, what: inLanguage(environment.printed)});
+      }
+      list.prepend(item);
+    });
+  }
+
+  function choice(site, key) {
+    return site.choices.filter(function (c) { return c.key === key; })[0];
+  }
+
+  function apply(key) {
     var labels = Array.prototype.slice.call(document.querySelectorAll(LABELS));
     return json("outputs/environments.json").then(function (site) {
-      var entry = site.releases.filter(function (r) { return r.release === release; })[0];
+      var entry = choice(site, key);
       var words = texts(site);
-      var wanted = labels.filter(function (label) { // those that may show another environment's output
-        var target = entry && entry.shows[label.dataset.mxDevice];
+      var targets = new Map();
+      labels.forEach(function (label) {
         restore(label);
-        if (target && target === label.dataset.mxEnv) relabel(label, site.environments[target], release, words);
-        if (entry && !target) unrecorded(label, release, words);
-        return Boolean(target) && target !== label.dataset.mxEnv;
+        if (!entry) return;
+        var target = entry.all && !label.closest(".tabbed-set") ? entry.all : entry.shows[label.dataset.mxDevice];
+        if (!target) unrecorded(label, entry.release, words);
+        else if (target === label.dataset.mxEnv) relabel(label, site.environments[target], words);
+        else targets.set(label, target);
       });
+      var wanted = Array.from(targets.keys());
       var paths = wanted.map(function (label) { return label.dataset.mxExample; })
         .filter(function (path, i, all) { return all.indexOf(path) === i; });
       return Promise.all(paths.map(function (path) {
         return json("outputs/examples/" + path.replace(/\.py$/, "") + ".json").catch(function () { return null; });
       })).then(function (found) {
-        wanted.forEach(function (label) {
+        var shown = wanted.map(function (label) {
           var example = found[paths.indexOf(label.dataset.mxExample)];
-          show(label, entry.shows[label.dataset.mxDevice], release, site, example, words);
+          return show(label, targets.get(label), site, example, words);
         });
-        document.documentElement.dataset.mxTorch = release;
+        sources(shown, site, words);
+        document.documentElement.dataset.mxTorch = entry ? entry.release : "";
       });
     });
   }
@@ -198,16 +311,18 @@
       own.textContent = format(words["picker.built"], {release: "—"});
       select.appendChild(own);
     }
-    site.releases.forEach(function (r) {
+    site.choices.forEach(function (c) {
       var option = document.createElement("option");
-      option.value = r.release;
-      var name = r.release === site.build ? format(words["picker.built"], {release: r.release}) : r.release;
+      option.value = c.key;
+      var name = c.key === "build" ? format(words["picker.built"], {release: c.release}) : c.release;
       option.textContent = format(words["picker.option"],
-        {release: name, devices: (r.devices || []).map(deviceName).join(", ")});
+        {release: name, devices: deviceName(c.device) + (c.python ? " · Python " + c.python : "")});
       select.appendChild(option);
     });
-    select.value = stored() || site.build || "";
-    if (select.selectedIndex < 0) select.value = site.build || "";
+    var was = stored(); // a choice, or a release as an older page stored it: its first choice
+    var same = site.choices.filter(function (c) { return c.release === was; })[0];
+    select.value = same && !choice(site, was) ? same.key : was || "build";
+    if (select.selectedIndex < 0) select.value = choice(site, "build") ? "build" : "";
     select.addEventListener("change", function () {
       store(select.value);
       apply(select.value);
@@ -243,8 +358,8 @@
   function start() {
     if (!document.querySelector(LABELS)) return; // a page without outputs: nothing to pick
     json("outputs/environments.json").then(function (site) {
-      var release = picker(site);
-      if (release !== (site.build || "")) return apply(release);
+      var key = picker(site);
+      if (key !== "build" && key) return apply(key);
     }).catch(function (error) { console.warn("mkdocs_examples picker:", error); });
   }
 

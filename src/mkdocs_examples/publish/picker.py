@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.recordings.store import Recording, release
+from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render.checks import version_key
 from mkdocs_examples.render.page import capped
 from mkdocs_examples.render.provenance import BUILD, described, short
@@ -50,7 +50,7 @@ SITE = "environments.json"  # the site's file; each example's is examples/<path>
 ROOM = '<div class="mx-picker-room"></div>'
 
 TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "picker.unverified",
-         "output", "exception", "figure")  # fmt: skip
+         "picker.fails", "picker.source", "prints", "output", "exception", "figure")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -70,17 +70,47 @@ class Environment:
     def release(self) -> str:
         return release(self.env.get("torch", "?"))
 
+    @property
+    def python(self) -> str:
+        return python_minor(self.env.get("python", "?"))
+
 
 def releases(environments: list[Environment]) -> list[str]:
     """The releases a reader can pick: each environment's torch release, once, newest first."""
     return sorted({e.release for e in environments if "torch" in e.env}, key=version_key, reverse=True)
 
 
-def recorded(pick: str, device: str, environments: list[Environment]) -> str | None:
-    """The environment of ``device`` and torch ``pick`` whose output a cell shows for a reader of that release:
-    the build's own before a recording of it (of two Pythons, the build's); None where there is none."""
-    same = [e for e in environments if e.device == device and e.release == pick]
-    return min(same, key=lambda e: (e.name != BUILD, e.name)).name if same else None
+def choices(environments: list[Environment]) -> list[dict[str, Any]]:
+    """What the picker offers: one choice per environment with torch, newest release first; of one release, the
+    build's own, then the CPU's before other devices', by Python. A choice is named by its environment (``key``)
+    and says its release and device, and its Python where another choice of that release has another (two CPU
+    runs of 2.11.0: ``2.11.0 · CPU · Python 3.11``, ``2.11.0 · CPU · Python 3.12``).
+
+    ``shows``: for a cell of each device, the environment whose output it shows (:func:`alongside`); ``all``: for
+    a choice of a GPU, that GPU's run, whose output every cell shows but a device tab's ("CPU | CUDA"), which
+    keeps its own device's: the reader of a GPU's release reads what that GPU's run printed, cell by cell."""
+    torch = [e for e in environments if "torch" in e.env]
+    made = []
+    for pick in releases(torch):
+        same = sorted((e for e in torch if e.release == pick),
+                      key=lambda e: (e.name != BUILD, e.device != "cpu", e.device, version_key(e.python), e.name))
+        pythons = {(e.device, e.python) for e in same}
+        for e in same:
+            named = len({p for d, p in pythons if d == e.device}) > 1 or len({p for _, p in pythons}) > 1
+            made.append({"key": e.name, "release": pick, "device": e.device, "python": e.python if named else None,
+                         "shows": {d: alongside(e, d, torch) for d in sorted({x.device for x in torch})},
+                         "all": e.name if e.device != "cpu" else None})  # fmt: skip
+    return made
+
+
+def alongside(chosen: Environment, device: str, environments: list[Environment]) -> str | None:
+    """The environment whose output a cell of ``device`` shows for a reader who chose ``chosen``: that very one
+    on its device; on another, the run of that device with the same release, of the same Python if there is one
+    (a GPU machine records its CPU twin), the build's first; None where that device has no run of that release."""
+    if device == chosen.device:
+        return chosen.name
+    same = [e for e in environments if e.device == device and e.release == chosen.release]
+    return min(same, key=lambda e: (e.python != chosen.python, e.name != BUILD, e.name)).name if same else None
 
 
 def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
@@ -88,13 +118,10 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
     texts = {lang: {key: words[key] for key in TEXTS} for lang, words in TEXT.items()}
     for lang, words in TEXT.items():  # "… {n} more characters cut": the picker puts the number in
         texts[lang]["cut"] = words["cut"].replace("{n:,}", "{n}").replace("{limit:,}", f"{limit:,}")
-    devices = sorted({e.device for e in environments})
-    shows = [{"release": r, "shows": (found := {d: recorded(r, d, environments) for d in devices}),
-              "devices": [d for d in devices if found[d]]} for r in releases(environments)]  # fmt: skip
     return {
         "schema": SCHEMA,
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
-        "releases": shows,
+        "choices": choices(environments),
         "environments": {
             e.name: {"device": e.device, "release": e.release, "label": short(e.env),
                      "printed": {lang: _sentence(described(e.env, lang)) for lang in TEXT},
@@ -131,7 +158,10 @@ def example_data(example: Example, result: Result, recorded: dict[str, Recording
                 index[key] = len(outputs)
                 outputs.append(output)
             cells.setdefault(str(item.index), {})[name] = index[key]
-    return {"schema": SCHEMA, "example": example.path, "outputs": outputs, "cells": cells}
+    # where a check failed: the picker says so in place of that cell's output and of every later one's
+    stopped = {name: {"cell": f.cell, "line": f.line, "message": f.message}
+              for name, r in recorded.items() if (f := r.failed)}  # fmt: skip
+    return {"schema": SCHEMA, "example": example.path, "outputs": outputs, "cells": cells, "failed": stopped}
 
 
 def _output(cell: CellResult) -> dict[str, Any]:

@@ -48,9 +48,18 @@ def in_words(env: dict[str, str], lang: str, *, exact: bool = False) -> dict[str
 
 def described(env: dict[str, str], lang: str) -> str:
     """What printed an environment's outputs, in words: ``printed on NVIDIA H100 80GB HBM3 with PyTorch
-    2.11.0+cu130 and CUDA 13.0 (Python 3.12.3)``; an environment without torch names its device and Python."""
+    2.11.0+cu130 and CUDA 13.0 (Python 3.12.3)``; an environment without torch names its device and Python. A
+    release's wheel from PyPI is a CUDA build (``2.4.1+cu121``): run on a CPU, the sentence says so, as its
+    output does ("built with CUDA: 12.1")."""
     key = "words.what" if "torch" not in env else "words.what.cuda" if env.get("cuda") else "words.what.torch"
-    return text(lang)[key].format(**in_words(env, lang, exact=True))
+    words = in_words(env, lang, exact=True)
+    wheel = _CUDA_WHEEL.search(env.get("torch", ""))
+    if key == "words.what.torch" and env.get("device", "cpu") == "cpu" and wheel:  # a CUDA build, run on the CPU
+        key, words["cuda"] = "words.what.wheel", f"{wheel[1]}.{wheel[2]}"
+    return text(lang)[key].format(**words)
+
+
+_CUDA_WHEEL = re.compile(r"\+cu(\d+)(\d)$")  # 2.4.1+cu121: a build for CUDA 12.1
 
 
 # What a GPU's marketing name adds to its model: ``NVIDIA H100 80GB HBM3`` is an ``H100``
@@ -106,7 +115,9 @@ class Sources:
         for source in sources:
             self.found.setdefault((source.name, source.date, source.unverified), source)
         names = " / ".join(dict.fromkeys(self._short(s) for s in sources))
-        return f'<small class="mx-provenance">{inline(names)}</small>'
+        # the picker finds here the output a picked environment printed, which it shows in the cell's place
+        envs = inline(" ".join(dict.fromkeys(s.name for s in sources)))
+        return f'<small class="mx-provenance" data-mx-envs="{envs}">{inline(names)}</small>'
 
     def block(self, lang: str) -> str:
         """The page's one paragraph on where its outputs come from; empty for a page that shows none."""
@@ -118,7 +129,7 @@ class Sources:
             key = "sources.built" if source.date is None else "sources.recorded"
             key = "sources.unverified" if source.unverified else key
             line = words[key].format(label=short(source.env), what=described(source.env, lang), date=source.date)
-            items.append(f"<li>{inline(line)}</li>")
+            items.append(f'<li data-mx-source="{inline(source.name)}">{inline(line)}</li>')  # the picker adds its own
         return (
             f'\n\n<div class="mx-sources" data-search-exclude>\n<p>{inline(words["sources"])}</p>\n'
             f"<ul>\n{chr(10).join(items)}\n</ul>\n</div>\n"
