@@ -1,8 +1,9 @@
 /* The torch picker of mkdocs_examples: a <select> in the header (on a phone, above the page's title); the reader
- * picks their torch release and each output on the page shows what that release printed on the output's device,
- * labelled with it; where that device was not recorded with that release, the output stays and its label says so.
+ * picks an environment (a torch release on a device) and each output on the page shows what it printed, labelled
+ * with it, the build's own folded below under its label; where the picked release's check fails, a box says so;
+ * where that device was not recorded with that release, the output stays and its label says so.
  *
- * Data (publish/picker.py): outputs/environments.json (the releases, the environment each shows per
+ * Data (publish/picker.py): outputs/environments.json (the choices, the environment each shows per
  * device, labels, texts) and outputs/examples/<path>.json (each cell's outputs per environment), fetched
  * only once a release other than the build's is picked. Every text in them is recorded output, so
  * hostile: it is written with textContent, never as HTML; a figure only as base64 PNG data.

@@ -1,13 +1,12 @@
 """The torch picker's data: which releases a reader can pick, which environment each pick shows, and every
 example's outputs in each environment, as the JSON files the picker fetches.
 
-The picker (``assets/mkdocs_examples_picker.js``) adds a ``<select>`` to the page's header. Its
-releases are the build's own and those of every published folder of recordings, newest first
-(:func:`releases`), each option naming the devices recorded with it. For each release and device,
-:func:`recorded` names the environment whose output a cell of that device shows: that very
-release's (the build's own before a recording of it), and none where that device was not
-recorded with it. Then the cell keeps its output and its label says that this device was not
-recorded with that release: a reader is never shown another release's output as theirs.
+The picker (``assets/mkdocs_examples_picker.js``) adds a ``<select>`` to the page's header. It offers one choice
+per environment (:func:`choices`), newest release first, each naming its device, and its Python where two runs of
+a release differ. For a cell of each device, :func:`alongside` names the environment whose output it shows: the
+chosen one on its own device, that release's run on another, and none where that device was not recorded with
+that release. Then the cell keeps its output and its label says so: a reader is never shown another release's
+output as theirs. A picked output takes the cell's place, and the build's is folded under its own label.
 
 Two kinds of file, written at the end of a build under ``<site>/outputs/`` (:data:`FOLDER`),
 the first fetched on each page with outputs, the others only once a reader picks a release other
