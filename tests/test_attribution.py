@@ -75,7 +75,7 @@ def test_a_device_difference_in_another_release_whose_cpu_output_is_not_the_buil
 def test_a_release_only_difference_is_a_version_note_never_a_tab():
     text = page("old wording\n", recording(CPU_2_14, "new wording\n"))
     assert "===" not in text
-    assert '??? note "torch 2.14.1 prints"' in text and "new wording" in text and "old wording" in text
+    assert '??? note mx-other "torch 2.14.1 prints"' in text and "new wording" in text and "old wording" in text
     assert text.index("old wording") < text.index("??? note")  # the build's output first, the note folded below
 
 
@@ -83,7 +83,7 @@ def test_a_cuda_output_of_another_release_is_a_note_naming_both_versions_not_a_d
     # today's case: CUDA recorded with torch 2.11 on Python 3.12, no CPU run of that environment
     text = page("output 0 of SigmoidBackward0\n", recording(GPU_2_11, "output 0 of Sigmoid\n"))
     assert "===" not in text
-    assert '??? note "torch 2.11.0 · Python 3.12 · CUDA prints"' in text
+    assert '??? note mx-other "torch 2.11.0 · Python 3.12 · CUDA prints"' in text
     assert "torch 2.11.0" in text and "Python 3.12.3" in text  # the recording's own provenance line
 
 
@@ -98,7 +98,7 @@ def test_a_device_difference_that_the_same_release_cpu_run_shares_is_a_note():
 def test_a_python_only_difference_is_a_note():
     text = page("80\n", recording(CPU_2_13_PY312, "72\n"))
     assert "===" not in text
-    assert '??? note "torch 2.13.0 · Python 3.12 prints"' in text
+    assert '??? note mx-other "torch 2.13.0 · Python 3.12 prints"' in text
 
 
 def test_noise_only_shows_once():
@@ -373,5 +373,5 @@ def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
 def test_notes_of_other_releases_come_oldest_first_not_in_the_order_of_text():
     releases = ("2.10.0", "2.4.1", "2.11.0", "2.9.1")  # as folder names sort: 2.10 before 2.4
     text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"printed by {r}\n") for r in releases))
-    titles = re.findall(r'\?\?\? note "torch ([\d.]+) prints"', text)
+    titles = re.findall(r'\?\?\? note mx-other "torch ([\d.]+) prints"', text)
     assert titles == ["2.4.1", "2.9.1", "2.10.0", "2.11.0"]

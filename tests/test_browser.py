@@ -162,6 +162,31 @@ def test_a_phone_keeps_the_pickers_room_so_the_title_does_not_move(browser, base
         page.close()
 
 
+def test_a_phone_shows_what_many_releases_print_as_a_few_rows_of_titles(browser, base_url):
+    """Under check_install, every release prints its own version: closed, those notes share rows (a wall of boxes
+    otherwise, one per release); opened, one takes the column's width."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{base_url}/")
+        notes = page.locator(".mx-provenance[data-mx-example='check_install.py']").evaluate_handle(
+            """label => {
+                const found = [];
+                for (let n = label.closest("p").nextElementSibling; n && n.matches("details"); n = n.nextElementSibling)
+                    found.push(n);
+                return found;
+            }"""
+        )
+        page.evaluate("notes => notes[0].scrollIntoView()", notes)
+        boxes = page.evaluate("notes => notes.map(n => n.getBoundingClientRect().toJSON())", notes)
+        assert len(boxes) >= 6, boxes  # the releases recorded: enough for a wall
+        rows = {round(box["y"]) for box in boxes}
+        assert len(rows) <= 0.7 * len(boxes), rows  # the short titles pair up
+        width = page.evaluate("notes => { notes[0].open = true; return notes[0].getBoundingClientRect().width }", notes)
+        assert width > page.locator(".md-content__inner").bounding_box()["width"] * 0.9
+    finally:
+        page.close()
+
+
 def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
     page.goto(f"{base_url}/autograd/detach-and-data/")
     page.locator(".md-header__option .md-select").hover()

@@ -192,13 +192,18 @@ def _tabs(views: list[tuple[str, list[str]]]) -> str:
     return "\n\n".join(tabs)
 
 
+# the class of the folded notes, which the stylesheet sets side by side while they are closed: a cell that ten
+# releases print otherwise gets a few rows of titles, not a wall of boxes
+OTHER = "mx-other"
+
+
 def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], limit: int, sources: Sources) -> str:
     """A folded note: what other environments printed, named by what differs from the page's output."""
     names = list(dict.fromkeys(describe(v.env, page_env) for v in group))
     title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
     body = "\n\n".join([*_outputs(group[0].cell, text, limit), sources.labels([v.source for v in group])])
     indented = "\n".join("    " + line if line else line for line in body.splitlines())
-    return f'??? note "{inline(title)}"\n\n{indented}'
+    return f'??? note {OTHER} "{inline(title)}"\n\n{indented}'
 
 
 def _labelled(
