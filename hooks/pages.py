@@ -18,6 +18,7 @@
 - Every code block a tab stop, so that a keyboard reaches one that is wider than the screen
   (Material's `content.lazy` makes a block focusable only once it comes on screen), and the
   ``hreflang`` links to the page's twin as absolute addresses.
+- A heading's link to itself titled in the page's language ("Permanent link", "永久链接").
 - A 404 page in each language, with links home, and a sitemap for each language.
 """
 
@@ -104,6 +105,17 @@ class _Build:
 
 
 _build = _Build()
+
+# The title of a heading's link to itself (the toc extension's `permalink_title`), in each language
+PERMALINK = {"en": "Permanent link", "zh": "永久链接"}
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """The headings' links to themselves titled in the language of the build (static-i18n calls every
+    plugin's `on_config` again for each language it builds)."""
+    toc = config.mdx_configs.setdefault("toc", {})
+    toc["permalink_title"] = PERMALINK.get(i18n.build_language(config), PERMALINK["en"])
+    return config
 
 
 def on_pre_build(*, config: MkDocsConfig) -> None:

@@ -36,6 +36,29 @@ def test_every_page_has_its_own_description_in_its_language(real_site):
     assert zh and all(re.search(r"[\u4e00-\u9fff]", d) for d in zh)
 
 
+def test_a_headings_link_to_itself_is_titled_in_the_pages_language(real_site):
+    """hooks/pages.py: the toc extension's `permalink_title` for each language's build."""
+    site, _ = real_site
+    titles: dict[str, set[str]] = {"en": set(), "zh": set()}
+    for page in pages(site):
+        lang = "zh" if page.relative_to(site).parts[0] == "zh" else "en"
+        titles[lang].update(re.findall(r'<a class="headerlink" href="[^"]*" title="([^"]*)"', page.read_text()))
+    assert titles == {"en": {"Permanent link"}, "zh": {"永久链接"}}
+
+
+def test_pages_of_both_languages_have_the_same_headings_in_the_same_order(real_site):
+    """The language switcher names a heading by its rank to the other language's page (docs/assets/anchor.js),
+    whose ids differ (#concatenating, #拼接): each page's twin has headings of the same levels, in the same order."""
+    site, _ = real_site
+    levels = re.compile(r'<h([2-6]) id="')
+    twins = [(page, site / "zh" / page.relative_to(site)) for page in pages(site) if page.relative_to(site).parts[0]
+             != "zh"]  # fmt: skip
+    twins = [(en, zh) for en, zh in twins if zh.is_file()]
+    assert len(twins) > 100
+    for en, zh in twins:
+        assert levels.findall(en.read_text()) == levels.findall(zh.read_text()), en.relative_to(site)
+
+
 def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
     site, _ = real_site
     for name in ("tensors/reshaping/index.html", "zh/tensors/reshaping/index.html"):
