@@ -187,7 +187,10 @@ def test_every_example_has_a_light_view_in_each_language(real_site, lang):
         nbformat.validate(nbformat.reads(source.read_text(), as_version=4))
         edit = re.search(r'<a href="([^"]+)" title="[^"]+" class="md-content__button md-icon" rel="edit">', page)
         repository = "https://github.com/pytorch-tips/pytorch-tips"
-        assert edit and edit[1] == f"{repository}/edit/main/examples/{stem.as_posix()}.py"  # the example
+        edited = f"{stem.as_posix()}.zh.yml" if lang else f"{stem.as_posix()}.py"  # the comments' translation
+        assert edit and edit[1] == f"{repository}/edit/main/examples/{edited}"
+        content = page.split('class="md-content"')[1]
+        assert content.count("<pre") == len(re.findall(r'<pre id="[^"]+"><code tabindex="0">', content)) > 0  # code Material gives a copy button
     assert max(sizes) < 250_000, max(sizes)
 
 

@@ -176,7 +176,7 @@ def add_views(
         example = added[file.src_uri]
         page, title = embedding.get(example.path, (None, example.display))
         edit = notebook_views.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), root,
-                                       f"{examples_folder}/{example.path}")  # fmt: skip
+                                       notebook_views.edited(example, lang, examples_folder))  # fmt: skip
         back = get_relative_url(page, file.url) if page is not None else None
         views[file.src_uri] = notebook_views.view(example, file.url, lang=lang, title=title, back=back, edit_url=edit)
     files.append(File.generated(config, notebook_views.CSS, abs_src_path=str(notebook_views.ASSET)))

@@ -15,7 +15,8 @@ that language's files, :func:`add` writes one notebook per example that built in
   content, evicting what a build did not use) renders once and keeps across builds.
 - A view's title is that of the first page (by path) that embeds the example in the view's
   language, as plain text (no Markdown: the title of `torch.cat` 与 `torch.stack` showed its
-  backticks, in ``<title>`` too), with a link back to it; its edit button edits the example file.
+  backticks, in ``<title>`` too), with a link back to it; its edit button edits the example file, in a
+  language that translates the example's comments the file of that translation (:func:`edited`).
 - The language switcher and ``rel=alternate`` of a view go to the same view in the other
   languages (:func:`alternates`): static-i18n sets them from the alternates of a page's file,
   which a view's file has not (they kept the links of the page rendered before it).
@@ -33,14 +34,17 @@ plugins (mkdocs-jupyter's, static-i18n's) is the adapter's, mkdocs/pages.py.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mkdocs_examples import texts
 from mkdocs_examples.publish import notebooks
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
+from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text
@@ -51,6 +55,7 @@ URL = "notebooks"  # views are at <lang>/notebooks/<example path without .py>/
 CSS = "assets/notebook-views.css"
 ASSET = Path(__file__).parent.parent / "assets" / "notebook_views.css"
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
+_PRE = re.compile(r"<pre>(.*?)</pre>", re.S)
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,16 @@ def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, root: P
     return f"{edit.removesuffix(docs)}{path}"
 
 
+def edited(example: Example, lang: str, folder: str) -> str:
+    """The file a view's edit button opens (relative to mkdocs.yml; ``folder``: the examples folder): in a
+    language that translates the example's comments, the file of that translation (source/comments.py),
+    which holds what the view shows in its language beside the notes; else the example itself."""
+    translation = comments.file_of(example, lang)
+    if lang != texts.DEFAULT and translation.is_file():
+        return f"{folder}/{Path(example.path).with_name(translation.name).as_posix()}"
+    return f"{folder}/{example.path}"
+
+
 def with_back_link(html_text: str, view: View) -> str:
     """A view's content, with its link back to the page that embeds the example."""
     if view.back is None:
@@ -133,11 +148,16 @@ def with_back_link(html_text: str, view: View) -> str:
 
 def served(output: str, url: str) -> str:
     """A view's page (at ``url``) as the site serves it: without JupyterLab's inline stylesheets (574 KB a
-    page), with the small one of ours; each cell's code and output a tab stop, so that a keyboard reader
-    scrolls one wider than the screen (axe: scrollable-region-focusable), as the site's pages make their
-    code blocks (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in
-    the content."""
+    page), with the small one of ours; each cell's code and output a ``<code>`` in its ``<pre>``, as in the
+    site's pages, which Material gives its copy button, and a tab stop, so that a keyboard reader scrolls one
+    wider than the screen (axe: scrollable-region-focusable), as the site's pages make their code blocks
+    (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
     start = output.find('class="md-content"')
     chrome, content = output[:start], output[start:]
     chrome = chrome.replace("</head>", f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n</head>', 1)
-    return chrome + _STYLE.sub("", content).replace("<pre>", '<pre tabindex="0">')
+    # each block an id of its own: Material names a block by the id of its nearest element that has one (a
+    # cell's, which its code and output share), and its copy button copies the block of that name
+    blocks = itertools.count()
+    content = _PRE.sub(lambda m: f'<pre id="block-{next(blocks)}"><code tabindex="0">{m[1]}</code></pre>',
+                       _STYLE.sub("", content))  # fmt: skip
+    return chrome + content
