@@ -10,7 +10,7 @@ import json
 import platform
 import re
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 from helpers import BUILT_TORCH, DRAWN, cpu_releases, search_queries
@@ -193,6 +193,48 @@ def test_language_switcher_keeps_the_reader_on_the_same_page(page, base_url):
     page.get_by_role("link", name="中文").click()
     page.wait_for_url("**/zh/autograd/detach-and-data/")
     assert "脱离计算图" in page.locator("article").inner_text()
+
+
+# The page's headings in order, each with its id and its top below the header
+HEADINGS = """() => { const below = document.querySelector('.md-header').getBoundingClientRect().bottom;
+    return [...document.querySelectorAll('.md-content__inner :is(h2, h3, h4, h5, h6)[id]')]
+        .map(h => [h.id, h.getBoundingClientRect().top - below]); }"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_switching_language_keeps_the_readers_place(browser, base_url, width):
+    """docs/assets/anchor.js: the other language's page opens at the section being read, its own anchor in the
+    address (the headings' ids differ by language: the heading of the same rank); a cell's anchor as it is."""
+    page = browser.new_page(viewport={"width": width, "height": 844})
+
+    def switch(name: str, path: str) -> None:
+        page.locator(".md-header__option .md-select").hover()
+        page.get_by_role("link", name=name).click()
+        page.wait_for_url(f"**/{path}#*")
+        page.wait_for_function(f"() => ({HEADINGS})().some(([, top]) => top >= 0)")  # laid out
+
+    try:
+        page.goto(f"{base_url}/tensors/reshaping/")
+        english = page.evaluate(HEADINGS)
+        rank = len(english) // 2
+        page.locator(f"[id='{english[rank][0]}']").evaluate("h => h.scrollIntoView()")  # under the header
+        page.evaluate("window.scrollBy(0, 40)")  # reading the section under heading `rank`
+        switch("中文", "zh/tensors/reshaping/")
+        chinese = page.evaluate(HEADINGS)
+        assert len(chinese) == len(english) and chinese[rank][0] != english[rank][0]
+        assert page.url.endswith("#" + quote(chinese[rank][0])), page.url
+        assert 0 <= chinese[rank][1] < 100, chinese[rank]  # the same section, at the top of the screen
+        page.evaluate("window.scrollBy(0, 200)")  # a little further down, still in that section
+        switch("English", "tensors/reshaping/")
+        assert page.url.endswith(f"#{english[rank][0]}") and 0 <= page.evaluate(HEADINGS)[rank][1] < 100
+        cell = "ex-devices-gpu-memory-accumulate-item"  # a cell's anchor: the same in both languages
+        page.goto(f"{base_url}/devices/gpu-memory/#{cell}")
+        page.wait_for_timeout(100)
+        page.locator(".md-header__option .md-select").hover()
+        page.get_by_role("link", name="中文").click()
+        page.wait_for_url(f"**/zh/devices/gpu-memory/#{cell}")
+    finally:
+        page.close()
 
 
 # -- requests: a reader's browser asks the site's own host and nothing else ------------------------
@@ -415,6 +457,26 @@ def test_a_phones_header_shows_the_sites_name(browser, base_url, lang, name, sch
         page.close()
 
 
+@pytest.mark.parametrize("width", [960, 1024, 1219, 1280])
+@pytest.mark.parametrize(("lang", "name"), [("", "PyTorch Tips"), ("zh/", "PyTorch 实用技巧")])
+def test_a_wide_header_shows_the_sites_whole_name_beside_the_picker(browser, base_url, lang, name, width):
+    """From 60em on, the torch picker is in the header (mkdocs_examples_picker.js); below 76.25em the repository's
+    link is its icon there (site.css), still named for a screen reader, so that the site's name fits whole."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    try:
+        page.goto(f"{base_url}/{lang}errors/cuda/")
+        expect(page.locator(".md-header .mx-picker")).to_have_count(1)
+        title = page.locator(".md-header__topic .md-ellipsis").first
+        assert title.inner_text() == name
+        box = title.evaluate("e => [e.clientWidth, e.scrollWidth]")
+        assert 0 < box[1] <= box[0], box  # the whole name, no ellipsis
+        expect(page.get_by_role("link", name="pytorch-tips/pytorch-tips")).to_be_visible()
+    finally:
+        page.close()
+
+
 def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browser, base_url):
     context = browser.new_context(java_script_enabled=False)
     try:
@@ -510,3 +572,71 @@ def test_katex_is_fetched_only_by_a_page_with_a_formula_and_follows_material_s_p
     )
     page.wait_for_selector(".arithmatex .katex")
     assert "/assets/katex/katex.min.js" in asked
+
+
+# -- the menu, the keyboard, the notebook views ------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_a_phones_menu_opens_a_section_in_place(browser, base_url, lang):
+    """On a phone the menu lists every section; a section's chevron shows its pages there, as Material's own
+    documentation does, and leaves the reader on the page."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page.goto(f"{base_url}/{lang}tensors/reshaping/")
+        page.locator("label.md-header__button[for=__drawer]").tap()
+        page.locator(".md-nav--primary > .md-nav__title").first.wait_for()
+        back = page.locator(".md-nav--primary .md-nav__item--active > .md-nav > .md-nav__title").first
+        back.tap()  # from the reader's section up to the list of sections
+        chevron = page.locator(".md-nav--primary > .md-nav__list > .md-nav__item--nested").nth(3)
+        chevron = chevron.locator("label.md-nav__link")
+        chevron.tap()
+        pages = page.locator(".md-nav--primary > .md-nav__list > .md-nav__item--nested").nth(3)
+        pages = pages.locator("> .md-nav .md-nav__list a.md-nav__link")
+        pages.first.wait_for(state="visible")
+        assert pages.count() > 2
+        assert page.url == f"{base_url}/{lang}tensors/reshaping/"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_the_keyboard_lands_only_on_what_is_shown(browser, base_url, lang):
+    """From the top of a page through the header and tabs, each tab stop is drawn: the search's results are none
+    while the search is closed (site.css), and one again once it is open."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    focused = """() => { const e = document.activeElement, box = e.getBoundingClientRect();
+        return [e.tagName + '.' + e.className, box.width, box.height]; }"""
+    try:
+        page.goto(f"{base_url}/{lang}tensors/reshaping/")
+        stops = []
+        for _ in range(14):
+            page.keyboard.press("Tab")
+            stops.append(page.evaluate(focused))
+        assert any("md-tabs__link" in name for name, _, _ in stops), stops  # the header passed
+        assert all(width > 0 and height > 0 for _, width, height in stops if "md-option" not in _), stops
+        search_queries.open_search(page)
+        page.keyboard.type("tensor")
+        page.locator(".md-search-result__item").first.wait_for()
+        assert page.locator(".md-search__scrollwrap").evaluate("e => getComputedStyle(e).visibility") == "visible"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_a_notebook_views_blocks_have_copy_buttons(browser, base_url, lang):
+    """publish/notebook_views.py: each cell's code and output is a <code> in its <pre>, which Material mounts as it
+    comes on screen with its copy button, as on the site's pages; the button copies that block."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{base_url}/{lang}notebooks/tensors/cat_and_stack/")
+        blocks = page.locator(".jupyter-wrapper pre > code")
+        assert blocks.count() > 5
+        for block in blocks.all():
+            block.scroll_into_view_if_needed()
+            button = block.locator("xpath=..").locator(".md-code__button")
+            button.wait_for(state="attached")
+            target = button.get_attribute("data-clipboard-target")
+            assert page.locator(target).evaluate("(e, code) => e === code", block.element_handle())
+    finally:
+        page.close()
