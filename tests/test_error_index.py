@@ -20,6 +20,7 @@ from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import find_blocks
 from mkdocs_examples.source.cells import Example, parse_cells
 
+S = '<small class="mx-printed">'  # where a wording was printed, after it
 TRACEBACK = """\
 Traceback (most recent call last):
   File "examples/a.py", line 3, in <module>
@@ -303,18 +304,19 @@ def test_two_releases_with_other_words_for_one_error_are_one_entry_each_wording_
     assert "SigmoidBackward0" in entry.message  # named by the build's wording
     variants = [(w.message.split(" of ")[-1][:16], sorted((p.torch, p.device) for p in w.printed))
                 for w in entry.wordings]  # fmt: skip
-    assert variants == [
-        ("Sigmoid, is at v", [("2.14.1", "cpu")]),
+    assert variants == [  # the wording it is named by first, then the others, the newest release's first
         ("SigmoidBackward0", [("2.11.0", "cuda"), ("2.13.0", "cpu")]),  # the same words: one wording
+        ("Sigmoid, is at v", [("2.14.1", "cpu")]),
     ]
     assert [s.recorded for s in entry.shown] == [""]  # one cell, which this build shows: one link, unmarked
     en = render([entry], "errors/all.md", "en")
-    assert "- torch 2.14.1: `one of the variables" in en and "output N of Sigmoid, is" in en
-    assert "  \n  torch 2.13.0; torch 2.11.0 · Python 3.12 · CUDA: `one of the variables" in en
+    # the message first, where a reader scans; where it was printed after it
+    assert "- `one of the variables" in en and "  \n  `one of the variables" in en
+    assert f"SigmoidBackward0, is at version N; expected version N` {S}torch 2.13.0; 2.11.0 on CUDA</small>" in en
+    assert f"output N of Sigmoid, is at version N; expected version N` {S}torch 2.14.1</small>" in en
     assert "  \n  [P](../p.md#ex-a-one)" in en and "(torch" not in en
     zh = render([entry], "errors/all.md", "zh")
-    assert "- torch 2.14.1：`one of the variables" in zh
-    assert "  \n  torch 2.13.0；torch 2.11.0 · Python 3.12 · CUDA：`one" in zh
+    assert f"version N` {S}torch 2.13.0；CUDA 上的 2.11.0</small>" in zh
 
 
 def test_the_same_wording_in_two_releases_is_shown_once_with_both():
@@ -325,9 +327,9 @@ def test_the_same_wording_in_two_releases_is_shown_once_with_both():
     (entry,) = _index([built, other, older])
     assert len(entry.wordings) == 1
     en = render([entry], "errors/all.md", "en")
-    assert "- torch 2.9.1, 2.13.0 and 2.14.1: `mat1 and mat2 shapes cannot be multiplied (NxN and NxN)`" in en
+    assert f"- `mat1 and mat2 shapes cannot be multiplied (NxN and NxN)` {S}torch 2.9.1, 2.13.0 and 2.14.1<" in en
     assert en.count("mat1 and mat2") == 1
-    assert "- torch 2.9.1、2.13.0 和 2.14.1：`mat1 and mat2" in render([entry], "errors/all.md", "zh")
+    assert f"(NxN and NxN)` {S}torch 2.9.1、2.13.0 和 2.14.1</small>" in render([entry], "errors/all.md", "zh")
 
 
 def test_wordings_that_differ_only_by_the_machines_noise_are_one():
@@ -350,7 +352,8 @@ def test_another_type_of_exception_in_another_release_is_an_error_of_its_own():
         ("AttributeError", ["torch 2.4.1"]), ("RuntimeError", [""]),
     ]  # fmt: skip
     md = render(entries, "errors/all.md", "en")
-    assert "- torch 2.4.1: `module 'torch' has no attribute 'compiler'`  \n  [P](../p.md#ex-a-one) (torch 2.4.1)" in md
+    compiler = "- `module 'torch' has no attribute 'compiler'`"
+    assert f"{compiler} {S}torch 2.4.1</small>  \n  [P](../p.md#ex-a-one) (torch 2.4.1)" in md
 
 
 def test_variants_join_through_a_wording_two_cells_share():
@@ -365,10 +368,13 @@ def test_variants_join_through_a_wording_two_cells_share():
 
 
 def test_a_wording_printed_by_consecutive_releases_names_them_as_a_range():
-    printed = [Printed("cpu", f"2.{m}.0", "") for m in (4, 5, 6, 7, 9)]
+    printed = [Printed("cpu", f"2.{m}.0") for m in (4, 5, 6, 7, 9)]
     wording = Wording("RuntimeError", "old message", set(printed))
-    assert _wording(wording, "en") == "torch 2.4\u20132.7 and 2.9.0: `old message`"
-    assert _wording(wording, "zh") == "torch 2.4\u20132.7 和 2.9.0：`old message`"
+    assert _wording(wording, "en") == f"`old message` {S}torch 2.4\u20132.7 and 2.9.0</small>"
+    assert _wording(wording, "zh") == f"`old message` {S}torch 2.4\u20132.7 和 2.9.0</small>"
+    gpu = Wording("RuntimeError", "old message", {Printed("cuda", "2.11.0")})
+    assert _wording(gpu, "en") == f"`old message` {S}torch 2.11.0 on CUDA</small>"
+    assert _wording(gpu, "zh") == f"`old message` {S}CUDA 上的 torch 2.11.0</small>"
 
 
 # --- Wordings quoted from PyTorch's source: an error no machine of the site raises -----------------------
@@ -440,9 +446,10 @@ def test_quoted_wordings_are_index_entries_labelled_as_quotations_linking_to_the
         ("quoted-c10-cuda-cudaexception-cpp", "quoted"), ("quoted-c10-cuda-cudaexception-cpp-2", "quoted")
     ]
     text = render(entries, "errors/all.md", "en")
-    assert "- quoted from PyTorch's source: `CUDA error: device-side assert triggered`" in text
+    assert f"- `CUDA error: device-side assert triggered` {S}quoted from PyTorch's source</small>" in text
     assert "[GPU errors](cuda.md#quoted-c10-cuda-cudaexception-cpp) (quoted)" in text
-    assert "引自 PyTorch 源码：`CUDA error: device-side assert triggered`" in render(entries, "errors/all.md", "zh")
+    zh = render(entries, "errors/all.md", "zh")
+    assert f"`CUDA error: device-side assert triggered` {S}引自 PyTorch 源码</small>" in zh
 
 
 def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_labels():
@@ -455,7 +462,7 @@ def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_lab
     (entry,) = collect({"p.md": ("P", find_blocks(page))}, {"a.py": a}, {"a.py": [built]}, {"p.md": quotes(page)})
     (wording,) = entry.wordings
     assert wording.quoted == {"PyTorch": set()} and {p.torch for p in wording.printed} == {"2.13.0"}
-    assert _wording(wording, "en").startswith("torch 2.13.0; quoted from PyTorch's source: `mat1")
+    assert _wording(wording, "en").endswith(f"` {S}torch 2.13.0; quoted from PyTorch's source</small>")
 
 
 def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in_the_box_and_the_index():
@@ -473,8 +480,8 @@ def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in
     (entry,) = collect({"errors/cuda.md": ("GPU errors", find_blocks(page))}, {}, {}, {"errors/cuda.md": [quote]})
     (wording,) = entry.wordings
     assert wording.quoted == {"PyTorch": {"2.9.1"}}
-    assert _wording(wording, "en") == "quoted from the source of PyTorch 2.9.1: `old check`"
-    assert _wording(wording, "zh") == "引自 PyTorch 2.9.1 的源码：`old check`"
+    assert _wording(wording, "en") == f"`old check` {S}quoted from the source of PyTorch 2.9.1</small>"
+    assert _wording(wording, "zh") == f"`old check` {S}引自 PyTorch 2.9.1 的源码</small>"
     # a tag that is not a release's (a branch) is not a reference: the block is not a quote
     assert quotes(page.replace("@ v2.9.1", "@ main")) == []
 
@@ -502,8 +509,8 @@ def test_a_quote_of_another_projects_source_names_that_project_and_its_tag_in_th
     assert (entry.kind, entry.message) == ("_pickle.PicklingError", "Can't pickle local object <function "
                                            "f.<locals>.<lambda> at 0x…>")  # fmt: skip
     (wording,) = entry.wordings
-    assert _wording(wording, "en").startswith("quoted from the source of CPython 3.14.0: `Can't pickle")
-    assert _wording(wording, "zh").startswith("引自 CPython 3.14.0 的源码：`Can't pickle")
+    assert _wording(wording, "en").endswith(f" {S}quoted from the source of CPython 3.14.0</small>")
+    assert _wording(wording, "zh").endswith(f" {S}引自 CPython 3.14.0 的源码</small>")
     # without a tag, another project's quote links its default branch, never PyTorch's release
     bare = render_quotes(page.replace(" @ v3.14.0", ""), "2.13.0+cpu", "en")
     assert "https://github.com/python/cpython/blob/main/Modules/_pickle.c" in bare and "v2.13.0" not in bare
@@ -518,3 +525,53 @@ def test_entries_of_one_type_sort_by_their_message_whatever_its_case():
     pages = {"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}
     entries = collect(pages, {"a.py": a}, {"a.py": [Result(cells=cells)]})
     assert [e.message for e in entries] == sorted(messages, key=str.casefold)
+
+
+def test_entries_sort_by_their_words_not_by_the_quotes_or_brackets_they_start_with():
+    messages = ["'NoneType' object has no attribute 'abs'", "mat1 and mat2", "[gloo] Timed out", "`lengths` array"]
+    source = "".join(f'# %% c{i} tags=["raises-exception"]\nx\n' for i in range(len(messages)))
+    original = "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+    cells = tuple(CellResult(i, traceback=TRACEBACK.replace(original, m)) for i, m in enumerate(messages))
+    entries = collect({"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}, {"a.py": example("a.py", source)},
+                      {"a.py": [Result(cells=cells)]})  # fmt: skip
+    assert [e.message[:6] for e in entries] == ["[gloo]", "`lengt", "mat1 a", "'NoneT"]
+
+
+WORKER = """\
+Traceback (most recent call last):
+  File "examples/data/workers.py", line 112, in <module>
+    next(it)
+RuntimeError: Caught RuntimeError in DataLoader worker process 0.
+Original Traceback (most recent call last):
+  File "…/torch/utils/data/_utils/worker.py", line 349, in _worker_loop
+    data = fetcher.fetch(index)
+RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+"""
+
+
+def test_an_error_carried_in_anothers_message_is_indexed_as_both():
+    """A DataLoader worker's error reaches the reader as "Caught RuntimeError in DataLoader worker process 0."
+    with the worker's traceback in its message: the reader may paste either line."""
+    assert index_line(WORKER) == "RuntimeError: Caught RuntimeError in DataLoader worker process 0."
+    entries = _index([Result(cells=(CellResult(0, traceback=WORKER),), env=_env("2.13.0+cpu"))])
+    assert sorted(e.message for e in entries) == [
+        "Caught RuntimeError in DataLoader worker process N.",
+        "element N of tensors does not require grad and does not have a grad_fn",
+    ]
+    assert all([s.anchor for s in e.shown] == ["ex-a-one"] for e in entries)
+
+
+def test_an_error_a_cell_caught_and_printed_is_indexed_and_its_other_wordings_are_variants():
+    """Examples catch an error to show it (``print(f"RuntimeError: {error}")``): the line is an error on the page."""
+    built = Result(cells=(CellResult(0, "False\nRuntimeError: pin_memory=True requires a CUDA or other accelerator"
+                                        " backend\nAcceleratorError: CUDA error: invalid device ordinal\n"),),
+                   env=_env("2.13.0+cpu"))  # fmt: skip
+    older = Result(cells=(CellResult(0, "RuntimeError: Need to provide pin_memory allocator to use pin memory.\n"
+                                        "UserWarning: not an error\n"),), env=_env("2.4.1+cpu"))  # fmt: skip  (FIXTURE)
+    entries = _index([built, older], "# %% one\nx\n")
+    assert [(e.kind, [w.message for w in e.wordings]) for e in entries] == [
+        ("AcceleratorError", ["CUDA error: invalid device ordinal"]),
+        ("RuntimeError", ["pin_memory=True requires a CUDA or other accelerator backend",
+                          "Need to provide pin_memory allocator to use pin memory."]),
+    ]  # fmt: skip
+    assert [s.recorded for s in entries[1].shown] == [""]

@@ -63,6 +63,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.quoted": "quoted from {project}'s source",
         "index.quoted.release": "quoted from the source of {project} {releases}",
         "index.quoted.link": "quoted",
+        "index.device": "{releases} on {device}",
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from {project}'s source, not an output",
         "quoted.commit": "(commit {commit})",
@@ -163,6 +164,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.quoted": "引自 {project} 源码",
         "index.quoted.release": "引自 {project} {releases} 的源码",
         "index.quoted.link": "源码引文",
+        "index.device": "{device} 上的 {releases}",
         "quoted.title": "引自 {project} 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",
         "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"

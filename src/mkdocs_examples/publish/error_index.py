@@ -14,12 +14,15 @@ A message whose first line ends with a colon is named with the head of its next 
 kinds of ``Error(s) in loading state_dict`` are entries of their own. Built from the results of
 the same build, it cannot drift from what the pages show.
 
+An error is found where a reader sees one: the exception line of a traceback (the outer one, and the
+original error a DataLoader worker's traceback carries in its message), and a line an example prints
+of an error it caught (``RuntimeError: ...`` at the start of a line of its output).
+
 An entry is one error across environments: this build's torch and the published recordings
 (other torch releases, other devices). Where one cell raises the same type of exception with
 other words in another environment, both wordings are variants of one error and one entry lists
-them, each labelled with the releases (and the Python where it is not the build's, the device
-where it is not the CPU) that printed it: ``torch 2.13.0, 2.14.1: ...`` / ``torch 2.11.0 · Python
-3.12 · CUDA: ...``. Wordings that are the same once
+them, the message first, where a reader scans, then the releases that printed it (and the device
+where it is not the CPU): ``...`` torch 2.4\u20132.15; 2.11.0 on CUDA. Wordings that are the same once
 the machine's noise is out (``render.attribution.normalise``) and numbers folded are one wording,
 shown once with all their releases. A link to an output only a recording shows names its device
 (``CUDA``) or, on the build's device, its release.
@@ -48,16 +51,17 @@ The lines of one block that have one exception type are wordings of one error, a
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mkdocs_examples.recordings.store import python_minor, release
+from mkdocs_examples.recordings.store import release
 from mkdocs_examples.render.attribution import normalise
 from mkdocs_examples.render.checks import spans, version_key
 from mkdocs_examples.render.page import anchor
-from mkdocs_examples.results import Result
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import text as texts
@@ -90,10 +94,13 @@ def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[
 # Punctuation of the rendered list, by language: between the pages of an entry, and around
 # a device's name or the number of a page's further cell
 _PUNCTUATION = {"en": (", ", " ({})"), "zh": ("、", "（{}）")}
-# ... and of a wording's label: (between releases: unused, render/checks.spans), between its devices, before it
-_LABELS = {"en": (", ", "; ", ": "), "zh": ("、", "；", "：")}
+# ... and of a wording's label: between quoted releases, between its devices
+_LABELS = {"en": (", ", "; "), "zh": ("、", "；")}
 
 _FRAME = re.compile(r'^  File "')
+_HEADER = "Traceback (most recent call last):"  # at the start of a line: not the "Original Traceback" of a message
+# A line an example prints of an error it caught: ``RuntimeError: ...``, ``torch.AcceleratorError: ...``
+_PRINTED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*$", re.MULTILINE)
 _SHAPE = re.compile(r"(?<![\w.])\d+(?:x\d+)+(?![\w.])")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w])")
 _ADDRESS = re.compile(r"(?<!\w)0x[0-9a-fA-F]+")  # not the "0x0" of a shape (3x0x0)
@@ -124,12 +131,10 @@ class Shown:
 
 @dataclass(frozen=True, order=True)
 class Printed:
-    """An environment that printed a wording: its device, torch release (``""`` where unknown) and Python
-    minor where it is not the build's (else ``""``)."""
+    """An environment that printed a wording: its device and torch release (``""`` where unknown)."""
 
     device: str
     torch: str
-    python: str = ""
 
     @property
     def version(self) -> tuple[int, ...]:
@@ -214,7 +219,7 @@ class Entry:
     kind: str  # the exception's type: RuntimeError (of the build's wording, where the build printed one)
     message: str  # folded: numbers as N
     shown: list[Shown] = field(default_factory=list)
-    wordings: list[Wording] = field(default_factory=list)  # every variant, the newest release's first
+    wordings: list[Wording] = field(default_factory=list)  # every variant: its own first, then the newest release's
 
 
 def exception_line(traceback: str) -> str | None:
@@ -223,28 +228,59 @@ def exception_line(traceback: str) -> str | None:
     return rest[0].strip() if rest else None
 
 
-def index_line(traceback: str) -> str | None:
+def index_line(traceback: str, *, innermost: bool = False) -> str | None:
     """The exception line as the index names it: with the head of the next line (up to its
     first colon) when the first ends with a colon, as ``Error(s) in loading state_dict for
     Linear:`` does before ``Missing key(s) in state_dict: ...`` or ``size mismatch for weight: ...``."""
-    rest = _message_lines(traceback)
-    if not rest:
-        return None
-    line = rest[0].strip()
-    if line.endswith(":") and len(rest) > 1:
-        head, colon, _ = rest[1].strip().partition(":")
+    rest = _message_lines(traceback, innermost=innermost)
+    return _with_next_head(rest[0], [line for line in rest[1:] if line.strip()]) if rest else None
+
+
+def _with_next_head(line: str, rest: list[str]) -> str:
+    line = line.strip()
+    if line.endswith(":") and rest:
+        head, colon, _ = rest[0].strip().partition(":")
         line += f" {head}{colon}"
     return line
 
 
-def _message_lines(traceback: str) -> list[str]:
-    """The non-empty lines after the last frame of ``traceback``: the exception and its message."""
+def _message_lines(traceback: str, *, innermost: bool = False) -> list[str]:
+    """The non-empty lines after the frames of ``traceback``'s last traceback: the exception and its message.
+
+    A message may hold a traceback of its own (``Caught RuntimeError in DataLoader worker process 0.``, then
+    the worker's ``Original Traceback``): the exception raised is the line after the frames that follow the
+    last header at the start of a line. ``innermost``: the line after the last frame of all instead, the
+    original error such a message carries."""
     lines = traceback.rstrip("\n").splitlines()
-    last = max((i for i, line in enumerate(lines) if _FRAME.match(line)), default=-1)
-    i = last + 1
-    while last >= 0 and i < len(lines) and lines[i].startswith("    "):  # the frame's code and carets
-        i += 1
+    header = max((i for i, line in enumerate(lines) if line == _HEADER), default=-1)
+    if innermost or header < 0:
+        last = max((i for i, line in enumerate(lines) if _FRAME.match(line)), default=-1)
+        i = last + 1
+        while last >= 0 and i < len(lines) and lines[i].startswith("    "):  # the frame's code and carets
+            i += 1
+    else:
+        i = header + 1
+        while i < len(lines) and lines[i].startswith(" "):  # its frames, their code and carets
+            i += 1
     return [line for line in lines[i:] if line.strip()]
+
+
+def index_lines(cell: CellResult) -> list[tuple[str, str]]:
+    """Each error a cell shows, as the index names it, with where in the cell it is (its slot, so that another
+    environment's wording in the same place is a variant of it): the traceback's exception, the original error
+    its message carries, and each error line the cell printed."""
+    found: list[tuple[str, str]] = []
+    if cell.traceback:
+        raised, original = index_line(cell.traceback), index_line(cell.traceback, innermost=True)
+        found += [("raised", line) for line in (raised,) if line]
+        found += [("original", line) for line in (original,) if line and line != raised]
+    printed: dict[str, int] = {}
+    for match in _PRINTED.finditer(cell.output):
+        kind = match[0].partition(":")[0]
+        printed[kind] = printed.get(kind, -1) + 1
+        rest = cell.output[match.end() :].splitlines()[1:]
+        found.append((f"printed {printed[kind]}", _with_next_head(match[0], rest)))
+    return found
 
 
 def fold(line: str) -> tuple[str, str]:
@@ -274,7 +310,7 @@ def collect(
     """
     wordings: dict[tuple[str, str], Wording] = {}  # by identity: type and message, noise out, folded
     places: dict[tuple[str, str], list[Shown]] = {}
-    cells: dict[tuple[str, int, str], set[tuple[str, str]]] = {}  # a cell and an exception type: its wordings
+    cells: dict[tuple[str, int, str, str], set[tuple[str, str]]] = {}  # a place in a cell, a type: its wordings
     built: set[tuple[str, str]] = set()  # the wordings this build printed
     for page, (title, blocks) in sorted(pages.items()):
         for block in blocks:
@@ -285,24 +321,20 @@ def collect(
             shown_results = results.get(block.path, [])
             for n, result in enumerate(shown_results):
                 recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
-                python = python_minor(result.env.get("python", ""))
-                other_python = python if python != python_minor(shown_results[0].env.get("python", "")) else ""
-                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")), other_python)
+                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")))
                 for cell in result.cells:
-                    source = example.cells[cell.cell]
-                    if cell.cell not in shown_cells or not cell.traceback or not source.output_shown:
+                    if cell.cell not in shown_cells or not example.cells[cell.cell].output_shown:
                         continue
-                    if not (line := index_line(cell.traceback)):
-                        continue
-                    key = fold(normalise(line))
-                    wording = wordings.setdefault(key, Wording(*fold(line)))
-                    wording.printed.add(printed)
-                    built.update([key] if n == 0 else [])
-                    cells.setdefault((block.path, cell.cell, key[0]), set()).add(key)
-                    place = Shown(page, title, anchor(example, cell.cell), recorded)
-                    known = places.setdefault(key, [])
-                    if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
-                        known.append(place)  # the same cell, recorded too: linked once
+                    for slot, line in index_lines(cell):
+                        key = fold(normalise(line))
+                        wording = wordings.setdefault(key, Wording(*fold(line)))
+                        wording.printed.add(printed)
+                        built.update([key] if n == 0 else [])
+                        cells.setdefault((block.path, cell.cell, key[0], slot), set()).add(key)
+                        place = Shown(page, title, anchor(example, cell.cell), recorded)
+                        known = places.setdefault(key, [])
+                        if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
+                            known.append(place)  # the same cell, recorded too: linked once
     for page, found in sorted((quoted or {}).items()):
         title = pages.get(page, ("", []))[0]
         for quote in found:
@@ -312,13 +344,18 @@ def collect(
                 releases = wording.quoted.setdefault(quote.project, set())
                 if quote.ref.startswith("v"):  # a release's tag
                     releases.add(quote.ref[1:])
-                cells.setdefault((page, -1 - found.index(quote), key[0]), set()).add(key)
+                cells.setdefault((page, -1 - found.index(quote), key[0], "quoted"), set()).add(key)
                 known = places.setdefault(key, [])
                 if all((s.page, s.anchor) != (page, quote.anchor) for s in known):
                     known.append(Shown(page, title, quote.anchor, "quoted"))
     entries = [_entry(group, wordings, places, built) for group in _variants(cells.values())]
-    # by type, then message as a reader reads them: "mat1 and mat2" among the m's, not after every capital
-    return sorted(entries, key=lambda entry: (entry.kind, entry.message.casefold(), entry.message))
+    return sorted(entries, key=lambda entry: (_reading(entry.kind), _reading(entry.message), entry.message))
+
+
+def _reading(text: str) -> str:
+    """The order a reader looks a name up in: "mat1 and mat2" among the m's, not after every capital, and
+    "'NoneType' object" among the n's, the quotes and brackets it starts with left out."""
+    return re.sub(r"^[^\w]+", "", text).casefold()
 
 
 def _variants(cells: Iterable[set[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
@@ -349,7 +386,7 @@ def _entry(
     """One error: named by the build's wording where it printed one, linking every place any of its wordings shows."""
     variants = [wordings[key] for key in keys]
     main = wordings[min(keys, key=lambda key: (key not in built, key))]
-    variants.sort(key=lambda w: (_newest(w), w.kind, w.message))
+    variants.sort(key=lambda w: (w is not main, _newest(w), w.kind, w.message))  # the one it is named by first
     shown: list[Shown] = []
     for key in sorted(keys, key=lambda key: (key not in built, key)):
         for place in places[key]:
@@ -395,27 +432,29 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
 
 
 def _wording(wording: Wording, lang: str) -> str:
-    """A wording with its label, ``torch 2.4\u20132.12 and 2.14.1; torch 2.11.0 · Python 3.12 · CUDA: `message```:
-    its releases (a range where they are consecutive minor releases: render/checks.spans), by device (named
-    where it is not the CPU) and Python (named where it is not the build's).
-    Environments whose torch is unknown are left out of the label."""
-    _, devices, colon = _LABELS.get(lang, _LABELS["en"])
-    text = _code(wording.message or "(no message)")
-    by_device: dict[tuple[str, str], list[Printed]] = {}
-    for env in sorted(wording.printed, key=lambda p: p.version):
+    """A wording, then where it was printed, shorter and dimmed: ```message` <small>torch 2.4\u20132.12 and
+    2.14.1; 2.11.0 on CUDA</small>``: its releases (a range where they are consecutive minor releases:
+    render/checks.spans), by device (named where it is not the CPU). Environments whose torch is unknown are
+    left out of the label."""
+    text = texts(lang)
+    by_device: dict[str, list[str]] = {}
+    for env in sorted(wording.printed):
         if env.torch:
-            by_device.setdefault((env.device, env.python), []).append(env)
-    groups = []
-    for (device, python), envs in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
-        label = f"torch {spans([p.torch for p in envs], texts(lang))}" + (f" · Python {python}" if python else "")
-        groups.append(label + (f" · {_LABEL.get(device, device)}" if device != "cpu" else ""))
+            by_device.setdefault(env.device, []).append(env.torch)
+    groups: list[str] = []
+    for device, printed in sorted(by_device.items(), key=lambda item: (item[0] != "cpu", item[0])):
+        named = ("" if groups else "torch ") + spans(printed, text)  # "torch" once, before the first
+        groups.append(named if device == "cpu" else text["index.device"].format(releases=named,
+                                                                             device=_LABEL.get(device, device)))
     for project, quoted in sorted(wording.quoted.items()):
         if quoted:
             releases = _LABELS.get(lang, _LABELS["en"])[0].join(sorted(quoted, key=version_key))
-            groups.append(texts(lang)["index.quoted.release"].format(project=project, releases=releases))
+            groups.append(text["index.quoted.release"].format(project=project, releases=releases))
         else:
-            groups.append(texts(lang)["index.quoted"].format(project=project))
-    return devices.join(groups) + colon + text if groups else text
+            groups.append(text["index.quoted"].format(project=project))
+    label = _LABELS.get(lang, _LABELS["en"])[1].join(groups)
+    message = _code(wording.message or "(no message)")
+    return f'{message} <small class="mx-printed">{html.escape(label, quote=False)}</small>' if groups else message
 
 
 def _links(places: list[Shown], here: str, lang: str = "en") -> str:
