@@ -200,15 +200,47 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert sorted(page.cells[0].theirs) == ["2.11.0", "2.12.1", "2.14.1"]
     assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
-    assert "## [A `page`](a/page.md)" in text and "[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved):" in text
-    assert "\nThe output of torch 2.11.0 and 2.14.1; the lines marked - are what torch 2.13.0 prints:" in text
-    # the before and the after, as raw HTML at the start of a line (a block), not a code block
+    # a summary first: each release that changes an output against the one before it, newest first
+    summary = text[text.index("## In short") : text.index("## Page by page\n\n### [A `page`]")]
+    assert re.findall(r"^- \*\*torch ([\d.]+)\*\*: \[A `page`\]\(#changes-a-page\)$", summary, re.M) == [
+        "2.14.1", "2.13.0", "2.12.1"]  # fmt: skip
+    assert "- [A `page`](#changes-a-page): not on torch 2.11.0 and 2.14.1" in summary
+    assert "### [A `page`](a/page.md) { #changes-a-page }" in text
+    # each cell collapsed, its summary naming the releases where it changes; opened, old to new
+    assert '<details class="mx-change" markdown>\n<summary markdown>`moved` changes in torch 2.12.1, 2.13.0 and ' \
+           "2.14.1</summary>\n\n[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved)" in text
     hunk = '<span class="mx-diff__hunk">@@ -1 +1 @@</span>'
-    assert f'\n<pre class="mx-diff">{hunk}\n<del>-old</del>\n<ins>+new</ins></pre>' in text
-    assert "\nThe output of torch 2.12.1; the lines" in text and "<ins>+older</ins>" in text
-    assert "A check of examples/d/c.py (line 9: AssertionError) does not hold on torch 2.11.0 and 2.14.1." in text
+    steps = [("2.11.0", "2.12.1", "new", "older"), ("2.12.1", "2.13.0", "older", "old"),
+             ("2.13.0", "2.14.1", "old", "new")]  # fmt: skip
+    for old, new, before, after in steps:  # the older release's lines -, the newer's +, whichever the build is
+        assert f"From torch {old} to {new}:\n\n<pre class=\"mx-diff\">{hunk}\n<del>-{before}</del>\n" \
+               f"<ins>+{after}</ins></pre>" in text
+    assert "- Not on torch 2.11.0 and 2.14.1: the check `assert True` fails (AssertionError, line 9 of " \
+           "`examples/d/c.py`)." in text
     zh = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "zh"))
-    assert "torch 2.11.0 和 2.14.1 的输出如下，标 - 的行是 torch 2.13.0 的输出：" in zh
+    assert "<summary markdown>`moved` 的输出在 torch 2.12.1、2.13.0 和 2.14.1 中有变化</summary>" in zh
+    assert "从 torch 2.11.0 到 2.12.1：" in zh
+    assert "- [A `page`](#changes-a-page)：在 torch 2.11.0 和 2.14.1 上不成立" in zh
+
+
+def test_a_change_is_placed_at_the_release_that_makes_it_not_at_the_build():
+    from mkdocs_examples.publish.changes import Moved
+
+    printed = {"2.4.1": "a\n", "2.5.1": "a\n", "2.11.0": "b\n", "2.12.1": "b\n", "2.14.1": "b\n"}
+    moved = Moved("d/c.py", "moved", "ex-d-c-moved", CellResult(3, "b\n"), release="2.13.0",
+                  theirs={torch: CellResult(3, out) for torch, out in printed.items()})  # fmt: skip
+    assert [(old, new) for old, _, new, _ in moved.steps()] == [("2.5.1", "2.11.0")]
+
+
+def test_a_check_that_fails_on_the_oldest_or_the_newest_releases_says_so_in_a_readers_words():
+    from mkdocs_examples.publish.changes import _where
+    from mkdocs_examples.texts import text
+
+    everything = {"2.4.1", "2.5.1", "2.6.0", "2.13.0", "2.15.0"}
+    assert _where({"2.4.1", "2.5.1"}, everything, text("en")) == "not before torch 2.6.0"
+    assert _where({"2.15.0"}, everything, text("en")) == "not from torch 2.15.0 on"
+    assert _where({"2.4.1", "2.6.0"}, everything, text("en")) == "not on torch 2.4.1 and 2.6.0"
+    assert _where({"2.4.1", "2.5.1"}, everything, text("zh")) == "torch 2.6.0 之前不成立"
 
 
 def test_the_changes_page_names_no_change_where_a_release_prints_only_its_own_version():
@@ -366,7 +398,7 @@ def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
     assert html_text.startswith('<pre class="mx-diff">') and html_text.count("</pre>") == 1
     assert "<script" not in html_text and "```" not in html_text and "~~~" not in html_text
     assert "///" not in html_text and "</pre><" not in html_text
-    ours = r'^<pre class="mx-diff">|</pre>$|</?(del|ins)>|<span class="mx-diff__hunk">|</span>'
+    ours = r'^<pre class="mx-diff">|</pre>$|</?(del|ins)>|<span class="mx-diff__hunk">|</span>|<wbr>'
     assert unescape(re.sub(ours, "", html_text)) == hostile  # the same text, once read
 
 

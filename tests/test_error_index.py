@@ -575,3 +575,13 @@ def test_an_error_a_cell_caught_and_printed_is_indexed_and_its_other_wordings_ar
                           "Need to provide pin_memory allocator to use pin memory."]),
     ]  # fmt: skip
     assert [s.recorded for s in entries[1].shown] == [""]
+
+
+def test_exception_types_sort_by_their_first_letter():
+    kinds = ["_pickle.UnpicklingError", "AcceleratorError", "torch.OutOfMemoryError", "ValueError"]
+    source = "".join(f'# %% c{i}\nx\n' for i in range(len(kinds)))
+    cells = tuple(CellResult(i, f"{kind}: failed\n") for i, kind in enumerate(kinds))
+    entries = collect({"p.md": ("P", find_blocks("/// example | a.py\n///\n"))}, {"a.py": example("a.py", source)},
+                      {"a.py": [Result(cells=cells)]})  # fmt: skip
+    assert [e.kind for e in entries] == ["AcceleratorError", "_pickle.UnpicklingError", "torch.OutOfMemoryError",
+                                         "ValueError"]  # fmt: skip

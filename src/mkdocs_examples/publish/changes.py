@@ -1,15 +1,16 @@
-"""The generated page "What changed between torch releases": per page, every shown cell whose output is not
-the same under other torch releases as under the build's, with the before and after output, and the hidden
-checks that do not hold there.
+"""The generated page "What changed between torch releases": what other torch releases print otherwise than
+the build's, read as release notes are read, old to new.
 
 A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with a line on the
-releases compared and those that change nothing, then a section per page (in the order of its path) with:
+releases compared and those that change nothing, then
 
-- each cell whose output differs from the build's once the noise is taken out (render/attribution.py)
-  and the torch version a release prints of itself: the releases that print the same other output
-  together ("torch 2.4\u20132.5 print"), and a diff of it against the build's (``-`` the build's,
-  ``+`` theirs), linking to the cell;
-- each check that does not hold, with the releases where it does not.
+- a summary: for each release, newest first, the pages whose outputs it changes against the release before
+  it; and the pages whose tips (their hidden checks) do not hold on every release, with where they do not
+  ("not before torch 2.9");
+- a section per page (in the order of its path), with a collapsed block per cell whose output differs
+  between releases once the noise is taken out (render/attribution.py) and the version a release prints of
+  itself: the releases where it changes, and, opened, a link to the cell and a diff for each change, the
+  older output ``-``, the newer ``+``; then each check that does not hold, with the code it checks.
 
 Measurements (``varies``) and a machine's versions (``environment``) are no change. Recordings on
 another device are left out: what differs there may be the device.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import itertools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render.attribution import change_key
 from mkdocs_examples.render.checks import spans, version_key
+from mkdocs_examples.render.fences import code_span
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import CellResult, Result
@@ -47,6 +50,23 @@ class Moved:
     place: str  # its anchor on the page
     ours: CellResult
     theirs: dict[str, CellResult] = field(default_factory=dict)  # torch release: its output there
+    release: str = ""  # the build's torch release, which printed ``ours``
+    torch: dict[str, str] = field(default_factory=dict)  # a release: the version it prints of itself (2.13.0+cpu)
+
+    def steps(self) -> list[tuple[str, CellResult, str, CellResult]]:
+        """Each change, old to new: (the last release before it, its output, the first that prints
+        otherwise, its output). Consecutive releases that print the same are one run."""
+        printed = sorted([*self.theirs.items(), (self.release, self.ours)], key=lambda item: version_key(item[0]))
+        runs: list[list[tuple[str, CellResult]]] = []
+        for torch, cell in printed:
+            if runs and self._key(*runs[-1][-1]) == self._key(torch, cell):
+                runs[-1].append((torch, cell))
+            else:
+                runs.append([(torch, cell)])
+        return [(*before[-1], *after[0]) for before, after in itertools.pairwise(runs)]
+
+    def _key(self, torch: str, cell: CellResult) -> tuple:
+        return change_key(cell, {"torch": self.torch.get(torch, torch)})
 
 
 @dataclass
@@ -57,6 +77,7 @@ class Changed:
     title: str
     cells: list[Moved] = field(default_factory=list)
     checks: dict[tuple[str, int | None, str], set[str]] = field(default_factory=dict)
+    code: dict[tuple[str, int | None, str], str] = field(default_factory=dict)  # a check: the line it fails on
 
 
 @dataclass
@@ -82,6 +103,7 @@ def collect(
     python: dict[str, str] = {}
     for page, (title, blocks) in sorted(pages.items()):
         changed = Changed(page, title)
+        seen: dict[str, Moved] = {}  # by the cell's anchor
         for block in blocks:
             example, result = examples.get(block.path), built.get(block.path)
             if example is None or result is None:
@@ -95,7 +117,11 @@ def collect(
                     python[torch] = python_minor(recording.env["python"])
                 if recording.failed:
                     failed = recording.failed
-                    changed.checks.setdefault((example.path, failed.line, failed.message), set()).add(torch)
+                    check = (example.path, failed.line, failed.message)
+                    changed.checks.setdefault(check, set()).add(torch)
+                    lines = example.source.splitlines()
+                    if failed.line and 0 < failed.line <= len(lines):
+                        changed.code[check] = lines[failed.line - 1].strip()
                 for item in example.cells:
                     if block.cell not in (None, item.name) or not item.tracked:  # a timing, or a machine's versions
                         continue
@@ -104,13 +130,14 @@ def collect(
                         continue
                     if recording.failed and recording.failed.cell == item.index:
                         continue
-                    if change_key(theirs, recording.env) != change_key(ours, result.env):
-                        place = anchor(example, item.index)
-                        moved = next((m for m in changed.cells if m.place == place), None)
-                        if moved is None:
-                            moved = Moved(example.path, item.name or str(item.index), place, ours)
-                            changed.cells.append(moved)
-                        moved.theirs[torch] = theirs
+                    place = anchor(example, item.index)
+                    moved = seen.setdefault(place, Moved(example.path, item.name or str(item.index), place, ours,
+                                                         release=release(result.env.get("torch", "?"))))  # fmt: skip
+                    moved.theirs[torch] = theirs  # every release's, so that a change is placed where it happens
+                    moved.torch[torch] = recording.env.get("torch", "")
+                    moved.torch[moved.release] = result.env.get("torch", "")
+                    if change_key(theirs, recording.env) != change_key(ours, result.env) and moved not in changed.cells:
+                        changed.cells.append(moved)
         if changed.cells or changed.checks:
             found.append(changed)
     return Changes(found, releases, python, uninstallable or [])
@@ -136,32 +163,95 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     if under := {r: p for r, p in changes.python.items()}:
         parts.append(text["changes.python"].format(releases=spans(under, text),
                                                    python=text["sep"].join(sorted(set(under.values())))))  # fmt: skip
+    everything = changes.releases | {ours}
+    parts += _summary(changes, everything, text)
+    if changes.pages:
+        parts.append(f"## {text['changes.by_page']}")
     for changed in changes.pages:
         url = posixpath.relpath(changed.page, base)
-        title = changed.title if not re.search(r"[\[\]<>\\]", changed.title) else _escape(plain(changed.title))
-        parts.append(f"## [{title}]({url})")  # its code spans kept: `*` is a name here, not emphasis
+        title = _title(changed.title)
+        parts.append(f"### [{title}]({url}) {{ #{_section(changed.page)} }}")  # `*` in code spans: a name
         for moved in changed.cells:
-            groups: dict[tuple, list[str]] = {}
-            for torch, cell in moved.theirs.items():
-                groups.setdefault(change_key(cell, {"torch": torch}), []).append(torch)
+            steps = moved.steps()
             where = f"[`{folder}/{moved.example}`, {text['changes.cell']} `{moved.cell}`]({url}#{moved.place})"
-            parts.append(f"{where}:")
-            for torchs in sorted(groups.values(), key=lambda rs: [version_key(r) for r in rs]):
-                newest = max(torchs, key=version_key)
-                label = text["changes.print"].format(releases=spans(torchs, text), torch=ours)
-                parts += [inline(label), _pre(_diff(moved.ours, moved.theirs[newest]))]
+            said = text["changes.cell.summary"].format(cell=moved.cell, releases=_listed([s[2] for s in steps], text))
+            body = [where]
+            for old, before, new, after in steps:
+                body += [text["changes.step"].format(old=old, new=new), _pre(_diff(before, after))]
+            inner = "\n\n".join(body)
+            parts.append(f'<details class="mx-change" markdown>\n<summary markdown>{said}</summary>\n\n'
+                         f"{inner}\n\n</details>")  # fmt: skip
         by_line = sorted(changed.checks.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2]))
-        for (example, line, message), failing in by_line:
-            what = text["changes.check"].format(example=f"{folder}/{example}", line=line or "?", message=message,
-                                                releases=spans(failing, text))  # fmt: skip
-            parts.append(f"- {inline(what)}")
+        for check, failing in by_line:
+            example, line, message = check
+            when = _where(failing, everything, text)
+            code = changed.code.get(check)
+            what = text["changes.check" if code else "changes.check.nocode"].format(
+                when=when[:1].upper() + when[1:], code=code_span(code or ""), message=inline(message),
+                example=f"{folder}/{example}", line=line or "?")  # fmt: skip
+            parts.append(f"- {what}")
     return "\n\n".join(parts) + "\n"
 
 
-def _diff(ours: CellResult, theirs: CellResult) -> str:
-    """``theirs`` against ``ours``, line by line: ``-`` what this build prints, ``+`` what the release prints."""
-    old = (ours.output + (ours.traceback or "")).splitlines()
-    new = (theirs.output + (theirs.traceback or "")).splitlines()
+def _summary(changes: Changes, everything: set[str], text: dict[str, str]) -> list[str]:
+    """The top of the page: for each release, newest first, the pages whose outputs it changes against the release
+    before it; then the pages whose tips do not hold on every release, and where."""
+    by_release: dict[str, dict[str, int]] = {}
+    for changed in changes.pages:
+        for moved in changed.cells:
+            for _, _, new, _ in moved.steps():
+                counted = by_release.setdefault(new, {})
+                counted[changed.page] = counted.get(changed.page, 0) + 1
+    titles = {c.page: _title(c.title) for c in changes.pages}
+    parts = [f"## {text['changes.overview']}"]
+    if by_release:
+        parts.append(text["changes.by_release"])
+        lines = []
+        for torch in sorted(by_release, key=version_key, reverse=True):
+            pages = [f"[{titles[page]}](#{_section(page)})" + (text["changes.outputs"].format(n=n) if n > 1
+                     else "") for page, n in by_release[torch].items()]  # fmt: skip
+            lines.append("- " + text["changes.release"].format(release=torch, pages=text["sep"].join(pages)))
+        parts.append("\n".join(lines))
+    tips = [(c.page, _where(set().union(*c.checks.values()), everything, text)) for c in changes.pages if c.checks]
+    if tips:
+        parts.append(text["changes.tips"])
+        parts.append("\n".join("- " + text["changes.tip"].format(page=f"[{titles[page]}](#{_section(page)})",
+                                                                 when=when) for page, when in tips))  # fmt: skip
+    return parts
+
+
+def _where(failing: set[str], everything: set[str], text: dict[str, str]) -> str:
+    """Where a check does not hold, in a reader's words: "not before torch 2.9" where it fails on every release
+    older than one, "not from torch 2.15 on" where on every newer one, else the releases by name."""
+    ordered = sorted(everything, key=version_key)
+    holds = [r for r in ordered if r not in failing]
+    if holds and all(version_key(r) < version_key(holds[0]) for r in failing):
+        return text["changes.before"].format(release=holds[0])
+    if holds and all(version_key(r) > version_key(holds[-1]) for r in failing):
+        return text["changes.from"].format(release=min(failing, key=version_key))
+    return text["changes.on"].format(releases=spans(failing, text))
+
+
+def _listed(releases: list[str], text: dict[str, str]) -> str:
+    """``releases`` one by one, oldest first: where an output changes, a range would say every release between."""
+    ordered = sorted(set(releases), key=version_key)
+    return ordered[0] if len(ordered) == 1 else f"{text['sep'].join(ordered[:-1])} {text['and']} {ordered[-1]}"
+
+
+def _title(title: str) -> str:
+    """A page's title as link text: as it is written, its code spans kept (`*` is a name there, not emphasis)."""
+    return title if not re.search(r"[\[\]<>\\]", title) else _escape(plain(title))
+
+
+def _section(page: str) -> str:
+    """The id of a page's section on this page."""
+    return "changes-" + re.sub(r"[^a-z0-9]+", "-", page.lower().removesuffix(".md")).strip("-")
+
+
+def _diff(before: CellResult, after: CellResult) -> str:
+    """``after`` against ``before``, line by line: ``-`` the older release's lines, ``+`` the newer's."""
+    old = (before.output + (before.traceback or "")).splitlines()
+    new = (after.output + (after.traceback or "")).splitlines()
     lines = [line for line in difflib.unified_diff(old, new, lineterm="", n=1)][2:]  # no file header
     if len(lines) > MAX_DIFF:
         lines = [*lines[:MAX_DIFF], f"… {len(lines) - MAX_DIFF} more"]
@@ -171,6 +261,10 @@ def _diff(ours: CellResult, theirs: CellResult) -> str:
 # Recorded text, so hostile: escaped for HTML, and for what reads Markdown before its raw HTML is set aside
 # (fences of superfences, `/// example` blocks): a line of output can open neither
 _RAW = str.maketrans({"`": "&#96;", "~": "&#126;", "/": "&#47;"})
+# Where a long run of code may wrap, as a reader would break it: after a dot, a slash, a bracket, a comma or an
+# equals sign before a name (sourceTensor.detach().clone()); a line wraps inside a name only where one is longer
+# than the line (mkdocs_examples.css)
+_BREAKS = re.compile(r"([./(\[,=])(?=\w)")
 
 
 def _pre(diff: str) -> str:
@@ -182,7 +276,7 @@ def _pre(diff: str) -> str:
     tags = {"-": "del", "+": "ins"}
     lines = []
     for line in diff.splitlines():
-        body = html.escape(line).translate(_RAW)
+        body = _BREAKS.sub(r"\1<wbr>", html.escape(line)).translate(_RAW)
         if line.startswith("@@"):
             lines.append(f'<span class="mx-diff__hunk">{body}</span>')
         elif tag := tags.get(line[:1]):

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from mkdocs_examples.recordings.store import release
 from mkdocs_examples.render.attribution import normalise
 from mkdocs_examples.render.checks import spans, version_key
+from mkdocs_examples.render.fences import code_span
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
@@ -354,8 +355,9 @@ def collect(
 
 def _reading(text: str) -> str:
     """The order a reader looks a name up in: "mat1 and mat2" among the m's, not after every capital, and
-    "'NoneType' object" among the n's, the quotes and brackets it starts with left out."""
-    return re.sub(r"^[^\w]+", "", text).casefold()
+    "'NoneType' object" among the n's, "_pickle.UnpicklingError" among the p's: what it starts with before its
+    first letter or digit left out."""
+    return re.sub(r"^[\W_]+", "", text).casefold()
 
 
 def _variants(cells: Iterable[set[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
@@ -426,7 +428,7 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
             by_page.setdefault(shown.page, []).append(shown)
         between, _ = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
         links = between.join(_links(places, here, lang) for places in by_page.values())
-        lines = [_wording(w, lang) for w in entry.wordings] or [_code(entry.message or "(no message)")]
+        lines = [_wording(w, lang) for w in entry.wordings] or [code_span(entry.message or "(no message)")]
         parts.append("- " + "  \n  ".join([*lines, links]))
     return "\n\n".join(parts) + "\n"
 
@@ -453,7 +455,7 @@ def _wording(wording: Wording, lang: str) -> str:
         else:
             groups.append(text["index.quoted"].format(project=project))
     label = _LABELS.get(lang, _LABELS["en"])[1].join(groups)
-    message = _code(wording.message or "(no message)")
+    message = code_span(wording.message or "(no message)")
     return f'{message} <small class="mx-printed">{html.escape(label, quote=False)}</small>' if groups else message
 
 
@@ -473,12 +475,6 @@ def _links(places: list[Shown], here: str, lang: str = "en") -> str:
     first = f"[{_escape(places[0].title)}]({url}#{places[0].anchor})" + device(places[0])
     more = " ".join(f"[{n}]({url}#{p.anchor})" + device(p) for n, p in enumerate(places[1:], start=2))
     return first + (around.format(more) if more else "")
-
-
-def _code(text: str) -> str:
-    """``text`` as a Markdown code span, whatever backticks it holds."""
-    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    return f"{ticks} {text} {ticks}" if "`" in text else f"`{text}`"
 
 
 def _escape(text: str) -> str:
