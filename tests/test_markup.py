@@ -236,7 +236,7 @@ def test_the_output_of_a_picked_release_is_text_however_hostile(hostile_site, pa
     with search_queries.served(hostile_site) as url:
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(f"{url}/x/")
-        page.locator("select.mx-picker__select").select_option("2.14.1")
+        page.locator("select.mx-picker__select").select_option("cpu-torch2.14.1-py3.11")
         # the hostile recording is test data that no trusted key signs: labelled so
         expect(page.locator('.mx-provenance[data-mx-cell="0"]')).to_have_text("torch 2.14.1 · CPU · unverified")
         article = page.locator("article")
