@@ -5,7 +5,9 @@ the real `mkdocs serve` there, one server per mode, side by side, and alternates
 
 - **full**: the whole site as it is published, both languages and the search index
   (`PREVIEW=all`, what `make serve` built before the fast preview);
-- **fast**: what `make serve` builds now (`PREVIEW` unset: the English pages, no search index).
+- **fast**: what `make serve` builds now (`PREVIEW` unset: the English pages, no search index);
+- **bare**: the same without recordings/ (no release picker, no other environment's outputs): what the
+  recordings of other environments cost the edit loop is fast/bare.
 
 Each run edits an example (a cell that a known page embeds prints a new token) and then that
 page's prose (a new sentence), and times each from the write until the server serves the page
@@ -41,7 +43,8 @@ EXAMPLE = "examples/tensors/cat_and_stack.py"
 CELL_LINE = "print(torch.cat([x, y], dim=0))\n"  # the last line of the cell `cat`
 PAGE = "docs/en/tensors/cat-and-stack.md"
 URL = "tensors/cat-and-stack/"
-MODES = {"full": {"PREVIEW": "all"}, "fast": {}}
+MODES = {"full": {"PREVIEW": "all"}, "fast": {}, "bare": {}}
+BARE = {"bare"}  # the modes whose copy has no recordings/
 POLL = 0.02
 TIMEOUT = 180.0
 
@@ -107,9 +110,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _copy(where: Path) -> None:
+def _copy(where: Path, recordings: bool = True) -> None:
     for name in COPIED:
         source = ROOT / name
+        if name == "recordings" and not recordings:
+            continue
         if source.is_dir():
             shutil.copytree(source, where / name)
         else:
@@ -142,7 +147,7 @@ def edit_prose(server: Server, original: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--modes", default="full,fast", help="comma-separated, of: " + ", ".join(MODES))
+    parser.add_argument("--modes", default="full,fast,bare", help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--keep", action="store_true", help="keep the copies and the servers' logs (serve.log)")
     args = parser.parse_args()
     modes = args.modes.split(",")
@@ -159,7 +164,7 @@ def main() -> None:
         for mode in modes:
             where = Path(tmp) / mode
             where.mkdir()
-            _copy(where)
+            _copy(where, recordings=mode not in BARE)
             servers.append(Server(mode, where))
         for server in servers:
             print(f"{server.mode}: serving after {server.wait_ready():.1f} s (first build)", flush=True)
@@ -186,9 +191,10 @@ def main() -> None:
     medians = {key: statistics.median(values) for key, values in times.items()}
     for mode in modes:
         print(f"     {mode:<5} {medians[mode, 'example']:>11.2f} s {medians[mode, 'prose']:>9.2f} s")
-    if "full" in modes and "fast" in modes:
-        ratio = {e: medians["full", e] / medians["fast", e] for e in ("example", "prose")}
-        print(f"     full/fast {ratio['example']:>7.1f} x {ratio['prose']:>9.1f} x")
+    for a, b in (("full", "fast"), ("fast", "bare")):
+        if a in modes and b in modes:
+            ratio = {e: medians[a, e] / medians[b, e] for e in ("example", "prose")}
+            print(f"     {a}/{b} {ratio['example']:>7.1f} x {ratio['prose']:>9.1f} x")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
