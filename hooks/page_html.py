@@ -21,6 +21,9 @@ browser disagree on where such a thing ends, the check errs towards refusing. Th
 Content-Security-Policy (overrides/main.html, hooks/csp.py) is the second line: it lets no
 inline script of a page's content run.
 
+A page's content found clean is kept (in memory, by page) for the rebuilds of `mkdocs serve`: the
+same content is not read again, and any other is checked in full.
+
 Not checked: the theme's templates and overrides/ (never page content), and the engine's notebook
 views (``.ipynb`` pages, rendered by mkdocs-jupyter with its own scripts; tests/test_markup.py
 checks that nothing an example brings becomes markup there).
@@ -60,6 +63,8 @@ _VOID = {"meta", "base", "embed", "frame"}  # refused elements without content o
 _KEEP_CONTENT = {"form"}  # a refused form's text and fields stay, without the form
 SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 _ANIMATED = "attributename"  # SVG's <set>/<animate>: the attribute they change
+
+_clean: dict[str, str] = {}  # src_uri: the page's content last found clean (`serve` rebuilds every page)
 
 
 @dataclass(frozen=True)
@@ -180,12 +185,24 @@ def _line(source: str, token: str, seen: int) -> int | None:
     return text.count("\n", 0, at) + 1
 
 
+def on_startup(*, command: str, dirty: bool) -> None:
+    _clean.clear()
+
+
+def on_shutdown() -> None:
+    _clean.clear()
+
+
 @event_priority(100)  # before search indexes the content and hooks/pages.py links API names in it
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if page.file.src_uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
+    uri = page.file.src_uri
+    if uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
+        return html
+    if _clean.get(uri) == html:
         return html
     found, safe = check(html)
     if not found:
+        _clean[uri] = html
         return html
     shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
     path = page.file.abs_src_path

@@ -9,6 +9,7 @@ unchanged, byte for byte.
 from __future__ import annotations
 
 import base64
+from types import SimpleNamespace
 
 import markdown
 import pytest
@@ -110,3 +111,17 @@ def test_what_the_sites_extensions_write_passes_unchanged():
         "alternate_style": True}, "pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}})  # fmt: skip
     assert "<input" in content and "<details" in content and 'src="data:image/png' in content  # all of it made
     assert page_html().check(content) == ([], content)  # nothing found, and the very same text
+
+
+def test_serve_checks_a_pages_content_once_while_it_is_the_same_and_any_other_content_in_full(monkeypatch, caplog):
+    hook = page_html()
+    checked: list[str] = []
+    check = hook.check
+    monkeypatch.setattr(hook, "check", lambda html: (checked.append(html), check(html))[1])
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="en/index.md", abs_src_path=None), markdown="")
+    config = SimpleNamespace(docs_dir="docs")
+    clean, bad = "<p>A page.</p>", '<p>A page.</p><img src="x.png" onerror="alert(1)">'
+    for content in (clean, clean, bad, bad, clean):  # rebuilds of one `mkdocs serve` (a fresh module: nothing kept)
+        hook.on_page_content(content, page=page, config=config, files=None)
+    assert checked == [clean, bad, bad]  # content found clean is not read again; any other content is
+    assert caplog.text.count("the attribute `onerror` of <img> runs script") == 2
