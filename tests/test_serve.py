@@ -7,12 +7,22 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import tree
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
+
+from mkdocs_examples import page_markdown
+from mkdocs_examples.recordings.store import Recording, manifest_of, write_folder
+from mkdocs_examples.results import CellResult
+from mkdocs_examples.source import files
+from mkdocs_examples.source.cells import read_example
 
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
@@ -129,3 +139,118 @@ def test_the_fast_preview_of_one_language_is_strict_clean_with_notes_in_the_othe
         config.plugins.on_shutdown()
     assert "answer: 42" in (root / "site" / "index.html").read_text()
     assert "a note in language" not in caplog.text
+
+
+# --- what a rebuild reads and renders again ---------------------------------------------------------------
+
+
+def _record(root: Path, answer: str) -> Path:
+    """A recording of examples/two.py as it is, by an older release that printed ``answer``; its file."""
+    example = read_example(root / "examples", "two.py")
+    env = {"device": "cpu", "torch": "2.4.1", "python": "3.11.7"}
+    recording = Recording("two.py", example.keys, "2026-11-22T10:00:00Z", env, 0.1,
+                          (CellResult(0), CellResult(1, answer)), ("first", "answer"))  # fmt: skip
+    folder = root / "recordings" / "cpu-torch2.4.1-py3.11"
+    write_folder(folder, [recording], manifest=manifest_of([recording]))
+    return folder / "two.json"
+
+
+def _serve(root: Path, monkeypatch) -> tuple[Callable[[], str], MkDocsConfig]:
+    """`mkdocs serve` of ``root`` started: its rebuild (which returns the English index page), and its config."""
+    monkeypatch.delenv("PREVIEW", raising=False)
+    config = root / "mkdocs.yml"  # the markup of other releases' outputs needs these, as the real site has them
+    config.write_text(config.read_text().replace("  - pymdownx.superfences\n", "  - pymdownx.superfences\n"
+                                                 "  - pymdownx.details\n  - pymdownx.tabbed\n"))  # fmt: skip
+    site = root / "site"
+
+    def rebuild() -> str:  # as `mkdocs serve` does: the config read again, the plugins kept
+        build(load_config(str(config), site_dir=str(site)))
+        return (site / "index.html").read_text()
+
+    started = load_config(str(config), site_dir=str(site))
+    started.plugins.on_startup(command="serve", dirty=False)
+    return rebuild, started
+
+
+def _counting(monkeypatch, module: Any, name: str, count: Callable[..., None]) -> None:
+    """``module.name`` calls ``count`` with its arguments, then does what it did."""
+    function = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count(*args, **kwargs)
+        return function(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+def test_a_rebuild_for_a_changed_example_reads_no_recording_again_and_one_for_a_changed_recording_does(
+    tmp_path, monkeypatch
+):
+    root = _copy(tmp_path, run_examples=True)
+    recording = _record(root, "answer: 41\n")
+    reads: list[Path] = []
+    _counting(monkeypatch, files, "read_regular",
+              lambda file, cap: reads.append(Path(file)) if root / "recordings" in Path(file).parents else None)
+    example = root / "examples" / "two.py"
+    good = example.read_text()
+    rebuild, config = _serve(root, monkeypatch)
+    try:
+        first = rebuild()
+        assert "answer: 42" in first and "answer: 41" in first  # the release's own output, in a note
+        assert recording in reads and recording.parent / "environment.json" in reads
+        reads.clear()
+        assert rebuild() == first and reads == []  # nothing changed
+        example.write_text(good.replace("6 * 7", "7 * 7"))
+        edited = rebuild()
+        assert reads == []  # the recordings as read before...
+        assert "answer: 49" in edited and "answer: 41" not in edited  # ...of which the edited cell's is stale
+        example.write_text(good)
+        _record(root, "answer: 40\n")
+        again = rebuild()
+        assert recording in reads  # a changed recording is read again
+        assert "answer: 42" in again and "answer: 40" in again and "answer: 41" not in again
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_a_rebuild_renders_again_only_the_pages_of_a_changed_example_and_writes_what_a_first_build_does(
+    tmp_path, monkeypatch
+):
+    root = _copy(tmp_path, run_examples=True)
+    _record(root, "answer: 41\n")
+    for lang in ("en", "zh"):
+        (root / "docs" / lang / "other.md").write_text("# Other\n\n/// example | one.py\n///\n")
+    rendered: list[str] = []
+    _counting(monkeypatch, page_markdown, "_render", lambda markdown, *, page, **_: rendered.append(page.src_uri))
+    example = root / "examples" / "two.py"
+    rebuild, config = _serve(root, monkeypatch)
+    try:
+        rebuild()
+        assert sorted(rendered) == ["en/index.md", "en/other.md"]
+        rendered.clear()
+        example.write_text(example.read_text().replace("6 * 7", "7 * 7"))
+        assert "answer: 49" in rebuild()
+        assert rendered == ["en/index.md"]  # the page that embeds two.py; not other.md
+        rebuilt = tree(root / "site")
+    finally:
+        config.plugins.on_shutdown()
+    rebuild, config = _serve(root, monkeypatch)  # a new `mkdocs serve`, which renders every page
+    try:
+        rebuild()
+        assert tree(root / "site") == rebuilt
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_a_rebuild_reads_the_examples_helper_modules_once_for_all_the_examples(tmp_path, monkeypatch):
+    root = _copy(tmp_path, run_examples=True)
+    helper = root / "examples" / "_helper.py"  # part of every example's key: any example may import it
+    helper.write_text("HELP = 1\n")
+    reads: list[Path] = []
+    _counting(monkeypatch, Path, "read_bytes", lambda path: reads.append(path) if path == helper else None)
+    rebuild, config = _serve(root, monkeypatch)
+    try:
+        assert "answer: 42" in rebuild()
+        assert reads == [helper]  # not once per example
+    finally:
+        config.plugins.on_shutdown()

@@ -7,12 +7,18 @@ outputs (render/page.py) or by an error box, the take-away lines placed (under t
 under each example's first block where the front matter says ``take_away: under-example``),
 and at the end the block of environments the outputs come from and the line on the torch
 releases the examples were checked on.
+
+`mkdocs serve` renders every page again on each rebuild, most of them from what the last build
+rendered them from: :class:`Kept` holds each page's Markdown with all it was made of (the page,
+its examples, their outcomes and recordings; for the generated lists, those of every page), and a
+page made of the same is not rendered again.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +56,59 @@ class Site:
     warn: Callable[[str], None]  # a warning of the build (which fails a strict build)
 
 
+@dataclass
+class Kept:
+    """What :func:`render` made in the last build, by what it was made of, for the next build (`mkdocs serve`)."""
+
+    pages: dict[tuple[str, str], tuple[tuple[Any, ...], str]] = field(default_factory=dict)  # page, language
+    lists: dict[tuple[str, str, str], tuple[tuple[Any, ...], str]] = field(default_factory=dict)  # list, page, lang
+
+
 def render(
-    markdown: str, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str]
-) -> str:
+    markdown: str, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str],
+    kept: Kept | None = None,
+) -> str:  # fmt: skip
     """``page``'s Markdown in language ``lang`` (``prefix``: its folder), rendered; ``views``: example path:
-    the URL of its notebook view in this language build."""
+    the URL of its notebook view in this language build; ``kept``: what earlier builds rendered."""
+    lists = error_index.MARKER.search(markdown) or changes.MARKER.search(markdown)  # made of every page: kept apart
+    if kept is None or lists or not site.running:  # without running, a block reads its example's file
+        return _render(markdown, page=page, lang=lang, prefix=prefix, build=build, site=site, views=views, kept=kept)
+    paths = dict.fromkeys(b.path for b in find_blocks(markdown))
+    # copies of what others change after this event: hooks add to a page's front matter
+    inputs = (markdown, replace(page, meta=copy.deepcopy(dict(page.meta))), prefix, site, dict(views), build.docs,
+              dict(build.site_env()), [_state(build, p) for p in paths])  # fmt: skip
+    found = kept.pages.get((page.src_uri, lang))
+    if found is not None and found[0] == inputs:
+        return found[1]
+    warned: list[str] = []
+
+    def warn(message: str) -> None:
+        warned.append(message)
+        site.warn(message)
+
+    made = _render(markdown, page=page, lang=lang, prefix=prefix, build=build, site=replace(site, warn=warn),
+                   views=views, kept=kept)  # fmt: skip
+    if not warned:  # a page that warned warns again in the next build
+        kept.pages[page.src_uri, lang] = (inputs, made)
+    return made
+
+
+def _state(build: Build, path: str) -> tuple[Any, ...]:
+    """What a page's blocks of example ``path`` are made of: the example, its result and its recordings."""
+    outcome = build.outcomes.get(path)
+    return (build.examples.get(path), outcome.result if outcome else None,
+            build.recordings.of(path) if build.recordings else None)  # fmt: skip
+
+
+def _render(
+    markdown: str, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str],
+    kept: Kept | None = None,
+) -> str:  # fmt: skip
     markdown = error_index.render_quotes(markdown, build.site_env().get("torch", ""), lang)
     if site.running:
-        markdown = error_index.replace_marker(markdown, lambda: _error_index(build, page, lang))
-        markdown = error_index.replace_marker(markdown, lambda: _changes(build, site, page, lang), changes.MARKER)
+        markdown = error_index.replace_marker(markdown, lambda: _error_index(build, page, lang, kept))
+        markdown = error_index.replace_marker(markdown, lambda: _changes(build, site, page, lang, kept),
+                                              changes.MARKER)  # fmt: skip
     blocks = find_blocks(markdown)
     if not blocks:
         return markdown
@@ -138,7 +188,7 @@ def _checks(build: Build, site: Site, blocks: list[Block], lang: str) -> str:
     return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere)
 
 
-def _error_index(build: Build, page: Page, lang: str) -> str:
+def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) -> str:
     """The index of the errors shown on the pages of ``page``'s language tree."""
     pages, here = build.tree(page.src_uri, lang)
     results = {path: [o.result, *build.recorded_results(o.example)] for path, o in build.outcomes.items()}
@@ -147,14 +197,40 @@ def _error_index(build: Build, page: Page, lang: str) -> str:
         root = root.parent
     quoted = {path: found for path in pages if (file := root / path).is_file()
               and (found := error_index.quotes(file.read_text(encoding="utf-8")))}  # fmt: skip
-    return error_index.render(error_index.collect(pages, build.loaded(), results, quoted), here, lang)
+    examples = build.loaded()
+
+    def make() -> str:
+        return error_index.render(error_index.collect(pages, examples, results, quoted), here, lang)
+
+    return _list(kept, "error-index", page, lang, (pages, here, examples, results, quoted), make)
 
 
-def _changes(build: Build, site: Site, page: Page, lang: str) -> str:
+def _changes(build: Build, site: Site, page: Page, lang: str, kept: Kept | None = None) -> str:
     """The page "What changed between torch releases" of ``page``'s language tree (publish/changes.py)."""
     pages, here = build.tree(page.src_uri, lang)
     examples = build.loaded()
     done = {path: o.result for path, o in build.outcomes.items() if o.failure is None}
     recorded = {path: build.checked(e) for path, e in examples.items()}
-    found = changes.collect(pages, examples, done, recorded, build.recordings.uninstallable if build.recordings else [])
-    return changes.render(found, build.site_env(), here, site.folder, lang)
+    uninstallable = build.recordings.uninstallable if build.recordings else []
+    env = build.site_env()
+
+    def make() -> str:
+        return changes.render(changes.collect(pages, examples, done, recorded, uninstallable), env, here, site.folder,
+                              lang)  # fmt: skip
+
+    return _list(kept, "changes", page, lang, (pages, here, examples, done, recorded, uninstallable, env,
+                                                site.folder), make)  # fmt: skip
+
+
+def _list(kept: Kept | None, name: str, page: Page, lang: str, inputs: tuple[Any, ...], make: Callable[[], str]) -> str:
+    """A generated list (``name``) of ``page``: made by ``make``, or kept from the last build made of the same
+    ``inputs`` (every page's blocks, examples, outcomes and recordings: what the list reads)."""
+    if kept is None:
+        return make()
+    key = (name, page.src_uri, lang)
+    found = kept.lists.get(key)
+    if found is not None and found[0] == inputs:
+        return found[1]
+    made = make()
+    kept.lists[key] = (inputs, made)
+    return made

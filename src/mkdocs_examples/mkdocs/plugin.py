@@ -74,6 +74,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._build = Build()  # what this build found: pages, examples, outcomes (build.py)
         self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
         self._site: page_markdown.Site | None = None  # what rendering a page needs of the configuration
+        self._kept = page_markdown.Kept()  # the pages' Markdown as rendered, for the rebuilds of `serve`
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
@@ -114,14 +115,17 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
+        self._recordings, self._kept = None, page_markdown.Kept()  # nothing of an earlier session of this process
         # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
         self._aside = command == "build" and not dirty
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         check_extensions(config.markdown_extensions)
         self._root = Path(config.config_file_path).parent
-        if self._recordings is None or not i18n.is_nested_build(config):  # a language build keeps what was read
-            self._recordings = PublishedRecordings(self._root / self.config.recordings, list(self.config.publish))
+        root, names = self._root / self.config.recordings, list(self.config.publish)
+        if self._recordings is None or (self._recordings.root, self._recordings.names) != (root, names):
+            # kept by each language's build and by the rebuilds of `serve`: it reads the files again once they change
+            self._recordings = PublishedRecordings(root, names)
         self._assets = [CSS, *(PICKER if self.config.picker and self._recordings.folders() else ())]
         for asset in self._assets:
             scripts = config.extra_javascript if asset.endswith(".js") else config.extra_css
@@ -221,8 +225,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         with _stops():
             return page_markdown.render(
                 markdown, page=pages.page_of(page), lang=lang, prefix=i18n.prefix(config, lang), build=self._build,
-                site=self._site,
-                views=self._view_urls,
+                site=self._site, views=self._view_urls, kept=self._kept if self._serving else None,
             )  # fmt: skip
 
     def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -11,12 +11,18 @@ code than now are *stale*, listed in one info line and never shown.
 Each recording is verified too (recordings/attest.py): one that no key of ``signers.json`` signs
 for its folder, as it is, is *unverified*. The build warns, once per folder, naming the files and
 what to do (a strict build fails); a build that goes on labels its outputs "unverified".
+
+Under `mkdocs serve` one object reads them on every rebuild: it keeps what it read and verified while
+no file under the published folders changed (:func:`store.snapshot`), and what each page gets of a
+recording while its example is the same, so that an edited example costs what that example changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mkdocs_examples.recordings import attest, store
 from mkdocs_examples.recordings.store import Published, Recording, RecordingError
@@ -35,6 +41,10 @@ class PublishedRecordings:
         self.uninstallable: list[dict[str, str]] = []  # manifests of releases pip could not install (no recordings)
         self.site: dict[str, str] = {}  # the build's own torch and Python, which a recording may differ from
         self.device = "cpu"  # the build's own device: recordings of another fill the cells it skips
+        self._files: _Read | None = None  # what the files held when last read, while none of them changes
+        # folder, example path: a recording, the example, the build's environment and the verdict it was published
+        # with, and what its pages got (Published.holding), while all four are the same
+        self._held: dict[tuple[str, str], tuple[Recording, Example, dict[str, str], str, Published]] = {}
 
     @property
     def environments(self) -> list[str]:
@@ -52,16 +62,11 @@ class PublishedRecordings:
 
         :class:`RecordingError`, naming the file and what to do, for one that cannot be published.
         """
-        try:
-            read = store.load_published(self.root, self.environments, examples)
-        except RecordingError as error:
-            raise RecordingError(f"{error}: fix or delete the file; the GPU job writes it again") from None
+        files = self._read_files()
+        read, why = files.recordings, files.why
         self.site = {"torch": site_env["torch"], "python": site_env.get("python", "?")} if site_env else {}
         self.device = site_env.get("device", "cpu") if site_env else "cpu"
-        signers = attest.read_signers(self.root)
-        why = {name: {path: attest.verify(r, name, signers).why for path, r in by_path.items()}
-               for name, by_path in read.items()}  # fmt: skip
-        self.published = {name: {path: Published.holding(r.device, r, examples[path], self.site, name, why[name][path])
+        self.published = {name: {path: self._holding(name, path, r, examples[path], why[name][path])
                                  for path, r in by_path.items() if path in examples}
                           for name, by_path in read.items()}  # fmt: skip
         for name, by_path in why.items():
@@ -69,13 +74,41 @@ class PublishedRecordings:
                 warn(_unverified(self.root / name, unverified))
         self.found = {name: {path: p.recording for path, p in by_path.items() if p.recording}
                       for name, by_path in self.published.items()}  # fmt: skip
-        self.uninstallable = [m for f in self.folders() if (m := store.read_manifest(f)).get("installable") is False]
+        self.uninstallable = list(files.uninstallable)
         if old := store.stale(read, examples):
             listed = ", ".join(f"{r.example} cells {', '.join(map(str, cells))} (recorded on {r.device}, "
                                f"torch {r.env.get('torch', '?')}, {r.date})" for r, cells in old)  # fmt: skip
             count = sum(len(cells) for _, cells in old)
             note(f"{count} recorded cell(s) of {len(old)} recording(s) ran other code than now, not shown until "
                  f"they are recorded again: {listed}")  # fmt: skip
+
+    def _read_files(self) -> _Read:
+        """Every recording of the published folders with why it is unverified ("": it is not), and the manifests of
+        releases pip could not install: read from the files and checked, or kept while none of them changed."""
+        environments = self.environments
+        seen = store.snapshot(self.root, environments)
+        if self._files is not None and self._files.snapshot == seen:
+            return self._files
+        self._files = None  # nothing of files that cannot be read is kept
+        try:
+            read = store.load_published(self.root, environments, {})
+        except RecordingError as error:
+            raise RecordingError(f"{error}: fix or delete the file; the GPU job writes it again") from None
+        signers = attest.read_signers(self.root)
+        why = {name: {path: attest.verify(r, name, signers).why for path, r in by_path.items()}
+               for name, by_path in read.items()}  # fmt: skip
+        uninstallable = tuple(m for f in self.folders() if (m := store.read_manifest(f)).get("installable") is False)
+        self._files = _Read(seen, read, why, uninstallable)
+        return self._files
+
+    def _holding(self, name: str, path: str, recording: Recording, example: Example, why: str) -> Published:
+        """What ``example``'s pages get of its ``recording`` in folder ``name`` (:meth:`Published.holding`)."""
+        kept = self._held.get((name, path))
+        if kept and kept[0] is recording and kept[1] == example and kept[2] == self.site and kept[3] == why:
+            return kept[4]
+        published = Published.holding(recording.device, recording, example, self.site, name, why)
+        self._held[name, path] = (recording, example, self.site, why, published)
+        return published
 
     def unverified(self) -> frozenset[str]:
         """The environments with a published recording that no trusted key signs (the picker labels them so)."""
@@ -117,6 +150,16 @@ class PublishedRecordings:
         """The recordings of ``example`` on the build's device in which every cell, hidden checks too, ran as it is
         now: the other releases its claims were checked on."""
         return [r for r in self.fresh(example) if r.device == self.device and r.whole(example)]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What the files of the recordings held when :func:`store.snapshot` was ``snapshot``."""
+
+    snapshot: tuple[tuple[str, int, int, int, int], ...]
+    recordings: dict[str, dict[str, Recording]]  # folder: example path: the recording as read
+    why: dict[str, dict[str, str]]  # folder: example path: why no trusted key signs it ("": one does)
+    uninstallable: tuple[dict[str, Any], ...]  # the manifests of releases pip could not install
 
 
 def _unverified(folder: Path, why: dict[str, str]) -> str:

@@ -292,6 +292,31 @@ def read_folder(folder: Path) -> dict[str, Recording]:
     return found
 
 
+def snapshot(root: Path, folders: list[str]) -> tuple[tuple[str, int, int, int, int], ...]:
+    """What tells whether the files under ``root`` that a build reads changed: each file's path below ``root`` with
+    its inode, size and times (``ls -l --time=ctime``), of ``root``'s own files and those under each of ``folders``.
+
+    A file written again changes its ctime, which no tool can set back: `serve` reads the recordings again only
+    when this changes, and a fresh process (`mkdocs build`) reads them all.
+    """
+    found = []
+    top = os.fspath(root)
+    pending = [top] + [os.path.join(top, name) for name in folders]
+    for index, folder in enumerate(pending):
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:  # a folder that is not there (a named environment never recorded): nothing of it
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if index:  # below a published folder; of the root's own, only those published
+                    pending.append(entry.path)
+                continue
+            info = entry.stat(follow_symlinks=False)
+            found.append((entry.path[len(top):], info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return tuple(found)
+
+
 def recording_files(folder: Path) -> list[Path]:
     """The recordings' files under ``folder``: every ``.json`` file but the manifest."""
     files = sorted(folder.rglob("*.json")) if folder.is_dir() else []
