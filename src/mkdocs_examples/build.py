@@ -18,6 +18,7 @@ from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
 from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example, ExampleError
+from mkdocs_examples.source.keys import support_digest
 
 Pages = dict[str, tuple[str, list[Block]]]  # src_uri of a page: its title and blocks
 
@@ -69,9 +70,10 @@ class Build:
 
     def load(self, engine: Engine) -> None:
         """Read every example the pages embed; a file that cannot be read is kept as its :class:`ExampleError`."""
+        support = support_digest(engine.examples_dir)  # the folder's other files: read once for all of them
         for path in sorted({block.path for _, blocks in self.pages.values() for block in blocks}):
             try:
-                self.examples[path] = engine.load(path)
+                self.examples[path] = engine.load(path, support)
             except ExampleError as error:
                 self.examples[path] = error
 

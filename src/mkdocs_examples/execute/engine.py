@@ -132,8 +132,9 @@ class Engine:
         engine.expected = recorded_seconds(root / config.recordings)
         return engine
 
-    def load(self, path: str) -> Example:
-        return read_example(self.examples_dir, path, self.folder)
+    def load(self, path: str, support: str | None = None) -> Example:
+        """Example ``path`` (:func:`read_example`; ``support``: the digest of the folder's other files, if known)."""
+        return read_example(self.examples_dir, path, self.folder, support)
 
     def run(
         self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None

@@ -136,11 +136,12 @@ class Example:
         raise ExampleError(self.display, None, f"no cell named {name!r} (named cells: {names})")
 
 
-def read_example(root: Path, path: str, folder: str = "examples") -> Example:
+def read_example(root: Path, path: str, folder: str = "examples", support: str | None = None) -> Example:
     """Read ``root/path`` into an :class:`Example`; raise ExampleError when it is refused or malformed.
 
     The one gate every example passes, from a page or the CLI, with the plugin enabled or
-    not: a file that is refused here is never read, let alone run.
+    not: a file that is refused here is never read, let alone run. ``support``: the folder's
+    :func:`support_digest`, where the caller reads many examples of it at once; read here otherwise.
     """
     file = resolve_example(root, path, folder)
     display = f"{folder}/{path}"
@@ -154,7 +155,7 @@ def read_example(root: Path, path: str, folder: str = "examples") -> Example:
         ) from None
     if refused := files.misleading(data, source):
         raise ExampleError(display, *refused)
-    return Example.from_source(path, file, source, folder, support_digest(root))
+    return Example.from_source(path, file, source, folder, support_digest(root) if support is None else support)
 
 
 def resolve_example(root: Path, path: str, folder: str = "examples") -> Path:
