@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tokenize
 import unicodedata
+import uuid
 from pathlib import Path
 
 import pytest
@@ -267,3 +268,17 @@ def test_a_translation_that_links_to_dev_zero_is_refused_at_once(tmp_path):
                          timeout=30)  # fmt: skip
     said = "('examples/demo.zh.yml: is a symbolic link (to /dev/zero): put the file itself there',)\n"
     assert ran.stdout == said, ran.stderr[-2000:]
+
+
+def test_the_comments_of_a_cell_read_again_are_not_tokenized_again_and_keep_their_lines(monkeypatch):
+    tokenized: list[str] = []
+    generate = tokenize.generate_tokens
+    monkeypatch.setattr(comments.tokenize, "generate_tokens",
+                        lambda readline: (tokenized.append("cell"), generate(readline))[1])  # fmt: skip
+    cell = f"x = 1  # a comment seen once {uuid.uuid4().hex}\n"
+    first = Example.from_source("a.py", Path("/x/a.py"), f"# %% one\n{cell}")
+    moved = Example.from_source("a.py", Path("/x/a.py"), f"# %% zero\ny = 0\n\n# %% one\n{cell}")  # `serve`: edited
+    assert [c.line for c in comments.comments(first)] == [2]
+    assert len(tokenized) == 1
+    assert [c.line for c in comments.comments(moved)] == [5]  # the same cell, lower in the file
+    assert len(tokenized) == 2  # the new cell's alone

@@ -29,11 +29,12 @@ comments lives in ``examples/<path>.zh.yml``, a mapping a contributor reviews in
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,22 +61,28 @@ class Comment:
 
 def comments(example: Example) -> list[Comment]:
     """The translatable comments of ``example``'s code cells, in order (see the module)."""
+    return [replace(comment, line=cell.lineno + comment.line - 1) for cell in example.cells
+            for comment in _comments(cell.source)]  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)  # `serve` checks every example again on each rebuild; most cells are as they were
+def _comments(code: str) -> tuple[Comment, ...]:
+    """The translatable comments of one cell's ``code``, each on its line in the cell (1-based)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):  # a cell that shows a SyntaxError: its comments stay
+        return ()
     found = []
-    for cell in example.cells:
-        try:
-            tokens = list(tokenize.generate_tokens(io.StringIO(cell.source).readline))
-        except (tokenize.TokenError, SyntaxError):  # a cell that shows a SyntaxError: its comments stay
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
             continue
-        for token in tokens:
-            if token.type != tokenize.COMMENT:
-                continue
-            body = token.string[1:]
-            text = body.strip()
-            if not text or _PRAGMA.match(text) or files.COOKIE.search(text) or not _LETTER.search(text):
-                continue  # a pragma or a coding declaration means something to a program, in English
-            prefix = token.string[: len(token.string) - len(body.lstrip())]
-            found.append(Comment(cell.lineno + token.start[0] - 1, token.start[1], prefix, text))
-    return found
+        body = token.string[1:]
+        text = body.strip()
+        if not text or _PRAGMA.match(text) or files.COOKIE.search(text) or not _LETTER.search(text):
+            continue  # a pragma or a coding declaration means something to a program, in English
+        prefix = token.string[: len(token.string) - len(body.lstrip())]
+        found.append(Comment(token.start[0], token.start[1], prefix, text))
+    return tuple(found)
 
 
 def file_of(example: Example, lang: str) -> Path:
