@@ -12,8 +12,12 @@ mkdocs-static-i18n:
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
 - Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
-  page's index entry as tags, Latin letters and Han characters apart (the tag 多GPU is 多 and GPU),
-  as jieba keeps them apart in the text and the worker in the query.
+  page's index entry: a term that is one word of the index as a tag (freeze, 梯度累积); a term the
+  index would cut into words (NaN loss, 多GPU) as a phrase, matched whole by the worker, its words
+  weighing less than a title's (the field `phrases`); a name written as code (weights_only) as a name,
+  matched whole only.
+- A table's rows are lines of the index (the glossary's), and the names a block of code uses are
+  marked: a result's teaser shows sentences of the page, not a run of cells or names.
 - A section's index page, which lists every page of its section, weighs less (``SECTION_BOOST``):
   a page comes before its section's index for its own subject.
 - A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
@@ -27,10 +31,11 @@ mkdocs-static-i18n:
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
   textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are; a
   pasted error line, or a part of one, ranks first the page with a section headed by that error (the
-  errors pages); each result's text is cut to the lines its teaser shows, without the
-  index's zero-width spaces; it searches when the reader pastes with the mouse, and loads the
-  index when the reader goes to the search (a focus, a pointer over the box), not with every page
-  (search_assets/input.js).
+  errors pages); a page with a phrase of terms.yml that the query holds comes first; each result's
+  text is cut to the lines its teaser shows, from the sentence of the first word found, without the
+  index's zero-width spaces and the code's names; its "Missing" line names only words the reader
+  typed; it searches when the reader pastes with the mouse, and loads the index when the reader goes
+  to the search (a focus, a pointer over the box), not with every page (search_assets/input.js).
 """
 
 from __future__ import annotations
@@ -120,7 +125,14 @@ def _patched_worker() -> tuple[str, str]:
     if len(rewrite.findall(source)) != 1:
         raise RuntimeError("Material's search worker changed: its rewrite of Chinese queries is not found")
     source = rewrite.sub(r"\1=ptQuery(\1,this.index)", source)
-    ours = (ASSETS / "worker.js").read_text(encoding="utf-8")
+    # Material's worker knows the fields title, text and tags by name where it parses a query (a field it
+    # does not know becomes a word) and where it lists a result's missing words: ours has phrases too
+    fields = '["title","text","tags"]'
+    if source.count(fields) != 2:
+        raise RuntimeError("Material's search worker changed: its list of the index's fields is not found")
+    source = source.replace(fields, '["title","text","tags","phrases"]')
+    # our part without its lines of comment: Material's worker is fetched as every page loads
+    ours = re.sub(r"^\s*//.*\n", "", (ASSETS / "worker.js").read_text(encoding="utf-8"), flags=re.M)
     return _hashed("search.{}.min.js", f"{ours}\n{source}")
 
 
@@ -188,6 +200,9 @@ _LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
 _OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)
 _CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
 _CODE_OR_HEADING = re.compile(rf"{_CODE.pattern}|<h[1-6][\s>]", re.S)
+_THEAD = re.compile(r"<thead>.*?</thead>", re.S)
+_ROW = re.compile(r"<tr>.*?</tr>", re.S)
+_CELL = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _WORD_BREAK = re.compile(r"[._]+")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
@@ -211,13 +226,25 @@ def _names(code: str, seen: set[str]) -> str:
     return f"<p><code>{' '.join(names)}</code></p>" if names else ""
 
 
+def _row(match: re.Match) -> str:
+    """A row of a table as a line of the index (the glossary's: ``tensor · 张量 · torch.Tensor · Creating
+    tensors``); Material's indexer runs a table's cells together into one paragraph, which a result's
+    teaser showed as a run of words with no row in sight."""
+    cells = [cell.strip() for cell in _CELL.findall(match[0])]
+    return f"<p>{' · '.join(cell for cell in cells if cell)}</p>"
+
+
 def _for_index(content: str) -> str:
-    """The page as the index sees it: prose, the names its code uses, errors and warnings.
+    """The page as the index sees it: prose, the names its code uses, errors and warnings, a table's rows
+    as lines.
 
     Left out: the provenance line under every output, file names and "Output" labels, printed
-    values (unless an error or a warning), and the code itself (its names stay, once per section).
+    values (unless an error or a warning), the code itself (its names stay, once per section), and a
+    table's header.
     """
     content = _PROVENANCE.sub("", content)
+    content = _THEAD.sub("", content)
+    content = _ROW.sub(_row, content)
     content = _OUTPUT.sub(lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else "", content)
     content = _LABEL.sub("", content)
     seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
@@ -277,6 +304,8 @@ def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
 
 _FRAMES = re.compile(r"Traceback \(most recent call last\):\n(?:(?:  .*|\s*\^+\s*)\n)*")
 _CODE_TAGS = re.compile(r"</?code>")
+# the names a block of code uses (_names): the worker leaves them out of a result's teaser
+_NAMES = re.compile(r"<p><code>([^<]*)</code></p>")
 _ZWSP_NEEDLESS = re.compile(rf"\u200b+(?=[\s<{CJK_PUNCTUATION}]|$)|(?<=[\s>{CJK_PUNCTUATION}])\u200b+|^\u200b+")
 
 
@@ -330,16 +359,29 @@ def _write_index(
     prefix = i18n.prefix(config, lang)
     pages = (terms.get(lang) or {}).get("pages") or {}
     tags = {_url(path): [_tag(term, path) for term in page_terms] for path, page_terms in pages.items()}
+    words = re.compile(separator)
     docs = []
     for entry in entries:
         # code in the text of results as plain text: about 37 KB less per index (titles keep it)
-        entry = dict(entry, text=_slim(_CODE_TAGS.sub("", entry["text"])), title=_slim(entry["title"]))
+        text = _NAMES.sub(r"<i>\1</i>", entry["text"])  # what search finds, not what a result shows
+        entry = dict(entry, text=_slim(_CODE_TAGS.sub("", text)), title=_slim(entry["title"]))
         if entry["location"].partition("#")[0] in sections:
             entry["boost"] = entry.get("boost", 1) * SECTION_BOOST
         location = entry["location"].removeprefix(prefix) if prefix else entry["location"]
         entry["location"] = location
         if location in tags:
-            entry["tags"] = [_apart(tag) for tag in tags.pop(location)]
+            # a term the index would cut into words (NaN loss, torch.Tensor, 多GPU) is a phrase: the worker
+            # matches it whole against the query, where a tag of its words would answer each word alone
+            # (the tag loss of "NaN loss" put its page first for every query with "loss")
+            # (its words weigh in the field phrases, below the title's); a name (weights_only, torch.Tensor)
+            # only whole: its words (weights, only, tensor) are the words of many other subjects
+            terms_of_page = tags.pop(location)
+            entry["tags"] = [t for t in terms_of_page if not words.search(_apart(t))]
+            entry["phrases"] = [t for t in terms_of_page if words.search(_apart(t)) and not _CODE_NAME.search(t)]
+            entry["names"] = [t for t in terms_of_page if words.search(_apart(t)) and _CODE_NAME.search(t)]
+            for name in ("tags", "phrases", "names"):
+                if not entry[name]:
+                    del entry[name]
         docs.append(entry)
     if tags:
         raise RuntimeError(f"search terms name pages that are not in the {lang} index: {sorted(tags)}")
@@ -358,6 +400,7 @@ def _write_index(
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
+_CODE_NAME = re.compile(r"\w[._]\w")  # a term written as code: weights_only, torch.Tensor
 _TAG = re.compile(r"[\w\u3000-\u303f\uff00-\uffef .+-]{1,40}")
 
 

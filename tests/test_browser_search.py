@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -154,6 +155,69 @@ def test_a_result_shows_the_start_of_its_section_not_all_of_it(page, base_url, l
     widths = [sum(2 if "\u2e80" <= c <= "\u9fff" else 1 for c in text.replace("\n", "")) for text in teasers]
     assert max(widths) <= 330, widths  # PT_TEASER, and the "…" of a cut text
     assert any(text.endswith("…") for text in teasers), teasers  # cut: a section says more than that
+
+
+TEASERS = """articles => articles.map(article => {
+    const text = article.cloneNode(true)
+    text.querySelectorAll("h1, h2, nav, .md-search-result__terms").forEach(e => e.remove())
+    return text.textContent.trim()
+})"""
+
+
+def teasers(page, path: str) -> list[str]:
+    """The teasers of the results for the page at ``path`` (its own and its sections')."""
+    item = page.locator(".md-search-result__item").filter(has=page.locator(f'a[href*="{path}?h="]')).first
+    return item.locator(".md-search-result__article").evaluate_all(TEASERS)
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "path", "shown", "hidden"),
+    [  # a row of the glossary's table, as a line of its own: not "Term 中文 API Page tensor 张量 …"
+        ("", "broadcasting", "glossary/", "broadcasting · 广播", "Term 中文 API Page"),
+        ("zh/", "广播", "zh/glossary/", "广播", "中文 English API 页面"),
+        # the names a section's code uses are searched, not shown: not "torch.cat torch.ones dim"
+        ("", "what cat requires", "tensors/cat-and-stack/", "The errors say so", "torch.cat torch.ones"),
+    ],
+)
+def test_a_teaser_is_the_pages_sentences_near_the_words_found(page, base_url, lang, query, path, shown, hidden):
+    search_queries.search(page, base_url, lang, query)
+    found = teasers(page, path)
+    assert any(shown in text for text in found), found
+    assert not any(hidden in text for text in found), found
+
+
+@pytest.mark.parametrize(
+    ("lang", "query"),
+    [
+        ("", "RuntimeError: Expected all tensors to be on the same device"),  # not "runtime" of RuntimeError
+        ("", "cpu tensor to numpy"),
+        ("zh/", "tensor转numpy怎么写"),
+    ],
+)
+def test_missing_lists_only_words_the_reader_typed(page, base_url, lang, query):
+    """Material's "Missing" line names the query's words a result lacks: the words as typed, not the pieces
+    the worker cut them into for the index (runtime of RuntimeError) or a stem with its wildcard (cpu*)."""
+    search_queries.search(page, base_url, lang, query)
+    page.locator(".md-search-result__item").first.wait_for()
+    missing = page.locator(".md-search-result__terms del, .md-search-result__terms s").all_inner_texts()
+    typed = set(re.split(r"[^\w.]+", query.lower())) | set(re.split(r"\W+", query.lower()))
+    wrong = [word for word in missing if word.lower() not in typed and word not in query]
+    assert not wrong, (wrong, missing)
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # the word of a term of several words answered each query with that term's page
+        ("", "what loss for multi-class classification", "losses/cross-entropy-and-nll/"),  # "class imbalance"
+        ("", "torch.save whole model", "training/deployment/"),  # "save and load"
+        ("", "freeze layers", "training/fine-tuning/"),  # a term of its own beside modules/parameters' "freeze"
+        ("", "weight initialization", "modules/init-and-reset/"),  # "weights_only"
+    ],
+)
+def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box, lang, query, found):
+    """hooks/search_assets/terms.yml: a term the index would cut into words is a phrase, whole in the query or
+    not at all; its words alone weigh below a title's (`phrases` in mkdocs.yml)."""
+    assert search_box(lang, query)[0] == f"/{found}"
 
 
 def test_results_below_a_phones_screen_are_laid_out_once_they_come_near_it(browser, base_url):

@@ -84,13 +84,29 @@ def test_a_section_index_ranks_below_its_pages(indexes):
         assert "boost" not in entry(index, "")  # the home page is no section's index
 
 
-def test_latin_letters_and_han_characters_are_words_apart_in_the_tags(indexes):
-    """The tag 多GPU is the words 多 and GPU for the index's separator, as the query 多GPU训练 is
-    多, GPU and 训练 (and jieba's text has a separator around every run of Han characters)."""
-    zh = indexes["zh"]
-    separator = re.compile(zh["config"]["separator"])
-    tags = entry(zh, "devices/data-parallel/")["tags"]
-    assert [w for w in separator.split(tags[tags.index("多\u200bGPU")]) if w] == ["多", "GPU"], tags
+def test_a_term_of_several_words_is_a_phrase_and_a_name_is_kept_whole(indexes):
+    """A tag is one word of the index: a term the index would cut into words (NaN loss, 多GPU) is a phrase,
+    which the worker matches whole and whose words weigh less than a title's; a name (weights_only) is
+    matched whole only, its words (weights, only) are in no field."""
+    for index in indexes.values():
+        separator = re.compile(index["config"]["separator"])
+        for doc in index["docs"]:
+            assert not [tag for tag in doc.get("tags", []) if separator.search(tag)], doc["location"]
+        assert index["config"]["fields"]["phrases"]["boost"] < index["config"]["fields"]["title"]["boost"]
+    assert "NaN loss" in entry(indexes["en"], "training/loss-debugging/")["phrases"]
+    assert "多GPU" in entry(indexes["zh"], "devices/data-parallel/")["phrases"]
+    checkpoints = entry(indexes["en"], "training/checkpoints/")
+    assert "weights_only" in checkpoints["names"] and "weights_only" not in checkpoints.get("phrases", [])
+
+
+def test_a_tables_rows_and_a_codes_names_are_lines_of_their_own(indexes):
+    """A row of the glossary is a line of the index (a result shows it as one); the names a block of code
+    uses are marked, for the worker to search them and show none."""
+    text = entry(indexes["en"], "glossary/")["text"]
+    assert "<p>broadcasting · 广播 · x * y · Broadcasting</p>" in text, text[:500]
+    assert "Term" not in text.split("</p>")[1]  # the header row
+    requires = entry(indexes["en"], "tensors/cat-and-stack/#what-each-one-requires")
+    assert "<i>torch.cat torch.ones dim</i>" in requires["text"]
 
 
 def test_the_worker_rewrites_chinese_queries_without_a_textual_wildcard(real_site):

@@ -37,6 +37,7 @@ var PT_STOP = new Set([
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
 ])
 function ptQuery(query, index) {
+  ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   if (ptErrorLine) return query
   var apart = query
     .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
@@ -80,7 +81,7 @@ function ptFields(word, typing) {
   // torchscript; whole, torch.tensor still finds torch.tensor
   if (/^torch$/i.test(word)) return word + "^1"
   if (typing || /[+\-~^*:]/.test(word)) return word
-  return "title:" + word + " text:" + word + " tags:" + word + "^1"
+  return "title:" + word + " text:" + word + " tags:" + word + "^1 phrases:" + word + "^1"
 }
 
 // A name such as num_workers: the index holds its pieces (num, workers). Each but the last is matched
@@ -124,6 +125,41 @@ function ptTypedWordsFound(item) {
     if (item.terms[added] && typed in item.terms) item.terms[typed] = true
     delete item.terms[added]
   })
+}
+
+// A term of terms.yml that the index would cut into words (NaN loss, torch.Tensor, 多GPU) is a phrase
+// of its page (hooks/search.py): it answers a query that holds all its words, in their order, not one
+// of them alone (the word loss of the tag "NaN loss" put its page first for every query with "loss").
+// Words are compared as the index compares them (stop words left out, stemmed: "multiple GPUs" is
+// in "use multiple gpu"), Han characters one by one (loss不下降 is in loss不下降怎么办)
+var ptPhrases = [] // [the page, its phrase's words]
+var ptPhrasesFound = {} // the page: the number of words of its longest phrase the query holds
+// (a phrase of one word but for its stop words, weights_only, keeps them: weights alone is no phrase)
+function ptPhraseWords(text, all) {
+  var words = []
+  text.toLowerCase().split(ptSeparator).forEach(function (part) {
+    part.split(/(\p{sc=Han})/u).forEach(function (word) {
+      if (PT_HAN.test(word)) words.push(word)
+      else if (/\w/.test(word) && (all || (lunr.stopWordFilter(word) && !PT_STOP.has(word)))) {
+        words.push(lunr.stemmer(new lunr.Token(word)).toString())
+      }
+    })
+  })
+  return all || words.length > 1 ? words : ptPhraseWords(text, true)
+}
+function ptPhrasesIn(query) {
+  var found = {}
+  var words = " " + ptPhraseWords(query).join(" ") + " | " + ptPhraseWords(query, true).join(" ") + " "
+  ptPhrases.forEach(function (phrase) {
+    var page = phrase[0]
+    if (words.indexOf(" " + phrase[1].join(" ") + " ") >= 0) found[page] = Math.max(found[page] || 0, phrase[1].length)
+  })
+  return found
+}
+// A page with a phrase the query holds comes first, the longest phrase first: readers with these words
+// look for that page
+function ptPhraseRank(group) {
+  return ptPhrasesFound[group[0].location.split("#")[0]] || 0
 }
 
 // A pasted error line is searched word for word, in the text: no prefix matching on every word
@@ -205,34 +241,85 @@ function ptErrorRank(group) {
 // would be copied with a snippet; the positions of the highlights are already applied
 function ptVisible(item) {
   item.title = item.title.replace(/\u200b/g, "")
-  item.text = ptTeaser(item.text.replace(/\u200b/g, ""), PT_TEASER)
+  item.text = ptTeaser(ptNearTheMatch(item.text.replace(/\u200b/g, "").replace(PT_NAMES, "")), PT_TEASER)
+  item.tags = (item.tags || []).concat(item.phrases || [], item.names || [])
+  if (!item.tags.length) delete item.tags
+  delete item.phrases
+  delete item.names
   if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\u200b/g, "") })
+}
+// The names a section's code uses are in its text for search to find (hooks/search.py), not to be read
+var PT_NAMES = /<i>.*?<\/i>\s*/g
+// A teaser starts with the sentence that holds the first word found, as a search engine's snippet,
+// where that sentence is not among the section's first lines (a match deep in a long section, a row of
+// the glossary): "…" and the sentence, not the section's opening lines without the word
+function ptNearTheMatch(html) {
+  var mark = html.indexOf("<mark>")
+  if (mark < 0 || ptWidth(html.slice(0, mark).replace(/<[^>]*>/g, "")) < PT_TEASER / 2) return html
+  var block = Math.max(html.lastIndexOf("<p>", mark), html.lastIndexOf("<li>", mark), html.lastIndexOf("<pre>", mark))
+  var start = block < 0 ? 0 : html.indexOf(">", block) + 1
+  var head = html.slice(start, mark)
+  var ends = /[.!?;:](?=\s)\s*|[。！？；：]/g
+  var cut = 0
+  for (var end; (end = ends.exec(head)); ) cut = end.index + end[0].length
+  if (/<[^>]*$/.test(head.slice(0, cut))) cut = 0 // not inside a tag
+  // the block's own tag again: its end tag follows, and a lone </p> would make an empty paragraph
+  return (html.startsWith("<pre>", block) ? "<pre>" : "<p>") + "…" + html.slice(start + cut)
 }
 // A result shows the first lines of its section's text, as a search engine's snippet: Material shows
 // the whole text (up to 4 KB a section), and laying out ten of them took most of the time from a
 // query to its first result on a phone
 var PT_TEASER = 320 // in Latin letters: about three lines on a wide screen, five on a phone
-var PT_WIDE = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/
 var PT_TAG = /<(\/?)([a-z0-9]+)[^>]*>/iy
 var PT_ENTITY = /&#?\w+;/y
 function ptTeaser(html, visible) {
+  // character codes, not a regular expression per character: every result's text passes here
   var open = []
   var shown = 0
   var at = 0
   while (at < html.length && shown < visible) {
-    PT_TAG.lastIndex = PT_ENTITY.lastIndex = at
-    var tag = html[at] === "<" && PT_TAG.exec(html)
-    if (tag) {
-      if (tag[1]) open.pop()
-      else if (!/^(br|hr|img|wbr)$/i.test(tag[2])) open.push(tag[2])
-      at = PT_TAG.lastIndex
-      continue
+    var code = html.charCodeAt(at)
+    if (code === 60) { // <
+      PT_TAG.lastIndex = at
+      var tag = PT_TAG.exec(html)
+      if (tag) {
+        if (tag[1]) open.pop()
+        else if (!/^(br|hr|img|wbr)$/i.test(tag[2])) open.push(tag[2])
+        at = PT_TAG.lastIndex
+        continue
+      }
     }
-    shown += PT_WIDE.test(html[at]) ? 2 : 1 // a Han character is as wide as two Latin letters
-    at = html[at] === "&" && PT_ENTITY.exec(html) ? PT_ENTITY.lastIndex : at + 1
+    shown += ptWide(code) ? 2 : 1 // a Han character is as wide as two Latin letters
+    PT_ENTITY.lastIndex = at
+    at = code === 38 && PT_ENTITY.exec(html) ? PT_ENTITY.lastIndex : at + 1 // &
   }
   if (at >= html.length) return html
   return html.slice(0, at) + "…" + open.reverse().map(function (name) { return "</" + name + ">" }).join("")
+}
+function ptWide(code) {
+  return (code >= 0x2e80 && code <= 0x9fff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xff00 && code <= 0xffef)
+}
+function ptWidth(text) {
+  var width = 0
+  for (var i = 0; i < text.length; i++) width += ptWide(text.charCodeAt(i)) ? 2 : 1
+  return width
+}
+// A result lists the words of the query it lacks (Material's "Missing"): only words the reader typed,
+// as typed, not the pieces the query was cut into for the index (runtime of RuntimeError, the stem cpu*)
+var ptTyped = "" // the query as typed, lowercased
+var ptTypedWords = new Set() // its words, whole and cut at . and _ (num_workers, num, workers)
+function ptTyping(query) {
+  ptTyped = String(query).toLowerCase()
+  ptTypedWords = new Set(ptTyped.split(/[^\p{L}\p{N}]+/u).concat(ptTyped.split(/[^\p{L}\p{N}_.]+/u)))
+}
+function ptOnlyTypedMissing(item) {
+  Object.keys(item.terms).forEach(function (term) {
+    if (item.terms[term]) return
+    var word = term.replace(/\*+$|[~^]\d+$/, "")
+    var typed = PT_HAN.test(word) ? ptTyped.indexOf(word) >= 0 : ptTypedWords.has(word)
+    delete item.terms[term]
+    if (typed) item.terms[word] = false
+  })
 }
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
@@ -240,10 +327,13 @@ self.postMessage = function (message) {
     message.data.items.forEach(function (group) {
       group.forEach(ptVisible)
       if (!ptErrorLine) group.forEach(ptTypedWordsFound)
+      group.forEach(ptOnlyTypedMissing)
     })
   }
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
+  } else if (message.type === 3) {
+    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) }) // stable
   }
   ptPostMessage(message)
 }
@@ -252,6 +342,10 @@ addEventListener("message", function (event) {
   var message = event.data
   if (message.type === 0) {
     ptSeparator = new RegExp(message.data.config.separator, "gu")
+    ptPhrases = []
+    message.data.docs.forEach(function (doc) {
+      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
+    })
     ptSynonymsOf = {}
     ;(message.data.config.synonyms || []).forEach(function (group) {
       group.forEach(function (word) {
@@ -259,5 +353,8 @@ addEventListener("message", function (event) {
       })
     })
   }
-  else if (message.type === 2 && ptSeparator) message.data = ptErrorQuery(message.data)
+  else if (message.type === 2 && ptSeparator) {
+    ptTyping(message.data)
+    message.data = ptErrorQuery(message.data)
+  }
 })
