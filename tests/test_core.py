@@ -1,5 +1,5 @@
-"""The core serves without MkDocs (issue 36): only mkdocs_examples/mkdocs/ imports it, and the command line and
-the superfences fence run, render and record in a process where importing MkDocs fails."""
+"""The core serves without MkDocs, so that another generator can use it: only mkdocs_examples/mkdocs/ imports
+it, and the command line and the superfences fence run, render and record in a process where importing MkDocs fails."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The example lines a page shows fit in about 80 columns: wider ones scroll sideways at 1280 px and
-hide their end, often the comment that matters (issue 19: 8 of 11 blocks on devices/gpu-memory)."""
+hide their end, often the comment that matters."""
 
 from __future__ import annotations
 

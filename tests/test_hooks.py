@@ -38,7 +38,7 @@ def fixture(tmp_path: Path, *hooks: str | Path, plugins: str = "", run: bool = F
 
 
 def only_english(config: Path) -> None:
-    """The fixture's Chinese pages no longer built."""
+    """The fixture without its Chinese pages."""
     text = config.read_text()
     config.write_text(text.replace("{locale: zh, name: 中文, build: true}", "{locale: zh, name: 中文, build: false}"))
 

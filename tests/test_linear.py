@@ -1,4 +1,5 @@
-"""Every text path stays linear (issue 33, item 5): recordings, outputs, tracebacks and the PR summary.
+"""Every text path stays linear, so that a hostile input cannot make a build slow: recordings, outputs,
+tracebacks and the PR summary.
 
 What an example prints, what a recording holds and what a snapshot says come from strangers'
 pull requests. Each path below gets an input of size N and of 4N (one huge line, many lines, a

@@ -1,5 +1,5 @@
 """Every notebook the site offers for download, in each language, run top to bottom in a Jupyter kernel on this
-CPU, as "Run all" runs it (issue 34: a reader's notebook must not stop).
+CPU, as "Run all" runs it: a reader's notebook must not stop.
 
 The module's fixture runs all of them at once, a kernel per core (nbclient's asyncio API, one process), while
 pytest-xdist's other workers go on with the other modules; each notebook then has a test of its own that says

@@ -70,7 +70,7 @@ def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
 
 
 def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real_site):
-    """Issue 19: a link is only made to an entry of the inventory (hooks/pytorch_api.json), never by a rule."""
+    """A link is only made to an entry of the inventory (hooks/pytorch_api.json), never by a rule."""
     site, _ = real_site
     hook, links = pages_hook(), set()
     for page in pages(site):
@@ -106,7 +106,7 @@ def test_api_names_resolve_to_their_entry_in_the_inventory():
 
 
 def test_api_names_documented_under_another_name_link_where_pytorch_documents_them():
-    """Issue 19: these pointed to generated/<name>.html pages that PyTorch's reference does not have."""
+    """A rule would point these to generated/<name>.html pages that PyTorch's reference does not have."""
     hook = pages_hook()
     expected = {
         "torch.Tensor": "tensors.html#torch.Tensor",

@@ -1,4 +1,4 @@
-"""A template in overrides/ runs no code at build time (issue 33, item 2): the examples plugin renders
+"""A template in overrides/ runs no code at build time, whoever wrote it: the examples plugin renders
 the site's templates in a Jinja sandbox (src/mkdocs_examples/templates.py), and a hostile template
 fails the build with an error that names its file and line. Each payload writes a file if it runs."""
 
