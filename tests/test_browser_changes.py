@@ -36,7 +36,7 @@ SPLIT = """() => {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_changes_page_on_a_phone_is_a_summary_and_a_line_per_cell(browser, base_url, lang):
     page = browser.new_page(viewport=PHONE)
-    page.goto(base_url + ("" if lang == "en" else "zh/") + "changes/")
+    page.goto(f"{base_url}/" + ("" if lang == "en" else "zh/") + "changes/")
     page.add_style_tag(content=LAID_OUT)
     height = page.evaluate("document.documentElement.scrollHeight")
     cells = page.locator("details.mx-change").count()
@@ -51,7 +51,7 @@ def test_the_changes_page_on_a_phone_is_a_summary_and_a_line_per_cell(browser, b
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_diffs_lines_wrap_between_words_not_inside_them(browser, base_url, lang):
     page = browser.new_page(viewport=PHONE)
-    page.goto(base_url + ("" if lang == "en" else "zh/") + "changes/")
+    page.goto(f"{base_url}/" + ("" if lang == "en" else "zh/") + "changes/")
     page.add_style_tag(content=LAID_OUT)
     page.evaluate("document.querySelectorAll('details.mx-change').forEach(d => { d.open = true })")
     assert page.locator("pre.mx-diff").count() > 20

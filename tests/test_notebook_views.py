@@ -29,7 +29,7 @@ REPOSITORY = "repo_url: https://github.com/owner/repo\nedit_uri: edit/trunk/docs
 # an output of another device (a tab labelled with a recording's environment) or of another environment (a folded note)
 OTHER_DEVICE = re.compile(
     r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?data-mx-env="(?!build")'
-    r'|<details class="note">.*?</details>',
+    r'|<details class="note[^"]*">.*?</details>',
     re.S,
 )
 EXAMPLES = sorted(p.relative_to(ROOT / "examples").with_suffix("") for p in (ROOT / "examples").rglob("[!_]*.py"))

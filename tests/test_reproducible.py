@@ -120,8 +120,9 @@ def _measuring() -> list[str]:
 
 
 def _shows(text: bytes, measuring: list[str]) -> bool:
-    """Whether a built file shows one of the ``measuring`` examples (its page, download or view)."""
-    return any(f"examples/{path}".encode() in text for path in measuring)  # its code's title, its source
+    """Whether a built file shows one of the ``measuring`` examples (its page, download or view): it names the
+    example's file, or its comments' translation (the edit button of a Chinese view)."""
+    return any(f"examples/{path.removesuffix('.py')}.".encode() in text for path in measuring)
 
 
 def test_a_clean_build_elsewhere_gives_the_same_pages_as_the_real_site(two_builds):
