@@ -282,3 +282,99 @@ def test_the_comments_of_a_cell_read_again_are_not_tokenized_again_and_keep_thei
     assert len(tokenized) == 1
     assert [c.line for c in comments.comments(moved)] == [5]  # the same cell, lower in the file
     assert len(tokenized) == 2  # the new cell's alone
+
+
+# --- English inside strings: a child's script and docstrings, translated in what readers download -------------------
+
+CHILD = '''\
+# %% first
+import subprocess
+import sys
+
+
+def run(code):
+    """Run `code` in a child; \\
+return its output"""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+
+
+script = """
+x = 1  # one
+print(x)  # print it, \\
+then stop
+s = "# not a comment"
+"""
+print(run(script), end="")
+'''
+CHILD_YAML = """\
+'Run `code` in a child; return its output': 在子进程中运行 `code`；返回它的输出
+one: 一
+print it, then stop: 打印出来，然后结束
+"""
+
+
+def test_comments_in_a_childs_script_and_docstrings_are_translated_in_downloads_alone(tmp_path):
+    example = example_at(tmp_path, CHILD, CHILD_YAML)
+    assert comments.translated(example, "zh").source == CHILD  # the page shows the strings that ran
+    assert comments.problems(example, "zh") == []
+    zh = comments.for_download(example, "zh")
+    assert '    """在子进程中运行 `code`；返回它的输出"""\n' in zh.source
+    assert 'x = 1  # 一\nprint(x)  # 打印出来，然后结束\ns = "# not a comment"\n' in zh.source  # continued: one line
+    assert [t for t in code_tokens(zh.source) if t[0] != tokenize.STRING] == [
+        t for t in code_tokens(CHILD) if t[0] != tokenize.STRING
+    ]
+    assert [c.name for c in zh.cells] == [c.name for c in example.cells]
+    assert comments.for_download(example, "en") is example
+    write_downloads(tmp_path / "downloads", [(example, Result(), None)], lang="zh")
+    script = (tmp_path / "downloads" / "demo.py").read_text(encoding="utf-8")
+    assert "# 打印出来，然后结束" in script and "print it" not in script and "Run `code`" not in script
+    ran = subprocess.run([sys.executable, tmp_path / "downloads" / "demo.py"], capture_output=True, text=True)
+    assert ran.stdout == "1\n", ran.stderr  # the child ran the translated script
+    cells = (tmp_path / "downloads" / "demo.ipynb").read_text(encoding="utf-8")
+    assert "# 一" in cells and "# one" not in cells
+
+
+def test_english_in_strings_without_a_translation_is_listed_and_templated(tmp_path):
+    example = example_at(tmp_path, CHILD, "one: 一\n")
+    assert comments.problems(example, "zh") == [
+        "examples/demo.py:7: docstring 'Run `code` in a child; return its output' has no zh translation; run "
+        "`make comments` to add it to examples/demo.zh.yml, then write its translation there",
+        "examples/demo.py:14: comment in a string 'print it, then stop' has no zh translation; run `make comments` "
+        "to add it to examples/demo.zh.yml, then write its translation there",
+    ]
+    assert comments.template(example, "zh") == (
+        "# examples/demo.py: its comments in zh, by their English text (`make comments` adds new ones)\n"
+        "Run `code` in a child; return its output: ''\none: 一\nprint it, then stop: ''\n"
+    )
+    assert "# 一" in comments.for_download(example, "zh").source  # what is there is used; the rest stays English
+
+
+@pytest.mark.parametrize("words", ["'一 \\ 二'", "'说 \"一\"'"])
+def test_a_string_translation_with_a_backslash_or_the_strings_quote_is_never_used(tmp_path, words):
+    # `\` would start an escape, `"` could end the string: the script the reader runs would not be the one shown
+    example = example_at(tmp_path, CHILD, f"{CHILD_YAML}print it, then stop: {words}\n".replace(
+        "print it, then stop: 打印出来，然后结束\n", ""))  # fmt: skip
+    zh = comments.for_download(example, "zh")
+    assert "# print it, \\\nthen stop" in zh.source and "# 一\n" in zh.source
+    [said] = comments.problems(example, "zh")
+    assert said.startswith("examples/demo.zh.yml:3: the translation of 'print it, then stop' (comment in a string")
+    assert "which would change the string it is in" in said
+
+
+def test_real_downloads_differ_from_the_page_in_the_english_of_strings_alone():
+    # The one form whose keys change (its strings' values do): nothing reads a download's keys, its outputs
+    # follow its cells by their order; so its cells, names and every token but the strings are the page's
+    english = []
+    for file in sorted(EXAMPLES.rglob("[!_]*.py")):
+        path = file.relative_to(EXAMPLES).as_posix()
+        example = Example.from_source(path, file, file.read_text(encoding="utf-8"))
+        page, download = comments.translated(example, "zh"), comments.for_download(example, "zh")
+        assert [c.name for c in download.cells] == [c.name for c in page.cells], path
+        assert [t for t in code_tokens(download.source) if t[0] not in (tokenize.STRING, tokenize.NL)] == [
+            t for t in code_tokens(page.source) if t[0] not in (tokenize.STRING, tokenize.NL)
+        ], path
+        english += [f"{path}:{s.line}: {s.text}" for s in comments.in_strings(download) if not CJK.search(s.text)]
+    assert not english, english
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -189,7 +189,9 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
         comments.refuse(examples, texts.LANGUAGES)  # a Chinese notebook is never written with English comments
         wanted = {
             Path(notebooks.folder_of(str(out), lang)) / f"{example.path.removesuffix('.py')}.ipynb": notebooks.dumps(
-                notebooks.notebook(example, lang=lang, seed=site.config.seed, threads=site.config.threads)
+                notebooks.notebook(  # the English of its strings too: a notebook the reader runs
+                    comments.for_download(example, lang), lang=lang, seed=site.config.seed, threads=site.config.threads
+                )
             )
             for lang in texts.LANGUAGES  # each language the engine speaks: its notes and comments
             for example in examples

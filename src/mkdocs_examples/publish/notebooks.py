@@ -144,10 +144,12 @@ def write_downloads(
     """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``.
 
     Both for readers of ``lang``: the example's notes in that language where it has them, the
-    notes the engine adds to the notebook too.
+    notes the engine adds to the notebook too, and its comments and the English of its strings
+    (source/comments.for_download; its outputs follow its cells by their order, not their keys).
     """
     for example, result, recorded in built:
         target = folder / example.path.removesuffix(".py")
+        example = comments.for_download(example, lang)  # the English of its strings too: files a reader runs
         target.parent.mkdir(parents=True, exist_ok=True)
         target.with_suffix(".py").write_text(declared(runnable_script(example, lang=lang)), encoding="utf-8")
         nb = notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)

@@ -25,10 +25,19 @@ comments lives in ``examples/<path>.zh.yml``, a mapping a contributor reviews in
   bidirectional control), or a translated comment with a line break or a coding declaration
   (``coding: utf_7`` would make ``+AAo-x = 42`` a line of code), is not used at all, and the
   plugin stops the build (:func:`refuse`). A coding declaration of the example stays as written.
+- :func:`in_strings`: English a string holds, which a reader of a download reads as code: the
+  comments of a script a cell runs from a triple-quoted string (``subprocess.run([python, "-c",
+  code])``), and one-line docstrings. They share the file's entries, and :func:`problems` and
+  :func:`template` list them too. Their translation changes a string's value, so a cell's key, and
+  the page shows the code that ran, with the outputs recorded for it: only the downloads and the
+  Colab notebooks, run by the reader and keyed by nothing, show it (:func:`for_download`). A
+  comment continued with ``\\`` becomes one line there; a translation holding ``\\`` or the
+  string's quote character, which would change the string's end or escapes, is never used.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import re
@@ -59,6 +68,12 @@ class Comment:
     text: str  # the English, the key of its translation
 
 
+def _translatable(text: str) -> bool:
+    """Whether a comment's ``text`` is prose to translate: not empty, no pragma or coding declaration (which
+    mean something to a program, in English), and with a Latin letter."""
+    return bool(text) and not _PRAGMA.match(text) and not files.COOKIE.search(text) and bool(_LETTER.search(text))
+
+
 def comments(example: Example) -> list[Comment]:
     """The translatable comments of ``example``'s code cells, in order (see the module)."""
     return [replace(comment, line=cell.lineno + comment.line - 1) for cell in example.cells
@@ -78,11 +93,103 @@ def _comments(code: str) -> tuple[Comment, ...]:
             continue
         body = token.string[1:]
         text = body.strip()
-        if not text or _PRAGMA.match(text) or files.COOKIE.search(text) or not _LETTER.search(text):
-            continue  # a pragma or a coding declaration means something to a program, in English
+        if not _translatable(text):
+            continue
         prefix = token.string[: len(token.string) - len(body.lstrip())]
         found.append(Comment(token.start[0], token.start[1], prefix, text))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class InString:
+    """English a string of the code holds (:func:`in_strings`): where its text starts and ends in the file."""
+
+    kind: str  # "comment in a string" or "docstring", as messages name it
+    line: int  # in the example's file, 1-based
+    column: int  # where its text starts: after the `#` and its spaces, or after the opening quotes
+    end_line: int  # a comment continued with `\` ends on a later line
+    end_column: int  # where its text ends
+    text: str  # the English as the string's value holds it (on one line), the key of its translation
+    quote: str  # the string's quote character, which its translation must not hold
+
+
+def in_strings(example: Example) -> list[InString]:
+    """The English that ``example``'s code cells hold in strings, in order (see the module)."""
+    return [replace(found, line=cell.lineno + found.line - 1, end_line=cell.lineno + found.end_line - 1)
+            for cell in example.cells for found in _in_strings(cell.source)]  # fmt: skip
+
+
+_OPENING = re.compile(r"[uU]?(\"\"\"|'''|\"|')")  # a string's quotes, after a prefix that leaves its value as written
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_strings(code: str) -> tuple[InString, ...]:
+    """The comments of scripts in triple-quoted strings, and one-line docstrings, of one cell's ``code``."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+        tree = ast.parse(code)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return ()
+    docstrings = {
+        (node.body[0].lineno, node.body[0].col_offset)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+    }  # fmt: skip
+    found: list[InString] = []
+    for token in tokens:
+        opening = _OPENING.match(token.string) if token.type == tokenize.STRING else None
+        if opening is None:  # raw, bytes and f-strings: what they write is not the value a reader reads
+            continue
+        quotes = opening[1]
+        body = token.string[opening.end() : len(token.string) - len(quotes)].split("\n")
+        starts = [(token.start[0] + k, token.start[1] + opening.end() if k == 0 else 0) for k in range(len(body))]
+        value = ast.literal_eval(token.string)
+        if token.start in docstrings:
+            text = " ".join(value.split())
+            if "\n" not in value.strip() and _LETTER.search(text):  # one line: its translation is one too
+                end = (starts[-1][0], starts[-1][1] + len(body[-1]))
+                found.append(InString("docstring", *starts[0], *end, text, quotes[0]))
+        elif len(quotes) == 3:
+            found += _script_comments(value, body, starts, quotes[0])
+    return tuple(found)
+
+
+def _script_comments(value: str, body: list[str], starts: list[tuple[int, int]], quote: str) -> list[InString]:
+    """The comments of the script ``value``, where the string's ``body`` lines (beginning at ``starts``) write
+    them; a comment the body writes otherwise (with an escape) is not found, and stays as it is."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(value).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    found, next_line = [], 0
+    for token in tokens:
+        text = token.string[1:].strip() if token.type == tokenize.COMMENT else ""
+        if not _translatable(text):
+            continue
+        for at in range(next_line, len(body)):
+            if (where := _written(body, at, text)) is not None:
+                column, end, end_column = where
+                found.append(InString("comment in a string", starts[at][0], starts[at][1] + column,
+                                      starts[end][0], starts[end][1] + end_column, text, quote))  # fmt: skip
+                next_line = end + 1
+                break
+    return found
+
+
+def _written(body: list[str], at: int, text: str) -> tuple[int, int, int] | None:
+    """Where line ``at`` of ``body`` writes the comment ``text`` up to its end, continued with ``\\`` onto the
+    lines after it: the column its text starts at, the line and the column it ends at; None where it does not."""
+    for sharp in (i for i, char in enumerate(body[at]) if char == "#"):
+        rest = body[at][sharp + 1 :]
+        column, joined, end = sharp + 1 + len(rest) - len(rest.lstrip()), rest, at
+        while (len(joined) - len(joined.rstrip("\\"))) % 2 and end + 1 < len(body):  # `\` joins the next line
+            end += 1
+            joined = joined[:-1] + body[end]
+        if joined.strip() == text:
+            return column, end, len(body[end].rstrip())
+    return None
 
 
 def file_of(example: Example, lang: str) -> Path:
@@ -199,6 +306,38 @@ def translated(example: Example, lang: str) -> Example:
     return Built.from_source(example.path, example.file, "".join(lines), example.folder, example.support)
 
 
+def for_download(example: Example, lang: str) -> Example:
+    """``example`` as a reader of ``lang`` downloads it: :func:`translated`, and the English of its strings
+    (:func:`in_strings`) in ``lang`` too, a continued comment on one line.
+
+    Its strings' values change, so its keys do: it is for the files a reader runs (downloads, Colab notebooks),
+    whose outputs follow the cells by their order; a page shows the code that ran.
+    """
+    example = translated(example, lang)
+    found = read(example, lang) if lang != texts.DEFAULT else None
+    if found is None or not found.entries:
+        return example
+    lines = example.source.splitlines(keepends=True)
+    changed = False
+    for english in sorted(in_strings(example), key=lambda s: (s.line, s.column), reverse=True):  # lines above stay
+        if (words := found.entries.get(english.text)) and not _breaks_string(words, english):
+            last = lines[english.end_line - 1]
+            lines[english.line - 1 : english.end_line] = [lines[english.line - 1][: english.column] + words +
+                                                          last[english.end_column :]]  # fmt: skip
+            changed = True
+    if not changed:
+        return example
+    from mkdocs_examples.source.cells import Example as Built
+
+    return Built.from_source(example.path, example.file, "".join(lines), example.folder, example.support)
+
+
+def _breaks_string(words: str, english: InString) -> str | None:
+    """What in the translation ``words`` of ``english`` would change its string beyond its text, if anything:
+    a ``\\`` starts an escape, the string's quote character may end it."""
+    return next((char for char in ("\\", english.quote) if char in words), None)
+
+
 def refuse(examples: Iterable[Example], languages: Iterable[str]) -> None:
     """Stop the build (:class:`SiteError`) if a translation of ``examples`` into one of ``languages`` is refused
     (:func:`refused`): a page, download or notebook of that language would show the English instead."""
@@ -216,12 +355,13 @@ def refused(example: Example, lang: str) -> tuple[str, ...]:
 
 
 def problems(example: Example, lang: str) -> list[str]:
-    """What keeps ``example``'s comments from being shown in ``lang``, each naming a file and line; nothing for a
-    refused file, whose comments would each be listed: :func:`refused` says why it is."""
+    """What keeps ``example``'s comments (and the English of its strings) from being shown in ``lang``, each
+    naming a file and line; nothing for a refused file, whose comments would each be listed: :func:`refused`
+    says why it is."""
     found, name = read(example, lang), display_of(example, lang)
     if found is not None and found.refused:
         return []
-    mine = comments(example)
+    mine = _everything(example)
     todo = f"run `make comments` to add it to {name}, then write its translation there"
     if found is None:
         if not mine:
@@ -234,14 +374,21 @@ def problems(example: Example, lang: str) -> list[str]:
     said = list(found.errors)
     seen = set()
     for comment in mine:
+        what = comment.kind if isinstance(comment, InString) else "comment"
+        if isinstance(comment, InString) and (char := _breaks_string(found.entries.get(comment.text, ""), comment)):
+            said.append(
+                f"{name}:{found.lines.get(comment.text, 1)}: the translation of {comment.text!r} ({what} of "
+                f"{example.display}:{comment.line}) holds {char!r}, which would change the string it is in: "
+                "write it without"
+            )
         if comment.text in seen:
             continue
         seen.add(comment.text)
         if comment.text not in found.entries:
-            said.append(f"{example.display}:{comment.line}: comment {comment.text!r} has no {lang} translation; {todo}")
+            said.append(f"{example.display}:{comment.line}: {what} {comment.text!r} has no {lang} translation; {todo}")
         elif not found.entries[comment.text]:
             said.append(
-                f"{name}:{found.lines.get(comment.text, 1)}: {comment.text!r} (comment of "
+                f"{name}:{found.lines.get(comment.text, 1)}: {comment.text!r} ({what} of "
                 f"{example.display}:{comment.line}) has no translation yet: write it"
             )
     for key in found.entries:
@@ -253,12 +400,18 @@ def problems(example: Example, lang: str) -> list[str]:
     return said
 
 
+def _everything(example: Example) -> list[Comment | InString]:
+    """The comments of ``example`` and the English of its strings, in the order of the file."""
+    found: list[Comment | InString] = [*comments(example), *in_strings(example)]
+    return sorted(found, key=lambda c: (c.line, c.column))
+
+
 def template(example: Example, lang: str) -> str | None:
-    """The translation file of ``example`` as it should be: each comment once, in order, with its translation
-    where it has one and empty where not; None where it has no comments."""
+    """The translation file of ``example`` as it should be: each comment (and English of its strings) once, in
+    order, with its translation where it has one and empty where not; None where it has no comments."""
     found = read(example, lang)
     have = found.entries if found else {}
-    keys = list(dict.fromkeys(c.text for c in comments(example)))
+    keys = list(dict.fromkeys(c.text for c in _everything(example)))
     if not keys:
         return None
     head = f"# {example.display}: its comments in {lang}, by their English text (`make comments` adds new ones)\n"
