@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import re
 import subprocess
 import sys
@@ -378,3 +380,24 @@ def test_real_downloads_differ_from_the_page_in_the_english_of_strings_alone():
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def english_in_strings(path: str, source: str) -> list[str]:
+    """The comments and docstrings of ``source`` that a string holds in English (no Chinese character)."""
+    example = Example.from_source(path, EXAMPLES / path, source)
+    return [f"{path}:{s.line}: {s.text}" for s in comments.in_strings(example) if not CJK.search(s.text)]
+
+
+@pytest.mark.parametrize(("path", "page"), [("devices/visible_devices", "devices/visible-devices"),
+                                            ("errors/cuda_errors", "errors/cuda")])  # fmt: skip
+def test_the_built_chinese_downloads_hold_no_english_in_strings(real_site, path, page):
+    site, _ = real_site
+    english = (site / "downloads" / f"{path}.py").read_text(encoding="utf-8")
+    assert english_in_strings(f"{path}.py", english)  # the English download: the strings as they ran
+    script = (site / "zh" / "downloads" / f"{path}.py").read_text(encoding="utf-8")
+    assert english_in_strings(f"{path}.py", script) == []
+    cells = json.loads((site / "zh" / "downloads" / f"{path}.ipynb").read_text(encoding="utf-8"))["cells"]
+    notebook_source = "".join(f"# %%\n{c['source']}\n" for c in cells if c["cell_type"] == "code")
+    assert "Run `" not in notebook_source and english_in_strings(f"{path}.py", notebook_source) == []
+    shown = (site / "zh" / page / "index.html").read_text(encoding="utf-8")
+    assert "Run `" in html.unescape(re.sub(r"<[^>]+>", "", shown))  # the page shows the docstring as it ran
