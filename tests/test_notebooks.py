@@ -160,6 +160,36 @@ def test_a_cuda_cell_meant_to_raise_raises_its_error_only_where_there_is_a_gpu(t
     assert cell["source"].endswith("print('(this cell needs a CUDA GPU; none here)')")
 
 
+CUDA_CHILD = """\
+# %% setup
+import subprocess
+import sys
+
+import torch
+
+# %% child tags=["requires-cuda", "raises-exception"]
+CHILD = \"\"\"
+import os
+print('child', os.getpid() > 0)
+\"\"\"
+print(subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True).stdout.strip())
+raise RuntimeError(f\"\"\"two
+lines\"\"\")
+"""
+
+
+def test_a_cuda_cells_script_for_a_child_process_runs_where_there_is_a_gpu(tmp_path):
+    """Guarding a CUDA cell indents its lines, but not those that continue a string: the script it hands a
+    child process keeps its text, and runs."""
+    (tmp_path / "torch.py").write_text(FAKE_TORCH.format(gpu=True))
+    script = tmp_path / "demo.py"
+    script.write_text(runnable_script(Example.from_source("demo.py", script, CUDA_CHILD)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "child True\n"), done.stderr
+    assert done.stderr.rstrip().endswith("RuntimeError: two\nlines")
+    assert "\nimport os\nprint('child'" in script.read_text()  # as the page shows it
+
+
 def test_the_lines_a_chinese_download_adds_speak_chinese(tmp_path):
     """The imports, guards and catches that make a download run to its end carry their comments, and what a
     CUDA cell prints without a GPU, in the download's language."""

@@ -27,9 +27,11 @@ its language's.
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 import textwrap
+import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -340,7 +342,7 @@ def _measured(example: Example, cell: Cell) -> bool:
 def _wrap_measured(body: str, lang: str) -> str:
     words = texts.text(lang)
     return (
-        f"try:\n{textwrap.indent(body, '    ')}\n"
+        f"try:\n{_indent(body)}\n"
         f"except AssertionError:  # {words['runnable.measured']}\n"
         f"    print({words['notebook.measured']!r})\n    traceback.print_exc()"
     )
@@ -348,14 +350,33 @@ def _wrap_measured(body: str, lang: str) -> str:
 
 def _wrap_raising(body: str, lang: str) -> str:
     return (
-        f"try:\n{textwrap.indent(body, '    ')}\n"
+        f"try:\n{_indent(body)}\n"
         f"except Exception:  # {texts.text(lang)['runnable.raised']}\n    traceback.print_exc()"
     )
 
 
 def _wrap_cuda(body: str, otherwise: str) -> str:
-    indented = textwrap.indent(body, "    "), textwrap.indent(otherwise, "    ")
-    return "if torch.cuda.is_available():\n{}\nelse:\n{}".format(*indented)
+    return f"if torch.cuda.is_available():\n{_indent(body)}\nelse:\n{_indent(otherwise)}"
+
+
+def _indent(body: str) -> str:
+    """``body`` one block deeper, but for the lines that continue a string of several lines: they are the
+    string's value (the script an example writes for a child process), which indenting would change."""
+    inside: set[int] = set()
+    fstrings = [getattr(tokenize, "FSTRING_START", None), getattr(tokenize, "FSTRING_END", None)]  # Python 3.12
+    opened: list[int] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(body).readline):
+            if token.type == tokenize.STRING:
+                inside.update(range(token.start[0] + 1, token.end[0] + 1))
+            elif token.type == fstrings[0]:
+                opened.append(token.start[0])
+            elif token.type == fstrings[1] and opened:
+                inside.update(range(opened.pop() + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):  # not Python as a whole: every line, as textwrap does
+        return textwrap.indent(body, "    ")
+    lines = body.split("\n")
+    return "\n".join(line if n in inside or not line.strip() else "    " + line for n, line in enumerate(lines, 1))
 
 
 def runnable_script(example: Example, *, lang: str = texts.DEFAULT) -> str:
