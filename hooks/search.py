@@ -25,7 +25,8 @@ mkdocs-static-i18n:
   terms, Material's and jieba's versions): a build in which no page changed loads no jieba
   dictionary and parses no page for the index.
 - Groups of words that mean one thing to readers (terms.yml's `synonyms`: GPU, 显卡 and CUDA) go into
-  the index's config: the worker searches a query's word with the others of its group.
+  the index's config: the worker indexes and searches each group as one word (its first), so that a page
+  full of CUDA does not answer every question about the GPU as if it held two of the question's words.
 - The browser rewrites a query before Material's worker parses it (our worker: Material's, with
   its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
@@ -131,6 +132,12 @@ def _patched_worker() -> tuple[str, str]:
     if source.count(fields) != 2:
         raise RuntimeError("Material's search worker changed: its list of the index's fields is not found")
     source = source.replace(fields, '["title","text","tags","phrases"]')
+    # a group of synonyms is one word of the index: a step of the pipeline that indexes the pages adds
+    # its group's word beside each word of a group (ptOneWord)
+    ref = 'this.ref("location")'
+    if source.count(ref) != 1:
+        raise RuntimeError("Material's search worker changed: where it builds the index is not found")
+    source = source.replace(ref, f"this.pipeline.add(ptOneWord),{ref}")
     # our part without its lines of comment: Material's worker is fetched as every page loads
     ours = re.sub(r"^\s*//.*\n", "", (ASSETS / "worker.js").read_text(encoding="utf-8"), flags=re.M)
     return _hashed("search.{}.min.js", f"{ours}\n{source}")
@@ -417,7 +424,7 @@ def _tag(term: object, page: str) -> str:
 
 def _synonyms(groups: object, lang: str) -> list[list[str]]:
     """The groups of words that mean one thing to readers (GPU, 显卡, CUDA), as the search worker reads them:
-    a query that holds one of a group's words is searched with the others too."""
+    one word of the index and of the query, the group's first (search_assets/worker.js, ptOneWord)."""
     if not isinstance(groups, list) or not all(isinstance(group, list) and len(group) > 1 for group in groups):
         raise PluginError(f"{ASSETS / 'terms.yml'}: {lang}.synonyms is a list of groups of two words or more")
     return [[_tag(word, f"{lang}.synonyms") for word in group] for group in groups]

@@ -220,6 +220,30 @@ def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box
     assert search_box(lang, query)[0] == f"/{found}"
 
 
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # the pages that say CUDA on every line (its errors) held two words of each query, GPU and CUDA
+        ("", "GPU memory keeps increasing every iteration", "devices/gpu-memory/"),
+        ("", "free GPU memory", "devices/gpu-memory/"),
+    ],
+)
+def test_a_group_of_synonyms_is_one_word_of_the_search(search_box, lang, query, found):
+    """hooks/search_assets/terms.yml's `synonyms`: GPU and CUDA are one word, in the pages and in the query."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # as the start of words, call found callback and callable, x every word that begins with an x
+        ("", "Can't call numpy() on Tensor that requires grad", "errors/conversion/"),
+        ("zh/", "x += 1 和 x = x + 1 有区别吗", "zh/autograd/in-place/"),
+    ],
+)
+def test_a_short_word_the_index_holds_is_matched_whole(search_box, lang, query, found):
+    """A short word typed whole is that word (stemmed), not the start of every longer word."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
 def test_results_below_a_phones_screen_are_laid_out_once_they_come_near_it(browser, base_url):
     """site.css: `content-visibility: auto` on each result, which made a Chinese query's first result come in about
     half the time on a throttled phone (tools/search_timing.py); a reader who scrolls, or moves with the arrow

@@ -146,3 +146,14 @@ def test_each_index_carries_its_languages_synonyms_for_the_worker(indexes):
     for wrong in (["GPU"], "GPU, 显卡", [["GPU"]], [["GPU", "<b>显卡</b>"]]):
         with pytest.raises(PluginError):
             hook._synonyms(wrong, "zh")
+
+
+def test_the_worker_indexes_each_group_of_synonyms_as_one_word(real_site):
+    """Material's worker builds the index with our step of the pipeline, which adds a group's first word
+    beside each word of the group (search_assets/worker.js, ptOneWord)."""
+    site, _ = real_site
+    config = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+    worker = json.loads(config.search((site / "index.html").read_text()).group(1))["search"]
+    text = (site / worker).read_text()
+    assert 'this.pipeline.add(ptOneWord),this.ref("location")' in text
+    assert "function ptOneWord(" in text

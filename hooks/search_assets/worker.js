@@ -67,21 +67,28 @@ function ptQuery(query, index) {
   var unfinished = typing && words.length && !(words[words.length - 1].toLowerCase() in index.invertedIndex)
   var lastTyped = unfinished ? words.length - 1 : -1
   return ptSynonyms(words).map(function (word, i) {
+    if (word === null) return ""
     var pieces = ptWholePieces(word, i < words.length)
-    return pieces === word ? ptFields(word, i === lastTyped) : pieces
-  }).join(" ")
+    return pieces === word ? ptFields(word, i === lastTyped, index) : pieces
+  }).filter(Boolean).join(" ")
 }
 
 // A word matches the beginning of words in titles and text (layer finds layers), but a tag only whole:
 // a tag is the page's subject in the reader's words, weighted above all else (mkdocs.yml), and a tag
 // that merely begins with the word (torch, the tag torchrun) would put its page first for every query
-// that holds the word. A word still being typed, or written with lunr's syntax, is left as it is
-function ptFields(word, typing) {
+// that holds the word. A short word that the index holds whole is matched whole everywhere (stemmed:
+// gpu finds GPUs): as the start of words it matched every longer word it begins (rand: every random of
+// WeightedRandomSampler, which put that page first for torch.rand). A word still being typed, or
+// written with lunr's syntax, is left as it is
+var PT_SHORT = 4 // letters
+function ptFields(word, typing, index) {
   // the namespace, whole: as a prefix it would match every title with torchvision, torchrun or
   // torchscript; whole, torch.tensor still finds torch.tensor
   if (/^torch$/i.test(word)) return word + "^1"
   if (typing || /[+\-~^*:]/.test(word)) return word
-  return "title:" + word + " text:" + word + " tags:" + word + "^1 phrases:" + word + "^1"
+  var whole = /^[A-Za-z0-9]+$/.test(word) && word.length <= PT_SHORT && word.toLowerCase() in index.invertedIndex
+  var prefix = whole ? "^1" : ""
+  return "title:" + word + prefix + " text:" + word + prefix + " tags:" + word + "^1 phrases:" + word + "^1"
 }
 
 // A name such as num_workers: the index holds its pieces (num, workers). Each but the last is matched
@@ -99,30 +106,62 @@ function ptWholePieces(word, typed) {
   }).join(" ")
 }
 
-// The words of a query, each followed by the words readers use for it (hooks/search_assets/terms.yml,
-// `synonyms`: 显卡 for GPU, 移到 for 放到): a page that says it one way answers a query that says it another
-var ptSynonymsOf = {}
-var ptAddedFor = {} // a word added to the query: the word the reader typed
+// Groups of words that mean one thing to readers (hooks/search_assets/terms.yml, `synonyms`: GPU, 显卡
+// and CUDA) are one word of the search: the index holds, beside each word of a group, the group's first
+// word (ptOneWord, a step of the index's pipeline), and a query's word of a group is searched as that
+// first word. A page that says CUDA twenty times and GPU once weighs as one that says GPU twenty-one
+// times, not as one that holds two of the query's words: searched as two words, the group put the pages
+// full of CUDA (its errors, CUDA_VISIBLE_DEVICES) first for every question about the GPU. A group with a
+// word the index cuts into several (num_workers) cannot be one word of the index: a query that holds
+// one of its words is searched with the others too (ptSynonymsOf)
+var ptGroupWord = Object.create(null) // a word of a group, as the index holds it: its group's first word, likewise
+var ptSynonymsOf = Object.create(null)
+var ptAddedFor = {} // a word searched for the reader's (its group's, or a synonym added): the word typed
+function ptIndexWord(word) {
+  return lunr.stemmer(new lunr.Token(word.toLowerCase())).toString()
+}
+function ptOneWord(token) {
+  var group = ptGroupWord[token.toString()]
+  return group === undefined || group === token.toString() ? token : [token, token.clone(function () { return group })]
+}
+function ptSynonymGroups(groups) {
+  ptGroupWord = Object.create(null)
+  ptSynonymsOf = Object.create(null)
+  groups.forEach(function (group) {
+    var oneWord = group.every(function (word) { return word.split(ptSeparator).length === 1 && !/\p{sc=Han}[A-Za-z0-9]|[A-Za-z0-9]\p{sc=Han}/u.test(word) })
+    group.forEach(function (word) {
+      if (oneWord) ptGroupWord[ptIndexWord(word)] = ptIndexWord(group[0])
+      if (!oneWord) ptSynonymsOf[word.toLowerCase()] = group.filter(function (other) { return other !== word })
+    })
+  })
+}
+// The words of a query as they are searched: a word of a group as its group's word (null where the
+// query holds that word already), then the words added for a word of a group that is no word of the index
 function ptSynonyms(words) {
-  var all = words.slice()
+  var all = []
+  var added = []
   ptAddedFor = {}
   words.forEach(function (word) {
     var typed = word.replace(/\^1$/, "").toLowerCase()
+    var group = ptGroupWord[ptIndexWord(typed)]
+    var searched = group === undefined ? word : group
+    if (group !== undefined) ptAddedFor[group] = ptAddedFor[group] || typed
+    all.push(group !== undefined && all.indexOf(searched) >= 0 ? null : searched)
     ;(ptSynonymsOf[typed] || []).forEach(function (other) {
-      if (all.indexOf(other) >= 0) return
-      all.push(other)
+      if (words.indexOf(other) >= 0 || added.indexOf(other) >= 0) return
+      added.push(other)
       ptAddedFor[other.toLowerCase()] = typed
     })
   })
-  return all
+  return all.concat(added)
 }
-// A result lists the words of the query it lacks (Material's "Missing"): not the words we added, and
-// not a word the reader typed whose synonym it holds
+// A result lists the words of the query it lacks (Material's "Missing"): as the reader typed them, not
+// the words searched for them, and not a word typed whose synonym it holds
 function ptTypedWordsFound(item) {
   Object.keys(ptAddedFor).forEach(function (added) {
-    if (!(added in item.terms)) return
     var typed = ptAddedFor[added]
-    if (item.terms[added] && typed in item.terms) item.terms[typed] = true
+    if (!(added in item.terms) || typed === added) return
+    item.terms[typed] = item.terms[added] || !!item.terms[typed]
     delete item.terms[added]
   })
 }
@@ -346,12 +385,8 @@ addEventListener("message", function (event) {
     message.data.docs.forEach(function (doc) {
       ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
     })
-    ptSynonymsOf = {}
-    ;(message.data.config.synonyms || []).forEach(function (group) {
-      group.forEach(function (word) {
-        ptSynonymsOf[word.toLowerCase()] = group.filter(function (other) { return other !== word })
-      })
-    })
+    ptSynonymGroups(message.data.config.synonyms || [])
+    if (!(lunr.Pipeline.registeredFunctions.ptOneWord)) lunr.Pipeline.registerFunction(ptOneWord, "ptOneWord")
   }
   else if (message.type === 2 && ptSeparator) {
     ptTyping(message.data)
