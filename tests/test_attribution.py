@@ -200,13 +200,18 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert sorted(page.cells[0].theirs) == ["2.11.0", "2.12.1", "2.14.1"]
     assert page.checks == {("d/c.py", 9, "AssertionError"): {"2.14.1", "2.11.0"}}
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
-    # a summary first: each release that changes an output against the one before it, newest first
+    # a summary first, a line each: each release that changes an output against the one before it, newest first,
+    # its pages folded; then the pages whose tips do not hold everywhere, folded
     summary = text[text.index("## In short") : text.index("## Page by page\n\n### [A `page`]")]
-    assert re.findall(r"^- \*\*torch ([\d.]+)\*\*: \[A `page`\]\(#changes-a-page\)$", summary, re.M) == [
-        "2.14.1", "2.13.0", "2.12.1"]  # fmt: skip
-    assert "- [A `page`](#changes-a-page): not on torch 2.11.0 and 2.14.1" in summary
-    assert "### [A `page`](a/page.md) { #changes-a-page }" in text
-    # each cell collapsed, its summary naming the releases where it changes; opened, old to new
+    fold = '<details class="mx-changes mx-changes--release" markdown>\n<summary markdown>{}</summary>\n\n{}\n\n'
+    assert re.findall(r"<summary markdown>\*\*torch ([\d.]+)\*\*: outputs change on 1 page</summary>\n\n"
+                      r"\[A `page`\]\(#changes-a-page\)\n\n</details>", summary) == ["2.14.1", "2.13.0", "2.12.1"]
+    assert fold.format("**Tips that do not hold on every release**: 1 page",
+                       "- [A `page`](#changes-a-page): not on torch 2.11.0 and 2.14.1") in summary
+    # per page a heading and one folded line; opened, each cell collapsed, its summary naming the releases where
+    # it changes; opened, old to new
+    assert "### [A `page`](a/page.md) { #changes-a-page }\n\n<details class=\"mx-changes\" markdown>\n<summary " \
+           "markdown>1 output changes; the tip: not on torch 2.11.0 and 2.14.1</summary>\n\n" in text
     assert '<details class="mx-change" markdown>\n<summary markdown>`moved` changes in torch 2.12.1, 2.13.0 and ' \
            "2.14.1</summary>\n\n[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved)" in text
     hunk = '<span class="mx-diff__hunk">@@ -1 +1 @@</span>'
@@ -221,6 +226,8 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert "<summary markdown>`moved` 的输出在 torch 2.12.1、2.13.0 和 2.14.1 中有变化</summary>" in zh
     assert "从 torch 2.11.0 到 2.12.1：" in zh
     assert "- [A `page`](#changes-a-page)：在 torch 2.11.0 和 2.14.1 上不成立" in zh
+    assert "<summary markdown>1 处输出有变化；技巧：在 torch 2.11.0 和 2.14.1 上不成立</summary>" in zh
+    assert "<summary markdown>**torch 2.14.1**：1 个页面的输出有变化</summary>" in zh
 
 
 def test_a_change_is_placed_at_the_release_that_makes_it_not_at_the_build():
@@ -407,3 +414,22 @@ def test_notes_of_other_releases_come_oldest_first_not_in_the_order_of_text():
     text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"printed by {r}\n") for r in releases))
     titles = re.findall(r'\?\?\? note mx-other "torch ([\d.]+) prints"', text)
     assert titles == ["2.4.1", "2.9.1", "2.10.0", "2.11.0"]
+
+
+def test_the_changes_page_compares_the_run_of_a_release_under_the_builds_python_where_it_has_two():
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    mine = tuple(CellResult(i, "old\n" if i == 3 else "") for i in range(7))
+
+    def run(env: dict[str, str], output: str) -> Recording:
+        return Recording(example.path, example.keys, "2026-11-22T10:00:00Z", env, 1.0,
+                         tuple(CellResult(i, output if i == 3 else "") for i in range(7)))  # fmt: skip
+
+    twins = [run(CPU_2_11, "under 3.12\n"), run({**CPU_2_11, "python": "3.11.7"}, "under 3.11\n")]
+    found = changes.collect({"a/page.md": ("A `page`", [Block(start=2, end=3, indent="", path="d/c.py")])},
+                            {"d/c.py": example}, {"d/c.py": Result(env=BUILD_ENV, cells=mine)},
+                            {"d/c.py": twins})  # fmt: skip
+    (page,) = found.pages
+    assert page.cells[0].theirs["2.11.0"].output == "under 3.11\n" and found.python == {}  # one run of 2.11.0

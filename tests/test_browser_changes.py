@@ -1,5 +1,5 @@
-"""The changes page on a phone: a summary and a line per changed cell, each diff opened on demand, its words
-whole.
+"""The changes page on a phone: a line per release and per page, each opening what it stands for (a page's
+changed cells, each opening its diffs), so that a reader scans it in a few screens; a diff's words whole.
 
 Measured in headless Chromium at 390 x 844 on the real site, in both languages.
 """
@@ -9,8 +9,15 @@ from __future__ import annotations
 import pytest
 
 PHONE = {"width": 390, "height": 844}
+MOST = 8000  # px at a phone's width, every line closed: under ten screens
 # Every block laid out, as a reader who scrolls to the end sees it (site.css lays out a block only near the screen)
 LAID_OUT = "*{content-visibility: visible !important}"
+# How many folded blocks the deepest diff or link to a cell lies in: the clicks that open it
+DEEPEST = """() => Math.max(...[...document.querySelectorAll('pre.mx-diff, article a[href*="#ex-"]')].map(e => {
+  let n = 0
+  for (let d = e.closest('details'); d; d = d.parentElement.closest('details')) n++
+  return n
+}))"""
 # Words (names, as `sourceTensor` or `Mismatching`) of a diff's lines that a line break splits although they would
 # fit on a line of their own: a line may wrap after a hyphen or before a bracket, as text does, never inside a name
 SPLIT = """() => {
@@ -34,17 +41,22 @@ SPLIT = """() => {
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_changes_page_on_a_phone_is_a_summary_and_a_line_per_cell(browser, base_url, lang):
+def test_the_changes_page_on_a_phone_is_a_few_screens_of_lines_each_opening_what_it_stands_for(browser, base_url, lang):
     page = browser.new_page(viewport=PHONE)
     page.goto(f"{base_url}/" + ("" if lang == "en" else "zh/") + "changes/")
     page.add_style_tag(content=LAID_OUT)
     height = page.evaluate("document.documentElement.scrollHeight")
     cells = page.locator("details.mx-change").count()
-    assert cells > 20 and not page.locator("details.mx-change[open]").count()  # each diff opened on demand
-    page.evaluate("document.querySelectorAll('details.mx-change').forEach(d => { d.open = true })")
+    assert cells > 20 and not page.locator("details[open]").count()  # each line opened on demand
+    # a line per release and per page, under its page's heading: scanned in a few screens of a phone
+    assert height < MOST, f"{height} px at 390 px, every line closed"
+    headings = page.locator("article h3").count()
+    assert page.locator("article h3 + details.mx-changes").count() == headings > 10  # each heading has its line
+    # every change one or two clicks away: a cell's diffs open inside its page's line, no deeper
+    assert page.evaluate(DEEPEST) == 2
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true })")
     opened = page.evaluate("document.documentElement.scrollHeight")
-    # the summary, and per page a heading, a line per changed cell and its checks: the diffs are most of the page
-    assert height < opened / 2, f"{height} px, {opened} px with every diff open"
+    assert height < opened / 4, f"{height} px, {opened} px with every line open"  # the diffs are most of the page
     page.close()
 
 

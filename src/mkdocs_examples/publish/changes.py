@@ -2,16 +2,19 @@
 the build's, read as release notes are read, old to new.
 
 A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with a line on the
-releases compared and those that change nothing, then
+releases compared and those that change nothing, then, so that a reader scans it in a few screens, a line for
+each thing with what it stands for folded below it:
 
-- a summary: for each release, newest first, the pages whose outputs it changes against the release before
-  it; and the pages whose tips (their hidden checks) do not hold on every release, with where they do not
-  ("not before torch 2.9");
-- a section per page (in the order of its path), with a collapsed block per cell whose output differs
-  between releases once the noise is taken out (render/attribution.py) and the version a release prints of
-  itself: the releases where it changes, and, opened, a link to the cell and a diff for each change, the
-  older output ``-``, the newer ``+``; then each check that does not hold, with the code it checks.
+- a summary: for each release, newest first, the number of pages whose outputs it changes against the release
+  before it, the pages folded; and the number of pages whose tips (their hidden checks) do not hold on every
+  release, the pages and where they do not ("not before torch 2.9") folded;
+- a heading per page (in the order of its path), and one folded line saying how many of its outputs change and
+  where its tip does not hold; opened, a collapsed block per cell whose output differs between releases once
+  the noise is taken out (render/attribution.py) and the version a release prints of itself: the releases
+  where it changes, and, opened, a link to the cell and a diff for each change, the older output ``-``, the
+  newer ``+``; then each check that does not hold, with the code it checks.
 
+A release is one environment here: of a release recorded under two Pythons, the build's Python's recording.
 Measurements (``varies``) and a machine's versions (``environment``) are no change. Recordings on
 another device are left out: what differs there may be the device.
 """
@@ -109,7 +112,7 @@ def collect(
             if example is None or result is None:
                 continue
             mine = {c.cell: c for c in result.cells}
-            for recording in recorded.get(block.path, []):
+            for recording in _one_per_release(recorded.get(block.path, []), result.env):
                 torch = release(recording.env.get("torch", "?"))
                 releases.add(torch)
                 if recording.env.get("python") and python_minor(recording.env["python"]) != python_minor(
@@ -143,6 +146,17 @@ def collect(
     return Changes(found, releases, python, uninstallable or [])
 
 
+def _one_per_release(recordings: list[Recording], built: dict[str, str]) -> list[Recording]:
+    """One recording of each release, the page compares releases: of a release recorded under several Pythons, the
+    one under the build's Python (``built``: the build's environment), else the first by Python."""
+    ours = python_minor(built.get("python", "?"))
+    kept: dict[str, Recording] = {}
+    for recording in sorted(recordings, key=lambda r: (python_minor(r.env.get("python", "?")) != ours,
+                                                      version_key(r.env.get("python", "?")))):  # fmt: skip
+        kept.setdefault(release(recording.env.get("torch", "?")), recording)
+    return list(kept.values())
+
+
 def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, lang: str) -> str:
     """Markdown for the changes page ``here``, links relative to it."""
     text = texts(lang)
@@ -167,35 +181,54 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     parts += _summary(changes, everything, text)
     if changes.pages:
         parts.append(f"## {text['changes.by_page']}")
-    for changed in changes.pages:
+    for changed in changes.pages:  # a heading, then one folded line: what changes on the page, and where
         url = posixpath.relpath(changed.page, base)
-        title = _title(changed.title)
-        parts.append(f"### [{title}]({url}) {{ #{_section(changed.page)} }}")  # `*` in code spans: a name
-        for moved in changed.cells:
-            steps = moved.steps()
-            where = f"[`{folder}/{moved.example}`, {text['changes.cell']} `{moved.cell}`]({url}#{moved.place})"
-            said = text["changes.cell.summary"].format(cell=moved.cell, releases=_listed([s[2] for s in steps], text))
-            body = [where]
-            for old, before, new, after in steps:
-                body += [text["changes.step"].format(old=old, new=new), _pre(_diff(before, after))]
-            inner = "\n\n".join(body)
-            parts.append(f'<details class="mx-change" markdown>\n<summary markdown>{said}</summary>\n\n'
-                         f"{inner}\n\n</details>")  # fmt: skip
+        parts.append(f"### [{_title(changed.title)}]({url}) {{ #{_section(changed.page)} }}")  # `*`: a name
+        inner = [_cell(moved, url, folder, text) for moved in changed.cells]
         by_line = sorted(changed.checks.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2]))
+        checks = []
         for check, failing in by_line:
             example, line, message = check
             when = _where(failing, everything, text)
             code = changed.code.get(check)
-            what = text["changes.check" if code else "changes.check.nocode"].format(
+            checks.append("- " + text["changes.check" if code else "changes.check.nocode"].format(
                 when=when[:1].upper() + when[1:], code=code_span(code or ""), message=inline(message),
-                example=f"{folder}/{example}", line=line or "?")  # fmt: skip
-            parts.append(f"- {what}")
+                example=f"{folder}/{example}", line=line or "?"))  # fmt: skip
+        if checks:
+            inner.append("\n".join(checks))
+        said = [_counted(len(changed.cells), "changes.page.cells", text)] if changed.cells else []
+        if changed.checks:
+            said.append(text["changes.page.tip"].format(when=_where(set().union(*changed.checks.values()),
+                                                                     everything, text)))  # fmt: skip
+        parts.append(_folded("mx-changes", text["changes.page.sep"].join(said), "\n\n".join(inner)))
     return "\n\n".join(parts) + "\n"
 
 
+def _cell(moved: Moved, url: str, folder: str, text: dict[str, str]) -> str:
+    """A cell whose output changes, folded: its summary names the releases where it changes; opened, a link to
+    the cell and a diff for each change, old to new."""
+    steps = moved.steps()
+    body = [f"[`{folder}/{moved.example}`, {text['changes.cell']} `{moved.cell}`]({url}#{moved.place})"]
+    for old, before, new, after in steps:
+        body += [text["changes.step"].format(old=old, new=new), _pre(_diff(before, after))]
+    said = text["changes.cell.summary"].format(cell=moved.cell, releases=_listed([s[2] for s in steps], text))
+    return _folded("mx-change", said, "\n\n".join(body))
+
+
+def _folded(kind: str, summary: str, body: str) -> str:
+    """A collapsed block of class ``kind``: ``summary`` its one line, ``body`` (Markdown) what opens."""
+    return f'<details class="{kind}" markdown>\n<summary markdown>{summary}</summary>\n\n{body}\n\n</details>'
+
+
+def _counted(n: int, key: str, text: dict[str, str]) -> str:
+    """``n`` things in the words of ``key`` (``key.one`` for one)."""
+    return text[f"{key}.one"] if n == 1 else text[key].format(n=n)
+
+
 def _summary(changes: Changes, everything: set[str], text: dict[str, str]) -> list[str]:
-    """The top of the page: for each release, newest first, the pages whose outputs it changes against the release
-    before it; then the pages whose tips do not hold on every release, and where."""
+    """The top of the page, a line each: for each release, newest first, how many pages it changes outputs of
+    against the release before it, the pages folded; then how many pages have tips that do not hold on every
+    release, the pages and where folded."""
     by_release: dict[str, dict[str, int]] = {}
     for changed in changes.pages:
         for moved in changed.cells:
@@ -206,17 +239,17 @@ def _summary(changes: Changes, everything: set[str], text: dict[str, str]) -> li
     parts = [f"## {text['changes.overview']}"]
     if by_release:
         parts.append(text["changes.by_release"])
-        lines = []
         for torch in sorted(by_release, key=version_key, reverse=True):
             pages = [f"[{titles[page]}](#{_section(page)})" + (text["changes.outputs"].format(n=n) if n > 1
                      else "") for page, n in by_release[torch].items()]  # fmt: skip
-            lines.append("- " + text["changes.release"].format(release=torch, pages=text["sep"].join(pages)))
-        parts.append("\n".join(lines))
+            said = text["changes.release"].format(release=torch, pages=_counted(len(pages), "changes.pages", text))
+            parts.append(_folded("mx-changes mx-changes--release", said, text["sep"].join(pages)))
     tips = [(c.page, _where(set().union(*c.checks.values()), everything, text)) for c in changes.pages if c.checks]
     if tips:
-        parts.append(text["changes.tips"])
-        parts.append("\n".join("- " + text["changes.tip"].format(page=f"[{titles[page]}](#{_section(page)})",
-                                                                 when=when) for page, when in tips))  # fmt: skip
+        listed = "\n".join("- " + text["changes.tip"].format(page=f"[{titles[page]}](#{_section(page)})",
+                                                             when=when) for page, when in tips)  # fmt: skip
+        said = text["changes.tips"].format(pages=_counted(len(tips), "changes.pages", text))
+        parts.append(_folded("mx-changes mx-changes--release", said, listed))
     return parts
 
 
