@@ -201,7 +201,7 @@ def test_an_unverified_recording_is_labelled_so_beside_its_outputs_and_in_the_pa
     sources = Sources(lang=lang)
     md = unescape(render_example(EXAMPLE, BUILT, None, lang=lang, limit=1000, published=published, sources=sources)
                   + sources.block(lang))  # fmt: skip
-    assert f"FIXTURE GPU (test data) · torch 2.13.0 · {words}</small>" in md
+    assert f"torch 2.13.0 · FIXTURE GPU (test data) · {words}</small>" in md
     said = {"en": "but unverified: no key this site trusts signs it", "zh": "但未经验证：没有本站信任的密钥为它签名"}
     assert said[lang] in md
     assert words not in unescape(page(recording=fixture_recording(), lang=lang))  # an attested one: no such word
@@ -226,7 +226,7 @@ def test_a_hand_made_cuda_recording_fails_the_strict_build_and_is_labelled_unver
         build_site(site)
     for prefix, words in (("", "unverified"), ("zh/", "未经验证")):
         text = unescape((site / f"site/{prefix}gpu/index.html").read_text())
-        assert f"FIXTURE GPU (test data) · torch 2.13.0 · {words}</small>" in text
+        assert f"torch 2.13.0 · FIXTURE GPU (test data) · {words}</small>" in text
     # signed by a key signers.json trusts for that folder: attested, and the strict build passes
     trust(site / "recordings", key)
     file = site / "recordings/cuda/d/gpu.json"

@@ -83,7 +83,7 @@ def test_a_cuda_output_of_another_release_is_a_note_naming_both_versions_not_a_d
     # today's case: CUDA recorded with torch 2.11 on Python 3.12, no CPU run of that environment
     text = page("output 0 of SigmoidBackward0\n", recording(GPU_2_11, "output 0 of Sigmoid\n"))
     assert "===" not in text
-    assert '??? note mx-other "torch 2.11.0 · Python 3.12 · CUDA prints"' in text
+    assert '??? note mx-other "torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 prints"' in unescape(text)
     assert "torch 2.11.0" in text and "Python 3.12.3" in text  # the recording's own provenance line
 
 
@@ -92,7 +92,8 @@ def test_a_device_difference_that_the_same_release_cpu_run_shares_is_a_note():
     text = page("80\n", recording(CPU_2_11, "72\n"), recording(GPU_2_11, "72\n"))
     assert "===" not in text
     assert text.count("??? note") == 1  # one note for the output both printed, naming both
-    assert "torch 2.11.0 · Python 3.12 / torch 2.11.0 · Python 3.12 · CUDA print" in text
+    both = "torch 2.11.0 · Python 3.12 / torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 print"
+    assert both in unescape(text)
 
 
 def test_a_python_only_difference_is_a_note():

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
-from helpers import BUILT_TORCH, DRAWN, cpu_releases, search_queries
+from helpers import BUILT_TORCH, DRAWN, ROOT, cpu_releases, search_queries
 from links import site_base  # tools/links.py
 
 
@@ -376,17 +376,17 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
 
     page.goto(f"{base_url}/{lang}")
     label = page.locator(VERSIONS)
-    built = f"torch {BUILT_TORCH.split('+')[0]} · CPU"
+    built = f"torch {BUILT_TORCH.split('+')[0]}"
     expect(label).to_have_text(built)
     assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT)
     picker = page.get_by_role("combobox", name=name)  # a labelled <select> in the header
     expect(picker.locator("xpath=ancestor::header")).to_have_count(1)  # the picker comes with environments.json
     picker.select_option(folder.name)  # each choice is named by the environment it shows
-    expect(label).to_have_text(f"torch {release} · CPU")
+    expect(label).to_have_text(f"torch {release}")
     recorded = _recorded(folder, "check_install.py", "versions")
     assert label.evaluate(SHOWN_OUTPUT) == recorded and f"torch {BUILT_TORCH}" not in recorded
     page.reload()  # remembered
-    expect(label).to_have_text(f"torch {release} · CPU")
+    expect(label).to_have_text(f"torch {release}")
     assert label.evaluate(SHOWN_OUTPUT) == recorded and picker.input_value() == folder.name
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")  # and on every other page
     expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(f"torch {release}")
@@ -418,8 +418,8 @@ def test_a_cell_only_a_gpu_ran_keeps_its_gpus_output_whatever_the_release(page, 
 
 
 def test_each_choice_names_its_release_and_device_and_no_two_read_alike(page, base_url):
-    """One choice per environment: of a release recorded in several, each says its device, and its Python where
-    they differ, so that each shows exactly what it says."""
+    """One choice per environment: each says its device (a GPU's model), and its Python where it is not the build's,
+    so that of a release recorded in several each shows exactly what it says."""
     from playwright.sync_api import expect
 
     page.goto(f"{base_url}/")
@@ -427,9 +427,12 @@ def test_each_choice_names_its_release_and_device_and_no_two_read_alike(page, ba
     expect(picker.locator("option").nth(1)).to_be_attached()  # the options come with environments.json
     labels = {o.get_attribute("value"): o.inner_text() for o in picker.locator("option").all()}
     assert len(set(labels.values())) == len(labels), labels
-    cpu = {folder.name for _, folder in cpu_releases()} | {"build"}
-    assert all(" · CPU" in labels[key] for key in cpu), labels
-    assert all(" · CUDA" in text for key, text in labels.items() if key.startswith("cuda-")), labels
+    cpu = {folder.name for _, folder in cpu_releases()}  # on the build's device and Python: its release alone
+    assert all(re.fullmatch(r"[\d.]+", labels[key]) for key in cpu), labels
+    for key, text in labels.items():  # a GPU's choice names its model: the H200 of "NVIDIA H200"
+        if key.startswith("cuda-"):
+            gpu = json.loads((ROOT / "recordings" / key / "environment.json").read_text())["gpu"]
+            assert f" · {gpu.removeprefix('NVIDIA ').split()[0]}" in text, labels
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -483,7 +486,7 @@ def test_without_javascript_a_page_shows_the_builds_outputs_and_no_picker(browse
         page = context.new_page()
         page.goto(f"{base_url}/")
         label = page.locator(VERSIONS)
-        assert label.inner_text() == f"torch {BUILT_TORCH.split('+')[0]} · CPU"
+        assert label.inner_text() == f"torch {BUILT_TORCH.split('+')[0]}"
         output = label.locator("xpath=../preceding-sibling::*[1]").inner_text()
         assert f"torch {BUILT_TORCH}" in output
         assert page.locator(".mx-picker").count() == 0

@@ -57,10 +57,10 @@ def test_a_picked_output_takes_the_cells_place_and_the_builds_stays_folded_never
         assert shown not in folded  # shown once
         if shown != built[i]:
             changed += 1
-            assert label.text_content() == "torch 2.4.1 · CPU"
+            assert label.text_content() == "torch 2.4.1"
             assert built[i] in folded  # the build's own, one click away, under its own name
             holder = next(n for n in cell["notes"] if built[i] in n["outputs"])
-            assert holder["title"] == "torch 2.13.0 · CPU prints"
+            assert holder["title"] == "torch 2.13.0 prints"
     assert changed, "torch 2.4.1 prints this page's outputs as the build does: the test would check nothing"
 
 
@@ -96,7 +96,7 @@ def test_where_a_check_fails_on_the_picked_release_the_page_says_so_and_shows_no
     assert visible.count() == 0  # folded, under the build's own name
     assert "(no output of this cell recorded" not in page.locator("article").text_content()
     assert page.locator("details:has(code:text-matches('requires_grad=True to a scalar')) summary").first \
-        .text_content() == "torch 2.13.0 · CPU prints"
+        .text_content() == "torch 2.13.0 prints"
 
 
 def test_the_block_on_where_outputs_come_from_names_the_picked_release_first(page, base_url):
@@ -104,12 +104,12 @@ def test_the_block_on_where_outputs_come_from_names_the_picked_release_first(pag
 
     page.goto(f"{base_url}/autograd/no-grad-and-eval/")
     first = page.locator(".mx-sources li").first
-    expect(first).to_contain_text("torch 2.13.0 · CPU:")
+    expect(first).to_contain_text("torch 2.13.0:")
     _pick(page, OLDEST)
-    expect(first).to_contain_text("torch 2.4.1 · CPU:")
+    expect(first).to_contain_text("torch 2.4.1:")
     assert "PyTorch 2.4.1+cu121, a build for CUDA 12.1 run without a GPU" in first.text_content()
     _pick(page, "build")
-    expect(first).to_contain_text("torch 2.13.0 · CPU:")
+    expect(first).to_contain_text("torch 2.13.0:")
 
 
 def test_a_gpus_choice_shows_that_gpus_output_in_every_cell_it_ran(page, base_url):
@@ -124,3 +124,40 @@ def test_a_gpus_choice_shows_that_gpus_output_in_every_cell_it_ran(page, base_ur
         example, index = label.get_attribute("data-mx-example"), int(label.get_attribute("data-mx-cell"))
         assert "torch 2.11.0" in label.text_content() and "CPU" not in label.text_content()
         assert label.evaluate(SHOWN_OUTPUT) == _printed(GPU, example, index)
+
+
+# Each environment a page names, by where it names it: the label beside an output, a folded note's title (a note
+# of one environment), the page's list of sources, and the picker's choice (after "Outputs of torch")
+NAMES = """() => {
+    const named = {};
+    const add = (key, where, text) => ((named[key] ||= {})[where] ||= new Set()).add(text.trim());
+    for (const label of document.querySelectorAll(".mx-provenance[data-mx-env]"))
+        add(label.dataset.mxEnv, "label", label.textContent);
+    for (const label of document.querySelectorAll("details .mx-provenance[data-mx-envs]")) {
+        const keys = label.dataset.mxEnvs.split(" ");
+        const title = label.closest("details").querySelector("summary").textContent;
+        if (keys.length === 1) add(keys[0], "note", title.replace(/ prints?$| 的输出$/, ""));
+    }
+    for (const item of document.querySelectorAll("[data-mx-source]"))
+        add(item.dataset.mxSource, "sources", item.textContent.split(/[:：]/)[0]);
+    for (const option of document.querySelectorAll(".mx-picker__select option"))
+        add(option.value, "picker", "torch " + option.textContent.replace(/ \\(this build\\)$|（本次构建）$/, ""));
+    return Object.fromEntries(Object.entries(named).map(([key, where]) =>
+        [key, Object.fromEntries(Object.entries(where).map(([w, texts]) => [w, [...texts]]))]));
+}"""
+
+
+def test_one_environment_has_one_name_in_labels_notes_sources_and_the_picker(page, base_url):
+    from playwright.sync_api import expect
+
+    seen = {}
+    for lang in ("", "zh/"):
+        for path in ("devices/gpu-memory/", "tensors/reshaping/", "autograd/no-grad-and-eval/"):
+            page.goto(f"{base_url}/{lang}{path}")
+            expect(page.locator(".mx-picker__select option").nth(1)).to_be_attached()  # with environments.json
+            for key, where in page.evaluate(NAMES).items():
+                for place, texts in where.items():
+                    seen.setdefault(key, {}).setdefault(tuple(texts), []).append(f"{lang}{path} {place}")
+    assert {GPU, "build"} <= set(seen) and any(len(places) > 1 for by in seen.values() for places in by.values())
+    differ = {key: by for key, by in seen.items() if len(by) > 1}
+    assert not differ, f"environments named differently in two places: {differ}"

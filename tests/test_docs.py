@@ -57,7 +57,7 @@ def test_site_builds_strict_with_real_outputs_and_no_warnings(real_site, caplog)
         assert "zero-dimensional tensor (at position 0) cannot be concatenated" in html
         assert "torch.Size([3, 2, 3])" in html
     torch = metadata.version("torch")  # the torch this build runs, whatever requirements.txt pins
-    label = f">torch {torch.split('+')[0]} · CPU</small>"  # beside each output; in full once, at the page's end
+    label = f">torch {torch.split('+')[0]}</small>"  # beside each output; in full once, at the page's end
     assert label in en and label in zh
     python = platform.python_version()
     said = f": printed on a CPU with PyTorch {torch} (Python {python}), when this site was built."

@@ -139,8 +139,8 @@ def test_links_to_recorded_outputs_name_the_device_and_chinese_joins_with_its_ow
     # cell one: raised by this build and recorded the same: one link, not marked
     assert [(s.page, s.anchor, s.recorded) for s in entry.shown] == [
         ("errors/one.md", "ex-a-one", ""),
-        ("errors/one.md", "ex-a-two", "cuda"),
-        ("two.md", "ex-a-two", "cuda"),
+        ("errors/one.md", "ex-a-two", "CUDA"),  # the device's name: a recording that names no GPU
+        ("two.md", "ex-a-two", "CUDA"),
     ]
     en = render([entry], "errors/all.md", "en")
     assert "[One](one.md#ex-a-one) ([2](one.md#ex-a-two) (CUDA)), [Two](../two.md#ex-a-two) (CUDA)" in en

@@ -79,15 +79,15 @@ TWIN_2_11 = {**CPU_2_11, "python": "3.12.3"}  # the GPU machine's CPU run (test 
 WITH_TWINS = [*SITE, Environment("cpu-torch2.11.0-py3.11", CPU_2_11), Environment("cpu-torch2.11.0-py3.12", TWIN_2_11)]
 
 
-def test_each_environment_is_a_choice_named_by_its_release_device_and_python_where_two_differ():
-    offered = [(c["key"], c["release"], c["device"], c["python"]) for c in choices(WITH_TWINS)]
+def test_each_environment_is_a_choice_named_by_its_release_and_a_device_or_python_not_the_builds():
+    offered = [(c["key"], c["release"], c["device"], c["name"]) for c in choices(WITH_TWINS)]
     assert offered == [
-        ("cpu-torch2.14.1-py3.11", "2.14.1", "cpu", None),
-        (BUILD, "2.13.0", "cpu", None),
-        ("cpu-torch2.11.0-py3.11", "2.11.0", "cpu", "3.11"),  # three runs of 2.11.0: each a choice of its own
-        ("cpu-torch2.11.0-py3.12", "2.11.0", "cpu", "3.12"),
-        ("cuda-torch2.11.0-py3.12", "2.11.0", "cuda", "3.12"),
-        ("cpu-torch2.9.1-py3.11", "2.9.1", "cpu", None),
+        ("cpu-torch2.14.1-py3.11", "2.14.1", "cpu", "2.14.1"),
+        (BUILD, "2.13.0", "cpu", "2.13.0"),
+        ("cpu-torch2.11.0-py3.11", "2.11.0", "cpu", "2.11.0"),  # three runs of 2.11.0: each a choice of its own,
+        ("cpu-torch2.11.0-py3.12", "2.11.0", "cpu", "2.11.0 · Python 3.12"),  # named by what differs from the
+        ("cuda-torch2.11.0-py3.12", "2.11.0", "cuda", "2.11.0 · FIXTURE GPU (test data) · Python 3.12"),  # build's
+        ("cpu-torch2.9.1-py3.11", "2.9.1", "cpu", "2.9.1"),
     ]
 
 
@@ -128,10 +128,10 @@ def test_the_sites_file_names_each_environment_and_what_each_choice_shows():
     assert shown[BUILD] == {"cpu": BUILD, "cuda": None}
     assert shown["cuda-torch2.11.0-py3.12"] == {"cpu": None, "cuda": "cuda-torch2.11.0-py3.12"}
     gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
-    assert gpu["label"] == "FIXTURE GPU (test data) · torch 2.11.0" and gpu["device"] == "cuda"
+    assert gpu["label"] == "torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12" and gpu["device"] == "cuda"
     assert gpu["printed"] == {"en": "Printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 (Python 3.12.3)",
                               "zh": "在 FIXTURE GPU (test data) 上用 PyTorch 2.11.0+cu130（Python 3.12.3）实际运行得到"}
-    assert data["environments"][BUILD]["label"] == "torch 2.13.0 · CPU"
+    assert data["environments"][BUILD]["label"] == "torch 2.13.0"
     assert data["texts"]["en"]["cut"] == "… {n} more characters cut (this page shows at most 1,000 per cell)"
     assert data["texts"]["zh"]["picker.label"] and set(data["texts"]["zh"]) == set(data["texts"]["en"])
 
@@ -201,7 +201,7 @@ def test_a_timing_is_left_out_and_its_label_stays_as_built():
     made = Recording(timed.path, timed.keys, "2026-11-23T10:00:00Z", CPU_2_14, 1.0, (CellResult(0, "0.3 s\n"),))
     assert example_data(timed, built, {"cpu-torch2.14.1-py3.11": made}, limit=100)["cells"] == {}
     md = render_example(timed, built, None, lang="en", limit=100, published=(Published("cpu", made),))
-    assert ">torch 2.13.0 · CPU</small>" in md and "data-mx-" not in md  # the picker leaves it alone
+    assert ">torch 2.13.0</small>" in md and "data-mx-" not in md  # the picker leaves it alone
 
 
 def test_a_figure_that_is_not_base64_is_left_out():
@@ -257,11 +257,13 @@ def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says
         built = two.inner_text()
         assert built.startswith("CPU · Python 3.") and one.inner_text() == built  # the fixture runs no torch
         page.get_by_role("combobox", name="Outputs of torch").select_option("cpu-torch2.14.1-py3.11")
-        expect(one).to_have_text("torch 2.14.1 · CPU · unverified")  # test data no trusted key signs: said so
+        # named as the page names it (its Python: the build ran no torch, so the site names none of its own); test
+        # data no trusted key signs: said so
+        expect(one).to_have_text("torch 2.14.1 · CPU · Python 3.11 · unverified")
         assert one.get_attribute("title") == ("Printed on a CPU with PyTorch 2.14.1+cu130, a build for "
                                                  "CUDA 13.0 run without a GPU (Python 3.11.7)")
         assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
-        expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU)")
+        expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU · Python 3.11)")
         assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
 
 
@@ -274,3 +276,48 @@ def test_a_page_with_outputs_the_picker_changes_keeps_its_room_before_the_articl
     outside = page.replace('<div class="md-content">', "<h1>not the article's</h1>" + '<div class="md-content">')
     assert picker.with_room(outside).count(picker.ROOM) == 1
     assert picker.with_room(outside).index(picker.ROOM) > picker.with_room(outside).index("md-content__inner")
+
+
+def test_one_environment_has_one_name_beside_outputs_in_notes_sources_the_picker_and_the_error_index():
+    """Each place a reader meets an environment names it alike: the label beside its output, a folded note's
+    title, the page's list of sources, the picker's choice (after "Outputs of torch") and its relabelled outputs,
+    and, by its device, the error index's link to its output."""
+    import re
+    from html import unescape
+
+    from mkdocs_examples.publish import error_index
+    from mkdocs_examples.render.provenance import Sources
+    from mkdocs_examples.source.blocks import find_blocks
+
+    twins = {e.name: e for e in WITH_TWINS if e.name != BUILD}
+    published = tuple(Published.holding(e.device, recording(e.env, f"printed by {e.name}\n",
+                                                            gpu=CellResult(4, f"cuda of {e.name}\n")),
+                                        EXAMPLE, {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]},
+                                        folder=e.name) for e in twins.values())  # fmt: skip
+    sources = Sources(site=BUILD_ENV)
+    md = unescape(render_example(EXAMPLE, BUILT, None, lang="en", limit=1000, published=published, sources=sources)
+                  + sources.block("en"))  # fmt: skip
+    data = site_data(WITH_TWINS, limit=1000)
+    names: dict[str, set[str]] = {}
+    for key, label in re.findall(r'<small class="mx-provenance" data-mx-env="([^"]+)"[^>]*>([^<]+)</small>', md):
+        names.setdefault(key, set()).add(label)  # beside an output
+    for title, body in re.findall(r'\?\?\? note mx-other "(.+?) prints?"\n\n((?:    .*\n|\n)+)', md):
+        key = re.search(r'data-mx-envs="([^" ]+)"', body)[1]  # a note of one environment: its title
+        names.setdefault(key, set()).add(title)
+    for key, line in re.findall(r'<li data-mx-source="([^"]+)">([^:]+):', md):
+        names.setdefault(key, set()).add(line)  # the page's list of sources
+    for choice in data["choices"]:
+        names.setdefault(choice["key"], set()).add("torch " + choice["name"])
+    for key, environment in data["environments"].items():
+        names.setdefault(key, set()).add(environment["label"])  # what the picker relabels an output with
+    assert set(names) == {*twins, BUILD} and all(len(n) == 1 for n in names.values()), names
+    assert len({n for (n,) in names.values()}) == len(names)  # and no two environments alike
+    # the error index marks a link to a GPU's output with that GPU, as the GPU's name says it
+    source = "# %% boom\nraise RuntimeError('on the GPU')\n"
+    boom = Example("b.py", Path("/x/b.py"), source, parse_cells(source))
+    traceback = 'Traceback (most recent call last):\n  File "b.py", line 2\nRuntimeError: on the GPU\n'
+    results = {"b.py": [Result(env=BUILD_ENV, cells=(CellResult(0, skipped="requires-cuda"),)),
+                        Result(env=GPU_2_11, cells=(CellResult(0, traceback=traceback),))]}  # fmt: skip
+    (entry,) = error_index.collect({"p.md": ("P", find_blocks("/// example | b.py\n///\n"))}, {"b.py": boom}, results)
+    (gpu,) = names["cuda-torch2.11.0-py3.12"]
+    assert f" · {entry.shown[0].recorded} · " in gpu

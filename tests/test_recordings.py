@@ -162,9 +162,9 @@ def test_a_cuda_cell_shows_its_recorded_output_with_the_gpus_provenance(lang):
     md = page(recording=fixture_recording(), lang=lang)
     assert "tensor([1.], device=&#x27;cuda:0&#x27;)" in html(md) or "tensor([1.], device='cuda:0')" in md
     provenance = {
-        "en": "FIXTURE GPU (test data) · torch 2.13.0: printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 "
+        "en": "torch 2.13.0 · FIXTURE GPU (test data): printed on FIXTURE GPU (test data) with PyTorch 2.13.0+cu130 "
               "and CUDA 13.0 (Python 3.11.7), recorded on 2026-11-22.",
-        "zh": "FIXTURE GPU (test data) · torch 2.13.0：录制于 2026-11-22，在 FIXTURE GPU (test data) 上用 PyTorch "
+        "zh": "torch 2.13.0 · FIXTURE GPU (test data)：录制于 2026-11-22，在 FIXTURE GPU (test data) 上用 PyTorch "
               "2.13.0+cu130、CUDA 13.0（Python 3.11.7）实际运行得到。",
     }  # fmt: skip
     assert provenance[lang] in unescape(md)  # each character Markdown would read is a character reference
@@ -179,8 +179,8 @@ def test_outputs_that_differ_by_device_are_tabs_and_identical_ones_show_once(lan
     rendered = html(md)
     assert rendered.count('class="tabbed-set') == 1
     cpu, cuda = rendered.split('class="tabbed-content"')[1:3]
-    assert "cpu" in cpu and ">torch 2.13.0 · CPU</small>" in cpu  # each tab's output with its label
-    assert "cuda:0" in cuda and "FIXTURE GPU &#40;test data&#41; · torch 2.13.0</small>" in cuda
+    assert "cpu" in cpu and ">torch 2.13.0</small>" in cpu  # each tab's output with its label
+    assert "cuda:0" in cuda and "torch 2.13.0 · FIXTURE GPU &#40;test data&#41;</small>" in cuda
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -200,11 +200,11 @@ def test_without_a_recording_the_cell_says_it_was_never_recorded(lang):
 
 def test_a_recording_made_with_another_torch_says_so():
     md = unescape(page(recording=fixture_recording(env={**FAKE_GPU, "torch": "2.11.0+cu130"})))
-    assert ">FIXTURE GPU (test data) · torch 2.11.0</small>" in md  # its label
+    assert ">torch 2.11.0 · FIXTURE GPU (test data)</small>" in md  # its label
     block = md[md.index('<div class="mx-sources"'):]  # the page's block: each environment in words, once
-    assert "torch 2.13.0 · CPU: printed on a CPU with PyTorch 2.13.0+cpu (Python 3.11.7), when this site was built." \
+    assert "torch 2.13.0: printed on a CPU with PyTorch 2.13.0+cpu (Python 3.11.7), when this site was built." \
         in block  # fmt: skip
-    assert "FIXTURE GPU (test data) · torch 2.11.0: printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 " \
+    assert "torch 2.11.0 · FIXTURE GPU (test data): printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 " \
         "and CUDA 13.0 (Python 3.11.7), recorded on 2026-11-22." in block  # fmt: skip
 
 

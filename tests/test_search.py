@@ -64,7 +64,7 @@ def test_the_index_holds_errors_and_code_names_not_outputs(indexes):
         docs = {doc["location"]: doc["text"] for doc in index["docs"]}
         text = docs["tensors/cat-and-stack/#what-each-one-requires"] if index is indexes["en"] else ""
         every = " ".join(docs.values())
-        assert not re.search(r"torch [\d.]+ · CPU", every)  # the label beside each output
+        assert not re.search(r"torch [\d.]+ · (?:H\d+|Python)", every)  # the label beside a GPU's output
         assert "when this site was built" not in every and "实际运行得到" not in every  # the block of environments
         assert "Traceback (most recent call last)" not in every and 'File "examples/' not in every
         assert "RuntimeError: Sizes of tensors must match except in dimension 0." in every

@@ -119,7 +119,7 @@ def _render(
     )
     at_top = _take_away_at_top(page, build, site)
     firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
-    sources = Sources(lang=lang)  # the environments of the page's outputs, said once at its end
+    sources = Sources(lang=lang, site=build.site_env())  # the environments of the page's outputs, said once at its end
 
     def one(block: Block) -> str:
         text = _block(build, site, page.src_uri, block, lang, sources)

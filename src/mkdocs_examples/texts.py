@@ -50,7 +50,6 @@ TEXT: dict[str, dict[str, str]] = {
         # the torch picker in the header (assets/mkdocs_examples_picker.js, publish/picker.py)
         "picker.label": "Outputs of torch",
         "picker.built": "{release} (this build)",
-        "picker.option": "{release} · {devices}",
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
         "picker.unverified": "{label} · unverified",
@@ -170,7 +169,6 @@ TEXT: dict[str, dict[str, str]] = {
         "colab": "在 Colab 中打开",
         "picker.label": "输出来自 torch",
         "picker.built": "{release}（本次构建）",
-        "picker.option": "{release} · {devices}",
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "picker.unverified": "{label} · 未经验证",

@@ -315,9 +315,7 @@
     site.choices.forEach(function (c) {
       var option = document.createElement("option");
       option.value = c.key;
-      var name = c.key === "build" ? format(words["picker.built"], {release: c.release}) : c.release;
-      option.textContent = format(words["picker.option"],
-        {release: name, devices: deviceName(c.device) + (c.python ? " · Python " + c.python : "")});
+      option.textContent = c.key === "build" ? format(words["picker.built"], {release: c.name}) : c.name;
       select.appendChild(option);
     });
     var was = stored(); // a choice, or a release as an older page stored it: its first choice

@@ -62,6 +62,7 @@ from mkdocs_examples.render.attribution import normalise
 from mkdocs_examples.render.checks import spans, version_key
 from mkdocs_examples.render.fences import code_span
 from mkdocs_examples.render.page import anchor
+from mkdocs_examples.render.provenance import device_name, name
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import Block, fenced_lines
 from mkdocs_examples.source.cells import Example
@@ -120,7 +121,7 @@ _LABEL = {"cuda": "CUDA", "mps": "MPS", "cpu": "CPU"}
 class Shown:
     """One place a traceback is shown: a page (path in its language's tree) and the cell's anchor.
 
-    ``recorded``: the device of the recording the traceback comes from (``cuda``), or its torch
+    ``recorded``: the device's name of the recording the traceback comes from (``H200``), or its environment's
     (``torch 2.14.1``) where it ran on the build's device, or ``""`` when this build raised it.
     """
 
@@ -132,10 +133,12 @@ class Shown:
 
 @dataclass(frozen=True, order=True)
 class Printed:
-    """An environment that printed a wording: its device and torch release (``""`` where unknown)."""
+    """An environment that printed a wording: its device, torch release (``""`` where unknown) and the device's
+    name (render/provenance.py ``device_name``: ``H200``)."""
 
     device: str
     torch: str
+    named: str = ""
 
     @property
     def version(self) -> tuple[int, ...]:
@@ -322,7 +325,8 @@ def collect(
             shown_results = results.get(block.path, [])
             for n, result in enumerate(shown_results):
                 recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
-                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")))
+                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")),
+                                  device_name(result.env))  # fmt: skip
                 for cell in result.cells:
                     if cell.cell not in shown_cells or not example.cells[cell.cell].output_shown:
                         continue
@@ -404,11 +408,12 @@ def _newest(wording: Wording) -> tuple[int, ...]:
 
 
 def _recorded_label(env: dict[str, str], built: dict[str, str]) -> str:
-    """What marks a link to a recorded output: its device (``cuda``) where the build ran on another, else its torch
-    release (``torch 2.14.1``): a note under the build's output shows it."""
+    """What marks a link to a recorded output: its device's name (``H200``) where the build ran on another, else
+    its environment's name (``torch 2.14.1 · CPU``): the label under that output, or the title of the note it is
+    folded in, says the same (render/provenance.py ``name``)."""
     if env.get("device", "?") != built.get("device", "?"):
-        return env.get("device", "?")
-    return "torch " + re.sub(r"[^\w.]", "", env.get("torch", "?").split("+")[0])[:20]
+        return device_name(env)
+    return name(env, built)
 
 
 def render(entries: Iterable[Entry], here: str, lang: str) -> str:
@@ -439,15 +444,14 @@ def _wording(wording: Wording, lang: str) -> str:
     render/checks.spans), by device (named where it is not the CPU). Environments whose torch is unknown are
     left out of the label."""
     text = texts(lang)
-    by_device: dict[str, list[str]] = {}
+    by_device: dict[tuple[str, str], list[str]] = {}
     for env in sorted(wording.printed):
         if env.torch:
-            by_device.setdefault(env.device, []).append(env.torch)
+            by_device.setdefault((env.device, env.named or _LABEL.get(env.device, env.device)), []).append(env.torch)
     groups: list[str] = []
-    for device, printed in sorted(by_device.items(), key=lambda item: (item[0] != "cpu", item[0])):
+    for (device, device_named), printed in sorted(by_device.items(), key=lambda item: (item[0][0] != "cpu", item[0])):
         named = ("" if groups else "torch ") + spans(printed, text)  # "torch" once, before the first
-        groups.append(named if device == "cpu" else text["index.device"].format(releases=named,
-                                                                             device=_LABEL.get(device, device)))
+        groups.append(named if device == "cpu" else text["index.device"].format(releases=named, device=device_named))
     for project, quoted in sorted(wording.quoted.items()):
         if quoted:
             releases = _LABELS.get(lang, _LABELS["en"])[0].join(sorted(quoted, key=version_key))
@@ -462,7 +466,7 @@ def _wording(wording: Wording, lang: str) -> str:
 def _links(places: list[Shown], here: str, lang: str = "en") -> str:
     """The page's title linking to its first cell that shows the error; its other cells by number.
 
-    A link to a recorded output is followed by the recording's device: ``(CUDA)``.
+    A link to a recorded output is followed by the recording's device: ``(H200)``.
     """
     _, around = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
     url = posixpath.relpath(places[0].page, posixpath.dirname(here) or ".")
@@ -470,7 +474,7 @@ def _links(places: list[Shown], here: str, lang: str = "en") -> str:
     def device(place: Shown) -> str:
         if place.recorded == "quoted":
             return around.format(texts(lang)["index.quoted.link"])
-        return around.format(_LABEL.get(place.recorded, place.recorded)) if place.recorded else ""
+        return around.format(place.recorded) if place.recorded else ""
 
     first = f"[{_escape(places[0].title)}]({url}#{places[0].anchor})" + device(places[0])
     more = " ".join(f"[{n}]({url}#{p.anchor})" + device(p) for n, p in enumerate(places[1:], start=2))

@@ -2,8 +2,8 @@
 example's outputs in each environment, as the JSON files the picker fetches.
 
 The picker (``assets/mkdocs_examples_picker.js``) adds a ``<select>`` to the page's header. It offers one choice
-per environment (:func:`choices`), newest release first, each naming its device, and its Python where two runs of
-a release differ. For a cell of each device, :func:`alongside` names the environment whose output it shows: the
+per environment (:func:`choices`), newest release first, each by the environment's one name. For a cell of each
+device, :func:`alongside` names the environment whose output it shows: the
 chosen one on its own device, that release's run on another, and none where that device was not recorded with
 that release. Then the cell keeps its output and its label says so: a reader is never shown another release's
 output as theirs. A picked output takes the cell's place, and the build's is folded under its own label.
@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.recordings.store import Recording, python_minor, release
+from mkdocs_examples.render import provenance
 from mkdocs_examples.render.checks import version_key
 from mkdocs_examples.render.page import capped
-from mkdocs_examples.render.provenance import BUILD, described, short
+from mkdocs_examples.render.provenance import BUILD, described
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.texts import TEXT
@@ -48,7 +49,7 @@ SITE = "environments.json"  # the site's file; each example's is examples/<path>
 # not move when the picker comes, whenever the browser first paints the page (its labels come later)
 ROOM = '<div class="mx-picker-room"></div>'
 
-TEXTS = ("picker.label", "picker.built", "picker.option", "picker.unrecorded", "picker.missing", "picker.unverified",
+TEXTS = ("picker.label", "picker.built", "picker.unrecorded", "picker.missing", "picker.unverified",
          "picker.fails", "picker.source", "prints", "output", "exception", "figure")  # fmt: skip
 
 
@@ -82,24 +83,29 @@ def releases(environments: list[Environment]) -> list[str]:
 def choices(environments: list[Environment]) -> list[dict[str, Any]]:
     """What the picker offers: one choice per environment with torch, newest release first; of one release, the
     build's own, then the CPU's before other devices', by Python. A choice is named by its environment (``key``)
-    and says its release and device, and its Python where another choice of that release has another (two CPU
-    runs of 2.11.0: ``2.11.0 · CPU · Python 3.11``, ``2.11.0 · CPU · Python 3.12``).
+    and reads as the environment's one name (render/provenance.py ``name``) after the picker's "Outputs of
+    torch": ``2.11.0 · CPU``, ``2.11.0 · CPU · Python 3.12``, ``2.11.0 · H200 · Python 3.12``.
 
     ``shows``: for a cell of each device, the environment whose output it shows (:func:`alongside`); ``all``: for
     a choice of a GPU, that GPU's run, whose output every cell shows but a device tab's ("CPU | CUDA"), which
     keeps its own device's: the reader of a GPU's release reads what that GPU's run printed, cell by cell."""
     torch = [e for e in environments if "torch" in e.env]
+    site = _site(environments)
     made = []
     for pick in releases(torch):
         same = sorted((e for e in torch if e.release == pick),
                       key=lambda e: (e.name != BUILD, e.device != "cpu", e.device, version_key(e.python), e.name))
-        pythons = {(e.device, e.python) for e in same}
         for e in same:
-            named = len({p for d, p in pythons if d == e.device}) > 1 or len({p for _, p in pythons}) > 1
-            made.append({"key": e.name, "release": pick, "device": e.device, "python": e.python if named else None,
+            made.append({"key": e.name, "release": pick, "device": e.device,
+                         "name": provenance.name(e.env, site).removeprefix("torch "),
                          "shows": {d: alongside(e, d, torch) for d in sorted({x.device for x in torch})},
                          "all": e.name if e.device != "cpu" else None})  # fmt: skip
     return made
+
+
+def _site(environments: list[Environment]) -> dict[str, str]:
+    """The build's environment, against which each environment is named."""
+    return next((e.env for e in environments if e.name == BUILD), {})
 
 
 def alongside(chosen: Environment, device: str, environments: list[Environment]) -> str | None:
@@ -122,7 +128,7 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
         "choices": choices(environments),
         "environments": {
-            e.name: {"device": e.device, "release": e.release, "label": short(e.env),
+            e.name: {"device": e.device, "release": e.release, "label": provenance.name(e.env, _site(environments)),
                      "printed": {lang: _sentence(described(e.env, lang)) for lang in TEXT},
                      **({"unverified": True} if e.unverified else {})}
             for e in environments

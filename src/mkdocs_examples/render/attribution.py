@@ -139,13 +139,3 @@ def attribute(views: list[View]) -> Shown:
         notes.setdefault(key(view.cell), []).append(view)
     return Shown(tabs, list(notes.values()))
 
-
-def describe(env: dict[str, str], page: dict[str, str]) -> str:
-    """An environment in the words a note's title needs, against the page's own (``page``): its torch, and its
-    Python and device where they differ. ``torch 2.14.1``; ``torch 2.11.0 · Python 3.12 · CUDA``."""
-    what = [f"torch {release(env.get('torch', '?'))}"]
-    if python_minor(env.get("python", "?")) != python_minor(page.get("python", "?")):
-        what.append(f"Python {python_minor(env.get('python', '?'))}")
-    if env.get("device") != page.get("device"):
-        what.append({"cpu": "CPU", "cuda": "CUDA"}.get(env.get("device", ""), "?"))
-    return " · ".join(what)

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from mkdocs_examples.recordings.store import Published
-from mkdocs_examples.render.attribution import View, attribute, describe
+from mkdocs_examples.render.attribution import View, attribute
 from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
@@ -44,7 +44,7 @@ def render_example(
     """
     text = texts(lang)
     example = comments.translated(example, lang)  # its comments in the reader's language
-    sources = Sources(lang=lang) if sources is None else sources
+    sources = Sources(lang=lang, site=result.env if result else None) if sources is None else sources
     chosen = [example.cell(cell)] if cell else list(example.cells)
     cell_results = {r.cell: r for r in result.cells} if result else {}
     built = Source(BUILD, result.env if result else {}, None)
@@ -79,8 +79,7 @@ def render_example(
         elif shown.tabs:
             parts += labelled[0]
         if shown.tabs:
-            page_env = shown.tabs[0].env
-            parts += [_note(group, page_env, text, limit, sources) for group in shown.notes]
+            parts += [_note(group, text, limit, sources) for group in shown.notes]
         if not views and mine.skipped == "requires-cuda":
             parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
     return "\n\n".join(parts) + "\n"
@@ -197,9 +196,9 @@ def _tabs(views: list[tuple[str, list[str]]]) -> str:
 OTHER = "mx-other"
 
 
-def _note(group: list[View], page_env: dict[str, str], text: dict[str, str], limit: int, sources: Sources) -> str:
-    """A folded note: what other environments printed, named by what differs from the page's output."""
-    names = list(dict.fromkeys(describe(v.env, page_env) for v in group))
+def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources) -> str:
+    """A folded note: what other environments printed, each named as its label names it."""
+    names = list(dict.fromkeys(sources.name(v.env) for v in group))
     title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
     body = "\n\n".join([*_outputs(group[0].cell, text, limit), sources.labels([v.source for v in group])])
     indented = "\n".join("    " + line if line else line for line in body.splitlines())

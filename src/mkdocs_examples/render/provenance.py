@@ -1,11 +1,11 @@
 """Which machine produced an output, in words: the short label beside each output, and the page's one block
 that says each of those environments in a sentence.
 
-Beside each output a page shows a short label (:func:`short`: ``torch 2.13.0 · CPU``, ``H100 · torch
-2.11.0``); once per page, at its end, :class:`Sources` says of every environment whose outputs the
-page shows what printed them (:func:`described`: ``printed on a CPU with PyTorch 2.4.1+cu121
-(Python 3.11.7)``, and the date of a recording), in the words a notebook's note on a GPU recording
-uses too; :func:`in_words` gives the parts of such sentences. Every value in these lines comes from a
+Beside each output a page shows a short label, the environment's one name (:func:`name`: ``torch 2.13.0``,
+``torch 2.11.0 · H200 · Python 3.12``); once per page, at its end, :class:`Sources` says of every
+environment whose outputs the page shows what printed them (:func:`described`: ``printed on a CPU with
+PyTorch 2.4.1+cu121 (Python 3.11.7)``, and the date of a recording), in the words a notebook's note on a GPU
+recording uses too; :func:`in_words` gives the parts of such sentences. Every value in these lines comes from a
 recording or from the example's own process, so from whoever wrote them: each character that HTML
 or Markdown reads is written as a character reference (``{onerror=...}`` in a GPU's name is text,
 never an attribute).
@@ -66,13 +66,30 @@ _CUDA_WHEEL = re.compile(r"\+cu(\d+)(\d)$")  # 2.4.1+cu121: a build for CUDA 12.
 _GPU_NOISE = re.compile(r"^(?:NVIDIA|AMD)\s+|\s+(?:\d+\s*GB|HBM\d*e?|PCIe|SXM\d*|NVL)\b", re.I)
 
 
-def short(env: dict[str, str]) -> str:
-    """The label beside an output: ``torch 2.13.0 · CPU``; ``H100 · torch 2.11.0`` for a GPU's."""
-    torch = [f"torch {release(env['torch'])}"] if "torch" in env else [f"Python {python_minor(env.get('python', '?'))}"]
+def device_name(env: dict[str, str]) -> str:
+    """The device of ``env`` as a reader names it: the GPU's model (``H200``) where the run names one, else
+    :func:`device_label` (``CPU``, ``CUDA``)."""
     if env.get("gpu"):
-        gpu = _GPU_NOISE.sub("", env["gpu"]).strip() or env["gpu"]
-        return " · ".join([gpu[:40], *torch])
-    return " · ".join([*torch, device_label(env)] if "torch" in env else [device_label(env), *torch])
+        return (_GPU_NOISE.sub("", env["gpu"]).strip() or env["gpu"])[:40]
+    return device_label(env)
+
+
+def name(env: dict[str, str], site: dict[str, str]) -> str:
+    """The one name of an environment, wherever the site names it: the label beside an output, a folded note's
+    title, the page's list of sources, the torch picker's choices, the error index and the changes page. Its
+    torch release, then what differs from the site's build (``site``): its device (:func:`device_name`) and its
+    Python. On a site built on a CPU with Python 3.11: ``torch 2.13.0``, ``torch 2.11.0 · Python 3.12``, ``torch
+    2.11.0 · H200 · Python 3.12``. Short, so that a row of a phone holds two notes' titles; two runs of one release
+    differ in what the name says. An environment without torch is named by its device and Python."""
+    python = f"Python {python_minor(env.get('python', '?'))}"
+    if "torch" not in env:
+        return f"{device_name(env)} · {python}"
+    named = [f"torch {release(env['torch'])}"]
+    if device_name(env) != device_name(site):
+        named.append(device_name(env))
+    if python_minor(env.get("python", "?")) != python_minor(site.get("python", "?")):
+        named.append(python)
+    return " · ".join(named)
 
 
 @dataclass(frozen=True)
@@ -93,10 +110,18 @@ class Sources:
 
     found: dict[tuple[str, str | None, bool], Source] = field(default_factory=dict)
     lang: str = "en"  # of the labels beside outputs (an unverified recording's say so)
+    # the build's environment, against which :func:`name` names (as the picker does: publish/picker.py); None: that
+    # of the build's own outputs on the page
+    site: dict[str, str] | None = None
+
+    def name(self, env: dict[str, str]) -> str:
+        """The name of ``env`` (:func:`name`) against the build's environment."""
+        built = next((s.env for s in self.found.values() if s.name == BUILD), {})
+        return name(env, built if self.site is None else self.site)
 
     def _short(self, source: Source) -> str:
-        """The short label of ``source``, saying "unverified" where it is."""
-        label = short(source.env)
+        """The label of ``source``, saying "unverified" where it is."""
+        label = self.name(source.env)
         return text(self.lang)["unverified"].format(label=label) if source.unverified else label
 
     def label(self, source: Source, *, example: str | None = None, cell: int | None = None) -> str:
@@ -128,7 +153,7 @@ class Sources:
         for source in sorted(self.found.values(), key=_order):
             key = "sources.built" if source.date is None else "sources.recorded"
             key = "sources.unverified" if source.unverified else key
-            line = words[key].format(label=short(source.env), what=described(source.env, lang), date=source.date)
+            line = words[key].format(label=self.name(source.env), what=described(source.env, lang), date=source.date)
             items.append(f'<li data-mx-source="{inline(source.name)}">{inline(line)}</li>')  # the picker adds its own
         return (
             f'\n\n<div class="mx-sources" data-search-exclude>\n<p>{inline(words["sources"])}</p>\n'
