@@ -59,12 +59,18 @@ def test_chinese_terms_stay_whole_and_tag_their_page(indexes):
     assert entry(zh, "losses/cross-entropy-and-nll/")["tags"] == ["交叉熵", "多分类"]
 
 
+# An environment's name (render/provenance.py) right after an output, as its label follows it; not a folded note's
+# title, which names the environments that print its output ("torch 2.4.1 / torch 2.5.1 print"; a Chinese index
+# cuts its words with U+200B: "的\u200b输出")
+LABEL = r"</pre>\s*torch [\d.]++(?: · (?:CPU|CUDA|H\d+\w*|Python \d+\.\d+))*+(?! /| prints?\b| 的\W?输出)"
+
+
 def test_the_index_holds_errors_and_code_names_not_outputs(indexes):
     for index in indexes.values():
         docs = {doc["location"]: doc["text"] for doc in index["docs"]}
         text = docs["tensors/cat-and-stack/#what-each-one-requires"] if index is indexes["en"] else ""
         every = " ".join(docs.values())
-        assert not re.search(r"torch [\d.]+ · (?:H\d+|Python)", every)  # the label beside a GPU's output
+        assert not re.search(LABEL, every)  # the label beside each output
         assert "when this site was built" not in every and "实际运行得到" not in every  # the block of environments
         assert "Traceback (most recent call last)" not in every and 'File "examples/' not in every
         assert "RuntimeError: Sizes of tensors must match except in dimension 0." in every
