@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mkdocs_examples import texts
 from mkdocs_examples.environment import DEVICES
-from mkdocs_examples.execute.cache import Cache, cache_key, fingerprint
+from mkdocs_examples.execute.cache import Cache, cache_key, entries, fingerprint
 from mkdocs_examples.execute.child.budget import size
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, run_options, summary
 from mkdocs_examples.publish import notebooks, outputs, review
@@ -275,9 +275,9 @@ def _cache(config_file: Path, action: str) -> int:
             print(f"{len(stale):4} {size(sum(stale)):>10}  (no example of this tree can use them: `cache prune`)")
     else:
         removed = store.prune(live)
-        print(f"removed {len(removed)} entries from {shown}")
+        print(f"removed {entries(len(removed))} from {shown}")
     count, total = store.usage()
-    print(f"{shown}: {count} entries, {size(total)}")
+    print(f"{shown}: {entries(count)}, {size(total)}")
     return 0
 
 

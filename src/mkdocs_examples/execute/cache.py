@@ -68,6 +68,11 @@ def cache_key(example: Example, fingerprint: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+
+def entries(count: int) -> str:
+    """``count`` entries of the cache, in words: ``1 entry``, ``4 entries``."""
+    return "1 entry" if count == 1 else f"{count} entries"
+
 class Cache:
     def __init__(self, root: Path, examples_dir: Path) -> None:
         self.root, self.examples_dir = root, examples_dir

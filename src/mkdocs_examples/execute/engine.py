@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mkdocs_examples.environment import detect_device
-from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, fingerprint, lines_of, relocated
+from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, entries, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.execute.child.budget import size
 from mkdocs_examples.execute.pool import Pool, signal_name
@@ -241,8 +241,7 @@ class Engine:
         count, total = self.cache.usage()
         root = self.cache.root.absolute()
         shown = root.relative_to(Path.cwd()) if root.is_relative_to(Path.cwd()) else root
-        entries = "1 entry" if count == 1 else f"{count} entries"
-        return (f"example cache: {entries}, {size(total)} in {shown} "
+        return (f"example cache: {entries(count)}, {size(total)} in {shown} "
                 "(`python -m mkdocs_examples cache list`, `cache prune`)")  # fmt: skip
 
     def sandbox_note(self) -> str | None:

@@ -319,9 +319,5 @@ def _pre(diff: str) -> str:
     return '<pre class="mx-diff">' + "\n".join(lines) + "</pre>"
 
 
-def _name(env: dict[str, str]) -> str:
-    return f"{env.get('torch', '?')}-{env.get('python', '?')}"
-
-
 def _escape(title: str) -> str:
     return re.sub(r"([\[\]\\`*_<>])", r"\\\1", title)
