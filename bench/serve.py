@@ -4,8 +4,8 @@ Copies what the site needs into temporary folders (the working tree is never tou
 the real `mkdocs serve` there, one server per mode, side by side, and alternates between them:
 
 - **full**: the whole site as it is published, both languages and the search index
-  (`PREVIEW=all`, what `make serve` built before the fast preview);
-- **fast**: what `make serve` builds now (`PREVIEW` unset: the English pages, no search index);
+  (`PREVIEW=all`, as `make serve PREVIEW=all` previews it);
+- **fast**: what `make serve` builds (`PREVIEW` unset: the English pages, no search index);
 - **bare**: the same without recordings/ (no release picker, no other environment's outputs): what the
   recordings of other environments cost the edit loop is fast/bare.
 
