@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from mkdocs_examples.source.blocks import find_blocks, replace_blocks
+from mkdocs_examples.source.blocks import find_blocks
+from mkdocs_examples.source.markdown import in_place_of, parse
 
 PAGE = """\
 # Title
@@ -29,8 +30,8 @@ def test_blocks_are_found_with_cell_line_and_indent_but_not_inside_fences():
 
 
 def test_replacement_keeps_indentation_and_the_rest_of_the_page():
-    blocks = find_blocks(PAGE)
-    out = replace_blocks(PAGE, blocks, lambda b: f"RENDERED {b.cell}\n\nsecond line")
+    page = parse(PAGE)
+    out = page.replaced(in_place_of(b, f"RENDERED {b.cell}\n\nsecond line") for b in page.blocks)
     assert "RENDERED None\n\nsecond line\n\n- a list item" in out
     assert "    RENDERED stack\n\n    second line" in out
     assert "/// example | not/a/block.py" in out

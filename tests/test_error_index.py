@@ -14,11 +14,14 @@ from mkdocs_examples.publish.error_index import (
     exception_line,
     fold,
     index_line,
+    quote_boxes,
+    quotes,
     render,
 )
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import find_blocks
 from mkdocs_examples.source.cells import Example, parse_cells
+from mkdocs_examples.source.markdown import parse
 
 S = '<small class="mx-printed">'  # where a wording was printed, after it
 TRACEBACK = """\
@@ -270,13 +273,6 @@ def _outputs(page: str) -> list[str]:
     return [re.sub("[\u2400-\u243f]", "", html.unescape(re.sub(r"<[^>]+>", "", block))) for block in blocks]
 
 
-def test_the_marker_inside_fenced_code_is_shown_as_code_not_replaced():
-    from mkdocs_examples.publish.error_index import replace_marker
-
-    page = "/// error-index\n///\n\n```markdown\n/// error-index\n///\n```\n"
-    assert replace_marker(page, lambda: "INDEX") == "INDEX\n\n```markdown\n/// error-index\n///\n```\n"
-
-
 # --- One error across environments: which release printed which wording ------------------------------
 # The results below stand for recordings of other torch releases and devices: test data, made up here
 # (FIXTURE), not anything a machine printed.
@@ -401,10 +397,14 @@ torch.AcceleratorError: CUDA error: device-side assert triggered
 """
 
 
-def test_a_quoted_error_block_gives_each_line_and_an_id_unique_on_its_page_not_inside_code():
-    from mkdocs_examples.publish.error_index import quotes
+def boxed(markdown: str, torch: str, lang: str) -> str:
+    """``markdown`` with its quoted-error blocks shown as the boxes a page shows."""
+    page = parse(markdown)
+    return page.replaced(quote_boxes(page, torch, lang))
 
-    found = quotes(QUOTING)
+
+def test_a_quoted_error_block_gives_each_line_and_an_id_unique_on_its_page_not_inside_code():
+    found = quotes(parse(QUOTING))
     assert [(q.source, q.anchor) for q in found] == [
         ("c10/cuda/CUDAException.cpp", "quoted-c10-cuda-cudaexception-cpp"),
         ("c10/cuda/CUDAException.cpp", "quoted-c10-cuda-cudaexception-cpp-2"),
@@ -416,9 +416,7 @@ def test_a_quoted_error_block_gives_each_line_and_an_id_unique_on_its_page_not_i
 
 
 def test_a_quoted_error_is_shown_as_a_labelled_quotation_of_the_builds_release_in_each_language():
-    from mkdocs_examples.publish.error_index import render_quotes
-
-    en = render_quotes(QUOTING, "2.13.0+cpu", "en")
+    en = boxed(QUOTING, "2.13.0+cpu", "en")
     assert '<span id="quoted-c10-cuda-cudaexception-cpp"></span>' in en
     assert "!!! quote \"Quoted from PyTorch's source, not an output\"" in en
     assert "https://github.com/pytorch/pytorch/blob/v2.13.0/c10/cuda/CUDAException.cpp" in en
@@ -428,15 +426,13 @@ def test_a_quoted_error_is_shown_as_a_labelled_quotation_of_the_builds_release_i
     # a commit after the path: the link and the label name it instead of the release
     assert "blob/0e4c6cd66277444e521c0d3190b00ee3992cff03/c10/cuda/CUDAException.cpp" in en
     assert "PyTorch (commit 0e4c6cd662) words it" in en
-    zh = render_quotes(QUOTING, "2.13.0+cpu", "zh")
+    zh = boxed(QUOTING, "2.13.0+cpu", "zh")
     assert '!!! quote "引自 PyTorch 源码，不是运行输出"' in zh and "PyTorch 2.13.0 的源码" in zh
 
 
 def test_quoted_wordings_are_index_entries_labelled_as_quotations_linking_to_their_box():
-    from mkdocs_examples.publish.error_index import quotes
-
     pages = {"errors/cuda.md": ("GPU errors", find_blocks(QUOTING))}
-    entries = collect(pages, {}, {}, {"errors/cuda.md": quotes(QUOTING)})
+    entries = collect(pages, {}, {}, {"errors/cuda.md": quotes(parse(QUOTING))})
     assert [(e.kind, e.message) for e in entries] == [
         ("RuntimeError", "CUDA error: device-side assert triggered"),
         ("torch.AcceleratorError", "CUDA error: device-side assert triggered"),
@@ -453,13 +449,12 @@ def test_quoted_wordings_are_index_entries_labelled_as_quotations_linking_to_the
 
 
 def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_labels():
-    from mkdocs_examples.publish.error_index import quotes
-
     page = "/// example | a.py\n///\n\n/// quoted-error | aten/x.cpp\nRuntimeError: mat1 and mat2 shapes " \
            "cannot be multiplied (8x5 and 3x3)\n///\n"  # fmt: skip
     a = example("a.py", '# %% one tags=["raises-exception"]\nx\n')
     built = Result(cells=(CellResult(0, traceback=TRACEBACK),), env=_env("2.13.0+cpu"))
-    (entry,) = collect({"p.md": ("P", find_blocks(page))}, {"a.py": a}, {"a.py": [built]}, {"p.md": quotes(page)})
+    quoted = {"p.md": quotes(parse(page))}
+    (entry,) = collect({"p.md": ("P", find_blocks(page))}, {"a.py": a}, {"a.py": [built]}, quoted)
     (wording,) = entry.wordings
     assert wording.quoted == {"PyTorch": set()} and {p.torch for p in wording.printed} == {"2.13.0"}
     assert _wording(wording, "en").endswith(f"` {S}torch 2.13.0; quoted from PyTorch's source</small>")
@@ -468,42 +463,38 @@ def test_a_quoted_wording_that_an_example_also_raises_is_one_entry_with_both_lab
 def test_a_quote_of_another_releases_tag_links_that_tag_and_names_its_release_in_the_box_and_the_index():
     """A message the build's release no longer has (the cuBLAS workspace check, gone in torch 2.10) is quoted
     from the tag of a release that had it: the link, the box and the index entry name that release."""
-    from mkdocs_examples.publish.error_index import quotes, render_quotes
-
     page = "# Errors\n\n/// quoted-error | aten/src/ATen/Context.cpp @ v2.9.1\nRuntimeError: old check\n///\n"
-    (quote,) = quotes(page)
+    (quote,) = quotes(parse(page))
     assert (quote.source, quote.ref) == ("aten/src/ATen/Context.cpp", "v2.9.1")
-    en = render_quotes(page, "2.13.0+cpu", "en")
+    en = boxed(page, "2.13.0+cpu", "en")
     assert "https://github.com/pytorch/pytorch/blob/v2.9.1/aten/src/ATen/Context.cpp" in en
     assert "of PyTorch 2.9.1 words it" in en and "2.13.0" not in en
-    assert "PyTorch 2.9.1 的源码" in render_quotes(page, "2.13.0+cpu", "zh")
+    assert "PyTorch 2.9.1 的源码" in boxed(page, "2.13.0+cpu", "zh")
     (entry,) = collect({"errors/cuda.md": ("GPU errors", find_blocks(page))}, {}, {}, {"errors/cuda.md": [quote]})
     (wording,) = entry.wordings
     assert wording.quoted == {"PyTorch": {"2.9.1"}}
     assert _wording(wording, "en") == f"`old check` {S}quoted from the source of PyTorch 2.9.1</small>"
     assert _wording(wording, "zh") == f"`old check` {S}引自 PyTorch 2.9.1 的源码</small>"
     # a tag that is not a release's (a branch) is not a reference: the block is not a quote
-    assert quotes(page.replace("@ v2.9.1", "@ main")) == []
+    assert quotes(parse(page.replace("@ v2.9.1", "@ main"))) == []
 
 
 def test_a_quote_of_another_projects_source_names_that_project_and_its_tag_in_the_box_and_the_index():
     """A message a newer Python words otherwise (pickle's, from Python 3.14) is quoted from CPython's source at that
     release's tag: the link goes to CPython's repository, and the box and the index name CPython, not PyTorch."""
-    from mkdocs_examples.publish.error_index import quotes, render_quotes
-
     page = (
         "# Errors\n\n/// quoted-error | python/cpython:Modules/_pickle.c @ v3.14.0\n"
         "_pickle.PicklingError: Can't pickle local object <function f.<locals>.<lambda> at 0x…>\n///\n"
     )
-    (quote,) = quotes(page)
+    (quote,) = quotes(parse(page))
     assert (quote.repo, quote.source, quote.ref, quote.project) == (
         "python/cpython", "Modules/_pickle.c", "v3.14.0", "CPython"
     )
-    en = render_quotes(page, "2.13.0+cpu", "en")
+    en = boxed(page, "2.13.0+cpu", "en")
     assert "https://github.com/python/cpython/blob/v3.14.0/Modules/_pickle.c" in en
     assert "!!! quote \"Quoted from CPython's source, not an output\"" in en
     assert "of CPython 3.14.0 words it" in en and "PyTorch" not in en and "2.13.0" not in en
-    zh = render_quotes(page, "2.13.0+cpu", "zh")
+    zh = boxed(page, "2.13.0+cpu", "zh")
     assert '!!! quote "引自 CPython 源码，不是运行输出"' in zh and "CPython 3.14.0 的源码" in zh
     (entry,) = collect({"errors/training.md": ("Training", find_blocks(page))}, {}, {}, {"errors/training.md": [quote]})
     assert (entry.kind, entry.message) == ("_pickle.PicklingError", "Can't pickle local object <function "
@@ -512,7 +503,7 @@ def test_a_quote_of_another_projects_source_names_that_project_and_its_tag_in_th
     assert _wording(wording, "en").endswith(f" {S}quoted from the source of CPython 3.14.0</small>")
     assert _wording(wording, "zh").endswith(f" {S}引自 CPython 3.14.0 的源码</small>")
     # without a tag, another project's quote links its default branch, never PyTorch's release
-    bare = render_quotes(page.replace(" @ v3.14.0", ""), "2.13.0+cpu", "en")
+    bare = boxed(page.replace(" @ v3.14.0", ""), "2.13.0+cpu", "en")
     assert "https://github.com/python/cpython/blob/main/Modules/_pickle.c" in bare and "v2.13.0" not in bare
 
 

@@ -12,6 +12,7 @@ from mkdocs_examples.render.page import render_error, render_example, under_titl
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
+from mkdocs_examples.source.markdown import parse
 
 SOURCE = """\
 import torch
@@ -142,20 +143,25 @@ def test_repository_links_follow_the_branch_of_edit_uri():
     assert "/blob/trunk/examples/a/b.py" in link_titles(title, "https://github.com/o/r", {"examples/a/b.py"}, "trunk")
 
 
+def titled(text: str, html_text: str) -> str:
+    page = parse(text)
+    return page.replaced([under_title(page, html_text)])
+
+
 LINE = '<p class="mx-downloads" data-search-exclude>Take it away: …</p>'
 
 
 def test_the_take_away_line_goes_under_the_first_title_outside_code():
     page = "```python\n# not a title: a comment in code\n```\n\n# The title\n\nProse.\n\n# Another h1\n"
-    lines = under_title(page, LINE + "\n").splitlines()
+    lines = titled(page, LINE + "\n").splitlines()
     assert lines[lines.index("# The title") + 2] == LINE and lines.count(LINE) == 1
     assert lines.index(LINE) < lines.index("Prose.")
-    html = markdown.markdown(under_title("# Title\nProse.\n", LINE))
+    html = markdown.markdown(titled("# Title\nProse.\n", LINE))
     assert html.startswith(f"<h1>Title</h1>\n{LINE}\n") and "<p>Prose.</p>" in html  # not glued to the prose
 
 
 def test_the_take_away_line_of_a_page_without_a_title_in_its_markdown_goes_at_its_top():
-    assert under_title("Prose.\n\n#hashtag is no title\n", LINE).splitlines()[:3] == ["", LINE, ""]
+    assert titled("Prose.\n\n#hashtag is no title\n", LINE).splitlines()[:3] == ["", LINE, ""]
 
 
 def test_recordings_of_one_folder_made_on_two_days_are_listed_with_each_date():

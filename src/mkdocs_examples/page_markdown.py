@@ -1,7 +1,9 @@
 """One page's Markdown, as the plugin's ``on_page_markdown`` hands it over and gets it back, from plain values
 (the MkDocs adapter turns its ``Page`` into a :class:`Page` of this module: mkdocs/pages.py).
 
-In order: the generated lists the page asks for by their markers (the error index, the page of
+The page is parsed once (source/markdown.py); each step reads that parse and says what goes in place of
+which of its lines, and the page is made of all of them in one pass. In order: the ``quoted-error`` boxes,
+the generated lists the page asks for by their markers (the error index, the page of
 changes between torch releases), then each ``/// example`` block replaced by its code and
 outputs (render/page.py) or by an error box, the take-away lines placed (under the title, or
 under each example's first block where the front matter says ``take_away: under-example``),
@@ -17,7 +19,7 @@ page made of the same is not rendered again.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +30,9 @@ from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import render_error, render_example, under_title
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import SiteError
-from mkdocs_examples.source.blocks import Block, find_blocks, replace_blocks
+from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
+from mkdocs_examples.source.markdown import Markdown, Replacement, in_place_of, parse
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,11 @@ def render(
 ) -> str:  # fmt: skip
     """``page``'s Markdown in language ``lang`` (``prefix``: its folder), rendered; ``views``: example path:
     the URL of its notebook view in this language build; ``kept``: what earlier builds rendered."""
-    lists = error_index.MARKER.search(markdown) or changes.MARKER.search(markdown)  # made of every page: kept apart
+    parsed = parse(markdown)
+    lists = parsed.markers  # made of every page: kept apart
     if kept is None or lists or not site.running:  # without running, a block reads its example's file
-        return _render(markdown, page=page, lang=lang, prefix=prefix, build=build, site=site, views=views, kept=kept)
-    paths = dict.fromkeys(b.path for b in find_blocks(markdown))
+        return _render(parsed, page=page, lang=lang, prefix=prefix, build=build, site=site, views=views, kept=kept)
+    paths = dict.fromkeys(b.path for b in parsed.blocks)
     # copies of what others change after this event: hooks add to a page's front matter
     inputs = (markdown, replace(page, meta=copy.deepcopy(dict(page.meta))), prefix, site, dict(views), build.docs,
               dict(build.site_env()), [_state(build, p) for p in paths])  # fmt: skip
@@ -86,7 +90,7 @@ def render(
         warned.append(message)
         site.warn(message)
 
-    made = _render(markdown, page=page, lang=lang, prefix=prefix, build=build, site=replace(site, warn=warn),
+    made = _render(parsed, page=page, lang=lang, prefix=prefix, build=build, site=replace(site, warn=warn),
                    views=views, kept=kept)  # fmt: skip
     if not warned:  # a page that warned warns again in the next build
         kept.pages[page.src_uri, lang] = (inputs, made)
@@ -101,17 +105,17 @@ def _state(build: Build, path: str) -> tuple[Any, ...]:
 
 
 def _render(
-    markdown: str, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str],
+    parsed: Markdown, *, page: Page, lang: str, prefix: str, build: Build, site: Site, views: dict[str, str],
     kept: Kept | None = None,
 ) -> str:  # fmt: skip
-    markdown = error_index.render_quotes(markdown, build.site_env().get("torch", ""), lang)
+    made = error_index.quote_boxes(parsed, build.site_env().get("torch", ""), lang)
     if site.running:
-        markdown = error_index.replace_marker(markdown, lambda: _error_index(build, page, lang, kept))
-        markdown = error_index.replace_marker(markdown, lambda: _changes(build, site, page, lang, kept),
-                                              changes.MARKER)  # fmt: skip
-    blocks = find_blocks(markdown)
+        lists = {"error-index": lambda: _error_index(build, page, lang, kept),
+                 "torch-changes": lambda: _changes(build, site, page, lang, kept)}  # fmt: skip
+        made += [Replacement(m.start, m.start + 2, (lists[m.name](),)) for m in parsed.markers]
+    blocks = parsed.blocks
     if not blocks:
-        return markdown
+        return parsed.replaced(made)
     built = [e for path in dict.fromkeys(b.path for b in blocks)
              if isinstance(e := build.examples.get(path), Example) and build.downloadable(path)]  # fmt: skip
     lines = downloads.take_away(
@@ -121,16 +125,16 @@ def _render(
     firsts = {b.path: b for b in reversed(blocks)}  # the first block of each example on the page
     sources = Sources(lang=lang, site=build.site_env())  # the environments of the page's outputs, said once at its end
 
-    def one(block: Block) -> str:
+    def one(block: Block) -> Replacement:
         text = _block(build, site, page.src_uri, block, lang, sources)
         if not at_top and firsts[block.path] is block and block.path in lines:
             text += "\n" + lines[block.path]
-        return text
+        return in_place_of(block, text)
 
-    markdown = replace_blocks(markdown, blocks, one)
+    made += [one(block) for block in blocks]
     if at_top and lines:  # under the title, where a reader looks for them
-        markdown = under_title(markdown, "".join(lines.values()))
-    return markdown + sources.block(lang) + _checks(build, site, blocks, lang)
+        made.append(under_title(parsed, "".join(lines.values())))
+    return parsed.replaced(made) + sources.block(lang) + _checks(build, site, blocks, lang)
 
 
 def _take_away_at_top(page: Page, build: Build, site: Site) -> bool:
@@ -174,7 +178,7 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
     )  # fmt: skip
 
 
-def _checks(build: Build, site: Site, blocks: list[Block], lang: str) -> str:
+def _checks(build: Build, site: Site, blocks: Sequence[Block], lang: str) -> str:
     """The line on the torch releases the page's examples were checked on, where recordings add any."""
     recorded, elsewhere, differ = {}, {}, set()
     for path in dict.fromkeys(b.path for b in blocks):
@@ -196,7 +200,7 @@ def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) 
     for _ in Path(here).parts[:-1]:
         root = root.parent
     quoted = {path: found for path in pages if (file := root / path).is_file()
-              and (found := error_index.quotes(file.read_text(encoding="utf-8")))}  # fmt: skip
+              and (found := error_index.quotes(parse(file.read_text(encoding="utf-8"))))}  # fmt: skip
     examples = build.loaded()
 
     def make() -> str:

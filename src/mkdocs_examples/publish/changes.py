@@ -40,7 +40,6 @@ from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text as texts
 
-MARKER = re.compile(r"^/// *torch-changes *\n/// *$", re.MULTILINE)
 MAX_DIFF = 40  # lines of one diff on the page; the cell itself shows the rest
 
 

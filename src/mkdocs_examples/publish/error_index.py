@@ -35,7 +35,7 @@ recording) may be quoted from PyTorch's source instead, one ``Type: message`` a 
     ///
 
 The page shows it in a box labelled as a quotation from that file of the build's torch release
-(:func:`render_quotes`), or of another release's tag or a commit of PyTorch's repository where one
+(:func:`quote_boxes`), or of another release's tag or a commit of PyTorch's repository where one
 follows the path (``aten/src/ATen/Context.cpp @ v2.9.1``: a message the build's release no longer has;
 ``c10/cuda/CUDAException.cpp @ <40 hex digits>``: a file the build's torch was not read from),
 never as an output, and the index lists each line as a wording labelled
@@ -54,7 +54,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mkdocs_examples.recordings.store import release
@@ -64,33 +64,15 @@ from mkdocs_examples.render.fences import code_span
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.render.provenance import device_name, name
 from mkdocs_examples.results import CellResult, Result
-from mkdocs_examples.source.blocks import Block, fenced_lines
+from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
 
-MARKER = re.compile(r"^/// *error-index *\n/// *$", re.MULTILINE)
-QUOTED = re.compile(
-    r"^/// *quoted-error *\| *(?:(?P<repo>[\w.-]+/[\w.-]+):)?(?P<source>[\w./-]+)"
-    r"(?: *@ *(?P<ref>[0-9a-f]{40}|v\d+\.\d+\.\d+))? *\n"
-    r"(?P<lines>(?:(?!///).*\n)+?)/// *$",
-    re.MULTILINE,
-)
 SOURCE_URL = "https://github.com/{repo}/blob/{tag}/{source}"
 PYTORCH = "pytorch/pytorch"
 # how the boxes and the index name a repository's project; another is named by its repository
 PROJECTS = {PYTORCH: "PyTorch", "python/cpython": "CPython"}
-
-
-def replace_marker(markdown: str, render: Callable[[], str], marker: re.Pattern[str] = MARKER) -> str:
-    """``markdown`` with each ``marker`` block (two lines) outside fenced code replaced by ``render()``."""
-    if not marker.search(markdown):
-        return markdown
-    fenced = fenced_lines(markdown)
-    starts = {markdown.count("\n", 0, m.start()) for m in marker.finditer(markdown)} - fenced
-    lines = markdown.splitlines()
-    for start in sorted(starts, reverse=True):
-        lines[start : start + 2] = [render()]
-    return "\n".join(lines) + "\n"
 
 
 # Punctuation of the rendered list, by language: between the pages of an entry, and around
@@ -173,34 +155,25 @@ class Quote:
         return PROJECTS.get(self.repo, self.repo)
 
 
-def quotes(markdown: str) -> list[Quote]:
-    """The ``quoted-error`` blocks of ``markdown`` outside fenced code, each with an id unique on the page."""
-    fenced = fenced_lines(markdown)
+def quotes(page: Markdown) -> list[Quote]:
+    """The ``quoted-error`` blocks of ``page`` (outside fenced code), each with an id unique on the page."""
     found: list[Quote] = []
-    for match in QUOTED.finditer(markdown):
-        if markdown.count("\n", 0, match.start()) in fenced:
-            continue
-        slug = "quoted-" + re.sub(r"[^a-z0-9]+", "-", match["source"].lower()).strip("-")
+    for block in page.quoted:
+        slug = "quoted-" + re.sub(r"[^a-z0-9]+", "-", block.source.lower()).strip("-")
         same = sum(q.anchor == slug or q.anchor.startswith(slug + "-") for q in found)
-        lines = tuple(line.strip() for line in match["lines"].splitlines() if line.strip())
-        found.append(Quote(match["source"], lines, f"{slug}-{same + 1}" if same else slug, match["ref"] or "",
-                           match["repo"] or PYTORCH))  # fmt: skip
+        found.append(Quote(block.source, block.lines, f"{slug}-{same + 1}" if same else slug, block.ref,
+                           block.repo or PYTORCH))  # fmt: skip
     return found
 
 
-def render_quotes(markdown: str, torch: str, lang: str) -> str:
-    """``markdown`` with each ``quoted-error`` block replaced by a box that says where it is quoted from: the file
-    in PyTorch's repository at the tag of ``torch`` (the build's release; ``main`` where unknown), or in another
-    project's at the tag the block names (its default branch where it names none)."""
-    found = iter(quotes(markdown))
+def quote_boxes(page: Markdown, torch: str, lang: str) -> list[Replacement]:
+    """Each ``quoted-error`` block of ``page`` as a box that says where it is quoted from: the file in PyTorch's
+    repository at the tag of ``torch`` (the build's release; ``main`` where unknown), or in another project's at
+    the tag the block names (its default branch where it names none)."""
     text = texts(lang)
     tag = f"v{release(torch)}" if torch else "main"
-    fenced = fenced_lines(markdown)
 
-    def box(match: re.Match[str]) -> str:
-        if markdown.count("\n", 0, match.start()) in fenced:
-            return match[0]
-        quote = next(found)
+    def box(quote: Quote) -> str:
         default = tag if quote.repo == PYTORCH else "main"
         url = SOURCE_URL.format(repo=quote.repo, tag=quote.ref or default, source=quote.source)
         if quote.ref.startswith("v"):  # a release's tag
@@ -215,7 +188,8 @@ def render_quotes(markdown: str, torch: str, lang: str) -> str:
         title = text["quoted.title"].format(project=quote.project)
         return f'<span id="{quote.anchor}"></span>\n\n!!! quote "{title}"\n    {inner}'
 
-    return QUOTED.sub(box, markdown)
+    return [Replacement(block.start, block.end + 1, (box(quote),))
+            for block, quote in zip(page.quoted, quotes(page), strict=True)]  # fmt: skip
 
 
 @dataclass

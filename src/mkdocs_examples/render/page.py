@@ -17,8 +17,8 @@ from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
-from mkdocs_examples.source.blocks import fenced_lines
 from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
 
 
@@ -104,17 +104,11 @@ def render_downloads(root: str, example: Example, colab: str | None, *, lang: st
     return f'<p class="mx-downloads" data-search-exclude>{text["download"]} ' + " · ".join(links) + "</p>\n"
 
 
-_TITLE_LINE = re.compile(r"^#[ \t]+\S")  # an ATX heading of level 1: `# Title`
-
-
-def under_title(markdown: str, html_text: str) -> str:
-    """``markdown`` with ``html_text`` (a block of raw HTML) under its first ``# Title``, outside fenced code;
-    at its top if it has none (a title from the front matter or the nav)."""
-    lines = markdown.splitlines()
-    fenced = fenced_lines(markdown)
-    title = next((i for i, line in enumerate(lines) if i not in fenced and _TITLE_LINE.match(line)), None)
-    at = 0 if title is None else title + 1
-    return "\n".join([*lines[:at], "", html_text.rstrip("\n"), "", *lines[at:]]) + "\n"
+def under_title(page: Markdown, html_text: str) -> Replacement:
+    """``html_text`` (a block of raw HTML) put under ``page``'s first ``# Title`` outside fenced code; at its top if
+    it has none (a title from the front matter or the nav)."""
+    at = 0 if page.title is None else page.title + 1
+    return Replacement(at, at, ("", html_text.rstrip("\n"), ""))
 
 
 # A code block's title (<span class="filename">examples/x.py</span>), and the number of its first line

@@ -12,7 +12,7 @@ an error, so that it fails a strict build instead of reaching the page as raw te
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)/// *example *\|(?P<target>.*)$")
@@ -38,8 +38,19 @@ class Block:
 
 
 def find_blocks(markdown: str) -> list[Block]:
-    lines = markdown.splitlines()
+    return scan(markdown.splitlines())[0]
+
+
+def fenced_lines(markdown: str) -> set[int]:
+    """The 0-based indices of the lines inside fenced code, fence lines included."""
+    return scan(markdown.splitlines())[1]
+
+
+def scan(lines: Sequence[str]) -> tuple[list[Block], set[int]]:
+    """The blocks of a page's ``lines`` and the indices of its lines of fenced code, read in one pass (a page
+    read once: source/markdown.py)."""
     blocks: list[Block] = []
+    fenced: set[int] = set()
     fence: str | None = None
     fence_line = 0
     in_fence: list[int] = []  # attempts at blocks inside the current fence
@@ -47,7 +58,10 @@ def find_blocks(markdown: str) -> list[Block]:
     while index < len(lines):
         line = lines[index]
         match = _FENCE.match(line)
+        if fence is not None:
+            fenced.add(index)
         if match and (fence is None or (match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence))):
+            fenced.add(index)
             fence, fence_line, in_fence = (match["fence"], index, []) if fence is None else (None, 0, [])
         elif fence is not None:
             if _ATTEMPT.match(line):
@@ -62,32 +76,7 @@ def find_blocks(markdown: str) -> list[Block]:
     for swallowed in in_fence:  # the fence never closed: these would be shown as code
         message = f"this example block is inside the code fence opened at line {fence_line + 1}, which is never closed"
         blocks.append(Block(swallowed, swallowed, "", "", None, message))
-    return sorted(blocks, key=lambda block: block.start)
-
-
-def fenced_lines(markdown: str) -> set[int]:
-    """The 0-based indices of the lines inside fenced code, fence lines included."""
-    inside: set[int] = set()
-    fence: str | None = None
-    for index, line in enumerate(markdown.splitlines()):
-        match = _FENCE.match(line)
-        if fence is not None:
-            inside.add(index)
-            if match and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence):
-                fence = None
-        elif match:
-            fence = match["fence"]
-            inside.add(index)
-    return inside
-
-
-def replace_blocks(markdown: str, blocks: list[Block], render: Callable[[Block], str]) -> str:
-    """``markdown`` with each block replaced by ``render(block)``, indented like the block."""
-    lines = markdown.splitlines()
-    for block in reversed(blocks):
-        rendered = [block.indent + text if text else text for text in render(block).splitlines()]
-        lines[block.start : block.end + 1] = rendered
-    return "\n".join(lines) + "\n"
+    return sorted(blocks, key=lambda block: block.start), fenced
 
 
 def _mistyped(line: str, index: int) -> Block:
@@ -95,7 +84,7 @@ def _mistyped(line: str, index: int) -> Block:
     return Block(index, index, indent.replace("\t", "    "), "", None, f"cannot read {line.strip()!r}: {_SYNTAX}")
 
 
-def _read_block(lines: list[str], start: int, opening: re.Match) -> Block:
+def _read_block(lines: Sequence[str], start: int, opening: re.Match) -> Block:
     target = opening["target"].strip()
     indent = opening["indent"]
     if "\t" in indent:
