@@ -28,7 +28,6 @@ import hashlib
 import inspect
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
+from mkdocs_examples import atomic
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n
 
@@ -292,6 +292,4 @@ def _read(folder: Path, signature: str) -> dict[str, Any] | None:
 
 
 def _write(file: Path, rendered: dict[str, Any]) -> None:
-    temporary = file.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(rendered, ensure_ascii=False), encoding="utf-8")
-    os.replace(temporary, file)
+    atomic.write_text(file, json.dumps(rendered, ensure_ascii=False))

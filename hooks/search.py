@@ -45,7 +45,6 @@ import hashlib
 import html
 import json
 import keyword
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +56,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import yaml_files
+from mkdocs_examples import atomic, yaml_files
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n
 
@@ -350,9 +349,7 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     if build.cache is not None and build.used != build.known:  # the entries of this build's pages only
         try:
             build.cache.parent.mkdir(parents=True, exist_ok=True)
-            temporary = build.cache.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(build.used, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, build.cache)
+            atomic.write_text(build.cache, json.dumps(build.used, ensure_ascii=False))
         except OSError:
             pass  # a cache that cannot be written costs time, nothing else
 

@@ -22,15 +22,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import platform
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples import __version__
+from mkdocs_examples import __version__, atomic
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.results import RESULT, CellResult, Options, Result
 from mkdocs_examples.schema import JSONError, loads, validate
@@ -97,18 +95,12 @@ class Cache:
         if self.unwritable:
             return
         file = self._file(key)
-        temporary = None
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"key": key, "result": result.to_json(), "lines": lines}, handle, sort_keys=True)
-            os.replace(temporary, file)
+            entry = {"key": key, "result": result.to_json(), "lines": lines}
+            atomic.write_text(file, json.dumps(entry, sort_keys=True))
         except OSError as error:
             self.unwritable = error.strerror or str(error)
-            if temporary:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
 
     def files(self) -> list[Path]:
         """Every file of the cache: its entries, and any temporary file an interrupted write left."""
