@@ -42,6 +42,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples import cjk
 from mkdocs_examples.mkdocs import i18n
 
 log = get_plugin_logger("pages")
@@ -94,6 +95,7 @@ UNLINKED = {
 }
 _CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
 _SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
+_JOINED = re.compile(r"(\S) (?=(\S))")  # a space between two characters of a description
 
 
 class _Build:
@@ -163,7 +165,7 @@ def _first_paragraph(markdown: str) -> str | None:
         text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", block)  # links: their text
         text = re.sub(r"`|\*\*|(?<!\w)__|__(?!\w)", "", text)  # code marks, bold; not the _ in num_workers
         text = " ".join(text.split())
-        text = re.sub(r"(?<=[\u4e00-\u9fff，。：；、（）]) (?=[\u4e00-\u9fff，。：；、（）])", "", text)
+        text = _JOINED.sub(lambda m: m[1] if cjk.joins(m[1], m[2]) else m[0], text)  # a break in Chinese text
         if len(text) > 160:  # at the end of a sentence, or of a word
             cut = max(text.rfind("。", 0, 160), text.rfind(". ", 0, 160))
             text = text[: cut + 1] if cut > 60 else text[:157].rsplit(" ", 1)[0] + "…"

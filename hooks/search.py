@@ -56,7 +56,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import atomic, yaml_files
+from mkdocs_examples import atomic, cjk, yaml_files
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n
 
@@ -72,8 +72,7 @@ CJK_PUNCTUATION = "，。、；：？！“”‘’（）《》【】…—"
 SECTION_BOOST = 0.3
 # Where Latin letters or digits meet Han characters: the index separates them (jieba does in the text,
 # _apart in the terms), and so does the search worker in the query (`KL散度` is `KL` and `散度`)
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_LATIN_HAN = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{_HAN}])|(?<=[{_HAN}])(?=[A-Za-z0-9_])")
+_LATIN_HAN = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{cjk.HAN}])|(?<=[{cjk.HAN}])(?=[A-Za-z0-9_])")
 
 
 @dataclass
@@ -183,7 +182,7 @@ def _segmenting(build: _Build) -> None:
             words.extend(page_terms)
         for word in words:
             for part in _apart(str(word)).split("\u200b"):  # jieba keeps 多GPU whole: its Han part only
-                if re.search(f"[{_HAN}]", part):
+                if re.search(f"[{cjk.HAN}]", part):
                     jieba.add_word(part)
     build.segmenting = True
 
@@ -405,7 +404,7 @@ def _write_index(
 
 
 _CODE_NAME = re.compile(r"\w[._]\w")  # a term written as code: weights_only, torch.Tensor
-_TAG = re.compile(r"[\w\u3000-\u303f\uff00-\uffef .+-]{1,40}")
+_TAG = re.compile(rf"[\w{cjk.PUNCTUATION} .+-]{{1,40}}")
 
 
 def _tag(term: object, page: str) -> str:

@@ -72,3 +72,30 @@ def test_a_notes_chinese_lines_are_one_line_where_a_browser_would_show_a_space()
     assert unwrap(note) == joined + "\n\n- 第一项，\n- 第二项\n"
     assert unwrap("torch\nversion, 中文\nEnglish") == "torch\nversion, 中文\nEnglish"  # a Latin side keeps its break
     assert unwrap("```\n中文，\n代码\n```") == "```\n中文，\n代码\n```"  # code keeps its lines
+
+
+# --- one definition of the CJK ranges, for the engine and every hook ------------------------------------------
+
+# Outside the Basic Multilingual Plane: Extension B, Extension C (U+2A700), a compatibility supplement ideograph
+# (U+2F800) and Extension G (U+30000)
+RARE = ["\U00020000", "\U0002a700", "\U0002f800", "\U00030000"]
+
+
+@pytest.mark.parametrize("character", [*RARE, "\u3400", "\u4e00", "\uf900", "\u300a", "\uff1f", "\u3002", "\u3042"])
+def test_every_cjk_block_is_cjk_for_a_break(character):
+    from mkdocs_examples.cjk import joins
+
+    assert joins("中", character) and joins(character, "中")
+
+
+def test_a_pages_description_joins_a_broken_line_as_its_page_does():
+    pages = load_file("pages_hook", ROOT / "hooks" / "pages.py")
+    text = "# 标题\n\n这样写对吗？\n《手册》这样说\n“引号”也是，\n𪜀字也是。 Latin words keep their space\n"
+    joined = "这样写对吗？《手册》这样说“引号”也是，𪜀字也是。 Latin words keep their space"
+    assert pages._first_paragraph(text) == joined
+
+
+@pytest.mark.parametrize("character", RARE)
+def test_search_separates_latin_letters_from_every_han_ideograph(character):
+    search = load_file("search_hook", ROOT / "hooks" / "search.py")
+    assert search._apart(f"KL{character}散度") == f"KL\u200b{character}散度"

@@ -12,12 +12,15 @@ import re
 
 from mkdocs_examples.source.blocks import fenced_lines
 
-# CJK symbols and punctuation (the ideographic comma and full stop, book-title marks), kana,
-# ideographs (with extensions A and B, and the compatibility block), full-width forms (the
-# comma, colon and parentheses of Chinese text)
-_CJK = re.compile(
-    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U0002a6df]"
-)
+# The CJK characters, by Unicode block, each range written once for the engine and the site's hooks.
+# Han ideographs: CJK Unified Ideographs, Extension A, the compatibility ideographs, and the supplementary and
+# tertiary ideographic planes (Extensions B to I and the compatibility supplement: those planes hold nothing else)
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003fffd"
+# CJK Symbols and Punctuation (the ideographic comma and full stop, book-title marks), and the Halfwidth and
+# Fullwidth Forms (the comma, colon, question mark and parentheses of Chinese text)
+PUNCTUATION = "\u3000-\u303f\uff00-\uffef"
+KANA = "\u3040-\u30ff"  # Hiragana and Katakana
+_CJK = re.compile(f"[{HAN}{PUNCTUATION}{KANA}]")
 # Punctuation that Chinese text shares with English (curly quotes, ellipsis, em dash, middle
 # dot): joined only next to a CJK character
 _SHARED = re.compile("[\u2018\u2019\u201c\u201d\u2026\u2014\u00b7]")
