@@ -106,7 +106,7 @@ class _Build:
         self.not_found: dict[str, str] = {}  # language: its 404 page
 
 
-_build = _Build()
+_builds = i18n.BuildState(lambda config: _Build())
 
 # The title of a heading's link to itself (the toc extension's `permalink_title`), in each language
 PERMALINK = {"en": "Permanent link", "zh": "永久链接"}
@@ -121,14 +121,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_pre_build(*, config: MkDocsConfig) -> None:
-    global _build
-    if not i18n.is_nested_build(config):  # static-i18n builds the other languages inside the first build
-        _build = _Build()
+    _builds.start(config)
 
 
 def on_build_error(*, error: Exception) -> None:
-    global _build
-    _build = _Build()  # a failed build never reaches on_post_build: nothing of it reaches the next one
+    _builds.drop()
 
 
 # --- descriptions and dates -----------------------------------------------------------
@@ -187,8 +184,9 @@ def _dates(root: Path, config: MkDocsConfig) -> dict[str, str]:
 
     Read from git once per build, so that `mkdocs serve` shows a commit made while it runs.
     """
-    if _build.dates is None:
-        _build.dates = {}
+    build = _builds.now or _Build()  # outside a build (a test): read, not kept
+    if build.dates is None:
+        build.dates = {}
         folders = [Path(config.docs_dir)]
         examples = config.plugins.get("examples")
         if examples is not None:
@@ -205,9 +203,9 @@ def _dates(root: Path, config: MkDocsConfig) -> dict[str, str]:
         for line in out.splitlines():
             if line.startswith("\0"):
                 date = line[1:]
-            elif line and line not in _build.dates:
-                _build.dates[line] = date  # newest first: the first date seen is the last change
-    return _build.dates
+            elif line and line not in build.dates:
+                build.dates[line] = date  # newest first: the first date seen is the last change
+    return build.dates
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -352,17 +350,15 @@ def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -
         output = re.sub(rf'href="[^"]*"(?= hreflang="{code}")', f'href="{home}"', output)
     if config.site_url:
         output = _absolute_alternates(output, config.site_url)
-    _build.not_found[lang] = output
-    return _build.not_found.get(default, output)
+    not_found = (_builds.now or _Build()).not_found
+    not_found[lang] = output
+    return not_found.get(default, output)
 
 
 @event_priority(-200)  # after static-i18n has built every language
 def on_post_build(*, config: MkDocsConfig) -> None:
-    global _build
-    if i18n.is_nested_build(config):
-        return
-    done, _build = _build, _Build()
-    if i18n.static_i18n(config) is None:
+    done = _builds.finish(config)
+    if done is None or i18n.static_i18n(config) is None:
         return
     site = Path(config.site_dir)
     for lang, output in done.not_found.items():

@@ -74,7 +74,7 @@ class _Build:
 
 
 _memory: dict[str, dict[str, Any]] = {}  # signature: what render() set, for the rebuilds of `mkdocs serve`
-_build: _Build | None = None
+_builds = i18n.BuildState(lambda config: _Build(Path(config.config_file_path).parent / FOLDER), _Build.end)
 
 
 def on_startup(*, command: str, dirty: bool) -> None:
@@ -82,40 +82,29 @@ def on_startup(*, command: str, dirty: bool) -> None:
 
 
 def on_shutdown() -> None:
-    global _build
     _memory.clear()
-    if _build is not None:
-        _build.end()
-        _build = None
+    _builds.drop()
 
 
 @event_priority(100)
 def on_pre_build(*, config: MkDocsConfig) -> None:
-    global _build
-    if i18n.is_nested_build(config):  # static-i18n builds the other languages inside the first build
-        return
-    if _build is not None:
-        _build.end()
-    _build = _Build(Path(config.config_file_path).parent / FOLDER)
+    _builds.start(config)
 
 
 def on_build_error(*, error: Exception) -> None:
-    global _build
-    if _build is not None:
-        _build.end()
-        _build = None  # nothing of a failed build is kept
+    _builds.drop()  # nothing of a failed build is kept
 
 
 @event_priority(-1000)  # after static-i18n and the other plugins and hooks have settled the files
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    if _build is not None:
-        _build.files[i18n.build_language(config)] = _signature(_configuration(config))
+    if _builds.now is not None:
+        _builds.now.files[i18n.build_language(config)] = _signature(_configuration(config))
     return files
 
 
 @event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    build = _build
+    build = _builds.now
     if build is None or not page.file.src_uri.endswith(".md"):
         return markdown
     signature = _signature(build.files.get(i18n.build_language(config), ""), page.file.url, markdown)
@@ -148,13 +137,8 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 @event_priority(-1000)  # after every other step of the build, static-i18n's other languages included
 def on_post_build(*, config: MkDocsConfig) -> None:
-    global _build
-    build = _build
-    if build is None or i18n.is_nested_build(config):
-        return
-    _build = None
-    build.end()
-    if build.warnings.count:
+    build = _builds.finish(config)
+    if build is None or build.warnings.count:
         return
     _memory.clear()
     _memory.update(build.used)

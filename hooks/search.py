@@ -90,7 +90,6 @@ class _Build:
     segmenting: bool = False  # jieba has its dictionary and the terms
 
 
-_build: _Build | None = None  # None: no build with search under way
 
 
 def _search(config: MkDocsConfig) -> BasePlugin | None:
@@ -151,23 +150,28 @@ def _terms() -> dict[str, Any]:
 
 
 def on_config(config: MkDocsConfig) -> None:
-    global _build
-    if i18n.is_nested_build(config):  # static-i18n building another language: the outer build's state holds
-        return
-    _build = None
+    _builds.start(config)
+
+
+def _start(config: MkDocsConfig) -> _Build | None:
+    """What a build with search keeps across its languages; None without search."""
     if _search(config) is None:
-        return
-    _build = _Build(
+        return None
+    build = _Build(
         terms=_terms(),
         worker=_patched_worker(),
         input=_hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8")),
         cache=Path(config.config_file_path).parent / ".cache" / "search-entries.json",
     )
     try:
-        data = json.loads(_build.cache.read_text(encoding="utf-8"))  # type: ignore[union-attr]
-        _build.known = {k: v for k, v in data.items() if isinstance(v, list)} if isinstance(data, dict) else {}
+        data = json.loads(build.cache.read_text(encoding="utf-8"))  # type: ignore[union-attr]
+        build.known = {k: v for k, v in data.items() if isinstance(v, list)} if isinstance(data, dict) else {}
     except (OSError, ValueError):
         pass  # none yet: every page is indexed afresh
+    return build
+
+
+_builds = i18n.BuildState(_start)  # now: None where no build with search is under way
 
 
 def _segmenting(build: _Build) -> None:
@@ -193,8 +197,7 @@ def _apart(text: str) -> str:
 
 
 def on_build_error(*, error: Exception) -> None:
-    global _build
-    _build = None  # nothing of a failed build reaches the next one
+    _builds.drop()
 
 
 # -- what the index holds --------------------------------------------------------------------------
@@ -272,13 +275,14 @@ def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig
         return context
     index = search.search_index  # type: ignore[attr-defined]
     seen = _for_index(content)
-    key = _key(page, seen, _build.terms if _build else {})
+    build = _builds.now
+    key = _key(page, seen, build.terms if build else {})
     entries = None
-    if _build is not None:
-        entries = _build.used.get(key, _build.known.get(key))
+    if build is not None:
+        entries = build.used.get(key, build.known.get(key))
     if entries is None:
-        if _build is not None:
-            _segmenting(_build)
+        if build is not None:
+            _segmenting(build)
         before = len(index.entries)
         page.content = seen
         try:
@@ -288,10 +292,10 @@ def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig
         entries = json.loads(json.dumps(index.entries[before:]))  # as made: static-i18n changes them later
     else:
         index.entries.extend(json.loads(json.dumps(entries)))  # a copy: the index's entries are changed later
-    if _build is not None:
-        _build.used[key] = entries
+    if build is not None:
+        build.used[key] = entries
         if page.is_index and page.parent is not None:  # a section's index, not a home page
-            _build.sections.add(page.url)
+            build.sections.add(page.url)
     page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
     return context
 
@@ -321,8 +325,7 @@ def _slim(text: str) -> str:
 
 @event_priority(-200)  # after Material's search plugin and static-i18n
 def on_post_build(*, config: MkDocsConfig) -> None:
-    global _build
-    search, build = _search(config), _build
+    search, build = _search(config), _builds.now
     if search is None or build is None:
         return
     entries = list(search.search_index.entries)  # type: ignore[attr-defined]
@@ -331,7 +334,7 @@ def on_post_build(*, config: MkDocsConfig) -> None:
         # one's entries, before it merges them all into one index
         build.entries[i18n.build_language(config)] = entries
         return
-    _build = None  # the end of the build: nothing of it reaches the next one
+    _builds.finish(config)  # the end of the build: nothing of it reaches the next one
     # the end of the default language's build: its entries, merged with the others' by static-i18n
     default, languages = i18n.default_language(config), i18n.languages(config)
     others = tuple(i18n.prefix(config, lang) for lang in languages if lang != default)
@@ -439,7 +442,7 @@ _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</s
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    if _search(config) is None or _build is None:
+    if _search(config) is None or _builds.now is None:
         return output
     return _searching(output, i18n.page_language(page, config), config, page.file.src_uri)
 
@@ -447,16 +450,17 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
 @event_priority(50)  # before hooks/pages.py's, which keeps this language's 404 aside once it is made
 def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
     """The 404 page of each language searches as its pages do (its language's index, our worker)."""
-    if template_name != "404.html" or _search(config) is None or _build is None:
+    if template_name != "404.html" or _search(config) is None or _builds.now is None:
         return output
     return _searching(output, i18n.build_language(config), config, template_name)
 
 
 def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
     """A page's HTML with our search worker, its language's index and search_assets/input.js."""
-    assert _build is not None
+    build = _builds.now
+    assert build is not None
     default = i18n.default_language(config)
-    name, _ = _build.worker
+    name, _ = build.worker
 
     def config_json(match: re.Match) -> str:
         data = json.loads(match.group(2))
@@ -471,5 +475,5 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
     bundle = re.search(r'<script src="([^"]*)assets/javascripts/bundle\.', output)
     if bundle is None:
         raise RuntimeError(f"{where}: Material's script is not found")
-    script = f'<script src="{bundle.group(1)}{INPUT}{_build.input[0]}"></script>\n'
+    script = f'<script src="{bundle.group(1)}{INPUT}{build.input[0]}"></script>\n'
     return f"{output[: bundle.start()]}{script}{output[bundle.start() :]}"

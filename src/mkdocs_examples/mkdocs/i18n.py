@@ -1,4 +1,5 @@
-"""Languages of a MkDocs build, with or without mkdocs-static-i18n: one place that answers.
+"""Languages of a MkDocs build, with or without mkdocs-static-i18n: one place that answers; and what a hook keeps
+for one build of every language (:class:`BuildState`).
 
 mkdocs-static-i18n (the plugin named ``i18n``) builds its default language first, then each
 other language inside the default one's ``on_post_build``, by calling MkDocs' ``build()``
@@ -12,13 +13,16 @@ side, ``execute/child``, never imports this module anyway).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mkdocs_examples.texts import DEFAULT, LANGUAGES
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.pages import Page
+
+T = TypeVar("T")
 
 PLUGIN = "i18n"  # mkdocs-static-i18n's name under `plugins:`
 
@@ -103,3 +107,39 @@ def is_nested_build(config: MkDocsConfig) -> bool:
     """
     plugin = static_i18n(config)
     return bool(plugin is not None and plugin.building)
+
+
+class BuildState(Generic[T]):
+    """What a site's hook keeps for one build, every language of it: made where the outer build starts
+    (:meth:`start`), handed over and dropped where it ends (:meth:`finish`), dropped where it fails or the
+    process ends (:meth:`drop`). `mkdocs serve` builds again in the same process, and a failed build never reaches
+    ``on_post_build``: nothing of one build reaches the next.
+
+    ``make``: the state of a build of ``config`` (None: nothing to keep, as for a build without search);
+    ``end``: what dropping a state does besides (remove the log handler it added)."""
+
+    def __init__(self, make: Callable[[MkDocsConfig], T | None], end: Callable[[T], object] | None = None) -> None:
+        self._make, self._end = make, end
+        self.now: T | None = None  # the state of the build under way, if any
+
+    def start(self, config: MkDocsConfig) -> T | None:
+        """A new state, in the first event of a build; inside a nested language build, the outer build's."""
+        if not is_nested_build(config):
+            self.drop()
+            self.now = self._make(config)
+        return self.now
+
+    def finish(self, config: MkDocsConfig) -> T | None:
+        """The state of the build, dropped, in its ``on_post_build``; None inside a nested language build (whose
+        ``on_post_build`` reads :attr:`now`), or where none was made."""
+        if is_nested_build(config):
+            return None
+        done = self.now
+        self.drop()
+        return done
+
+    def drop(self) -> None:
+        """Nothing kept: the build failed, the process ends, or another build starts."""
+        done, self.now = self.now, None
+        if done is not None and self._end is not None:
+            self._end(done)

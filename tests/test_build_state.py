@@ -1,0 +1,89 @@
+"""What the site's hooks keep for one build (mkdocs_examples.mkdocs.i18n.BuildState): nothing of it reaches the
+next build of the same process, as `mkdocs serve` makes them, not even from a build that failed."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from test_hooks import search_fixture
+
+from mkdocs_examples.mkdocs.i18n import BuildState
+
+
+def config(nested: bool = False) -> Any:
+    """A build's configuration as BuildState reads it: with static-i18n building another language or not."""
+    i18n = SimpleNamespace(config={"enabled": True}, building=nested)
+    return SimpleNamespace(plugins={"i18n": i18n})
+
+
+def test_a_state_is_made_when_a_build_starts_and_shared_by_its_nested_language_builds():
+    ended: list[object] = []
+    state = BuildState(lambda config: object(), ended.append)
+    first = state.start(config())
+    assert first is not None and state.start(config(nested=True)) is first  # the other language: the same
+    assert state.finish(config(nested=True)) is None and state.now is first  # its post_build: still held
+    assert state.finish(config()) is first and state.now is None and ended == [first]
+    second = state.start(config())
+    assert second is not first and ended == [first]
+
+
+def test_a_failed_build_or_a_new_one_drops_the_state_and_ends_it():
+    ended: list[object] = []
+    state = BuildState(lambda config: object(), ended.append)
+    failed = state.start(config())
+    state.drop()  # on_build_error
+    assert state.now is None and ended == [failed]
+    unfinished = state.start(config())
+    assert state.start(config()) is not unfinished and ended == [failed, unfinished]
+
+
+def test_a_build_that_keeps_nothing_has_no_state():
+    state: BuildState[object] = BuildState(lambda config: None, lambda done: pytest.fail("nothing to end"))
+    assert state.start(config()) is None and state.finish(config()) is None
+
+
+FAILING = """\
+from pathlib import Path
+
+
+def on_page_markdown(markdown, *, page, config, files):
+    if (Path(config.config_file_path).parent / "fail").exists():
+        raise RuntimeError("this build fails")
+"""
+
+
+def test_no_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
+    root = search_fixture(tmp_path)
+    (tmp_path / "hooks" / "failing.py").write_text(FAILING)
+    text = (root / "mkdocs.yml").read_text()
+    hooks = [str(tmp_path / "hooks" / "search.py")]  # each hook goes by its path in mkdocs.yml
+    hooks += [str(Path(__file__).parent.parent / "hooks" / name) for name in ("pages.py", "render_cache.py")]
+    text += "".join(f"  - {hook}\n" for hook in [*hooks[1:], tmp_path / "hooks" / "failing.py"])
+    (root / "mkdocs.yml").write_text(text)
+    (root / "fail").touch()
+    handlers = list(logging.getLogger("mkdocs").handlers)
+
+    first = load_config(str(root / "mkdocs.yml"))
+    kept = [first.plugins[hook] for hook in hooks]
+    assert all(isinstance(hook._builds, BuildState) for hook in kept)
+    first.plugins.on_startup(command="serve", dirty=False)
+    try:
+        with pytest.raises(RuntimeError, match="this build fails"):
+            build(first)
+        assert [hook._builds.now for hook in kept] == [None, None, None]
+        assert logging.getLogger("mkdocs").handlers == handlers  # the render cache's counter of warnings too
+        (root / "fail").unlink()
+        second = load_config(str(root / "mkdocs.yml"))
+        assert [second.plugins[hook] for hook in hooks] == kept  # one module each, as `mkdocs serve` has
+        build(second)
+        assert [hook._builds.now for hook in kept] == [None, None, None]
+        assert (root / "site" / "zh" / "search" / "search_index.json").is_file()  # the second build went through
+    finally:
+        first.plugins.on_shutdown()
+    assert logging.getLogger("mkdocs").handlers == handlers
