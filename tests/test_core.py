@@ -4,11 +4,15 @@ it, and the command line and the superfences fence run, render and record in a p
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 import mkdocs_examples
 from mkdocs_examples.mkdocs.config import ExamplesConfig, settings_of
@@ -34,6 +38,8 @@ sys.meta_path.insert(0, NoMkDocs())
 CORE = '''
 import json, pkgutil, importlib, contextlib, io
 from pathlib import Path
+import yaml
+
 import mkdocs_examples
 
 found = {"modules": []}
@@ -115,6 +121,25 @@ def test_the_core_settings_are_the_plugins_options():
     assert config.validate()[0] == []
     assert settings_of(config) == Settings.from_mapping(options)
     assert settings_of(config).record.shards == 2 and settings_of(config).record.runner == "gpu"
+
+
+def test_the_readmes_table_of_options_gives_each_option_with_its_default():
+    """The engine's README lists every option with the default Settings holds, and each sub-option of `record`
+    and `versions` it names with its default: the table is checked against the one place defaults are written."""
+    readme = (PACKAGE / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| ?(.*?) ?\| (.*) \|$", readme, re.M)
+    assert [name for name, _, _ in rows] and {name for name, _, _ in rows} == set(Settings.__dataclass_fields__)
+    default = Settings()
+    for name, written, meaning in rows:
+        value = getattr(default, name)
+        if dataclasses.is_dataclass(value):  # record, versions: the defaults of their options, in their meaning
+            assert written == "", name
+            said = dict(re.findall(r"`(\w+)` \([^()]*?default ([^(),]+)\)", meaning))
+            assert said and {sub: yaml.safe_load(text.strip("` ")) for sub, text in said.items()} == {
+                sub: getattr(value, sub) for sub in said
+            }, name
+        else:
+            assert yaml.safe_load(written.strip("`")) == value, f"{name}: the README says {written}, Settings {value!r}"
 
 
 def test_the_core_refuses_what_mkdocs_refuses():

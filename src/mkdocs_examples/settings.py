@@ -1,6 +1,8 @@
 """The plugin's options as plain values, and the site they belong to, as the core reads them without MkDocs.
 
-:class:`Settings` holds every option of ``plugins: - examples:`` in mkdocs.yml with its default.
+:class:`Settings` holds every option of ``plugins: - examples:`` in mkdocs.yml with its default, the one place
+each default is written: those of the options every run gets come from ``results.Options``, MkDocs' typed schema
+(``mkdocs/config.py``) takes its defaults from here, and a test checks the README's table of options against them.
 Two ways make one: the command line reads mkdocs.yml itself (:func:`load_site`, which needs no
 MkDocs installed), and the MkDocs adapter hands over the options MkDocs validated
 (``mkdocs/config.py``, whose typed schema comments each option). Both go through
@@ -17,11 +19,15 @@ from typing import Any, get_type_hints
 
 from mkdocs_examples import yaml_files
 from mkdocs_examples.environment import DEVICES
+from mkdocs_examples.results import Options
 
 PROTECTIONS = ("namespaces", "network", "landlock", "process-limit", "memory")  # what `sandbox_optional` may name
 REQUIRE_SANDBOX = ("ci", "always", "never")  # `require_sandbox`: "ci", where the variable CI says so
 _TYPES: dict[str, tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,),
                                        "list": (list,), "dict": (dict,)}  # fmt: skip
+
+
+_RUN = Options()  # the defaults of the options every run gets are the runs' own (results.py)
 
 
 @dataclass(frozen=True)
@@ -54,21 +60,21 @@ class Settings:
     cache: bool = True
     preload: list = field(default_factory=list)
     jobs: int = 0
-    threads: int = 1
+    threads: int = _RUN.threads
     timeout: float = 120
-    max_output: int = 20_000
-    max_source: int = 1 << 20
-    max_memory: int = 4096
-    max_file_size: int = 256
-    max_output_bytes: int = 256 << 10
-    max_figures: int = 10
-    max_figures_bytes: int = 8 << 20
+    max_output: int = _RUN.max_output
+    max_source: int = _RUN.max_source
+    max_memory: int = _RUN.max_memory
+    max_file_size: int = _RUN.max_file_size
+    max_output_bytes: int = _RUN.max_output_bytes
+    max_figures: int = _RUN.max_figures
+    max_figures_bytes: int = _RUN.max_figures_bytes
     max_page_size: float = 4
     max_site_size: float = 128
     sandbox_optional: list = field(default_factory=list)
     require_sandbox: str = "ci"
     device: str = "auto"
-    seed: int = 0
+    seed: int = _RUN.seed
     recordings: str = "recordings"
     publish: list = field(default_factory=list)
     record: RecordSettings = field(default_factory=RecordSettings)
