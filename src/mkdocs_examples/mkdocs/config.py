@@ -3,8 +3,6 @@ core and the command line take, are ``settings.Settings``), and the Markdown ext
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from mkdocs.config import base
 from mkdocs.config import config_options as opt
 from mkdocs.exceptions import PluginError
@@ -88,11 +86,6 @@ class ExamplesConfig(base.Config):
     # true (the default): the site's templates render in a Jinja sandbox that runs no code (templates.py);
     # false: in MkDocs' own environment, where a template can run anything (for templates no stranger writes)
     sandbox_templates = opt.Type(bool, default=_DEFAULT.sandbox_templates)
-
-    @property
-    def folder(self) -> str:
-        """The examples folder as messages and tracebacks name it: ``examples/intro/first.py``."""
-        return Path(self.examples_dir).as_posix().strip("/")
 
 
 def settings_of(config: ExamplesConfig) -> Settings:

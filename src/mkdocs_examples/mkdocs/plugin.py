@@ -148,7 +148,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             self._engine = Engine.from_config(settings, self._root, watch=watch, execute=self.config.execute)
         self._site = page_markdown.Site(
             running=self._engine is not None, serving=self._serving, examples_dir=self.examples_dir,
-            folder=self.config.folder, limit=self.config.max_output, repository=github(config.repo_url),
+            folder=settings_of(self.config).folder, limit=self.config.max_output, repository=github(config.repo_url),
             branch=self._branch, warn=log.warning,
         )  # fmt: skip
         return config
@@ -207,7 +207,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             embeds = {uri: (title, list(self.examples_of(uri))) for uri, (title, _) in self._build.pages.items()}
             self._views = pages.add_views(
                 files, config, root=self._root, built=self._build.built(), pages=embeds,
-                examples_folder=self.config.folder, seed=self.config.seed, threads=self.config.threads,
+                examples_folder=settings_of(self.config).folder, seed=self.config.seed, threads=self.config.threads,
             )
         self._view_urls = {view.example: view.url for view in self._views.values()}
         return files
