@@ -396,6 +396,18 @@ def test_the_pages_sources_list_the_build_first_then_releases_in_their_order_not
     assert block.index("2.13.0") < block.index("2.4.1") < block.index("2.10.0") < block.index("2.11.0")
 
 
+def test_the_pages_sources_of_one_release_are_listed_by_python_whatever_order_the_outputs_named_them():
+    """A page renders its example blocks in any order: the list it ends with does not depend on it."""
+    pythons = [({**CPU_2_14, "python": python}, f"cpu-torch2.14.1-py{python[:4]}") for python in ("3.12.3", "3.11.7")]
+    blocks = []
+    for order in (pythons, pythons[::-1]):
+        sources = Sources()
+        for env, name in order:
+            sources.label(Source(name, env, "2026-11-25"))
+        blocks.append(sources.block("en"))
+    assert blocks[0] == blocks[1] and blocks[0].index("py3.11") < blocks[0].index("py3.12")
+
+
 def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
     """Recorded output is hostile: in the raw HTML `<pre>` no line opens a tag, a fence or an example block."""
     from mkdocs_examples.publish.changes import _pre

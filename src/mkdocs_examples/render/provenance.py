@@ -162,10 +162,12 @@ class Sources:
 
 
 def _order(source: Source) -> tuple:
-    """Where ``source`` comes in a page's list: the build's own, then by device (the CPU first), release, date."""
+    """Where ``source`` comes in a page's list: the build's own, then by device (the CPU first), release, Python,
+    date; whatever order the page's outputs named them in."""
     numbers = tuple(int(n) for n in re.findall(r"\d+", source.env.get("torch", "").split("+")[0])[:3])
+    python = tuple(int(n) for n in re.findall(r"\d+", source.env.get("python", ""))[:3])
     return source.name != BUILD, source.env.get("device", "?") != "cpu", source.env.get("device", "?"), numbers, \
-        source.date or "", source.unverified
+        python, source.date or "", source.unverified, source.name
 
 
 # Every character Markdown gives a meaning to within a line, as a numeric character reference: Markdown passes
