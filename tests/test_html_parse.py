@@ -1,0 +1,69 @@
+"""src/mkdocs_examples/html_parse.py: HTML read as elements, rewritten where asked and byte for byte elsewhere."""
+
+from __future__ import annotations
+
+from mkdocs_examples import html_parse
+
+PAGE = (
+    '<!doctype html>\n<html><head><meta charset="utf-8"><style>p > a { x: "</p>" }</style></head>\n'
+    "<body class='a  b'><p>One &amp; <code>two</code><br>\n<img src=x /></p><ul><li>1<li>2</ul>"
+    "<script>if (a < b && c) {}</script></p></body></html>"
+)
+
+
+def test_each_element_knows_its_tags_content_depth_and_parent():
+    found = html_parse.elements(PAGE)
+    assert [e.tag for e in found] == [
+        "html", "head", "meta", "style", "body", "p", "code", "br", "img", "ul", "li", "li", "script"
+    ]  # fmt: skip
+    by = {e.tag: e for e in found}
+    assert by["style"].inner == 'p > a { x: "</p>" }'  # raw text, as a browser reads it
+    assert by["p"].outer == "<p>One &amp; <code>two</code><br>\n<img src=x /></p>" and by["p"].depth == 2
+    assert by["code"].parent is by["p"] and [c.tag for c in by["p"].children] == ["code", "br", "img"]
+    assert by["body"].classes == ("a", "b") and by["body"].has_class("b", "a")
+    first, second = (e for e in found if e.tag == "li")  # no end tag: closed by their list's (none implied)
+    assert first.outer == "<li>1<li>2" and second.outer == "<li>2" and second.parent is first
+    assert by["script"].inner == "if (a < b && c) {}" and by["html"].end == len(PAGE)
+
+
+def test_a_rewrite_changes_what_it_picks_and_nothing_else():
+    def edit(element: html_parse.Element) -> str | None:
+        if element.tag == "code":
+            return f"<kbd>{element.inner}</kbd>"
+        if element.tag == "ul":
+            return ""  # its items are not offered
+        return None
+
+    assert html_parse.rewrite(PAGE, edit) == PAGE.replace("<code>two</code>", "<kbd>two</kbd>").replace(
+        "<ul><li>1<li>2</ul>", ""
+    )
+    assert html_parse.rewrite(PAGE, lambda element: None) == PAGE
+
+
+def test_an_element_replaced_by_nothing_takes_its_white_space_along_when_tidy():
+    source = "<div><style>x</style>\n  <pre>a</pre></div>"
+    drop = lambda element: "" if element.tag == "style" else None  # noqa: E731
+    assert html_parse.rewrite(source, drop, tidy=True) == "<div><pre>a</pre></div>"
+    assert html_parse.rewrite(source, drop) == "<div>\n  <pre>a</pre></div>"
+
+
+def test_text_resolves_references_and_leaves_out_what_is_excluded():
+    source = '<p>a &lt; b <span class="filename">x.py</span><em>c</em></p>'
+    assert html_parse.text(source) == "a < b x.pyc"
+    assert html_parse.text(source, lambda tag, attrs: attrs.get("class") == "filename") == "a < b c"
+
+
+def test_an_attribute_is_set_in_the_start_tag_as_written():
+    (link,) = html_parse.elements('<link rel="alternate" href=\'../\'  hreflang=en>')
+    assert html_parse.with_attribute(link, "href", "https://x.org/?a&b") == (
+        '<link rel="alternate" href="https://x.org/?a&amp;b"  hreflang=en>'
+    )
+    assert html_parse.with_attribute(link, "title", "t") == '<link rel="alternate" href=\'../\'  hreflang=en title="t">'
+    (flag,) = html_parse.elements("<p hidden>")
+    assert html_parse.with_attribute(flag, "hidden", "") == '<p hidden="">'
+
+
+def test_first_finds_an_element_after_a_place():
+    found = html_parse.elements("<h1>a</h1><div><h1>b</h1></div>")
+    assert html_parse.first(found, lambda e: e.tag == "h1", after=found[1].start).inner == "b"
+    assert html_parse.first(found, lambda e: e.tag == "h2") is None
