@@ -42,7 +42,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import cjk
+from mkdocs_examples import cjk, html_parse
 from mkdocs_examples.mkdocs import i18n
 
 log = get_plugin_logger("pages")
@@ -93,9 +93,10 @@ UNLINKED = {
     "torch.fx.GraphModule": "fx.md is not among the pages the inventory read (its source line)",
     "torch.func": "func.rst is not among the pages the inventory read (its source line)",
 }
-_CODE = re.compile(r"<code>((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?</code>")
-_SKIP = re.compile(r"<(/?)(a|pre|h[1-6])\b[^>]*>")
 _JOINED = re.compile(r"(\S) (?=(\S))")  # a space between two characters of a description
+# an API name, as the text of a <code> of prose: torch.cat, nn.Linear, F.cross_entropy(), Tensor.detach
+_NAME = re.compile(r"((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?")
+_NOT_LINKED = ("a", "pre", "h1", "h2", "h3", "h4", "h5", "h6")  # no links inside links, code blocks or headings
 
 
 class _Build:
@@ -219,15 +220,16 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    parts, depth, last = [], 0, 0
     where = _where(page, config)
-    for tag in _SKIP.finditer(html):  # no links inside links, code blocks or headings
-        parts.append(_link_names(html[last : tag.start()], where) if depth == 0 else html[last : tag.start()])
-        parts.append(tag[0])
-        depth = max(0, depth + (-1 if tag[1] else 1))
-        last = tag.end()
-    parts.append(_link_names(html[last:], where) if depth == 0 else html[last:])
-    return "".join(parts)
+
+    def link(element: html_parse.Element) -> str | None:
+        if element.tag in _NOT_LINKED:
+            return element.outer  # as it is, and what it holds too
+        if element.tag == "code" and element.start_tag == "<code>":
+            return _link_name(element, where)
+        return None
+
+    return html_parse.rewrite(html, link)
 
 
 def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
@@ -243,20 +245,20 @@ def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
     return where
 
 
-def _link_names(html: str, where: Callable[[str], str]) -> str:
-    def link(match: re.Match) -> str:
-        url = reference(match[1])
-        if url is None:
-            return match[0]
-        if url == "":
-            log.warning(
-                f"{where(match[1])}: `{match[1]}` is not in PyTorch's documentation (hooks/pytorch_api.json): "
-                "fix the name, or add it to UNLINKED in hooks/pages.py, saying why, if the page means it"
-            )
-            return match[0]
-        return f'<a href="{url}" class="mx-api" title="PyTorch reference">{match[0]}</a>'
-
-    return _CODE.sub(link, html)
+def _link_name(code: html_parse.Element, where: Callable[[str], str]) -> str | None:
+    """A ``<code>`` of prose that names an API, linked to PyTorch's reference; None if it is not linked."""
+    if (name := _NAME.fullmatch(code.inner)) is None:
+        return None
+    url = reference(name[1])
+    if url is None:
+        return None
+    if url == "":
+        log.warning(
+            f"{where(name[1])}: `{name[1]}` is not in PyTorch's documentation (hooks/pytorch_api.json): "
+            "fix the name, or add it to UNLINKED in hooks/pages.py, saying why, if the page means it"
+        )
+        return None
+    return f'<a href="{url}" class="mx-api" title="PyTorch reference">{code.outer}</a>'
 
 
 @dataclass(frozen=True)
@@ -306,34 +308,42 @@ def _inventory() -> Inventory:
 
 # --- the other language of a page, for search engines -------------------------------------
 
-_ALTERNATE = re.compile(r'(<link rel="alternate" href=")([^"]*)(" hreflang=")')
 
-
-def _absolute_alternates(output: str, url: str) -> str:
-    """The page's ``<link rel="alternate" hreflang>`` with absolute addresses, as search engines
-    read them (Material writes them relative to the page); ``url``: the page's own address."""
-    return _ALTERNATE.sub(lambda m: f"{m[1]}{urljoin(url, m[2])}{m[3]}", output)
+def _absolute_alternate(element: html_parse.Element, url: str) -> str | None:
+    """A page's ``<link rel="alternate" hreflang>`` with an absolute address, as search engines read it
+    (Material writes it relative to the page); ``url``: the page's own address. None for any other element."""
+    attrs = element.attrs
+    if element.tag != "link" or attrs.get("rel") != "alternate" or "hreflang" not in attrs:
+        return None
+    return html_parse.with_attribute(element, "href", urljoin(url, attrs.get("href") or ""))
 
 
 # --- code blocks a keyboard reaches -------------------------------------------------------
 
-_CODE_BLOCK = re.compile(r"(<pre>(?:<span></span>)?)<code>")
 
-
-def _focusable_code(output: str) -> str:
-    """Every code block a tab stop from the start, so that a keyboard reader can scroll one that is wider
-    than the screen. Material makes such a block focusable when it mounts it, and with `content.lazy`
-    (mkdocs.yml: a block is mounted, measured and given its copy button only once it comes on screen,
-    not all at once as the page starts) a reader tabbing down the page would pass over the blocks below.
+def _focusable_code(element: html_parse.Element) -> str | None:
+    """A code block's ``<code>`` as a tab stop, so that a keyboard reader can scroll one that is wider than the
+    screen; None for any other element. Material makes such a block focusable when it mounts it, and with
+    `content.lazy` (mkdocs.yml: a block is mounted, measured and given its copy button only once it comes on
+    screen, not all at once as the page starts) a reader tabbing down the page would pass over the blocks below.
     Material takes the tab stop away again from a block it mounts that fits."""
-    return _CODE_BLOCK.sub(r'\1<code tabindex="0">', output)
+    block = element.parent
+    if element.start_tag != "<code>" or block is None or block.start_tag != "<pre>":
+        return None
+    if element.source[block.content : element.start] not in ("", "<span></span>"):  # Pygments' empty first span
+        return None
+    return f'<code tabindex="0">{element.inner}{element.end_tag}'
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    output = _focusable_code(output)
-    if not config.site_url:
-        return output
-    return _absolute_alternates(output, page.canonical_url or urljoin(config.site_url, page.url))
+    url = (page.canonical_url or urljoin(config.site_url, page.url)) if config.site_url else None
+
+    def edit(element: html_parse.Element) -> str | None:
+        if url is not None and (link := _absolute_alternate(element, url)) is not None:
+            return link
+        return _focusable_code(element)
+
+    return html_parse.rewrite(output, edit)
 
 
 # --- 404 pages and sitemaps per language ------------------------------------------------
@@ -346,10 +356,17 @@ def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -
     lang, default = i18n.build_language(config), i18n.default_language(config)
     base = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
     homes = {code: base + i18n.prefix(config, code) for code in i18n.languages(config)}
-    for code, home in homes.items():  # the language switch of a 404 leads home, not to the last page built
-        output = re.sub(rf'href="[^"]*"(?= hreflang="{code}")', f'href="{home}"', output)
-    if config.site_url:
-        output = _absolute_alternates(output, config.site_url)
+
+    def home(element: html_parse.Element) -> str | None:
+        # the language switch of a 404 leads home, not to the last page built
+        if (code := element.attrs.get("hreflang")) not in homes or "href" not in element.attrs:
+            return None
+        href = homes[code]
+        if config.site_url and element.tag == "link":  # absolute, as on every page (_absolute_alternate)
+            href = urljoin(config.site_url, href)
+        return html_parse.with_attribute(element, "href", href) + element.source[element.content : element.end]
+
+    output = html_parse.rewrite(output, home)
     not_found = (_builds.now or _Build()).not_found
     not_found[lang] = output
     return not_found.get(default, output)
@@ -374,10 +391,16 @@ def _split_sitemap(site: Path, config: MkDocsConfig) -> None:
     if not sitemap.exists():
         return
     text = sitemap.read_text(encoding="utf-8")
-    head, _, rest = text.partition("<url>")
-    urls = ["<url>" + u for u in rest.split("<url>")]
-    urls[-1] = urls[-1].replace("</urlset>", "")
+    found = html_parse.elements(text)
+    urls = [element for element in found if element.tag == "url"]
+    if not urls:
+        return
+    # each <url> with the white space after it, up to the next one or the end of the <urlset>
+    ends = [u.start for u in urls[1:]] + [urls[-1].parent.content_end if urls[-1].parent else len(text)]
+    locations = {id(u): html_parse.text(e.inner) for e in found if e.tag == "loc" and (u := e.parent) is not None}
     base = config.site_url or ""
     for lang in i18n.languages(config)[1:]:  # every language but the default one
-        mine = [u for u in urls if f"<loc>{base}{lang}/" in u]
+        mine = [text[u.start : end] for u, end in zip(urls, ends, strict=True)
+                if locations.get(id(u), "").startswith(f"{base}{lang}/")]  # fmt: skip
+        head = text[: urls[0].start]
         (site / lang / "sitemap.xml").write_text(head + "".join(mine).rstrip() + "\n</urlset>\n", encoding="utf-8")

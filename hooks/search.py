@@ -56,7 +56,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples import atomic, cjk, yaml_files
+from mkdocs_examples import atomic, cjk, html_parse, yaml_files
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n
 
@@ -202,28 +202,37 @@ def on_build_error(*, error: Exception) -> None:
 
 # -- what the index holds --------------------------------------------------------------------------
 
-_PROVENANCE = re.compile(r'<p><small class="mx-provenance[^"]*"[^>]*>.*?</small></p>', re.S)  # each output's label
-_LABEL = re.compile(r'<span class="filename">.*?</span>', re.S)
-# what a cell printed (under its "Output" label); a text block written in the page has no label
-_OUTPUT = re.compile(r'<div class="language-text highlight"><span class="filename">.*?</div>', re.S)
-_CODE = re.compile(r'<div class="language-python highlight">(?:<table.*?</table>|.*?</pre>)</div>', re.S)
-_CODE_OR_HEADING = re.compile(rf"{_CODE.pattern}|<h[1-6][\s>]", re.S)
-_THEAD = re.compile(r"<thead>.*?</thead>", re.S)
-_ROW = re.compile(r"<tr>.*?</tr>", re.S)
-_CELL = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _WORD_BREAK = re.compile(r"[._]+")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
-def _names(code: str, seen: set[str]) -> str:
+def _label(element: html_parse.Element) -> bool:
+    """A code block's title: a file name, or an output's label ("Output", "Exception")."""
+    return element.tag == "span" and element.attrs.get("class") == "filename"
+
+
+def _excluded(tag: str, attrs: dict[str, str | None]) -> bool:
+    return "data-search-exclude" in attrs  # as Material's search plugin reads it
+
+
+def _excluded_paragraph(element: html_parse.Element) -> bool:
+    """A paragraph that holds only what search leaves out (an output's label)."""
+    if element.tag != "p" or not element.children:
+        return False
+    shown = html_parse.text(element.inner, _excluded)
+    return all(_excluded(child.tag, child.attrs) for child in element.children) and not shown.strip()
+
+
+def _names(code: html_parse.Element, seen: set[str]) -> str:
     """The names a block of code uses, those that bring the section words it has not indexed yet.
 
     The index cuts ``x.requires_grad`` into words at ``.`` and ``_`` (the separator in
     mkdocs.yml): once ``requires_grad`` is there, ``y.requires_grad`` finds nothing more.
     """
-    text = html.unescape(re.sub(r"<[^>]+>", "", code))
+    text = html_parse.text(code.outer, lambda tag, attrs: tag == "span" and attrs.get("class") == "filename")
     text = re.sub(r"#.*|'[^'\n]*'|\"[^\"\n]*\"", " ", text)  # comments and strings
     names = []
     for name in dict.fromkeys(_NAME.findall(text)):
@@ -234,11 +243,11 @@ def _names(code: str, seen: set[str]) -> str:
     return f"<p><code>{' '.join(names)}</code></p>" if names else ""
 
 
-def _row(match: re.Match) -> str:
+def _row(row: html_parse.Element) -> str:
     """A row of a table as a line of the index (the glossary's: ``tensor · 张量 · torch.Tensor · Creating
     tensors``); Material's indexer runs a table's cells together into one paragraph, which a result's
     teaser showed as a run of words with no row in sight."""
-    cells = [cell.strip() for cell in _CELL.findall(match[0])]
+    cells = [cell.inner.strip() for cell in row.children if cell.tag in ("td", "th")]
     return f"<p>{' · '.join(cell for cell in cells if cell)}</p>"
 
 
@@ -246,24 +255,34 @@ def _for_index(content: str) -> str:
     """The page as the index sees it: prose, the names its code uses, errors and warnings, a table's rows
     as lines.
 
-    Left out: the provenance line under every output, file names and "Output" labels, printed
-    values (unless an error or a warning), the code itself (its names stay, once per section), and a
-    table's header.
+    Left out: file names and "Output" labels, printed values (unless an error or a warning), the code
+    itself (its names stay, once per section), and a table's header. The label under every output
+    (its provenance) is marked ``data-search-exclude`` where the engine writes it: Material leaves out what
+    such an element holds, and here goes the paragraph that holds nothing else (Material's indexer would
+    keep it, empty).
     """
-    content = _PROVENANCE.sub("", content)
-    content = _THEAD.sub("", content)
-    content = _ROW.sub(_row, content)
-    content = _OUTPUT.sub(lambda m: m.group(0) if _ERRORISH.search(m.group(0)) else "", content)
-    content = _LABEL.sub("", content)
+    found = html_parse.elements(content)
     seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
 
-    def names(match: re.Match) -> str:
-        if match[0].startswith("<h"):  # a new section: a new entry of the index
+    def edit(element: html_parse.Element) -> str | None:
+        if element.tag in _HEADINGS:  # a new section: a new entry of the index
             seen.clear()
-            return match[0]
-        return _names(match[0], seen)
+            return None
+        if element.tag == "thead" or _label(element) or _excluded_paragraph(element):
+            return ""
+        if element.tag == "tr" and element.start_tag == "<tr>":
+            return _row(element)
+        if element.tag != "div" or not element.has_class("highlight"):
+            return None
+        if element.has_class("language-python"):
+            return _names(element, seen)
+        # what a cell printed (under its "Output" label); a text block written in the page has no label
+        label = element.children[0] if element.children else None
+        if element.has_class("language-text") and label and label.start == element.content and _label(label):
+            return None if _ERRORISH.search(html_parse.text(element.inner)) else ""
+        return None
 
-    return _CODE_OR_HEADING.sub(names, content)
+    return html_parse.rewrite(content, edit, found)
 
 
 @event_priority(100)  # before Material's search plugin, which then finds the page indexed
@@ -312,9 +331,6 @@ def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
 # -- one index per language -----------------------------------------------------------------------
 
 _FRAMES = re.compile(r"Traceback \(most recent call last\):\n(?:(?:  .*|\s*\^+\s*)\n)*")
-_CODE_TAGS = re.compile(r"</?code>")
-# the names a block of code uses (_names): the worker leaves them out of a result's teaser
-_NAMES = re.compile(r"<p><code>([^<]*)</code></p>")
 _ZWSP_NEEDLESS = re.compile(rf"\u200b+(?=[\s<{CJK_PUNCTUATION}]|$)|(?<=[\s>{CJK_PUNCTUATION}])\u200b+|^\u200b+")
 
 
@@ -368,9 +384,7 @@ def _write_index(
     words = re.compile(separator)
     docs = []
     for entry in entries:
-        # code in the text of results as plain text: about 37 KB less per index (titles keep it)
-        text = _NAMES.sub(r"<i>\1</i>", entry["text"])  # what search finds, not what a result shows
-        entry = dict(entry, text=_slim(_CODE_TAGS.sub("", text)), title=_slim(entry["title"]))
+        entry = dict(entry, text=_slim(_plain_code(entry["text"])), title=_slim(entry["title"]))
         if entry["location"].partition("#")[0] in sections:
             entry["boost"] = entry.get("boost", 1) * SECTION_BOOST
         location = entry["location"].removeprefix(prefix) if prefix else entry["location"]
@@ -406,6 +420,27 @@ def _write_index(
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
+def _plain_code(text: str) -> str:
+    """An entry's text with its code as plain text: about 37 KB less per index (titles keep it); the names a
+    block of code uses (_names) in ``<i>``, which the worker leaves out of a result's teaser (what search
+    finds, not what a result shows)."""
+
+    def plain(element: html_parse.Element) -> str | None:
+        if element.tag == "code":
+            return element.inner
+        if element.start_tag == "<p>" and len(element.children) == 1 and _names_of_code(element.children[0]):
+            return f"<i>{element.children[0].inner}</i>"
+        return None
+
+    return html_parse.rewrite(text, plain)
+
+
+def _names_of_code(code: html_parse.Element) -> bool:
+    """Whether a paragraph's one element is the names a block of code uses (_names): all the paragraph holds."""
+    whole = code.outer == code.parent.inner if code.parent else False
+    return whole and code.tag == "code" and code.start_tag == "<code>" and bool(code.end_tag) and not code.children
+
+
 _CODE_NAME = re.compile(r"\w[._]\w")  # a term written as code: weights_only, torch.Tensor
 _TAG = re.compile(rf"[\w{cjk.PUNCTUATION} .+-]{{1,40}}")
 
@@ -438,9 +473,6 @@ def _url(path: str) -> str:
 
 # -- the pages ------------------------------------------------------------------------------------
 
-_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
-
-
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     if _search(config) is None or _builds.now is None:
         return output
@@ -462,18 +494,32 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
     default = i18n.default_language(config)
     name, _ = build.worker
 
-    def config_json(match: re.Match) -> str:
-        data = json.loads(match.group(2))
+    def config_json(text: str) -> str:
+        data = json.loads(text)
         if lang != default:  # the folder of this language's index (a 404 page's base is an absolute path)
             data["base"] = f"{data['base'].rstrip('/')}/{lang}/"
         data["search"] = re.sub(r"search\.\w+\.min\.js$", name, data["search"])
-        text = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-        return f"{match.group(1)}{text}{match.group(3)}"
+        return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
-    output = _CONFIG.sub(config_json, output, count=1)
-    # before Material's bundle, which requests the index as it starts
-    bundle = re.search(r'<script src="([^"]*)assets/javascripts/bundle\.', output)
+    found = html_parse.elements(output)
+    bundle = html_parse.first(found, _bundle)
     if bundle is None:
         raise RuntimeError(f"{where}: Material's script is not found")
-    script = f'<script src="{bundle.group(1)}{INPUT}{build.input[0]}"></script>\n'
-    return f"{output[: bundle.start()]}{script}{output[bundle.start() :]}"
+    settings = html_parse.first(found, lambda e: e.tag == "script" and e.attrs.get("id") == "__config")
+
+    def edit(element: html_parse.Element) -> str | None:
+        if element is settings:
+            return f"{element.start_tag}{config_json(element.inner)}{element.end_tag}"
+        if element is bundle:  # before Material's bundle, which requests the index as it starts
+            root = (element.attrs.get("src") or "").partition(BUNDLE)[0]
+            return f'<script src="{html.escape(root)}{INPUT}{build.input[0]}"></script>\n{element.outer}'
+        return None
+
+    return html_parse.rewrite(output, edit, found)
+
+
+BUNDLE = "assets/javascripts/bundle."  # Material's script, under the site's root
+
+
+def _bundle(element: html_parse.Element) -> bool:
+    return element.tag == "script" and BUNDLE in (element.attrs.get("src") or "")

@@ -139,6 +139,22 @@ def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
     assert "torch 2.13.0" not in indexed and "Prose." in indexed and "More prose." in indexed
 
 
+def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
+    """The engine marks each output's label `data-search-exclude`: a site without hooks/search.py indexes none."""
+    from material.plugins.search.plugin import Parser  # type: ignore[import-untyped]
+
+    from mkdocs_examples.render.provenance import BUILD, Source, Sources
+
+    sources = Sources()
+    built = Source(BUILD, {"torch": "2.13.0+cpu", "device": "cpu"}, None)
+    for label in (sources.label(built, example="a_b.py", cell=3), sources.labels([built])):
+        parser = Parser()
+        parser.feed(f"<h1 id='t'>Title</h1><p>Prose.</p>\n<p>{label}</p>\n")
+        parser.close()
+        indexed = "".join(part for section in parser.data for part in section.text)
+        assert "torch" not in indexed and "Prose." in indexed
+
+
 def test_each_index_carries_its_languages_synonyms_for_the_worker(indexes):
     """hooks/search_assets/terms.yml's `synonyms` reach the worker in the index's config; a group that
     is not a list of two words or more stops the build."""

@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import html
 import itertools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs_examples import texts
+from mkdocs_examples import html_parse, texts
 from mkdocs_examples.publish import notebooks
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
@@ -54,8 +53,6 @@ FOLDER = ".cache/notebook-views"  # relative to mkdocs.yml: the notebooks mkdocs
 URL = "notebooks"  # views are at <lang>/notebooks/<example path without .py>/
 CSS = "assets/notebook-views.css"
 ASSET = Path(__file__).parent.parent / "assets" / "notebook_views.css"
-_STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.S)
-_PRE = re.compile(r"<pre>(.*?)</pre>", re.S)
 
 
 @dataclass(frozen=True)
@@ -152,12 +149,23 @@ def served(output: str, url: str) -> str:
     site's pages, which Material gives its copy button, and a tab stop, so that a keyboard reader scrolls one
     wider than the screen (axe: scrollable-region-focusable), as the site's pages make their code blocks
     (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
-    start = output.find('class="md-content"')
-    chrome, content = output[:start], output[start:]
-    chrome = chrome.replace("</head>", f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n</head>', 1)
+    found = html_parse.elements(output)
+    content = html_parse.first(found, lambda element: element.attrs.get("class") == "md-content")
+    start = len(output) if content is None else content.start
+    stylesheet = f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n'
     # each block an id of its own: Material names a block by the id of its nearest element that has one (a
     # cell's, which its code and output share), and its copy button copies the block of that name
     blocks = itertools.count()
-    content = _PRE.sub(lambda m: f'<pre id="block-{next(blocks)}"><code tabindex="0">{m[1]}</code></pre>',
-                       _STYLE.sub("", content))  # fmt: skip
-    return chrome + content
+
+    def edit(element: html_parse.Element) -> str | None:
+        if element.tag == "head":
+            return f"{element.start_tag}{element.inner}{stylesheet}{element.end_tag}"
+        if element.start < start:
+            return None
+        if element.tag == "style":
+            return ""
+        if element.tag == "pre" and element.start_tag == "<pre>":
+            return f'<pre id="block-{next(blocks)}"><code tabindex="0">{element.inner}</code>{element.end_tag}'
+        return None
+
+    return html_parse.rewrite(output, edit, found, tidy=True)

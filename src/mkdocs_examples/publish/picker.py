@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mkdocs_examples import html_parse
 from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render import provenance
 from mkdocs_examples.render.checks import version_key
@@ -217,8 +218,9 @@ def _dump(file: Path, data: dict[str, Any]) -> None:
 def with_room(page: str) -> str:
     """A page's HTML with the picker's :data:`ROOM` before the title of its article, if it shows an output the
     picker can change (in the page as written, after search read its content: not a part of it)."""
-    article = page.find('class="md-content__inner')
-    title = page.find("<h1", article) if article >= 0 else -1
-    if title < 0 or ' data-mx-env="' not in page:
+    found = html_parse.elements(page)
+    if not any("data-mx-env" in element.attrs for element in found):
         return page
-    return page[:title] + ROOM + page[title:]
+    article = html_parse.first(found, lambda element: "md-content__inner" in element.classes)
+    title = html_parse.first(found, lambda element: element.tag == "h1", after=article.start) if article else None
+    return page if title is None else page[: title.start] + ROOM + page[title.start :]

@@ -11,6 +11,7 @@ import html
 import re
 from dataclasses import replace
 
+from mkdocs_examples import html_parse
 from mkdocs_examples.recordings.store import Published
 from mkdocs_examples.render.attribution import View, attribute
 from mkdocs_examples.render.fences import fence
@@ -111,24 +112,40 @@ def under_title(page: Markdown, html_text: str) -> Replacement:
     return Replacement(at, at, ("", html_text.rstrip("\n"), ""))
 
 
-# A code block's title (<span class="filename">examples/x.py</span>), and the number of its first line
-_TITLE = re.compile(
-    r'(<span class="filename">)([^<]+\.py)(</span>)'
-    r'(?:(?=(?:(?!<span class="filename">).){0,400}?__codelineno-\d+-(\d+)"))?',
-    re.S,
-)
+# the anchor of a code block's line: `__codelineno-<block>-<line>` (an id, or a link to one)
+_LINE_ANCHOR = re.compile(r"#?__codelineno-\d+-(\d+)")
 
 
 def link_titles(html_text: str, repository: str, known: set[str], branch: str = "main") -> str:
     """``html_text`` with the title of each code block of a ``known`` example linking to its file and line."""
+    found = html_parse.elements(html_text)
 
-    def link(match: re.Match) -> str:
-        if match[2] not in known:
-            return match[0]
-        url = f"{repository}/blob/{branch}/{match[2]}" + (f"#L{match[4]}" if match[4] else "")
-        return f'{match[1]}<a href="{html.escape(url)}">{match[2]}</a>{match[3]}'
+    def link(title: html_parse.Element) -> str | None:
+        if title.tag != "span" or title.attrs.get("class") != "filename" or title.inner not in known:
+            return None
+        url = f"{repository}/blob/{branch}/{title.inner}"
+        if (line := _first_line(title, found)) is not None:
+            url += f"#L{line}"
+        return f'{title.start_tag}<a href="{html.escape(url)}">{title.inner}</a>{title.end_tag}'
 
-    return _TITLE.sub(link, html_text)
+    return html_parse.rewrite(html_text, link, found)
+
+
+def _first_line(title: html_parse.Element, found: list[html_parse.Element]) -> str | None:
+    """The number of the first line of the code block ``title`` names, where the block numbers its lines."""
+    block = title.parent
+    while block is not None and "highlight" not in block.classes:
+        block = block.parent
+    if block is None:
+        return None
+
+    def numbered(element: html_parse.Element) -> bool:
+        return any(_LINE_ANCHOR.fullmatch(value or "") for value in element.attrs.values())
+
+    anchor = html_parse.first(found, numbered, after=title.end)
+    if anchor is None or anchor.start >= block.end:
+        return None
+    return next(m[1] for value in anchor.attrs.values() if (m := _LINE_ANCHOR.fullmatch(value or "")))
 
 
 def github(url: str | None) -> str | None:

@@ -133,7 +133,7 @@ class Sources:
             device = source.env.get("device", "?")
             values = {"env": source.name, "device": device, "example": example, "cell": str(cell)}
             data = "".join(f' data-mx-{key}="{inline(value)}"' for key, value in values.items())
-        return f'<small class="mx-provenance"{data}>{inline(self._short(source))}</small>'
+        return f'<small class="mx-provenance"{data} data-search-exclude>{inline(self._short(source))}</small>'
 
     def labels(self, sources: list[Source]) -> str:
         """One label for outputs several environments printed alike (a folded note)."""
@@ -142,7 +142,7 @@ class Sources:
         names = " / ".join(dict.fromkeys(self._short(s) for s in sources))
         # the picker finds here the output a picked environment printed, which it shows in the cell's place
         envs = inline(" ".join(dict.fromkeys(s.name for s in sources)))
-        return f'<small class="mx-provenance" data-mx-envs="{envs}">{inline(names)}</small>'
+        return f'<small class="mx-provenance" data-mx-envs="{envs}" data-search-exclude>{inline(names)}</small>'
 
     def block(self, lang: str) -> str:
         """The page's one paragraph on where its outputs come from; empty for a page that shows none."""
