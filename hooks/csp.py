@@ -32,6 +32,8 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples.mkdocs import upstream
+
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 TOKEN = "'inline-script-hashes'"  # what overrides/main.html's policy holds where the hashes go
 _MARK = secrets.token_hex(16)
@@ -128,13 +130,13 @@ def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -
 
 
 def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
-    server._inject_js_into_html = _with_live_reload(server._inject_js_into_html)  # type: ignore[method-assign]
+    upstream.mkdocs_wrap_live_reload(server, _with_live_reload)
     return server
 
 
 def _with_live_reload(inject: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:
-    """MkDocs' ``LiveReloadServer._inject_js_into_html`` (1.6: tests/test_csp.py checks it), which adds an inline
-    script to each page it serves, and here the hash of that script to the page's policy."""
+    """The method of MkDocs' live-reload server that adds an inline script to each page it serves
+    (mkdocs_examples/mkdocs/upstream.py), and here the hash of that script to the page's policy."""
 
     def injected(content: bytes, epoch: int) -> bytes:
         served = inject(content, epoch).decode()

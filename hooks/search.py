@@ -58,7 +58,7 @@ from mkdocs.structure.pages import Page
 
 from mkdocs_examples import atomic, cjk, html_parse, yaml_files
 from mkdocs_examples.environment import package_version
-from mkdocs_examples.mkdocs import i18n
+from mkdocs_examples.mkdocs import i18n, upstream
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
@@ -101,40 +101,11 @@ def _search(config: MkDocsConfig) -> BasePlugin | None:
     return None
 
 
-def _material_worker() -> Path:
-    import material  # type: ignore[import-untyped]
-
-    found = sorted((Path(material.__file__).parent / "templates" / WORKERS).glob("search.*.min.js"))
-    if len(found) != 1:
-        raise RuntimeError(f"expected one search worker in Material, found {found}")
-    return found[0]
-
-
 def _patched_worker() -> tuple[str, str]:
-    """Our worker: Material's, with its segmentation of Han characters replaced by ours."""
-    source = _material_worker().read_text(encoding="utf-8")
-    # Material's worker rewrites each run of Han characters of the query in place, segmented by its
-    # own function and joined with a textual `* ` (`e=e.replace(new RegExp("\\p{sc=Han}+","gu"),
-    # s=>[...fe(s,this.index.invertedIndex)].join("* "))`): ours rewrites the whole query
-    rewrite = re.compile(
-        r'(\w+)=\1\.replace\(new RegExp\("\\\\p\{sc=Han\}\+","gu"\),(\w+)=>'
-        r'\[\.\.\.[A-Za-z_$][\w$]*\(\2,this\.index\.invertedIndex\)\]\.join\("\* "\)\)'
-    )
-    if len(rewrite.findall(source)) != 1:
-        raise RuntimeError("Material's search worker changed: its rewrite of Chinese queries is not found")
-    source = rewrite.sub(r"\1=ptQuery(\1,this.index)", source)
-    # Material's worker knows the fields title, text and tags by name where it parses a query (a field it
-    # does not know becomes a word) and where it lists a result's missing words: ours has phrases too
-    fields = '["title","text","tags"]'
-    if source.count(fields) != 2:
-        raise RuntimeError("Material's search worker changed: its list of the index's fields is not found")
-    source = source.replace(fields, '["title","text","tags","phrases"]')
-    # a group of synonyms is one word of the index: a step of the pipeline that indexes the pages adds
-    # its group's word beside each word of a group (ptOneWord)
-    ref = 'this.ref("location")'
-    if source.count(ref) != 1:
-        raise RuntimeError("Material's search worker changed: where it builds the index is not found")
-    source = source.replace(ref, f"this.pipeline.add(ptOneWord),{ref}")
+    """Our worker: Material's, with its segmentation of Han characters replaced by ours (ptQuery, which
+    rewrites the whole query), the field phrases, and a group of synonyms as one word of the index (ptOneWord,
+    a step of the pipeline that indexes the pages, adds its group's word beside each word of a group)."""
+    source = upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"])
     # our part without its lines of comment: Material's worker is fetched as every page loads
     ours = re.sub(r"^\s*//.*\n", "", (ASSETS / "worker.js").read_text(encoding="utf-8"), flags=re.M)
     return _hashed("search.{}.min.js", f"{ours}\n{source}")

@@ -24,7 +24,7 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from mkdocs_examples import page_markdown, templates
-from mkdocs_examples.mkdocs import i18n
+from mkdocs_examples.mkdocs import i18n, upstream
 from mkdocs_examples.publish import notebook_views
 from mkdocs_examples.publish.notebook_views import View
 from mkdocs_examples.recordings.store import Recording
@@ -121,7 +121,7 @@ class JupyterCache:
         plugin = jupyter(config)
         if plugin is None or not plugin.config["cache"]:
             return
-        self.used |= {Path(path) for path in plugin._used_cache_paths}
+        self.used |= upstream.jupyter_used_cache(plugin)
         plugin.config["cache"], self._held = False, True
 
     def release(self, config: MkDocsConfig) -> None:

@@ -1,0 +1,88 @@
+"""Where the engine and the site's hooks use what other packages keep private, one small function each.
+
+Where a package has no public way to do what we need, the private name it uses is read here and
+nowhere else (tests/test_upstream.py: no other module touches another package's private name).
+Each function names the version of the package it was checked against; tests/test_upstream.py
+runs each against the installed package and fails, saying what to check again, when the installed
+version is another.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# -- mkdocs-material --------------------------------------------------------------------------------
+
+MATERIAL = "9.8.1"  # the version of mkdocs-material the functions below were checked against
+WORKERS = "templates/assets/javascripts/workers"  # Material's search worker, in its package
+
+
+def material_search_worker() -> Path:
+    """Material's search worker (its minified file, ``search.<hash>.min.js``), checked against mkdocs-material
+    9.8.1: the worker is no API, and the file name changes with every release."""
+    import material  # type: ignore[import-untyped]
+
+    found = sorted((Path(material.__file__).parent / WORKERS).glob("search.*.min.js"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one search worker in Material, found {found}")
+    return found[0]
+
+
+def material_search_worker_with(query: str, step: str, fields: list[str]) -> str:
+    """The text of Material's search worker, changed where it offers no option (checked against mkdocs-material
+    9.8.1, whose minified worker the patterns below find; each must be found exactly once):
+
+    - its rewrite of each run of Han characters of a query (segmented by its own function, joined with a
+      textual ``* ``) replaced by a call of the function ``query`` on the whole query and the index;
+    - the function ``step`` added to the pipeline that indexes the pages;
+    - ``fields`` beside title, text and tags where it parses a query (a field it does not know becomes a word)
+      and where it lists a result's missing words.
+    """
+    source = material_search_worker().read_text(encoding="utf-8")
+    # `e=e.replace(new RegExp("\\p{sc=Han}+","gu"),s=>[...fe(s,this.index.invertedIndex)].join("* "))`
+    rewrite = re.compile(
+        r'(\w+)=\1\.replace\(new RegExp\("\\\\p\{sc=Han\}\+","gu"\),(\w+)=>'
+        r'\[\.\.\.[A-Za-z_$][\w$]*\(\2,this\.index\.invertedIndex\)\]\.join\("\* "\)\)'
+    )
+    if len(rewrite.findall(source)) != 1:
+        raise RuntimeError("Material's search worker changed: its rewrite of Chinese queries is not found")
+    source = rewrite.sub(rf"\1={query}(\1,this.index)", source)
+    known = '["title","text","tags"]'
+    if source.count(known) != 2:
+        raise RuntimeError("Material's search worker changed: its list of the index's fields is not found")
+    source = source.replace(known, known[:-1] + "".join(f',"{field}"' for field in fields) + "]")
+    ref = 'this.ref("location")'
+    if source.count(ref) != 1:
+        raise RuntimeError("Material's search worker changed: where it builds the index is not found")
+    return source.replace(ref, f"this.pipeline.add({step}),{ref}")
+
+
+# -- mkdocs-jupyter ---------------------------------------------------------------------------------
+
+JUPYTER = "0.26.3"  # the version of mkdocs-jupyter the functions below were checked against
+
+
+def jupyter_used_cache(plugin: Any) -> set[Path]:
+    """The files of mkdocs-jupyter's cache that its ``plugin`` read or wrote in this build, which its
+    ``on_post_build`` keeps (it deletes the others). Checked against mkdocs-jupyter 0.26.3, which keeps them in
+    the private ``_used_cache_paths`` and offers no way to read them."""
+    return {Path(path) for path in plugin._used_cache_paths}
+
+
+# -- mkdocs -----------------------------------------------------------------------------------------
+
+MKDOCS = "1.6.1"  # the version of MkDocs the functions below were checked against
+
+
+Inject = Callable[[bytes, int], bytes]  # a page as served, the build's number: the page with the script
+
+
+def mkdocs_wrap_live_reload(server: Any, wrap: Callable[[Inject], Inject]) -> None:
+    """Have MkDocs' live-reload ``server`` add its script to each page it serves through ``wrap`` of the method
+    that does (``wrap`` gets it and returns the one to use). Checked against MkDocs 1.6.1, whose
+    ``LiveReloadServer._inject_js_into_html(content, epoch)`` puts an inline script before ``</body>``; no
+    option or event reaches what `mkdocs serve` serves."""
+    server._inject_js_into_html = wrap(server._inject_js_into_html)
