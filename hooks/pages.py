@@ -222,14 +222,18 @@ def _relative(path: Path, root: Path) -> str:
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = _where(page, config)
 
-    def link(element: html_parse.Element) -> str | None:
+    def edit(element: html_parse.Element) -> str | None:
+        if element.tag == "pre":
+            return None  # its code is a tab stop, not linked
         if element.tag in _NOT_LINKED:
             return element.outer  # as it is, and what it holds too
-        if element.tag == "code" and element.start_tag == "<code>":
-            return _link_name(element, where)
-        return None
+        if element.tag != "code":
+            return None
+        if element.inside("pre"):
+            return _focusable_code(element)
+        return _link_name(element, where) if element.start_tag == "<code>" else None
 
-    return html_parse.rewrite(html, link)
+    return html_parse.rewrite(html, edit)
 
 
 def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
@@ -336,14 +340,11 @@ def _focusable_code(element: html_parse.Element) -> str | None:
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    url = (page.canonical_url or urljoin(config.site_url, page.url)) if config.site_url else None
-
-    def edit(element: html_parse.Element) -> str | None:
-        if url is not None and (link := _absolute_alternate(element, url)) is not None:
-            return link
-        return _focusable_code(element)
-
-    return html_parse.rewrite(output, edit)
+    if not config.site_url:
+        return output
+    url = page.canonical_url or urljoin(config.site_url, page.url)
+    links = html_parse.find_all(output, "link")  # in the page's <head>: the rest is not read
+    return html_parse.rewrite(output, lambda element: _absolute_alternate(element, url), links)
 
 
 # --- 404 pages and sitemaps per language ------------------------------------------------

@@ -472,7 +472,7 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
         data["search"] = re.sub(r"search\.\w+\.min\.js$", name, data["search"])
         return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
-    found = html_parse.elements(output)
+    found = html_parse.find_all(output, "script")
     bundle = html_parse.first(found, _bundle)
     if bundle is None:
         raise RuntimeError(f"{where}: Material's script is not found")

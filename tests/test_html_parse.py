@@ -67,3 +67,22 @@ def test_first_finds_an_element_after_a_place():
     found = html_parse.elements("<h1>a</h1><div><h1>b</h1></div>")
     assert html_parse.first(found, lambda e: e.tag == "h1", after=found[1].start).inner == "b"
     assert html_parse.first(found, lambda e: e.tag == "h2") is None
+
+
+def test_find_all_reads_only_the_elements_of_one_tag_as_elements_reads_them():
+    page = PAGE.replace("<ul>", '<SCRIPT src="b.js"></SCRIPT><h1 id=t>T<img src=x><a>¶</a></h1><ul>')
+    everything = html_parse.elements(page)
+    for tag in ("script", "meta", "h1", "p"):  # each with its end tag, or void
+        whole = [(e.start, e.content, e.content_end, e.end) for e in everything if e.tag == tag and (
+            not any(o.tag == tag and o.start < e.start < o.end for o in everything))]  # fmt: skip
+        assert [(e.start, e.content, e.content_end, e.end) for e in html_parse.find_all(page, tag)] == whole, tag
+    (title,) = html_parse.find_all(page, "h1")
+    assert title.outer == '<h1 id=t>T<img src=x><a>¶</a></h1>' and [e.tag for e in title.descendants()] == ["img", "a"]
+    assert html_parse.find_all("<linkx><link rel=x>", "link")[0].attrs == {"rel": "x"}  # not a tag that starts alike
+
+
+def test_find_all_may_read_start_tags_only():
+    page = '<article class="a"><h1 id="t">T</h1><p>x</p></article>'
+    (article,) = html_parse.find_all(page, "article", start_only=True)
+    assert (article.start_tag, article.inner, article.children) == ('<article class="a">', "", [])
+    assert article.classes == ("a",) and article.start == 0

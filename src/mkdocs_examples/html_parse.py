@@ -10,6 +10,7 @@ operations, never with a regular expression (tests/test_html_regexes.py checks i
   the element's parts: unwrapped, dropped, wrapped, with something inserted before or after);
 - :func:`text`: the text of a piece of HTML, character references resolved, outside the elements
   a function excludes;
+- :func:`find_all`: the elements of one tag, the rest of the source skipped (for a whole page);
 - :func:`first`: the first element a function picks, after a place; :func:`with_attribute`: an
   element's start tag with one attribute set.
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html import escape
 from html.parser import HTMLParser
@@ -78,6 +79,19 @@ class Element:
         """Whether it has every class of ``names``."""
         return set(names) <= set(self.classes)
 
+    def descendants(self) -> Iterator[Element]:
+        """The elements it holds, theirs too, in the order their start tags come."""
+        for child in self.children:
+            yield child
+            yield from child.descendants()
+
+    def inside(self, tag: str) -> bool:
+        """Whether an element that holds it is a ``tag``."""
+        parent = self.parent
+        while parent is not None and parent.tag != tag:
+            parent = parent.parent
+        return parent is not None
+
 
 class _Reader(HTMLParser):
     """Reads ``source`` into its elements, with their places in it."""
@@ -85,13 +99,26 @@ class _Reader(HTMLParser):
     def __init__(self, source: str) -> None:
         super().__init__(convert_charrefs=False)
         self.source = source
-        self.lines = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
         self.found: list[Element] = []
         self.open: list[Element] = []
+        self.open_tags: dict[str, int] = {}  # tag: how many of the open elements have it
+        self.at = 0  # where the token html.parser reads starts in ``source``
+        self.base = 0  # where html.parser's text starts in ``source`` (it drops what it has read as it goes)
 
-    def _here(self) -> int:
-        line, column = self.getpos()
-        return self.lines[line - 1] + column
+    def updatepos(self, i: int, j: int) -> int:
+        """Where html.parser goes on reading: kept as a place in ``source``, not as a line and column (the
+        cost of counting lines is a third of the time html.parser takes)."""
+        self.at = self.base + j
+        return j
+
+    def read(self) -> list[Element]:
+        self.feed(self.source)
+        self.base = len(self.source) - len(self.rawdata)
+        self.close()
+        while self.open:
+            element = self.open.pop()
+            element.content_end = element.end = len(self.source)
+        return self.found
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._start(tag, attrs, closed=tag in VOID)
@@ -100,7 +127,7 @@ class _Reader(HTMLParser):
         self._start(tag, attrs, closed=True)
 
     def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
-        start = self._here()
+        start = self.at
         content = start + len(self.get_starttag_text() or "")
         parent = self.open[-1] if self.open else None
         element = Element(self.source, tag, dict(attrs), len(self.open), parent, start, content)
@@ -111,32 +138,77 @@ class _Reader(HTMLParser):
             element.content_end = element.end = content
         else:
             self.open.append(element)
+            self.open_tags[tag] = self.open_tags.get(tag, 0) + 1
 
     def handle_endtag(self, tag: str) -> None:
-        if not any(element.tag == tag for element in self.open):
+        if not self.open_tags.get(tag):
             return  # an end tag with no element open: text, as a browser ignores it
-        start = self._here()
+        start = self.at
         end = self.source.find(">", start) + 1 or len(self.source)
         while self.open:
             element = self.open.pop()
+            self.open_tags[element.tag] -= 1
             if element.tag == tag:
                 element.content_end, element.end = start, end
                 return
             element.content_end = element.end = start  # closed by its parent's end tag
 
-    def done(self) -> list[Element]:
-        self.close()
-        while self.open:
-            element = self.open.pop()
-            element.content_end = element.end = len(self.source)
-        return self.found
-
 
 def elements(source: str) -> list[Element]:
     """The elements of ``source``, in the order their start tags come."""
-    reader = _Reader(source)
-    reader.feed(source)
-    return reader.done()
+    return _Reader(source).read()
+
+
+class _Found(Exception):
+    """The element :func:`find_all` reads has ended: html.parser reads no further."""
+
+
+class _One(_Reader):
+    """Reads the one element that starts ``source``; with ``start_only``, its start tag only."""
+
+    def __init__(self, source: str, *, start_only: bool) -> None:
+        super().__init__(source)
+        self.start_only = start_only
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
+        super()._start(tag, attrs, closed=closed or self.start_only)
+        if not self.open:  # the element read is void, closes itself, or is read no further
+            raise _Found
+
+    def handle_endtag(self, tag: str) -> None:
+        super().handle_endtag(tag)
+        if not self.open:
+            raise _Found
+
+
+def find_all(source: str, tag: str, *, start_only: bool = False) -> list[Element]:
+    """The outermost ``tag`` elements of ``source``, each read by html.parser from its start tag to its end, the
+    rest of ``source`` skipped: many times faster than :func:`elements` on a whole page, for an element that
+    holds little (``link``, ``script``, ``small``, a heading). Found as they are, without what holds them
+    (``parent`` None, ``depth`` 0), and inside a comment or a script's text too; one without its end tag
+    ends where ``source`` does (what would end it is not read). With ``start_only``, each element's start tag
+    only is read, for where it starts and its attributes (its content is then empty, and none holds another)."""
+    found: list[Element] = []
+    for opening in re.finditer(rf"<{re.escape(tag)}(?=[\s/>])", source, re.I | re.A):
+        start = opening.start()
+        if found and start < found[-1].end:
+            continue  # inside the one found before
+        reader = _One(source[start:], start_only=start_only)
+        try:
+            reader.read()
+        except _Found:
+            pass
+        if reader.found:
+            element = reader.found[0]
+            element.source = source
+            element.start, element.content = element.start + start, element.content + start
+            element.content_end, element.end = element.content_end + start, element.end + start
+            for inner in reader.found[1:]:
+                inner.source = source
+                inner.start, inner.content = inner.start + start, inner.content + start
+                inner.content_end, inner.end = inner.content_end + start, inner.end + start
+            found.append(element)
+    return found
 
 
 def rewrite(

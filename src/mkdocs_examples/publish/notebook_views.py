@@ -149,9 +149,9 @@ def served(output: str, url: str) -> str:
     site's pages, which Material gives its copy button, and a tab stop, so that a keyboard reader scrolls one
     wider than the screen (axe: scrollable-region-focusable), as the site's pages make their code blocks
     (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
-    found = html_parse.elements(output)
-    content = html_parse.first(found, lambda element: element.attrs.get("class") == "md-content")
-    start = len(output) if content is None else content.start
+    # the page's head, and what its content (Material's article) holds: the navigation is not read
+    found = html_parse.find_all(output, "head")[:1]
+    found += [element for article in html_parse.find_all(output, "article")[:1] for element in article.descendants()]
     stylesheet = f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n'
     # each block an id of its own: Material names a block by the id of its nearest element that has one (a
     # cell's, which its code and output share), and its copy button copies the block of that name
@@ -160,8 +160,6 @@ def served(output: str, url: str) -> str:
     def edit(element: html_parse.Element) -> str | None:
         if element.tag == "head":
             return f"{element.start_tag}{element.inner}{stylesheet}{element.end_tag}"
-        if element.start < start:
-            return None
         if element.tag == "style":
             return ""
         if element.tag == "pre" and element.start_tag == "<pre>":

@@ -218,9 +218,8 @@ def _dump(file: Path, data: dict[str, Any]) -> None:
 def with_room(page: str) -> str:
     """A page's HTML with the picker's :data:`ROOM` before the title of its article, if it shows an output the
     picker can change (in the page as written, after search read its content: not a part of it)."""
-    found = html_parse.elements(page)
-    if not any("data-mx-env" in element.attrs for element in found):
+    if not any("data-mx-env" in label.attrs for label in html_parse.find_all(page, "small")):
         return page
-    article = html_parse.first(found, lambda element: "md-content__inner" in element.classes)
-    title = html_parse.first(found, lambda element: element.tag == "h1", after=article.start) if article else None
-    return page if title is None else page[: title.start] + ROOM + page[title.start :]
+    articles = [a for a in html_parse.find_all(page, "article", start_only=True) if "md-content__inner" in a.classes]
+    titles = [h for h in html_parse.find_all(page, "h1", start_only=True) if articles and h.start > articles[0].start]
+    return page[: titles[0].start] + ROOM + page[titles[0].start :] if titles else page
