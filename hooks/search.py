@@ -63,6 +63,7 @@ from mkdocs_examples.mkdocs import i18n, upstream
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
 INPUT = "assets/javascripts/"
+BUNDLE = "assets/javascripts/bundle."  # Material's script, under the site's root
 
 # Chinese punctuation splits words like the configured separator does, so the index needs no
 # zero-width space next to it
@@ -180,9 +181,9 @@ _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
-def _label(element: html_parse.Element) -> bool:
+def _label(tag: str, attrs: dict[str, str | None]) -> bool:
     """A code block's title: a file name, or an output's label ("Output", "Exception")."""
-    return element.tag == "span" and element.attrs.get("class") == "filename"
+    return tag == "span" and attrs.get("class") == "filename"
 
 
 def _excluded(tag: str, attrs: dict[str, str | None]) -> bool:
@@ -203,7 +204,7 @@ def _names(code: html_parse.Element, seen: set[str]) -> str:
     The index cuts ``x.requires_grad`` into words at ``.`` and ``_`` (the separator in
     mkdocs.yml): once ``requires_grad`` is there, ``y.requires_grad`` finds nothing more.
     """
-    text = html_parse.text(code.outer, lambda tag, attrs: tag == "span" and attrs.get("class") == "filename")
+    text = html_parse.text(code.outer, _label)
     text = re.sub(r"#.*|'[^'\n]*'|\"[^\"\n]*\"", " ", text)  # comments and strings
     names = []
     for name in dict.fromkeys(_NAME.findall(text)):
@@ -239,7 +240,7 @@ def _for_index(content: str) -> str:
         if element.tag in _HEADINGS:  # a new section: a new entry of the index
             seen.clear()
             return None
-        if element.tag == "thead" or _label(element) or _excluded_paragraph(element):
+        if element.tag == "thead" or _label(element.tag, element.attrs) or _excluded_paragraph(element):
             return ""
         if element.tag == "tr" and element.start_tag == "<tr>":
             return _row(element)
@@ -249,7 +250,8 @@ def _for_index(content: str) -> str:
             return _names(element, seen)
         # what a cell printed (under its "Output" label); a text block written in the page has no label
         label = element.children[0] if element.children else None
-        if element.has_class("language-text") and label and label.start == element.content and _label(label):
+        labelled = label is not None and label.start == element.content and _label(label.tag, label.attrs)
+        if element.has_class("language-text") and labelled:
             return None if _ERRORISH.search(html_parse.text(element.inner)) else ""
         return None
 
@@ -399,17 +401,12 @@ def _plain_code(text: str) -> str:
     def plain(element: html_parse.Element) -> str | None:
         if element.tag == "code":
             return element.inner
-        if element.start_tag == "<p>" and len(element.children) == 1 and _names_of_code(element.children[0]):
-            return f"<i>{element.children[0].inner}</i>"
+        names = element.children[0] if element.start_tag == "<p>" and len(element.children) == 1 else None
+        if names and names.start_tag == "<code>" and names.outer == element.inner and not names.children:
+            return f"<i>{names.inner}</i>"
         return None
 
     return html_parse.rewrite(text, plain)
-
-
-def _names_of_code(code: html_parse.Element) -> bool:
-    """Whether a paragraph's one element is the names a block of code uses (_names): all the paragraph holds."""
-    whole = code.outer == code.parent.inner if code.parent else False
-    return whole and code.tag == "code" and code.start_tag == "<code>" and bool(code.end_tag) and not code.children
 
 
 _CODE_NAME = re.compile(r"\w[._]\w")  # a term written as code: weights_only, torch.Tensor
@@ -487,9 +484,6 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
         return None
 
     return html_parse.rewrite(output, edit, found)
-
-
-BUNDLE = "assets/javascripts/bundle."  # Material's script, under the site's root
 
 
 def _bundle(element: html_parse.Element) -> bool:

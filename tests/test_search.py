@@ -139,6 +139,36 @@ def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
     assert "torch 2.13.0" not in indexed and "Prose." in indexed and "More prose." in indexed
 
 
+def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_renders_it():
+    """hooks/search.py on a page rendered as the site renders one (code with a title and line numbers, outputs
+    under their label, a table): fast, where the tests above read the real site's index."""
+    import markdown
+    from helpers import load_file
+
+    from mkdocs_examples.render.fences import fence
+
+    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    page = "\n\n".join([
+        "# Title {#t}", "Prose.",
+        fence("import torch\nx = torch.ones(2)\ny = x.requires_grad", "python", title="examples/a_b.py", linenums=3),
+        fence("tensor([1., 1.])", "text", title="Output"),
+        fence("RuntimeError: Sizes of tensors must match", "text", title="Output"),
+        fence("written in the page", "text"),
+        "## Next {#n}", fence("z = torch.ones(1)", "python", title="examples/a_b.py", linenums=9),
+        "| Term | 术语 |\n| --- | --- |\n| tensor | `张量` |",
+    ])  # fmt: skip
+    extensions = ["attr_list", "tables", "pymdownx.highlight", "pymdownx.superfences"]
+    configs = {"pymdownx.highlight": {"pygments_lang_class": True}}  # as mkdocs.yml: language-python
+    html = markdown.markdown(page, extensions=extensions, extension_configs=configs)
+    indexed = hook._for_index(html)
+    assert "<p>Prose.</p>" in indexed and "<p><code>torch torch.ones x.requires_grad</code></p>" in indexed
+    assert "import" not in indexed and "a_b.py" not in indexed and "Output" not in indexed  # code, titles, labels
+    assert "tensor([1., 1.])" not in indexed and "RuntimeError: Sizes of tensors must match" in indexed
+    assert "written in the page" in indexed  # a text block of the page's own, under no label
+    assert indexed.index("<p><code>torch.ones</code></p>") > indexed.index('id="n"')  # a new section, names anew
+    assert "<p>tensor · <code>张量</code></p>" in indexed and "Term" not in indexed
+
+
 def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
     """The engine marks each output's label `data-search-exclude`: a site without hooks/search.py indexes none."""
     from material.plugins.search.plugin import Parser  # type: ignore[import-untyped]
