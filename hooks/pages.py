@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -221,19 +222,23 @@ def _relative(path: Path, root: Path) -> str:
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     where = _where(page, config)
+    # the links, code blocks and headings of the content (no link goes inside one), outermost first: each holds
+    # none of its own kind, and html_parse reads their start and end tags only
+    held = sorted((e for tag in _NOT_LINKED for e in html_parse.find_all(html, tag)), key=lambda e: e.start)
+    outermost: list[html_parse.Element] = []
+    for element in held:
+        if not outermost or element.start >= outermost[-1].end:
+            outermost.append(element)
+    starts = [element.start for element in outermost]
 
-    def edit(element: html_parse.Element) -> str | None:
-        if element.tag == "pre":
-            return None  # its code is a tab stop, not linked
-        if element.tag in _NOT_LINKED:
-            return element.outer  # as it is, and what it holds too
-        if element.tag != "code":
-            return None
-        if element.inside("pre"):
-            return _focusable_code(element)
-        return _link_name(element, where) if element.start_tag == "<code>" else None
+    def edit(code: html_parse.Element) -> str | None:
+        at = bisect.bisect_left(starts, code.start) - 1
+        holder = outermost[at] if at >= 0 and code.start < outermost[at].end else None
+        if holder is None:
+            return _link_name(code, where) if code.start_tag == "<code>" else None
+        return _focusable_code(code, holder) if holder.tag == "pre" else None
 
-    return html_parse.rewrite(html, edit)
+    return html_parse.rewrite(html, edit, html_parse.find_all(html, "code"))
 
 
 def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
@@ -325,18 +330,17 @@ def _absolute_alternate(element: html_parse.Element, url: str) -> str | None:
 # --- code blocks a keyboard reaches -------------------------------------------------------
 
 
-def _focusable_code(element: html_parse.Element) -> str | None:
-    """A code block's ``<code>`` as a tab stop, so that a keyboard reader can scroll one that is wider than the
-    screen; None for any other element. Material makes such a block focusable when it mounts it, and with
-    `content.lazy` (mkdocs.yml: a block is mounted, measured and given its copy button only once it comes on
-    screen, not all at once as the page starts) a reader tabbing down the page would pass over the blocks below.
-    Material takes the tab stop away again from a block it mounts that fits."""
-    block = element.parent
-    if element.start_tag != "<code>" or block is None or block.start_tag != "<pre>":
+def _focusable_code(code: html_parse.Element, block: html_parse.Element) -> str | None:
+    """The ``<code>`` of a code block (``block``, its ``<pre>``) as a tab stop, so that a keyboard reader can
+    scroll one that is wider than the screen; None for any other. Material makes such a block focusable when it
+    mounts it, and with `content.lazy` (mkdocs.yml: a block is mounted, measured and given its copy button only
+    once it comes on screen, not all at once as the page starts) a reader tabbing down the page would pass over
+    the blocks below. Material takes the tab stop away again from a block it mounts that fits."""
+    if code.start_tag != "<code>" or block.start_tag != "<pre>":
         return None
-    if element.source[block.content : element.start] not in ("", "<span></span>"):  # Pygments' empty first span
+    if code.source[block.content : code.start] not in ("", "<span></span>"):  # Pygments' empty first span
         return None
-    return f'<code tabindex="0">{element.inner}{element.end_tag}'
+    return f'<code tabindex="0">{code.inner}{code.end_tag}'
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
@@ -398,7 +402,7 @@ def _split_sitemap(site: Path, config: MkDocsConfig) -> None:
         return
     # each <url> with the white space after it, up to the next one or the end of the <urlset>
     ends = [u.start for u in urls[1:]] + [urls[-1].parent.content_end if urls[-1].parent else len(text)]
-    locations = {id(u): html_parse.text(e.inner) for e in found if e.tag == "loc" and (u := e.parent) is not None}
+    locations = {id(u): e.text() for e in found if e.tag == "loc" and (u := e.parent) is not None}
     base = config.site_url or ""
     for lang in i18n.languages(config)[1:]:  # every language but the default one
         mine = [text[u.start : end] for u, end in zip(urls, ends, strict=True)

@@ -194,7 +194,7 @@ def _excluded_paragraph(element: html_parse.Element) -> bool:
     """A paragraph that holds only what search leaves out (an output's label)."""
     if element.tag != "p" or not element.children:
         return False
-    shown = html_parse.text(element.inner, _excluded)
+    shown = element.text(_excluded)
     return all(_excluded(child.tag, child.attrs) for child in element.children) and not shown.strip()
 
 
@@ -204,7 +204,7 @@ def _names(code: html_parse.Element, seen: set[str]) -> str:
     The index cuts ``x.requires_grad`` into words at ``.`` and ``_`` (the separator in
     mkdocs.yml): once ``requires_grad`` is there, ``y.requires_grad`` finds nothing more.
     """
-    text = html_parse.text(code.outer, _label)
+    text = code.text(_label)
     text = re.sub(r"#.*|'[^'\n]*'|\"[^\"\n]*\"", " ", text)  # comments and strings
     names = []
     for name in dict.fromkeys(_NAME.findall(text)):
@@ -252,7 +252,7 @@ def _for_index(content: str) -> str:
         label = element.children[0] if element.children else None
         labelled = label is not None and label.start == element.content and _label(label.tag, label.attrs)
         if element.has_class("language-text") and labelled:
-            return None if _ERRORISH.search(html_parse.text(element.inner)) else ""
+            return None if _ERRORISH.search(element.text()) else ""
         return None
 
     return html_parse.rewrite(content, edit, found)
@@ -470,10 +470,10 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
         return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
     found = html_parse.find_all(output, "script")
-    bundle = html_parse.first(found, _bundle)
+    bundle = next((element for element in found if _bundle(element)), None)
     if bundle is None:
         raise RuntimeError(f"{where}: Material's script is not found")
-    settings = html_parse.first(found, lambda e: e.tag == "script" and e.attrs.get("id") == "__config")
+    settings = next((element for element in found if element.attrs.get("id") == "__config"), None)
 
     def edit(element: html_parse.Element) -> str | None:
         if element is settings:

@@ -49,8 +49,9 @@ def test_an_element_replaced_by_nothing_takes_its_white_space_along_when_tidy():
 
 def test_text_resolves_references_and_leaves_out_what_is_excluded():
     source = '<p>a &lt; b <span class="filename">x.py</span><em>c</em></p>'
-    assert html_parse.text(source) == "a < b x.pyc"
-    assert html_parse.text(source, lambda tag, attrs: attrs.get("class") == "filename") == "a < b c"
+    (paragraph, *_) = html_parse.elements(source)
+    assert paragraph.text() == "a < b x.pyc"
+    assert paragraph.text(lambda tag, attrs: attrs.get("class") == "filename") == "a < b c"
 
 
 def test_an_attribute_is_set_in_the_start_tag_as_written():
@@ -63,12 +64,6 @@ def test_an_attribute_is_set_in_the_start_tag_as_written():
     assert html_parse.with_attribute(flag, "hidden", "") == '<p hidden="">'
 
 
-def test_first_finds_an_element_after_a_place():
-    found = html_parse.elements("<h1>a</h1><div><h1>b</h1></div>")
-    assert html_parse.first(found, lambda e: e.tag == "h1", after=found[1].start).inner == "b"
-    assert html_parse.first(found, lambda e: e.tag == "h2") is None
-
-
 def test_find_all_reads_only_the_elements_of_one_tag_as_elements_reads_them():
     page = PAGE.replace("<ul>", '<SCRIPT src="b.js"></SCRIPT><h1 id=t>T<img src=x><a>¶</a></h1><ul>')
     everything = html_parse.elements(page)
@@ -76,8 +71,10 @@ def test_find_all_reads_only_the_elements_of_one_tag_as_elements_reads_them():
         whole = [(e.start, e.content, e.content_end, e.end) for e in everything if e.tag == tag and (
             not any(o.tag == tag and o.start < e.start < o.end for o in everything))]  # fmt: skip
         assert [(e.start, e.content, e.content_end, e.end) for e in html_parse.find_all(page, tag)] == whole, tag
-    (title,) = html_parse.find_all(page, "h1")
-    assert title.outer == '<h1 id=t>T<img src=x><a>¶</a></h1>' and [e.tag for e in title.descendants()] == ["img", "a"]
+    (title,) = html_parse.find_all(page, "h1")  # a heading holds no heading: what it holds is not read
+    assert title.outer == "<h1 id=t>T<img src=x><a>¶</a></h1>" and title.children == []
+    (paragraph,) = html_parse.find_all(page, "p")
+    assert [e.tag for e in paragraph.descendants()] == ["code", "br", "img"]
     assert html_parse.find_all("<linkx><link rel=x>", "link")[0].attrs == {"rel": "x"}  # not a tag that starts alike
 
 

@@ -157,6 +157,28 @@ def test_an_api_name_is_resolved_from_the_inventory_alone():
     assert hook.reference("torch.utils.model_dump.__main__", known) == ""
 
 
+def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
+    from types import SimpleNamespace
+
+    hook = pages_hook()
+    content = (
+        '<p>Use <code>torch.cat</code> or <code>torch.cat()</code>, not <code class="x">torch.cat</code>.</p>\n'
+        '<h2 id="c"><code>torch.cat</code><a class="headerlink" href="#c">¶</a></h2>\n'
+        '<p><a href="https://x.org/"><code>torch.cat</code></a></p>\n'
+        '<div class="highlight"><pre><span></span><code>torch.cat</code></pre></div>\n'
+        '<pre class="x"><code>torch.cat</code></pre>'
+    )
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md", abs_src_path=None), markdown="")
+    linked = hook.on_page_content(content, page=page, config=SimpleNamespace(docs_dir="docs"), files=None)
+    url = hook.reference("torch.cat")
+    expected = content.replace(
+        "<code>torch.cat</code> or <code>torch.cat()</code>",
+        f'<a href="{url}" class="mx-api" title="PyTorch reference"><code>torch.cat</code></a> or '
+        f'<a href="{url}" class="mx-api" title="PyTorch reference"><code>torch.cat()</code></a>',
+    ).replace("<pre><span></span><code>", '<pre><span></span><code tabindex="0">')
+    assert linked == expected  # nothing in a heading, a link or a code block; a block's code a tab stop
+
+
 @pytest.mark.parametrize("aliases", ['{"torch.f": "torch.not_documented"}', '["torch.f"]'])
 def test_an_alias_of_no_documented_name_is_an_error(tmp_path, aliases):
     hook = pages_hook()

@@ -8,11 +8,10 @@ operations, never with a regular expression (tests/test_html_regexes.py checks i
   parent, and where its start tag, content and end tag are in the source;
 - :func:`rewrite`: the source with the elements a function picks replaced (by anything built from
   the element's parts: unwrapped, dropped, wrapped, with something inserted before or after);
-- :func:`text`: the text of a piece of HTML, character references resolved, outside the elements
+- :meth:`Element.text`: an element's text, character references resolved, outside the elements
   a function excludes;
 - :func:`find_all`: the elements of one tag, the rest of the source skipped (for a whole page);
-- :func:`first`: the first element a function picks, after a place; :func:`with_attribute`: an
-  element's start tag with one attribute set.
+- :func:`with_attribute`: an element's start tag with one attribute set.
 
 Elements end where their end tags are, as html.parser and Material's indexer read them: an element
 without one ends with the element that holds it (the HTML standard's implied ends, such as a ``<li>``
@@ -23,11 +22,10 @@ byte changed by reading is a page that differs for nothing.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html import escape
+from html import escape, unescape
 from html.parser import HTMLParser
 
 # elements without content or end tag (the HTML standard's void elements)
@@ -78,6 +76,21 @@ class Element:
     def has_class(self, *names: str) -> bool:
         """Whether it has every class of ``names``."""
         return set(names) <= set(self.classes)
+
+    def text(self, excluded: Callable[[str, dict[str, str | None]], bool] = lambda tag, attrs: False) -> str:
+        """Its text, character references resolved, outside the elements it holds that ``excluded`` picks (by
+        tag and attributes): read from where its elements are, the source is not parsed again. (A script's or
+        a style's text counts as text, and a comment too.)"""
+        return unescape("".join(self._texts(excluded)))
+
+    def _texts(self, excluded: Callable[[str, dict[str, str | None]], bool]) -> Iterator[str]:
+        at = self.content
+        for child in self.children:
+            yield self.source[at : child.start]
+            if not excluded(child.tag, child.attrs):
+                yield from child._texts(excluded)
+            at = max(at, child.end)
+        yield self.source[at : self.content_end]
 
     def descendants(self) -> Iterator[Element]:
         """The elements it holds, theirs too, in the order their start tags come."""
@@ -181,34 +194,54 @@ class _One(_Reader):
             raise _Found
 
 
+# elements that hold none of their own kind (HTML nests no link, code block, heading, script... in another):
+# :func:`find_all` ends one at the first end tag of its kind, and does not read what it holds
+UNNESTED = frozenset(["a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style", "small", "title"])
+_START_TAG = 2000  # characters html.parser is given first to read a start tag (all of the rest if it is longer)
+
+
 def find_all(source: str, tag: str, *, start_only: bool = False) -> list[Element]:
-    """The outermost ``tag`` elements of ``source``, each read by html.parser from its start tag to its end, the
-    rest of ``source`` skipped: many times faster than :func:`elements` on a whole page, for an element that
-    holds little (``link``, ``script``, ``small``, a heading). Found as they are, without what holds them
-    (``parent`` None, ``depth`` 0), and inside a comment or a script's text too; one without its end tag
-    ends where ``source`` does (what would end it is not read). With ``start_only``, each element's start tag
-    only is read, for where it starts and its attributes (its content is then empty, and none holds another)."""
+    """The outermost ``tag`` elements of ``source``, the rest of ``source`` skipped: many times faster than
+    :func:`elements` on a whole page. Each start tag is read by html.parser; an element of :data:`UNNESTED`
+    ends at the first end tag of its kind and what it holds is not read (``children`` empty); any other is read
+    to its end, with what it holds. Found as they are, without what holds them (``parent`` None, ``depth`` 0),
+    and inside a comment or a script's text too; one without its end tag ends where ``source`` does. With
+    ``start_only``, each element's start tag only is read, for where it starts and its attributes (its content
+    is then empty, and none holds another)."""
     found: list[Element] = []
+    short = start_only or tag in UNNESTED
+    end_tag = re.compile(rf"</{re.escape(tag)}(?=[\s/>])[^>]*>", re.I | re.A)
     for opening in re.finditer(rf"<{re.escape(tag)}(?=[\s/>])", source, re.I | re.A):
         start = opening.start()
         if found and start < found[-1].end:
             continue  # inside the one found before
-        reader = _One(source[start:], start_only=start_only)
+        element = _read(source, start, start_only=short)
+        if element is None:
+            continue  # not a start tag to html.parser
+        if short and not start_only and element.end == element.content and tag not in VOID:
+            closing = end_tag.search(source, element.content)
+            element.content_end, element.end = (closing.start(), closing.end()) if closing else (len(source),) * 2
+        found.append(element)
+    return found
+
+
+def _read(source: str, start: int, *, start_only: bool) -> Element | None:
+    """The element whose start tag is at ``start``, read by html.parser (the start tag only, or all of it)."""
+    for text in ([source[start : start + _START_TAG]] if start_only else []) + [source[start:]]:
+        reader = _One(text, start_only=start_only)
         try:
             reader.read()
         except _Found:
             pass
         if reader.found:
-            element = reader.found[0]
-            element.source = source
-            element.start, element.content = element.start + start, element.content + start
-            element.content_end, element.end = element.content_end + start, element.end + start
-            for inner in reader.found[1:]:
-                inner.source = source
-                inner.start, inner.content = inner.start + start, inner.content + start
-                inner.content_end, inner.end = inner.content_end + start, inner.end + start
-            found.append(element)
-    return found
+            break
+    else:
+        return None
+    for element in reader.found:
+        element.source = source
+        element.start, element.content = element.start + start, element.content + start
+        element.content_end, element.end = element.content_end + start, element.end + start
+    return reader.found[0]
 
 
 def rewrite(
@@ -229,41 +262,6 @@ def rewrite(
                 at += 1
     parts.append(source[at:])
     return "".join(parts)
-
-
-class _Text(HTMLParser):
-    def __init__(self, excluded: Callable[[str, dict[str, str | None]], bool]) -> None:
-        super().__init__(convert_charrefs=True)
-        self.excluded = excluded
-        self.parts: list[str] = []
-        self.open: list[bool] = []  # for each open element: whether it is excluded, or inside one that is
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in VOID:
-            self.open.append((bool(self.open) and self.open[-1]) or self.excluded(tag, dict(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.open:
-            self.open.pop()
-
-    def handle_data(self, data: str) -> None:
-        if not (self.open and self.open[-1]):
-            self.parts.append(data)
-
-
-def text(source: str, excluded: Callable[[str, dict[str, str | None]], bool] = lambda tag, attrs: False) -> str:
-    """The text of ``source``, its character references resolved, outside the elements ``excluded`` picks
-    (by tag and attributes)."""
-    reader = _Text(excluded)
-    reader.feed(source)
-    reader.close()
-    return "".join(reader.parts)
-
-
-def first(found: list[Element], picked: Callable[[Element], bool], after: int = 0) -> Element | None:
-    """The first element of ``found`` that ``picked`` picks and that starts at ``after`` or later."""
-    starts = [element.start for element in found]
-    return next((e for e in found[bisect.bisect_left(starts, after) :] if picked(e)), None)
 
 
 # an attribute of a start tag, as html.parser finds it (its `attrfind_tolerant`): name, then = and value

@@ -231,7 +231,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _link_titles(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         """Each code block's title, the example's file, links to that file in the repository."""
         repository = github(config.repo_url)
-        if not repository or not self._build.examples:
+        if not repository or not self._build.examples or page.file.src_uri in self._views:  # a view has no titles
             return html
         known = {e.display for e in self._build.loaded().values()}
         return link_titles(html, repository, known, self._branch)

@@ -149,9 +149,11 @@ def served(output: str, url: str) -> str:
     site's pages, which Material gives its copy button, and a tab stop, so that a keyboard reader scrolls one
     wider than the screen (axe: scrollable-region-focusable), as the site's pages make their code blocks
     (hooks/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
-    # the page's head, and what its content (Material's article) holds: the navigation is not read
-    found = html_parse.find_all(output, "head")[:1]
-    found += [element for article in html_parse.find_all(output, "article")[:1] for element in article.descendants()]
+    # the page's head, and the styles and blocks of its content (Material's article): the rest is not read
+    articles = html_parse.find_all(output, "article", start_only=True)
+    start = articles[0].start if articles else len(output)
+    content = [e for tag in ("style", "pre") for e in html_parse.find_all(output, tag) if e.start > start]
+    found = html_parse.find_all(output, "head")[:1] + sorted(content, key=lambda element: element.start)
     stylesheet = f'<link rel="stylesheet" href="{"../" * url.count("/")}{CSS}">\n'
     # each block an id of its own: Material names a block by the id of its nearest element that has one (a
     # cell's, which its code and output share), and its copy button copies the block of that name

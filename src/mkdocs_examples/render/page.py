@@ -124,28 +124,24 @@ def link_titles(html_text: str, repository: str, known: set[str], branch: str = 
         if title.tag != "span" or title.attrs.get("class") != "filename" or title.inner not in known:
             return None
         url = f"{repository}/blob/{branch}/{title.inner}"
-        if (line := _first_line(title, found)) is not None:
+        if (line := _first_line(title)) is not None:
             url += f"#L{line}"
         return f'{title.start_tag}<a href="{html.escape(url)}">{title.inner}</a>{title.end_tag}'
 
     return html_parse.rewrite(html_text, link, found)
 
 
-def _first_line(title: html_parse.Element, found: list[html_parse.Element]) -> str | None:
+def _first_line(title: html_parse.Element) -> str | None:
     """The number of the first line of the code block ``title`` names, where the block numbers its lines."""
     block = title.parent
     while block is not None and "highlight" not in block.classes:
         block = block.parent
-    if block is None:
-        return None
-
-    def numbered(element: html_parse.Element) -> bool:
-        return any(_LINE_ANCHOR.fullmatch(value or "") for value in element.attrs.values())
-
-    anchor = html_parse.first(found, numbered, after=title.end)
-    if anchor is None or anchor.start >= block.end:
-        return None
-    return next(m[1] for value in anchor.attrs.values() if (m := _LINE_ANCHOR.fullmatch(value or "")))
+    for element in block.descendants() if block is not None else ():
+        if element.start > title.start:
+            for value in element.attrs.values():
+                if line := _LINE_ANCHOR.fullmatch(value or ""):
+                    return line[1]
+    return None
 
 
 def github(url: str | None) -> str | None:
