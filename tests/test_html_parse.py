@@ -83,3 +83,9 @@ def test_find_all_may_read_start_tags_only():
     (article,) = html_parse.find_all(page, "article", start_only=True)
     assert (article.start_tag, article.inner, article.children) == ('<article class="a">', "", [])
     assert article.classes == ("a",) and article.start == 0
+
+
+def test_find_all_may_read_only_the_elements_whose_start_tag_holds_a_text():
+    page = '<span class="n">x</span><span title="a>b" class="filename">a.py</span><span class=\'filename\'>b</span>'
+    found = html_parse.find_all(page, "span", holding="filename")
+    assert [(e.attrs["class"], e.inner) for e in found] == [("filename", "a.py"), ("filename", "b")]

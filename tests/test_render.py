@@ -8,6 +8,7 @@ from pathlib import Path
 import markdown
 import pytest
 
+from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.page import render_error, render_example, under_title
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import CellResult, Result
@@ -141,6 +142,21 @@ def test_repository_links_follow_the_branch_of_edit_uri():
     assert url == "https://colab.research.google.com/github/o/r/blob/trunk/notebooks/a/b.ipynb"
     title = '<span class="filename">examples/a/b.py</span>'
     assert "/blob/trunk/examples/a/b.py" in link_titles(title, "https://github.com/o/r", {"examples/a/b.py"}, "trunk")
+
+
+@pytest.mark.parametrize("style", ["table", "pymdownx-inline"])
+def test_a_code_blocks_title_links_to_its_first_line_where_the_block_numbers_its_lines(style):
+    from mkdocs_examples.render.page import link_titles
+
+    blocks = [fence("import torch\nx = 1", "python", title="examples/a.py", linenums=7),
+              fence("y", "python", title="examples/b.py"), fence("z", "python", title="examples/c.py", linenums=3)]
+    for anchors, lines in ((False, ["", "", ""]), (True, ["#L7", "#L1", "#L3"])):
+        configs = {"pymdownx.highlight": {"anchor_linenums": anchors, "linenums_style": style}}
+        page = markdown.markdown("\n\n".join(blocks), extensions=["pymdownx.highlight", "pymdownx.superfences"],
+                                 extension_configs=configs)  # fmt: skip
+        linked = link_titles(page, "https://github.com/o/r", {"examples/a.py", "examples/b.py", "examples/c.py"})
+        urls = re.findall(r'<span class="filename"><a href="https://github.com/o/r/blob/main/([^"]+)">', linked)
+        assert urls == [f"examples/{name}.py{line}" for name, line in zip("abc", lines, strict=True)]
 
 
 def titled(text: str, html_text: str) -> str:

@@ -198,16 +198,19 @@ class _One(_Reader):
 # :func:`find_all` ends one at the first end tag of its kind, and does not read what it holds
 UNNESTED = frozenset(["a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style", "small", "title"])
 _START_TAG = 2000  # characters html.parser is given first to read a start tag (all of the rest if it is longer)
+# a start tag as written, its quoted values whole: to pass over one that cannot hold what is looked for
+_WRITTEN_START_TAG = re.compile(r"""<[^\s/>]+(?:[^>"']|"[^"]*"|'[^']*')*>""")
 
 
-def find_all(source: str, tag: str, *, start_only: bool = False) -> list[Element]:
+def find_all(source: str, tag: str, *, start_only: bool = False, holding: str | None = None) -> list[Element]:
     """The outermost ``tag`` elements of ``source``, the rest of ``source`` skipped: many times faster than
     :func:`elements` on a whole page. Each start tag is read by html.parser; an element of :data:`UNNESTED`
     ends at the first end tag of its kind and what it holds is not read (``children`` empty); any other is read
     to its end, with what it holds. Found as they are, without what holds them (``parent`` None, ``depth`` 0),
     and inside a comment or a script's text too; one without its end tag ends where ``source`` does. With
     ``start_only``, each element's start tag only is read, for where it starts and its attributes (its content
-    is then empty, and none holds another)."""
+    is then empty, and none holds another). With ``holding``, only the elements whose start tag holds that text
+    (a class, an attribute's value): the others are not read."""
     found: list[Element] = []
     short = start_only or tag in UNNESTED
     end_tag = re.compile(rf"</{re.escape(tag)}(?=[\s/>])[^>]*>", re.I | re.A)
@@ -215,9 +218,11 @@ def find_all(source: str, tag: str, *, start_only: bool = False) -> list[Element
         start = opening.start()
         if found and start < found[-1].end:
             continue  # inside the one found before
+        if holding is not None and (written := _WRITTEN_START_TAG.match(source, start)) and holding not in written[0]:
+            continue  # its start tag does not hold it: not read
         element = _read(source, start, start_only=short)
-        if element is None:
-            continue  # not a start tag to html.parser
+        if element is None or (holding is not None and holding not in element.start_tag):
+            continue  # not a start tag to html.parser, or not one that holds ``holding``
         if short and not start_only and element.end == element.content and tag not in VOID:
             closing = end_tag.search(source, element.content)
             element.content_end, element.end = (closing.start(), closing.end()) if closing else (len(source),) * 2

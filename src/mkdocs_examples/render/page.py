@@ -118,29 +118,39 @@ _LINE_ANCHOR = re.compile(r"#?__codelineno-\d+-(\d+)")
 
 def link_titles(html_text: str, repository: str, known: set[str], branch: str = "main") -> str:
     """``html_text`` with the title of each code block of a ``known`` example linking to its file and line."""
-    found = html_parse.elements(html_text)
+    titles = [
+        title for title in html_parse.find_all(html_text, "span", holding="filename")
+        if title.attrs.get("class") == "filename" and title.inner in known
+    ]  # fmt: skip
+    if not titles:
+        return html_text
+    blocks = html_parse.find_all(html_text, "pre")
+    anchors = [a for a in html_parse.find_all(html_text, "a") if any(map(_LINE_ANCHOR.fullmatch, _values(a)))]
 
-    def link(title: html_parse.Element) -> str | None:
-        if title.tag != "span" or title.attrs.get("class") != "filename" or title.inner not in known:
-            return None
+    def link(title: html_parse.Element) -> str:
         url = f"{repository}/blob/{branch}/{title.inner}"
-        if (line := _first_line(title)) is not None:
+        if (line := _first_line(title, blocks, anchors)) is not None:
             url += f"#L{line}"
         return f'{title.start_tag}<a href="{html.escape(url)}">{title.inner}</a>{title.end_tag}'
 
-    return html_parse.rewrite(html_text, link, found)
+    return html_parse.rewrite(html_text, link, titles)
 
 
-def _first_line(title: html_parse.Element) -> str | None:
-    """The number of the first line of the code block ``title`` names, where the block numbers its lines."""
-    block = title.parent
-    while block is not None and "highlight" not in block.classes:
-        block = block.parent
-    for element in block.descendants() if block is not None else ():
-        if element.start > title.start:
-            for value in element.attrs.values():
-                if line := _LINE_ANCHOR.fullmatch(value or ""):
-                    return line[1]
+def _values(element: html_parse.Element) -> list[str]:
+    return [value or "" for value in element.attrs.values()]
+
+
+def _first_line(
+    title: html_parse.Element, blocks: list[html_parse.Element], anchors: list[html_parse.Element]
+) -> str | None:
+    """The number of the first line of the code block ``title`` names, where the block numbers its lines: from the
+    first line anchor in the first ``<pre>`` after the title (its line numbers', or its code's)."""
+    block = next((pre for pre in blocks if pre.start > title.start), None)
+    if block is None:
+        return None
+    for anchor in anchors:
+        if block.start < anchor.start < block.end:
+            return next(m[1] for value in _values(anchor) if (m := _LINE_ANCHOR.fullmatch(value)))
     return None
 
 
