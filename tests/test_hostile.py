@@ -748,3 +748,64 @@ def test_examples_of_one_worker_share_inductors_precompiled_headers_and_nothing_
     listed, headers = outcome.result.cells[0].output.splitlines()
     assert "mine" not in listed  # its TMPDIR is its own
     assert headers == ("['built.h.gch']" if namespaced(project) else "None")
+
+
+HEADERS = """\
+import getpass, os, tempfile
+folder = os.path.join(tempfile.gettempdir(), f"torchinductor_{getpass.getuser()}", "precompiled_headers")
+built = os.path.join(folder, "built.h.gch")
+print(sorted(n for n in os.listdir(folder) if n != "locks") if os.path.isdir(folder) else None)
+print(open(built, "rb").read() if os.path.exists(built) else None)
+attempts = {
+    "write": lambda: open(built, "r+b").write(b"poisoned"),
+    "truncate": lambda: os.truncate(built, 0),
+    "chmod": lambda: os.chmod(built, 0o777),
+    "remove": lambda: os.remove(built),
+    "rename": lambda: os.rename(built, built + ".old"),
+    "replace": lambda: os.replace(os.path.join(folder, "built.h"), built),
+}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+    except OSError as error:
+        print(name, "refused")
+    else:
+        print(name, "done")
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the store is used with mount namespaces only")
+def test_examples_see_the_headers_the_worker_built_and_cannot_change_them(tmp_path):
+    import torch
+
+    from mkdocs_examples.execute.child import headers
+
+    store = tmp_path / "store"
+    folder = store / headers._key(str(torch.__version__))
+    folder.mkdir(parents=True)
+    (folder / "built.h").write_text("#include <torch/csrc/inductor/cpp_prefix.h>\n")
+    (folder / "built.h.gch").write_bytes(b"trusted")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "hostile.py").write_text(HEADERS)
+    engine = Engine(tmp_path / "examples", None, options=Options(), preload=["torch"], jobs=2, timeout=60,
+                    headers=store)  # fmt: skip
+    try:
+        runs = []
+        for _ in range(2):  # the second sees what the first left
+            engine._memory.clear()
+            runs.append(engine.run([engine.load("hostile.py")])["hostile.py"])
+        namespaced = "namespaces" not in engine.pool.sandbox["missing"]
+    finally:
+        engine.close()
+    for outcome in runs:
+        assert outcome.failure is None, describe(outcome)
+    lines = runs[0].result.cells[0].output.splitlines()
+    if namespaced:
+        assert lines[:2] == ["['built.h', 'built.h.gch']", "b'trusted'"]
+        refused = ("write", "truncate", "chmod", "remove", "rename", "replace")
+        assert lines[2:] == [f"{name} refused" for name in refused]
+        assert runs[1].result.cells[0].output == runs[0].result.cells[0].output  # the first changed nothing
+    else:  # no folder of the worker's: each example's TMPDIR is its own, empty
+        assert lines[:2] == ["None", "None"]
+    assert (folder / "built.h.gch").read_bytes() == b"trusted"
+    assert (folder / "built.h.gch").stat().st_mode & 0o777 != 0o777

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mkdocs_examples.environment import detect_device
 from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, entries, fingerprint, lines_of, relocated
-from mkdocs_examples.execute.child import sandbox
+from mkdocs_examples.execute.child import headers, sandbox
 from mkdocs_examples.execute.child.budget import size
 from mkdocs_examples.execute.pool import Pool, signal_name
 from mkdocs_examples.results import MAX_RECORDING, Failure, Options, Result
@@ -77,6 +77,7 @@ class Engine:
         watch: Iterable[Path] = (),
         execute: bool = True,
         required: frozenset[str] = frozenset(),
+        headers: Path | None = None,
     ) -> None:
         self.examples_dir, self.folder = examples_dir, folder
         # protections every run must have (Settings.required_protections): a worker without one stops the run,
@@ -92,7 +93,8 @@ class Engine:
         # What they may read of the project: the examples alone. Not the cache, the site, the recordings or the
         # pages: an example that could tell a pull request's build (no cache yet) from main's (a restored one)
         # could print something else once merged. Python's installation is readable wherever it is
-        self.pool = Pool(preload, [examples_dir.resolve()])
+        # ``headers``: where the worker keeps inductor's precompiled headers, built by itself (child/headers.py)
+        self.pool = Pool(preload, [examples_dir.resolve()], headers)
         self._noted = False
         self.expected: dict[str, float] = {}  # seconds each example took when recorded: the longest run first
         self._fingerprint = fingerprint(options, preload)
@@ -128,6 +130,7 @@ class Engine:
             watch=watch,
             execute=execute,
             required=config.required_protections(),
+            headers=headers.default_store(),
         )
         engine.expected = recorded_seconds(root / config.recordings)
         return engine

@@ -71,9 +71,10 @@ class _Loss:
 class Pool:
     """The parent's handle on one worker process, started on first use and kept until closed."""
 
-    def __init__(self, preload: list[str], project: list[Path] | None = None) -> None:
+    def __init__(self, preload: list[str], project: list[Path] | None = None, headers: Path | None = None) -> None:
         self.preload = preload
         self.project = [str(p) for p in project or []]  # folders examples may read
+        self.headers = headers  # where the worker keeps inductor's precompiled headers (child/headers.py)
         self.info: dict[str, Any] = {}
         self.sandbox: dict[str, Any] = {}  # what confines examples, as the last worker found it (kept after close)
         self.spans: dict[str, tuple[float, float]] = {}  # path: when its process ran (wall clock)
@@ -92,7 +93,8 @@ class Pool:
                 "to build it without running the examples"
             )
         env = dict(os.environ, MPLBACKEND="Agg", PYTORCH_NVML_BASED_CUDA_CHECK="1")
-        setup = json.dumps({"preload": self.preload, "project": self.project})
+        setup = json.dumps({"preload": self.preload, "project": self.project,
+                            "headers": str(self.headers) if self.headers else None})  # fmt: skip
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "mkdocs_examples.execute.child.worker", setup],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,

@@ -74,9 +74,9 @@ def readable(python: list[Path], project: list[Path]) -> list[Path]:
     return kept
 
 
-def _bind(source: str, root: str, *, writable: bool = False) -> None:
-    """Show ``source`` at the same path beneath ``root``; read-only unless ``writable``."""
-    target = root + source
+def _bind(source: str, root: str, *, writable: bool = False, place: str | None = None) -> None:
+    """Show ``source`` at the same path beneath ``root`` (or at ``place`` there); read-only unless ``writable``."""
+    target = root + (place or source)
     if os.path.isdir(source):
         os.makedirs(target, exist_ok=True)
     else:
@@ -107,11 +107,13 @@ def tmpfs_options(memory: int) -> str:
 
 
 def build(
-    root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None, memory: int = 0
-) -> None:
+    root: Path, views: list[Path], box: Path, *, gpu: bool, shared: dict[Path, Path] | None = None,
+    read_only: dict[Path, Path] | None = None, memory: int = 0,
+) -> None:  # fmt: skip
     """Make ``root`` (an empty folder) the example's root: views, its box, /tmp, /dev and a mount
     point for /proc; ``shared``: folders shown writable at a place in its box (target: source);
-    ``memory``: MiB of memory the example may use (:func:`tmpfs_options`).
+    ``read_only``: files shown read-only at a place in those, over a file of that name there (target:
+    source); ``memory``: MiB of memory the example may use (:func:`tmpfs_options`).
     Mounts nothing outside this process's mount namespace."""
     _mount(None, "/", None, _REC | _PRIVATE)  # nothing mounted here propagates to the builder
     top = str(root)
@@ -126,6 +128,8 @@ def build(
     for place, source in (shared or {}).items():
         os.makedirs(top + str(place), exist_ok=True)
         _mount(str(source), top + str(place), None, _BIND)
+    for place, source in (read_only or {}).items():  # a mount point: it cannot be removed or renamed either
+        _bind(str(source), top, place=str(place))
     _mkdir(top + "/dev")
     _mount("tmpfs", top + "/dev", "tmpfs", _NOSUID | _NOEXEC, "mode=0755,size=64k")
     for name in DEVICES:

@@ -26,9 +26,7 @@ Linux system that does not delegate one.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
-import re
 import resource
 import shutil
 import sys
@@ -36,7 +34,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs_examples.execute.child import landlock, mounts, namespaces, processes
+from mkdocs_examples.execute.child import headers, landlock, mounts, namespaces, processes
 from mkdocs_examples.results import Options
 
 # Processes and threads an example may have at once: DataLoader workers and a compiler's pool fit
@@ -79,6 +77,7 @@ class Prepared:
     # $TMPDIR, which is each example's own. Shared within one build only: what one example could leave
     # there reaches the others of the same build, all of which come from the same change
     headers: Path | None = None
+    built: tuple[Path, ...] = ()  # headers the worker built itself (.headers), bound read-only into that folder
     processes: str = "the example's process group (a process that leaves it with setsid is not found)"
 
     @property
@@ -186,12 +185,15 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float)
     namespaces.isolate_network(namespaces.EXAMPLE)
     namespaces.forked_init()  # from here on, the PID namespace's first process
     report = os.open(folder / "left.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    box, shared = folder / "box", {}
-    if prepared.headers is not None:  # where inductor looks for them: $TMPDIR/torchinductor_<user>/...
-        user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
-        shared[box / OWN_FOLDERS["TMPDIR"] / f"torchinductor_{user}" / "precompiled_headers"] = prepared.headers
+    box, shared, built = folder / "box", {}, {}
+    if prepared.headers is not None:  # where inductor looks for them, beneath its TMPDIR
+        place = headers.folder_in(box / OWN_FOLDERS["TMPDIR"])
+        shared[place] = prepared.headers
+        built = {place / header.name: header for header in prepared.built}
     gpu = options.device == "cuda"
-    mounts.build(folder / "root", list(prepared.views), box, gpu=gpu, shared=shared, memory=options.max_memory)
+    mounts.build(
+        folder / "root", list(prepared.views), box, gpu=gpu, shared=shared, read_only=built, memory=options.max_memory
+    )
     mounts.enter(folder / "root")
     example = os.fork()
     if example != 0:

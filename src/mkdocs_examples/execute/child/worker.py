@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.execute.child import processes, sandbox
+from mkdocs_examples.execute.child import headers, processes, sandbox
 from mkdocs_examples.execute.child.runner import REAL_EXIT, preload_metadata, run_example
 from mkdocs_examples.results import Options
 from mkdocs_examples.source.cells import Example
@@ -77,6 +77,7 @@ class Worker:
         if self.sandbox.namespaces is None:
             self.sandbox.headers = Path(self.scratch, "precompiled-headers")
             self.sandbox.headers.mkdir()
+        self.store = Path(setup["headers"]) if setup.get("headers") else None  # headers.py's
         self.inbox = b""
         self.running: dict[int, _Run] = {}  # pid: its run
         self.draining: list[_Run] = []  # ended; what they left running has until `until` to end
@@ -95,6 +96,8 @@ class Worker:
             cuda = sys.modules["torch"].cuda.is_available()  # NVML-based check: CUDA stays uninitialised
             if cuda:
                 release_nvml()
+        if self.store and self.sandbox.headers:
+            self.sandbox.built = headers.prepare(self.store, Path(self.scratch), self.sandbox.headers)
         gc.collect()
         gc.freeze()  # what the worker imported stays out of every collection: its pages stay shared with the children
         cgroups = self.sandbox.cgroups

@@ -1,0 +1,115 @@
+"""Inductor's precompiled headers: built once per machine by the worker, shown read-only to examples.
+
+``torch.compile`` on CPU compiles its C++ kernels against a precompiled header of torch's
+(``cpp_prefix.h``, 150 MB once compiled). Building it costs seconds of CPU, more than the rest
+of a small compile. Inductor keeps it in ``$TMPDIR/torchinductor_<user>/precompiled_headers``
+(:func:`folder_in`), and each example's TMPDIR is its own: the examples of one worker share that
+folder (:attr:`.sandbox.Prepared.headers`), so one build compiles it once.
+
+Once per machine would do, but a header an example built cannot be trusted beyond its own build:
+what it left there would reach the examples of the next build, another change. So the worker
+builds the headers itself (:func:`prepare`), in a process of its own that runs the engine's code
+only: a small function compiled as an example compiles one. It keeps them in a store of its own,
+one folder per torch and compiler (:func:`default_store`), and each example sees them read-only,
+bound over files of the same names in its build's shared folder (:func:`.mounts.build`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def default_store() -> Path:
+    """Where the worker keeps the headers it built: the user's cache folder, shared by every clone."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "mkdocs-examples", "inductor-headers")
+
+
+def folder_in(tmpdir: Path) -> Path:
+    """The folder where inductor looks for its precompiled headers, for a process whose TMPDIR is ``tmpdir``."""
+    user = re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser())
+    return tmpdir / f"torchinductor_{user}" / "precompiled_headers"
+
+
+def prepare(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...]:
+    """In the worker, after it imported torch: the headers of ``store`` for this torch and compiler,
+    built first where it has none; an empty file of each name in ``shared``, the folder its examples
+    share, for them to be bound over. None: without torch, or where they cannot be built."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return ()
+    folder = store / _key(str(torch.__version__))
+    if not folder.is_dir():
+        _build(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)))
+    found = tuple(sorted(p for p in folder.glob("*") if p.suffix in (".h", ".gch") and _regular(p)))
+    for header in found:
+        (shared / header.name).touch()
+    return found
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def _key(torch_version: str) -> str:
+    """The store's folder for this torch and C++ compiler (inductor's: $CXX, else g++ or clang++ on macOS)."""
+    cxx = os.environ.get("CXX") or ("clang++" if sys.platform == "darwin" else "g++")
+    try:
+        compiler = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        compiler = ""
+    digest = hashlib.sha256(f"{torch_version}\n{cxx}\n{compiler}".encode()).hexdigest()[:16]
+    return f"torch-{torch_version}-{digest}"
+
+
+def _build(folder: Path, work: Path) -> None:
+    """Compile a small function in a fork whose TMPDIR is in ``work``, then move the headers it built
+    into ``folder`` at once (another worker may be doing the same: the first to finish is kept)."""
+    try:
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            with contextlib.suppress(BaseException):
+                _compile(work)
+                code = 0
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        built = folder_in(work / "tmp")
+        if status != 0 or not built.is_dir():
+            return
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=folder.parent))
+        for header in built.iterdir():
+            if header.suffix in (".h", ".gch") and _regular(header):
+                os.replace(header, staged / header.name)
+        try:
+            staged.rename(folder)
+        except OSError:
+            shutil.rmtree(staged, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compile(work: Path) -> None:
+    """In the fork: what an example's first ``torch.compile`` on CPU does, with a TMPDIR and cache in ``work``."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    (work / "tmp").mkdir()
+    os.environ.update(TMPDIR=str(work / "tmp"), TORCHINDUCTOR_CACHE_DIR=str(work / "inductor"))
+    tempfile.tempdir = None
+    import torch
+    import torch._inductor.config
+
+    torch._inductor.config.compile_threads = 1  # no pool of compiler processes to end afterwards
+    torch.set_num_threads(1)
+    torch.compile(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2)(torch.randn(64))

@@ -1,0 +1,44 @@
+"""Inductor's precompiled headers: the worker builds them once, in a process of its own, and keeps them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+PREPARE = textwrap.dedent("""\
+    import json, sys, time
+    from pathlib import Path
+    import torch
+    from mkdocs_examples.execute.child import headers
+    store, scratch, shared = map(Path, sys.argv[1:])
+    start = time.perf_counter()
+    found = headers.prepare(store, scratch, shared)
+    print(json.dumps({"found": [str(p) for p in found], "seconds": time.perf_counter() - start}))
+""")
+
+
+def prepare(tmp_path) -> dict:
+    folders = [tmp_path / name for name in ("store", "scratch", "shared")]
+    for folder in folders[1:]:
+        folder.mkdir(exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", PREPARE, *map(str, folders)], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def test_the_worker_builds_the_headers_once_and_keeps_them_for_this_torch_and_compiler(tmp_path):
+    first = prepare(tmp_path)
+    names = sorted(path.rsplit("/", 1)[1] for path in first["found"])
+    assert len(names) == 2 and names[0] + ".gch" == names[1], names  # cpp_prefix.h's, compiled
+    kept = [p for p in (tmp_path / "store").iterdir()]
+    assert len(kept) == 1 and kept[0].name.startswith("torch-")
+    gch = kept[0] / names[1]
+    assert gch.stat().st_size > 1 << 20
+    assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == names  # what examples' binds go over
+    assert all(p.stat().st_size == 0 for p in (tmp_path / "shared").iterdir())
+    assert list((tmp_path / "scratch").iterdir()) == []  # its work folder is gone
+    built = gch.stat().st_mtime_ns
+    second = prepare(tmp_path)
+    assert second["found"] == first["found"] and gch.stat().st_mtime_ns == built  # not built again
