@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,19 +59,19 @@ def main() -> int:
     kernel_examples = KERNEL_EXAMPLES[: max(0, args.kernels)]
     print(f"machine: {cores} cores, Python {platform.python_version()}, {platform.machine()}")
     print(f"preload: {preload}")
-    rows = []
+    rows, engines, floors = [], [], []
     for run in range(1, args.runs + 1):
         engine_s, results = _time_engine(args.config_file)
         failed = [r["path"] for r in results if r["failed"]]
         if failed:
             print(f"run {run}: examples failed, figures not comparable: {', '.join(failed)}", file=sys.stderr)
             return 1
-        import_s = _time_import(preload)
-        floors = _time_floor(args.config_file)
-        compute = list(floors.values())
+        import_s, floor_of = _time_floor(args.config_file)
+        floor = {path: times["seconds"] for path, times in floor_of.items()}
+        compute = list(floor.values())
         spread = max(max(compute), sum(compute) / cores)
-        engine_of = {r["path"]: r["seconds"] for r in results}
-        slowest = max(floors, key=floors.__getitem__)
+        engine_of = {r["path"]: r for r in results}
+        slowest = max(floor, key=floor.__getitem__)
         kernels = [_time_kernel(examples_dir / path) for path in kernel_examples]
         row = {
             "engine": engine_s,
@@ -80,15 +81,17 @@ def main() -> int:
             "floor": import_s + spread,
             "examples": len(results),
             "kernel_mean": statistics.mean(kernels) if kernels else float("nan"),
-            "slowest_engine": engine_of[slowest],
-            "slowest_floor": floors[slowest],
+            "slowest_engine": engine_of[slowest]["seconds"],
+            "slowest_floor": floor[slowest],
         }
         row["ratio"] = row["engine"] / row["floor"]
         row["kernels_site"] = row["kernel_mean"] * len(results) / cores
         rows.append(row)
+        engines.append(engine_of)
+        floors.append(floor_of)
         if run == 1:
-            top = sorted(floors, key=floors.__getitem__, reverse=True)[:3]
-            listed = ", ".join(f"{path} {floors[path]:.2f} s" for path in top)
+            top = sorted(floor, key=floor.__getitem__, reverse=True)[:3]
+            listed = ", ".join(f"{path} {floor[path]:.2f} s" for path in top)
             print(f"examples: {len(results)}; total compute (unsandboxed) {sum(compute):.2f} s; slowest: {listed}")
             if kernels:
                 print(f"kernel examples: {', '.join(kernel_examples)}")
@@ -97,10 +100,40 @@ def main() -> int:
         print(_line(f"run {run}", row), flush=True)
     median = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
     print(_line("median", median))
-    engine, floor = median["slowest_engine"], median["slowest_floor"]
-    print(f"\nits slowest example, {slowest}: engine {engine:.2f} s (fork to exit, sandboxed), floor {floor:.2f} s, "
-          f"ratio {engine / floor:.2f} (medians)")  # fmt: skip
+    print()
+    print(_split(engines, floors))
+    engine, floor_s = median["slowest_engine"], median["slowest_floor"]
+    print(f"\nits slowest example, {slowest}: engine {engine:.2f} s (fork to exit, sandboxed), floor {floor_s:.2f} s, "
+          f"ratio {engine / floor_s:.2f} (medians)")  # fmt: skip
     return 0
+
+
+def _split(engines: list[dict[str, dict]], floors: list[dict[str, dict[str, float]]]) -> str:
+    """Per example, medians of the runs: the engine's seconds (fork to exit), the floor's, and where the
+    difference went (pool.PHASES; `cells - floor`: the cells' own seconds in the sandbox, beyond the
+    floor's); then CPU seconds, which a busy machine changes less than wall time."""
+    from mkdocs_examples.execute.pool import PHASES
+
+    phases = [name for name in PHASES if name not in ("wait", "cpu")]  # not part of an example's process
+    columns = ["engine", "floor", "diff", "cells-floor", *phases, "wait", "cpu", "cpu floor"]
+    lines = [f"{'per example, medians, s':40}" + "".join(f"{c:>12}" for c in columns)]
+    sums = dict.fromkeys(columns, 0.0)
+    median = statistics.median
+    paths = sorted(floors[0], key=lambda p: -median(run[p]["seconds"] for run in engines))
+    for path in paths:
+        engine = median(run[path]["seconds"] for run in engines)
+        floor = median(run[path]["seconds"] for run in floors)
+        cells = median(run[path]["compute"] for run in engines)
+        row = {"engine": engine, "floor": floor, "diff": engine - floor, "cells-floor": cells - floor}
+        for name in [*phases, "wait", "cpu"]:
+            row[name] = median(run[path]["phases"].get(name, 0.0) for run in engines)
+        row["cpu floor"] = median(run[path]["cpu"] for run in floors)
+        for name, value in row.items():
+            sums[name] += value
+        lines.append(f"{path:40}" + "".join(f"{row[c]:12.3f}" for c in columns))
+    lines.append(f"{'sum':40}" + "".join(f"{sums[c]:12.2f}" for c in columns))
+    lines += [f"  {name}: {what}" for name, what in PHASES.items()]
+    return "\n".join(lines)
 
 
 _HEADER = (
@@ -152,6 +185,7 @@ def _engine_once(config_file: Path) -> int:
             "path": path,
             "seconds": o.result.seconds,  # the example's process, fork to exit
             "compute": sum(cell.seconds for cell in o.result.cells),  # its cells alone
+            "phases": o.result.phases,  # where the rest went (pool.PHASES)
             "failed": o.failure is not None,
         }
         for path, o in outcomes.items()
@@ -160,62 +194,72 @@ def _engine_once(config_file: Path) -> int:
     return 0
 
 
-def _time_floor(config_file: Path) -> dict[str, float]:
-    """(b), second part: each example's own compute, without the engine (--floor-once)."""
+def _time_floor(config_file: Path) -> tuple[float, dict[str, dict[str, float]]]:
+    """(b): the preload's import, and each example's own compute, without the engine (--floor-once)."""
     done = subprocess.run(
         [sys.executable, __file__, "--floor-once", "-f", str(config_file)],
         capture_output=True, text=True, check=True, cwd=config_file.parent,
     )  # fmt: skip
-    return json.loads(done.stdout)
+    found = json.loads(done.stdout)
+    return found["import"], found["examples"]
 
 
 def _floor_once(config_file: Path) -> int:
-    """In the child: import `preload`, then run each example's cells in a fork, unsandboxed, and time it.
+    """In the child: import `preload`, then run each example's cells in a fork, unsandboxed, and time them.
 
-    What the engine cannot avoid is kept: a fork of the preloaded process, the options' seed and
-    threads, the cells but those that need a GPU, a fresh folder and a cold inductor cache. What
-    it adds is left out: the sandbox, capturing, cleaning and recording the output, the pool."""
+    The floor of the project's side-by-side benchmark of its peers (peers-bench), measured the same
+    way. What the engine cannot avoid is kept: a fork of the preloaded process, the options' seed and
+    threads, the cells but those that need a GPU, their figures rendered, a fresh folder and a cold
+    inductor cache. What it adds is left out, and so is the fork itself: the sandbox, capturing,
+    cleaning and recording the output, the pool. Inductor's precompiled headers stay where a user's
+    own runs keep them (TMPDIR is left alone), as the engine keeps the ones its worker built."""
     import importlib
-    import random
-    import shutil
 
     from mkdocs_examples.settings import load_site
     from mkdocs_examples.source.cells import Example, find_examples
 
     site = load_site(config_file)
+    start = time.perf_counter()
     for name in site.config.preload:
         importlib.import_module(name)
+    preload = time.perf_counter() - start
     seconds = {}
     for path in find_examples(site.examples_dir, []):
-        example = Example.from_source(path, site.examples_dir / path, (site.examples_dir / path).read_text())
-        folder = tempfile.mkdtemp(prefix="bench-floor-")
-        start = time.perf_counter()
+        file = (site.examples_dir / path).resolve()
+        example = Example.from_source(path, file, file.read_text())
+        folder = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+        read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _floor_child(example, Path(folder), site.config, random)
-        _, status = os.waitpid(pid, 0)
-        seconds[path] = time.perf_counter() - start
-        error = Path(folder, "error").read_text() if os.path.exists(Path(folder, "error")) else ""
+            os.close(read)
+            _floor_child(example, folder, site.config, write)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            answer = json.loads(pipe.read() or b"{}")
+        os.waitpid(pid, 0)
         shutil.rmtree(folder, ignore_errors=True)
-        if status != 0:
-            print(f"{path}: failed without the engine (status {status})\n{error}", file=sys.stderr)
+        if "seconds" not in answer:
+            print(f"{path}: failed without the engine\n{answer.get('error', 'no answer')}", file=sys.stderr)
             return 1
-    print(json.dumps(seconds))
+        seconds[path] = answer
+    print(json.dumps({"import": preload, "examples": seconds}))
     return 0
 
 
-def _floor_child(example, folder: Path, config, random) -> None:
-    """In the fork: the example's cells, as `__main__`, in ``folder``; exits 0 unless a cell fails unexpectedly."""
+def _floor_child(example, folder: Path, config, answer: int) -> None:
+    """In the fork: the example's cells, as `__main__`, in ``folder``; its seconds (or its error) to ``answer``."""
+    import io
+    import random
+    import traceback
     import types
 
-    for variable, name in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton"), ("TMPDIR", "tmp")):
-        os.environ[variable] = str(folder / name)
-        (folder / name).mkdir()
-    tempfile.tempdir = None
-    os.chdir(folder)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(folder / "inductor")
+    (folder / "cwd").mkdir()
+    os.chdir(folder / "cwd")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    sys.path[0] = str(example.file.parent)
     random.seed(config.seed)
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(config.seed)
@@ -225,28 +269,28 @@ def _floor_child(example, folder: Path, config, random) -> None:
     module = types.ModuleType("__main__")
     module.__file__ = str(example.file)
     sys.modules["__main__"] = module
-    code = 0
-    for cell in example.cells:
-        if cell.has("requires-cuda"):
-            continue
-        try:
-            exec(compile("\n" * (cell.lineno - 1) + cell.source, str(example.file), "exec"), module.__dict__)
-        except BaseException:
-            code = 0 if cell.has("raises-exception") else 1
-            if code:
-                import traceback
-
-                (folder / "error").write_text(traceback.format_exc())
-                break
-    os._exit(code)
-
-
-def _time_import(preload: list[str]) -> float:
-    """(b), first part: one fresh interpreter that imports the preloaded modules, and nothing else."""
-    code = "".join(f"import {name}\n" for name in preload) or "pass"
+    cells = [(cell, compile("\n" * (cell.lineno - 1) + cell.source, str(example.file), "exec"))
+             for cell in example.cells if not cell.has("requires-cuda")]  # fmt: skip
+    report: dict = {}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True)
-    return time.perf_counter() - start
+    try:
+        for cell, code in cells:
+            try:
+                exec(code, module.__dict__)
+            except Exception:
+                if not cell.has("raises-exception"):
+                    raise
+            if "matplotlib.pyplot" in sys.modules:  # its figures, rendered as the engine renders them
+                plt = sys.modules["matplotlib.pyplot"]
+                for number in plt.get_fignums():
+                    plt.figure(number).savefig(io.BytesIO(), format="png", bbox_inches="tight")
+                plt.close("all")
+        report["seconds"] = time.perf_counter() - start
+        report["cpu"] = sum(os.times()[:4])  # as the engine's runner counts it
+    except BaseException:
+        report["error"] = traceback.format_exc()
+    os.write(answer, json.dumps(report).encode())
+    os._exit(0)
 
 
 def _time_kernel(example: Path) -> float:

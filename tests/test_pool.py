@@ -217,3 +217,30 @@ def test_a_line_that_is_not_an_answer_is_a_clear_error_naming_the_worker(fake):
     pool = fake("say('Traceback (most recent call last): not an answer')")
     with pytest.raises(PoolError, match=r"the worker \(pid \d+\) sent a line that is not an answer: b'Traceback"):
         list(pool.run(examples("a.py"), Options(), timeout=1, parallel=1))
+
+
+def test_each_run_says_where_its_seconds_went_and_the_cache_keeps_none_of_it(tmp_path):
+    from mkdocs_examples.execute.cache import Cache
+    from mkdocs_examples.execute.engine import Engine
+    from mkdocs_examples.results import Result
+
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "a.py").write_text("import time\ntime.sleep(0.2)\nprint(1)\n")
+    (tmp_path / "examples" / "b.py").write_text("print(2)\n")
+    engine = Engine(tmp_path / "examples", tmp_path / "cache", options=Options(), preload=[], jobs=1, timeout=20)
+    try:
+        outcomes = engine.run([engine.load("a.py"), engine.load("b.py")])
+    finally:
+        engine.close()
+    first, second = outcomes["a.py"].result, outcomes["b.py"].result
+    for result in (first, second):
+        assert set(result.phases) == set(pool_module.PHASES), result.phases
+        assert all(value >= 0 for value in result.phases.values()), result.phases
+        inside = sum(result.phases[name] for name in ("fork", "sandbox", "runner")) + result.cells[0].seconds
+        assert inside <= result.seconds + result.phases["fork"] + 0.05  # the worker's seconds start at the fork
+    assert first.cells[0].seconds >= 0.2 and first.phases["cpu"] < 0.2  # asleep: wall time, not CPU
+    assert second.phases["wait"] >= first.cells[0].seconds  # one slot: b waited for a
+    stored = [json.loads(p.read_text())["result"] for p in (tmp_path / "cache").rglob("*.json")]
+    assert len(stored) == 2 and all("phases" not in entry for entry in stored)
+    assert Cache(tmp_path / "cache", tmp_path / "examples").get(next(iter(engine._memory)))[0].phases == {}
+    assert Result.from_json(stored[0]).phases == {}

@@ -133,9 +133,14 @@ class Result:
     depends: dict[str, str] = field(default_factory=dict)
     # the sandbox's protections it ran under (settings.PROTECTIONS), set by the engine once it ran
     protections: tuple[str, ...] = ()
+    # where the seconds of a run went beyond its cells' own (execute/pool.py: PHASES); for `make bench`,
+    # never cached: a result read back has none
+    phases: dict[str, float] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["phases"]
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> Result:

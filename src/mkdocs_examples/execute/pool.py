@@ -23,7 +23,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,16 @@ from mkdocs_examples.execute.verdict import collect
 from mkdocs_examples.results import Failure, Options, Result
 from mkdocs_examples.source.cells import Example
 
+# Where the seconds of an example's run go beyond its cells' own (Result.phases, for `make bench`):
+PHASES = {
+    "wait": "for a free slot of the worker, from when the batch was sent",
+    "fork": "the worker making its cgroups, and the fork",
+    "sandbox": "entering the sandbox: namespaces, mounts, limits, Landlock, closing descriptors",
+    "runner": "around its cells: capturing, cleaning and recording their output, rendering figures",
+    "exit": "from its last record line until the pool has its end: exit, reaping, what it left running",
+    "collect": "the pool reading and checking its record",
+    "cpu": "not a phase: CPU seconds of its process and of those it waited for, to compare on a busy machine",
+}
 HUNG = 15.0  # seconds without a heartbeat (the worker sends one every 0.5 s) before it counts as stopped
 SLACK = 8.0  # seconds past an example's timeout before the pool stops waiting for the worker to end it
 
@@ -187,6 +197,7 @@ class Pool:
             ],
         }  # fmt: skip
         finished = False
+        sent = time.monotonic()
         try:
             self._proc.stdin.write(json.dumps(message).encode() + b"\n")
             self._proc.stdin.flush()
@@ -214,7 +225,9 @@ class Pool:
                 left -= 1
                 self.spans[job.example.path] = (job.started, time.time())
                 folder = scratch / str(job.number)  # the child's own: record, faults, temporary files
+                ended = time.monotonic()
                 result = collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout, options)
+                result = _timed(result, sent, ended)
                 shutil.rmtree(folder, ignore_errors=True)
                 job.pid, job.done = None, True
                 yield job.example, result
@@ -336,6 +349,19 @@ def _ending(answer: dict[str, Any]) -> bool:
         and isinstance(answer["timed_out"], bool) and number(answer["seconds"])
         and isinstance(leftover, list) and all(isinstance(item, str) for item in leftover)
     )  # fmt: skip
+
+
+def _timed(result: Result, sent: float, ended: float) -> Result:
+    """``result`` with its PHASES, from the times its record gives (none where it gives none)."""
+    clock = result.phases
+    if not {"started", "ended", "fork", "sandbox", "runner", "cpu"} <= set(clock):
+        return replace(result, phases={})
+    phases = {
+        "wait": clock["started"] - sent, "fork": clock["fork"], "sandbox": clock["sandbox"],
+        "runner": clock["runner"], "exit": ended - clock["ended"], "collect": time.monotonic() - ended,
+        "cpu": clock["cpu"],
+    }  # fmt: skip
+    return replace(result, phases={key: round(value, 4) for key, value in phases.items()})
 
 
 def _lost(reason: str) -> Result:

@@ -54,6 +54,7 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
     depends: dict[str, str] = {}
     failure: Failure | None = None
     running: int | None = None
+    phases: dict[str, float] = {}
     events: list[str | None] = []  # the names of the record's events, in order
     text = record.read_text(encoding="utf-8", errors="replace") if record.exists() else ""
     unreadable = None  # the first line that is not an event of the runner's, and why
@@ -74,6 +75,8 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
                 failure = Failure.from_json(event)
             elif name == "depends":
                 depends = dict(validate(event.get("depends"), f"{RESULT}#/$defs/depends"))
+            elif name == "phases":  # timings alone: what does not look like one is left out
+                phases = {key: float(v) for key, v in event.items() if type(v) in (int, float)}
             elif name != "end":
                 raise JSONError("not an event of the engine's runner")
     except JSONError as error:
@@ -88,7 +91,7 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
             failure = _check(example, events, cells, failure, options)
         except _Untrue as untrue:
             failure = Failure("record", detail=f"its record does not add up: {untrue}")
-        return Result(tuple(cells), env, _limited(failure, options), seconds, depends)
+        return Result(tuple(cells), env, _limited(failure, options), seconds, depends, phases=phases)
     stack = faults.read_text(errors="replace") if faults.exists() else ""
     cell = example.cells[running] if running is not None and running < len(example.cells) else None
     found = re.findall(rf'File "{re.escape(example.display)}", line (\d+)', stack)

@@ -45,10 +45,15 @@ _PYTHON_FILTERS = list(warnings.filters)
 REAL_EXIT = os._exit  # the worker ends its children with this; examples get a patched os._exit
 
 
-def run_example(example: Example, record: int, faults: int, options: Options, timeout: float) -> None:
+def run_example(
+    example: Example, record: int, faults: int, options: Options, timeout: float,
+    clock: tuple[float, float, float] | None = None,
+) -> None:  # fmt: skip
     """Run every cell of ``example``; append events to the file open at descriptor ``record``.
 
-    ``faults`` is the descriptor faulthandler writes a stack to at a crash or a timeout.
+    ``faults`` is the descriptor faulthandler writes a stack to at a crash or a timeout. ``clock``:
+    when the worker began to start it, when its process was forked and when it was confined
+    (``time.monotonic()``), said in the record's ``phases``, with the seconds spent around its cells.
     """
     # What this function calls once the example's code has run is bound here, before: an example
     # can patch any module (this one, json, builtins), but not the locals of a running frame.
@@ -56,6 +61,8 @@ def run_example(example: Example, record: int, faults: int, options: Options, ti
     run_cell, dumps, as_dict, write, chdir = _run_cell, json.dumps, asdict, os.write, os.chdir
     spend = Budget(options).spend  # what its cells show in all (the parent counts again)
     environment, depends, end_processes, gettempdir = _environment, _depends, _end_processes, tempfile.gettempdir
+    monotonic, began, times = time.monotonic, time.monotonic(), os.times
+    in_cells = 0.0
     faulthandler.enable(file=faults)  # a segfault or abort leaves the Python stack here
     faulthandler.dump_traceback_later(timeout, file=faults)  # so does a timeout
 
@@ -77,6 +84,7 @@ def run_example(example: Example, record: int, faults: int, options: Options, ti
             emit("start", cell=cell.index)
             result, failure = run_cell(cell, example, module.__dict__, capture, options, clean)
             emit("cell", **as_dict(result))
+            in_cells += result.seconds
             failure = failure or spend(result, cell.lineno)
             if failure:
                 emit("failure", **as_dict(failure))
@@ -85,6 +93,10 @@ def run_example(example: Example, record: int, faults: int, options: Options, ti
     end_processes()
     emit("env", env=environment(options))  # again: the example may have imported torch itself
     emit("depends", depends=depends(root, imports.seen))
+    if clock:
+        started, forked, confined = clock
+        emit("phases", started=started, fork=forked - started, sandbox=confined - forked,
+             runner=monotonic() - began - in_cells, cpu=sum(times()[:4]), ended=monotonic())  # fmt: skip
     emit("end")
 
 

@@ -169,6 +169,7 @@ class Worker:
         return 2 if job["alone"] and parallel > 2 else 1
 
     def start(self, job: dict, options: Options, timeout: float) -> None:
+        started = time.monotonic()  # the clock every process shares: the child's times are compared with it
         folder = Path(self.scratch, str(job["id"]))
         (folder / "box").mkdir(parents=True)
         cgroups = self.sandbox.cgroups
@@ -185,7 +186,7 @@ class Worker:
         joined = [folder for folder in dict.fromkeys([cgroup, limit, held]) if folder is not None]
         pid = os.fork()
         if pid == 0:
-            self.child(job, options, timeout, folder, joined)
+            self.child(job, options, timeout, folder, joined, started)
         self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit, held)
         self.say({"id": job["id"], "pid": pid})
 
@@ -298,9 +299,13 @@ class Worker:
         shutil.rmtree(self.scratch, ignore_errors=True)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
-    def child(self, job: dict, options: Options, timeout: float, folder: Path, cgroups: list[Path]) -> None:
-        """In the forked child: enter the sandbox, run one example, its record and stack in ``folder``."""
+    def child(
+        self, job: dict, options: Options, timeout: float, folder: Path, cgroups: list[Path], started: float
+    ) -> None:
+        """In the forked child: enter the sandbox, run one example, its record and stack in ``folder``.
+        ``started``: when the worker began to start it (its cgroups, then the fork)."""
         code, faults = 70, None
+        forked = time.monotonic()
         try:
             os.setsid()  # a process group of its own, killed as one
             signal.set_wakeup_fd(-1)
@@ -316,7 +321,7 @@ class Worker:
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
             deadline = time.monotonic() + timeout + GRACE / 2  # what it left is named before the timeout
             sandbox.confine(self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record])
-            run_example(example, record, faults, options, timeout)
+            run_example(example, record, faults, options, timeout, clock=(started, forked, time.monotonic()))
             code = 0
         except BaseException:
             if faults is not None:
