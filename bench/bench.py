@@ -7,17 +7,19 @@ Each run measures, side by side on the same machine at the same moment:
 (a) engine   wall time of one cold run of every example of the site, as
              `python -m mkdocs_examples run --no-cache` does it: a fresh interpreter reads
              mkdocs.yml, starts the worker, which imports `preload`, and runs the examples;
-(b) floor    what no engine can beat: one fresh interpreter importing the `preload`
-             modules of mkdocs.yml, plus the examples' own compute spread over the cores:
-             max(longest example, total / cores). An example's compute is measured without
-             the engine: its cells run in a fork of a process that imported `preload`, with
-             no sandbox and a cold inductor cache of its own (--floor-once), one at a time;
+(b) floor    what no engine can beat, measured as peers-bench measures it: the `preload`
+             modules of mkdocs.yml imported in one process, plus the examples' own compute
+             spread over the cores: max(longest example, total / cores). An example's compute
+             is measured without the engine: its cells, timed inside a fork of the process that
+             imported `preload`, with no sandbox and a cold inductor cache of its own
+             (--floor-once), one at a time;
 (c) ratio    engine / floor;
 (d) kernels  a Jupyter kernel per example (jupytext + nbclient) for a few examples, the
              way a notebook-based tool runs them; the whole site is EXTRAPOLATED from
              their mean: mean * examples / cores (kernels in parallel, ideally packed).
 
-See bench/README.md for how to read the figures.
+Then, per example, the engine's seconds beside the floor's, and where the difference went
+(Result.phases). See bench/README.md for how to read the figures.
 """
 
 from __future__ import annotations
