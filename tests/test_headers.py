@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -19,12 +20,12 @@ PREPARE = textwrap.dedent("""\
 """)
 
 
-def prepare(tmp_path) -> dict:
+def prepare(tmp_path, env: dict | None = None) -> dict:
     folders = [tmp_path / name for name in ("store", "scratch", "shared")]
     for folder in folders[1:]:
         folder.mkdir(exist_ok=True)
     done = subprocess.run([sys.executable, "-c", PREPARE, *map(str, folders)], capture_output=True, text=True,
-                          check=True)  # fmt: skip
+                          check=True, env=env)  # fmt: skip
     return json.loads(done.stdout)
 
 
@@ -42,3 +43,14 @@ def test_the_worker_builds_the_headers_once_and_keeps_them_for_this_torch_and_co
     built = gch.stat().st_mtime_ns
     second = prepare(tmp_path)
     assert second["found"] == first["found"] and gch.stat().st_mtime_ns == built  # not built again
+
+
+def test_where_the_headers_cannot_be_built_they_are_not_tried_again_and_none_are_shown(tmp_path):
+    env = dict(os.environ, CXX=str(tmp_path / "no-such-compiler"))
+    first = prepare(tmp_path, env)
+    assert first["found"] == []
+    kept = list((tmp_path / "store").iterdir())
+    assert len(kept) == 1 and list(kept[0].iterdir()) == []  # tried once for this torch and compiler
+    assert list((tmp_path / "shared").iterdir()) == [] and list((tmp_path / "scratch").iterdir()) == []
+    tried = kept[0].stat().st_mtime_ns
+    assert prepare(tmp_path, env)["found"] == [] and kept[0].stat().st_mtime_ns == tried

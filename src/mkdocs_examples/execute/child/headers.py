@@ -73,7 +73,9 @@ def _key(torch_version: str) -> str:
 
 def _build(folder: Path, work: Path) -> None:
     """Compile a small function in a fork whose TMPDIR is in ``work``, then move the headers it built
-    into ``folder`` at once (another worker may be doing the same: the first to finish is kept)."""
+    into ``folder`` at once (another worker may be doing the same: the first to finish is kept).
+    Where the compile fails, ``folder`` is made empty: it is not tried again for this torch and
+    compiler, and each build's examples build the headers they need among themselves."""
     try:
         pid = os.fork()
         if pid == 0:
@@ -84,11 +86,10 @@ def _build(folder: Path, work: Path) -> None:
             os._exit(code)
         _, status = os.waitpid(pid, 0)
         built = folder_in(work / "tmp")
-        if status != 0 or not built.is_dir():
-            return
+        found = list(built.iterdir()) if status == 0 and built.is_dir() else []
         folder.parent.mkdir(parents=True, exist_ok=True)
         staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=folder.parent))
-        for header in built.iterdir():
+        for header in found:
             if header.suffix in (".h", ".gch") and _regular(header):
                 os.replace(header, staged / header.name)
         try:
