@@ -201,6 +201,7 @@ def _time_floor(config_file: Path) -> tuple[float, dict[str, dict[str, float]]]:
     done = subprocess.run(
         [sys.executable, __file__, "--floor-once", "-f", str(config_file)],
         capture_output=True, text=True, check=True, cwd=config_file.parent,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),  # as peers-bench runs its floor
     )  # fmt: skip
     found = json.loads(done.stdout)
     return found["import"], found["examples"]
