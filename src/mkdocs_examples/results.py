@@ -9,7 +9,7 @@ with the path of what is wrong, never half-used.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from mkdocs_examples.schema import JSONError, validate
@@ -134,12 +134,13 @@ class Result:
     # the sandbox's protections it ran under (settings.PROTECTIONS), set by the engine once it ran
     protections: tuple[str, ...] = ()
     # where the seconds of a run went beyond its cells' own (execute/pool.py: PHASES); for `make bench`,
-    # never cached: a result read back has none
-    phases: dict[str, float] = field(default_factory=dict, compare=False)
+    # not stored (nor in the schema): a result read back has none
+    phases: dict[str, float] = field(default_factory=dict, compare=False, metadata={"stored": False})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        del data["phases"]
+        for unstored in (f.name for f in fields(self) if not f.metadata.get("stored", True)):
+            del data[unstored]
         return data
 
     @classmethod
