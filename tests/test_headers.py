@@ -54,3 +54,17 @@ def test_where_the_headers_cannot_be_built_they_are_not_tried_again_and_none_are
     assert list((tmp_path / "shared").iterdir()) == [] and list((tmp_path / "scratch").iterdir()) == []
     tried = kept[0].stat().st_mtime_ns
     assert prepare(tmp_path, env)["found"] == [] and kept[0].stat().st_mtime_ns == tried
+
+
+def test_a_compile_that_hangs_is_killed_and_counts_as_failed(tmp_path, monkeypatch):
+    import time
+
+    from mkdocs_examples.execute.child import headers
+
+    monkeypatch.setattr(headers, "BUILDING", 0.5)
+    monkeypatch.setattr(headers, "_compile", lambda work: time.sleep(60))
+    (tmp_path / "work").mkdir()
+    start = time.monotonic()
+    headers._build(tmp_path / "store" / "torch-x", tmp_path / "work")
+    assert time.monotonic() - start < 10
+    assert list((tmp_path / "store" / "torch-x").iterdir()) == [] and not (tmp_path / "work").exists()

@@ -22,10 +22,16 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+from mkdocs_examples.execute.child import processes
+
+BUILDING = 300.0  # seconds the worker gives the compile before it gives up (a minute is usual on a busy machine)
 
 
 def default_store() -> Path:
@@ -81,10 +87,12 @@ def _build(folder: Path, work: Path) -> None:
         if pid == 0:
             code = 1
             with contextlib.suppress(BaseException):
+                os.setsid()  # a group of its own, killed as one past BUILDING
+                processes.die_with_parent()
                 _compile(work)
                 code = 0
             os._exit(code)
-        _, status = os.waitpid(pid, 0)
+        status = _wait(pid, time.monotonic() + BUILDING)
         built = folder_in(work / "tmp")
         found = list(built.iterdir()) if status == 0 and built.is_dir() else []
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +106,19 @@ def _build(folder: Path, work: Path) -> None:
             shutil.rmtree(staged, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _wait(pid: int, deadline: float) -> int:
+    """The exit status of ``pid``; past ``deadline``, its group is killed first and the status is -1."""
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.05)
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return -1
 
 
 def _compile(work: Path) -> None:
