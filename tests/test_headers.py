@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 PREPARE = textwrap.dedent("""\
     import json, sys, time
     from pathlib import Path
@@ -29,6 +31,7 @@ def prepare(tmp_path, env: dict | None = None) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # compiles torch's header for real: most of a minute of CPU, beside `make test`
 def test_the_worker_builds_the_headers_once_and_keeps_them_for_this_torch_and_compiler(tmp_path):
     first = prepare(tmp_path)
     names = sorted(path.rsplit("/", 1)[1] for path in first["found"])
