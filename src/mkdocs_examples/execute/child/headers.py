@@ -130,8 +130,9 @@ def _compile(work: Path) -> None:
     os.environ.update(TMPDIR=str(work / "tmp"), TORCHINDUCTOR_CACHE_DIR=str(work / "inductor"))
     tempfile.tempdir = None
     import torch
-    import torch._inductor.config
 
-    torch._inductor.config.compile_threads = 1  # no pool of compiler processes to end afterwards
     torch.set_num_threads(1)
-    torch.compile(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2)(torch.randn(64))
+    compiled = torch.compile(  # one compiler thread: no pool of compiler processes to end afterwards
+        lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2, options={"compile_threads": 1}
+    )
+    compiled(torch.randn(64))
