@@ -130,11 +130,29 @@ def test_chinese_query_without_spaces_finds_its_page_first(search_box, query, fo
          "zh/errors/training/"),
         ("zh/", "RuntimeError: expected target dtype to be Long or Byte, but got Float",
          "zh/losses/cross-entropy-and-nll/ zh/errors/shapes/"),
+        # a heading of the errors pages with another number than the reader's (Target 3 is out of bounds.)
+        ("", "IndexError: Target 12 is out of bounds.", "errors/training/"),
+        ("", "Target 7 is out of bounds", "errors/training/"),
     ],
 )  # fmt: skip
 def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
     """The first result shows that error: the page that explains it, or its section of the errors pages."""
     assert search_box(lang, error)[0] in {f"/{page}" for page in found.split()}
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # questions of six words or more that say "is", "not" or "only", as a message does
+        ("", "the loss does not go down at all", "training/loss-debugging/"),
+        ("", "gradient is None for an intermediate tensor", "autograd/graph/"),
+        ("", "train only on the second GPU", "devices/visible-devices/"),
+    ],
+)
+def test_a_question_in_a_messages_words_is_searched_as_a_question(search_box, lang, query, found):
+    """A query is a pasted message when it names its type or quotes a line of the pages' errors and warnings
+    (search_assets/worker.js, ptErrorQuery): a question that quotes none is searched with its titles and
+    prefixes, not word for word in the text."""
+    assert search_box(lang, query)[0] == f"/{found}"
 
 
 @pytest.mark.parametrize(("lang", "query"), [("", "tensor"), ("zh/", "张量")])

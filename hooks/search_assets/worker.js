@@ -207,26 +207,19 @@ function ptPhraseRank(group) {
 // pages whose sections hold the most of its words come first
 var ptSeparator = null
 var ptErrorLine = false
-// A line of six words or more is a pasted message without its type when it reads as one (it says what
-// went wrong, or holds values: shapes, numbers, key=value) and not as a question ("how to check if
-// pytorch is using the GPU", "torch.compile makes my model slower")
-var PT_QUESTION = new RegExp("^\\s*(" + [
-  "how", "what", "why", "when", "which", "where", "who", "should", "can", "could", "is", "are", "does", "do",
-  "did", "will", "would"].join("|") + ")\\b|\\?|\\bvs\\b", "i")
-var PT_ERRORISH = new RegExp("\\b(" + [
-  "is", "are", "was", "were", "be", "expected", "expects?", "must", "cannot", "can't", "not", "only", "failed",
-  "invalid", "unexpected", "found", "got", "mismatch", "modified", "implicitly", "killed", "assert",
-  "triggered", "deprecated", "unsupported", "requires?"].join("|") + ")\\b", "i")
-var PT_VALUES = /[=[\]]|\(\s*-?\d|\b\d+\b/ // key=value, [3], (64x10 ..., a number
+// A query is a pasted message when it names its type (RuntimeError, UserWarning) or quotes a message the
+// pages show: PT_QUOTED words of it in a row are words of an error or warning line of
+// the index, values aside. A question in a message's words ("grad is None for a non-leaf tensor",
+// "training loss is flat from the first epoch") quotes none, and is searched as a question: titles first
+var PT_QUOTED = 4
+var PT_TYPED = /[a-z](Error|Exception|Warning)\b/
+var ptMessages = " " // the index's error and warning lines, as ptMessageWords, " | " between two
 function ptErrorQuery(query) {
   var words = query.split(ptSeparator).filter(Boolean)
-  var said = PT_ERRORISH.test(query) || PT_VALUES.test(query) // as a message says it: what went wrong, values
-  var asked = PT_QUESTION.test(query)
-  var erroneous = /[a-z](Error|Exception|Warning)\b/.test(query) || (words.length >= 6 && said && !asked)
-  ptErrorLine = words.length >= 3 && erroneous && !/\p{sc=Han}/u.test(query)
+  ptErrorLine = words.length >= 3 && !/\p{sc=Han}/u.test(query) && (PT_TYPED.test(query) || ptQuotesAMessage(query))
   if (!ptErrorLine) return query
-  ptPasted = new Set(words.map(function (word) { return word.toLowerCase() }))
-  ptPastedRun = words.filter(function (word) { return /\w/.test(word) }).join(" ").toLowerCase()
+  ptPasted = new Set(ptMessageWords(query))
+  ptPastedRun = ptMessageWords(query).join(" ")
   var typing = !/[\s.)\]]$/.test(query) // the last word may be unfinished
   return words
     .map(function (word, i) {
@@ -235,6 +228,27 @@ function ptErrorQuery(query) {
       return "text:" + word + (typing && i === words.length - 1 ? "*" : "^1")
     })
     .join(" ")
+}
+function ptQuotesAMessage(query) {
+  var words = ptMessageWords(query)
+  for (var i = 0; i + PT_QUOTED <= words.length; i++) {
+    if (ptMessages.indexOf(" " + words.slice(i, i + PT_QUOTED).join(" ") + " ") >= 0) return true
+  }
+  return false
+}
+// The words of a message as they are compared: lowercased, each number as "#" (a reader's error shows
+// other values than the page's: Target 5 is out of bounds, the page's Target 3)
+function ptMessageWords(text) {
+  return ptWords(text).map(function (word) { return /^\d+$/.test(word) ? "#" : word })
+}
+function ptMessagesOf(docs) {
+  var lines = []
+  docs.forEach(function (doc) {
+    ;[doc.title].concat(doc.text.split(/<[^>]*>|\n/)).forEach(function (line) {
+      if (PT_TYPED.test(line)) lines.push(ptMessageWords(line).join(" "))
+    })
+  })
+  return " " + lines.join(" | ") + " "
 }
 function ptWordsFound(group) {
   return Math.max.apply(null, group.map(function (item) {
@@ -248,7 +262,7 @@ function ptWordsFound(group) {
 // only shows the error on the way, however many of the line's words that page holds (an output may
 // print the whole line where the heading cuts it)
 var ptPasted = null
-var ptPastedRun = "" // the pasted words, lowercased, in their order, one space apart
+var ptPastedRun = "" // the pasted words (ptMessageWords), in their order, one space apart
 function ptWords(text) {
   var entities = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"}
   text = text.replace(/<[^>]*>/g, "").replace(/&(lt|gt|quot|#39|#x27|amp);/g, function (e) { return entities[e] })
@@ -257,7 +271,7 @@ function ptWords(text) {
 }
 function ptHeadedByTheError(group) {
   return group.some(function (item) {
-    var heading = ptWords(item.title)
+    var heading = ptMessageWords(item.title)
     return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
       (heading.every(function (word) { return ptPasted.has(word) }) ||
        ptRunIn(" " + heading.join(" ") + " "))
@@ -381,6 +395,7 @@ addEventListener("message", function (event) {
   var message = event.data
   if (message.type === 0) {
     ptSeparator = new RegExp(message.data.config.separator, "gu")
+    ptMessages = ptMessagesOf(message.data.docs)
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
       ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
