@@ -30,9 +30,11 @@ mkdocs-static-i18n:
 - The browser rewrites a query before Material's worker parses it (our worker: Material's, with
   its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
-  textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are; a
-  pasted error line, or a part of one, ranks first the page with a section headed by that error (the
-  errors pages); a page with a phrase of terms.yml that the query holds comes first; each result's
+  textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are (and
+  counted as found where it is whole); an entry that holds more of the query's words ranks higher than
+  Material ranks it; a pasted error line (one that names its type, or quotes a line of the index's
+  errors), or a part of one, ranks first the page with a section headed by that error (the errors pages);
+  a page with a phrase of terms.yml that the query holds comes first; each result's
   text is cut to the lines its teaser shows, from the sentence of the first word found, without the
   index's zero-width spaces and the code's names; its "Missing" line names only words the reader
   typed; it searches when the reader pastes with the mouse, and loads the index when the reader goes
@@ -104,9 +106,11 @@ def _search(config: MkDocsConfig) -> BasePlugin | None:
 
 def _patched_worker() -> tuple[str, str]:
     """Our worker: Material's, with its segmentation of Han characters replaced by ours (ptQuery, which
-    rewrites the whole query), the field phrases, and a group of synonyms as one word of the index (ptOneWord,
-    a step of the pipeline that indexes the pages, adds its group's word beside each word of a group)."""
-    source = upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"])
+    rewrites the whole query), the field phrases, a group of synonyms as one word of the index (ptOneWord,
+    a step of the pipeline that indexes the pages, adds its group's word beside each word of a group), and a
+    result's share of the query's words counting a name typed whole (set_epoch) only where the entry holds it
+    whole (ptShare)."""
+    source = upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"], "ptShare")
     # our part without its lines of comment: Material's worker is fetched as every page loads
     ours = re.sub(r"^\s*//.*\n", "", (ASSETS / "worker.js").read_text(encoding="utf-8"), flags=re.M)
     return _hashed("search.{}.min.js", f"{ours}\n{source}")

@@ -262,6 +262,30 @@ def test_a_short_word_the_index_holds_is_matched_whole(search_box, lang, query, 
     assert search_box(lang, query)[0] == f"/{found}"
 
 
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # the page on detach, titled so, held one word of two; the section on clone and detach holds both
+        ("", "clone or detach", "autograd/copying-tensors/"),
+    ],
+)
+def test_an_entry_with_more_of_the_querys_words_comes_first(search_box, lang, query, found):
+    """Material multiplies a result's score by 1 + g², g being 1 for a page's own entry plus the share of the
+    query's words the entry holds: ours weighs that share more (search_assets/worker.js, ptShare)."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
+    [  # a section on pin_memory says 作用 in its title, and set and epoch in its text, apart
+        ("zh/", "set_epoch 作用", "zh/performance/distributed/"),
+    ],
+)
+def test_a_name_typed_whole_counts_where_it_is_whole(search_box, lang, query, found):
+    """A name typed whole (set_epoch) is a word found where the entry holds it whole, not where its pieces
+    are apart (search_assets/worker.js, ptShare)."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
 def test_results_below_a_phones_screen_are_laid_out_once_they_come_near_it(browser, base_url):
     """site.css: `content-visibility: auto` on each result, which made a Chinese query's first result come in about
     half the time on a throttled phone (tools/search_timing.py); a reader who scrolls, or moves with the arrow

@@ -36,17 +36,18 @@ def checked(package: str, against: str, what: str) -> None:
 # -- mkdocs-material --------------------------------------------------------------------------------
 
 
-def test_materials_search_worker_takes_our_query_rewrite_pipeline_step_and_field():
+def test_materials_search_worker_takes_our_query_rewrite_pipeline_step_field_and_share():
     checked("mkdocs-material", "9.8.1", "its search worker (material/templates/assets/javascripts/workers/"
-            "search.*.min.js) still rewrites Chinese queries, lists the fields and builds its index as "
-            "upstream.material_search_worker_with expects")  # fmt: skip
+            "search.*.min.js) still rewrites Chinese queries, lists the fields, builds its index and scores a "
+            "result as upstream.material_search_worker_with expects")  # fmt: skip
     assert upstream.MATERIAL == "9.8.1"
     original = upstream.material_search_worker().read_text(encoding="utf-8")
-    worker = upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"])
+    worker = upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"], "ptShare")
     assert 'join("* ")' in original and 'join("* ")' not in worker
     assert "=ptQuery(" in worker and ",this.index)" in worker
     assert worker.count('["title","text","tags","phrases"]') == 2
     assert worker.count('this.pipeline.add(ptOneWord),this.ref("location")') == 1
+    assert worker.count("ptShare(") == 1 and "ptShare" not in original
 
 
 def test_a_worker_that_changed_is_refused_not_patched_half(monkeypatch, tmp_path):
@@ -54,7 +55,7 @@ def test_a_worker_that_changed_is_refused_not_patched_half(monkeypatch, tmp_path
     changed.write_text('["title","text","tags"] ["title","text","tags"] this.ref("location")', encoding="utf-8")
     monkeypatch.setattr(upstream, "material_search_worker", lambda: changed)
     with pytest.raises(RuntimeError, match="rewrite of Chinese queries is not found"):
-        upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"])
+        upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"], "ptShare")
 
 
 # -- mkdocs-jupyter ---------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ var PT_STOP = new Set([
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
 ])
 function ptQuery(query, index) {
+  ptNames = []
   ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   if (ptErrorLine) return query
   var apart = query
@@ -81,6 +82,25 @@ function ptQuery(query, index) {
 // WeightedRandomSampler, which put that page first for torch.rand). A word still being typed, or
 // written with lunr's syntax, is left as it is
 var PT_SHORT = 4 // letters
+
+// Material scores a result as lunr does, times 1 + g², where g is 1 for a page's own entry plus the share
+// of the query's words the entry holds. Ours weighs that share PT_COVERAGE times: a title that holds one
+// word of a question (a page's title, weighted a thousand times its text) put its page before the
+// section that holds all of them (多少 of 计算模型有多少参数 found the page on a tensor's memory). A name
+// typed whole (set_epoch, register_hook) is found where it is whole, not where its pieces are apart (the
+// set and the epoch of another subject's text)
+var PT_COVERAGE = 1.5
+var ptNames = [] // the names typed whole: [the name, lowercased; its pieces searched]
+function ptShare(terms, doc) {
+  var found = Object.assign({}, terms)
+  var where = null
+  ptNames.forEach(function (name) {
+    where = where || (doc.title + " " + doc.text).toLowerCase()
+    if (where.indexOf(name[0]) < 0) name[1].forEach(function (piece) { if (piece in found) found[piece] = false })
+  })
+  var words = Object.keys(found)
+  return words.length ? PT_COVERAGE * words.filter(function (word) { return found[word] }).length / words.length : 0
+}
 function ptFields(word, typing, index) {
   // the namespace, whole: as a prefix it would match every title with torchvision, torchrun or
   // torchscript; whole, torch.tensor still finds torch.tensor
@@ -101,6 +121,7 @@ function ptWholePieces(word, typed) {
   var last = pieces.pop()
   pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
   if (lunr.stopWordFilter(last.toLowerCase()) || !pieces.length) pieces.push(last) // weights_only: weights
+  if (typed) ptNames.push([word.toLowerCase(), pieces.map(function (piece) { return piece.toLowerCase() })])
   return pieces.map(function (piece, i) {
     return (typed ? "+" : "") + piece + (i < pieces.length - 1 ? "^1" : "")
   }).join(" ")

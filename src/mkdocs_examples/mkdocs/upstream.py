@@ -31,7 +31,7 @@ def material_search_worker() -> Path:
     return found[0]
 
 
-def material_search_worker_with(query: str, step: str, fields: list[str]) -> str:
+def material_search_worker_with(query: str, step: str, fields: list[str], share: str) -> str:
     """The text of Material's search worker, changed where it offers no option (checked against mkdocs-material
     9.8.1, whose minified worker the patterns below find; each must be found exactly once):
 
@@ -39,7 +39,10 @@ def material_search_worker_with(query: str, step: str, fields: list[str]) -> str
       textual ``* ``) replaced by a call of the function ``query`` on the whole query and the index;
     - the function ``step`` added to the pipeline that indexes the pages;
     - ``fields`` beside title, text and tags where it parses a query (a field it does not know becomes a word)
-      and where it lists a result's missing words.
+      and where it lists a result's missing words;
+    - in a result's score (lunr's, times 1 + g², where g is 1 for a page's own entry, not a section's, plus the
+      share of the query's words it holds), that share given by the function ``share`` of the words found and
+      the entry as indexed.
     """
     source = material_search_worker().read_text(encoding="utf-8")
     # `e=e.replace(new RegExp("\\p{sc=Han}+","gu"),s=>[...fe(s,this.index.invertedIndex)].join("* "))`
@@ -57,7 +60,14 @@ def material_search_worker_with(query: str, step: str, fields: list[str]) -> str
     ref = 'this.ref("location")'
     if source.count(ref) != 1:
         raise RuntimeError("Material's search worker changed: where it builds the index is not found")
-    return source.replace(ref, f"this.pipeline.add({step}),{ref}")
+    source = source.replace(ref, f"this.pipeline.add({step}),{ref}")
+    # `let g=+!d.parent+Object.values(m).filter(x=>x).length/Object.keys(m).length;`
+    score = re.compile(
+        r"(let \w+=\+!(\w+)\.parent\+)Object\.values\((\w+)\)\.filter\(\w+=>\w+\)\.length/Object\.keys\(\3\)\.length;"
+    )
+    if len(score.findall(source)) != 1:
+        raise RuntimeError("Material's search worker changed: its score of a result is not found")
+    return score.sub(rf"\1{share}(\3,this.map.get(\2.location));", source)
 
 
 # -- mkdocs-jupyter ---------------------------------------------------------------------------------
