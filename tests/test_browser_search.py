@@ -276,13 +276,20 @@ def test_an_entry_with_more_of_the_querys_words_comes_first(search_box, lang, qu
 
 @pytest.mark.parametrize(
     ("lang", "query", "found"),
-    [  # a section on pin_memory says 作用 in its title, and set and epoch in its text, apart
+    [
+        # a section on pin_memory says 作用 in its title, and set and epoch in its text, apart
         ("zh/", "set_epoch 作用", "zh/performance/distributed/"),
+        # the index cuts it into reducelr, on and plateau: On, as the start of a word, found one and onto
+        ("", "how to use ReduceLROnPlateau", "optimization/learning-rate/"),
+        ("zh/", "ReduceLROnPlateau 用法", "zh/optimization/learning-rate/"),
+        # where is a stop word: torch alone is every page's word
+        ("zh/", "torch.where 用法", "zh/tensors/indexing/"),
     ],
 )
 def test_a_name_typed_whole_counts_where_it_is_whole(search_box, lang, query, found):
-    """A name typed whole (set_epoch) is a word found where the entry holds it whole, not where its pieces
-    are apart (search_assets/worker.js, ptShare)."""
+    """A name typed whole (set_epoch, ReduceLROnPlateau, torch.where) is searched by its pieces, each a word
+    of the index, and found where the entry holds it whole, not where its pieces are apart
+    (search_assets/worker.js, ptWholePieces, ptShare)."""
     assert search_box(lang, query)[0] == f"/{found}"
 
 

@@ -37,7 +37,10 @@ var PT_STOP = new Set([
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
 ])
 function ptQuery(query, index) {
-  ptNames = []
+  // a dotted name typed whole (torch.where) counts where it is whole (ptShare), its words apart do not
+  ptNames = (query.match(/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g) || []).map(function (name) {
+    return [name.toLowerCase(), name.toLowerCase().split(/[._]+/).filter(function (piece) { return lunr.stopWordFilter(piece) })]
+  })
   ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   if (ptErrorLine) return query
   var apart = query
@@ -111,12 +114,13 @@ function ptFields(word, typing, index) {
   return "title:" + word + prefix + " text:" + word + prefix + " tags:" + word + "^1 phrases:" + word + "^1"
 }
 
-// A name such as num_workers: the index holds its pieces (num, workers). Each but the last is matched
-// whole, not as the start of any word (num found the tag numpy), and where the reader typed the name (not
-// a synonym we added) a page must hold every piece (pin_memory found the pages on GPU memory first); a
-// stop word (the no of no_grad) is left out, as the index leaves it out
+// A name such as num_workers or ReduceLROnPlateau: the index holds its pieces (num, workers; reducelr, on,
+// plateau). Each but the last is matched whole, not as the start of any word (num found the tag numpy;
+// On, every one and onto), and where the reader typed the name (not a synonym we added) a page must hold
+// every piece (pin_memory found the pages on GPU memory first); a stop word (the no of no_grad, the On of
+// ReduceLROnPlateau) is left out, as the index leaves it out
 function ptWholePieces(word, typed) {
-  var pieces = word.split("_")
+  var pieces = word.split(/_+|(?!\b)(?=[A-Z][a-z])/) // as the index's separator cuts them (mkdocs.yml)
   if (pieces.length < 2 || !pieces.every(function (piece) { return /^[A-Za-z0-9]+$/.test(piece) })) return word
   var last = pieces.pop()
   pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
