@@ -146,6 +146,8 @@ def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
         ("", "the loss does not go down at all", "training/loss-debugging/"),
         ("", "gradient is None for an intermediate tensor", "autograd/graph/"),
         ("", "train only on the second GPU", "devices/visible-devices/"),
+        # four of its words in a row, values aside, are in an error line (between 0 and 1 of the BCE page's)
+        ("", "is torch.randn always between 0 and 1", "tensors/creating/"),
     ],
 )
 def test_a_question_in_a_messages_words_is_searched_as_a_question(search_box, lang, query, found):

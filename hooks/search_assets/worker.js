@@ -236,7 +236,7 @@ var ptErrorLine = false
 // pages show: PT_QUOTED words of it in a row are words of an error or warning line of
 // the index, values aside. A question in a message's words ("grad is None for a non-leaf tensor",
 // "training loss is flat from the first epoch") quotes none, and is searched as a question: titles first
-var PT_QUOTED = 4
+var PT_QUOTED = 5
 var PT_TYPED = /[a-z](Error|Exception|Warning)\b/
 var ptMessages = " " // the index's error and warning lines, as ptMessageWords, " | " between two
 function ptErrorQuery(query) {
