@@ -31,8 +31,7 @@ mkdocs-static-i18n:
   its rewrite of Han characters replaced, see search_assets/worker.js): Latin letters and Han
   characters apart, Chinese runs segmented against the index's own words, stop words left out, no
   textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are (and
-  counted as found where it is whole); an entry that holds more of the query's words ranks higher than
-  Material ranks it; a pasted error line (one that names its type, or quotes a line of the index's
+  counted as found where it is whole); a pasted error line (one that names its type, or quotes a line of the index's
   errors), or a part of one, ranks first the page with a section headed by that error (the errors pages);
   a page with a phrase of terms.yml that the query holds comes first; each result's
   text is cut to the lines its teaser shows, from the sentence of the first word found, without the

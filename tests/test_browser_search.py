@@ -266,21 +266,7 @@ def test_a_short_word_the_index_holds_is_matched_whole(search_box, lang, query, 
 
 @pytest.mark.parametrize(
     ("lang", "query", "found"),
-    [  # the page on detach, titled so, held one word of two; the section on clone and detach holds both
-        ("", "clone or detach", "autograd/copying-tensors/"),
-    ],
-)
-def test_an_entry_with_more_of_the_querys_words_comes_first(search_box, lang, query, found):
-    """Material multiplies a result's score by 1 + g², g being 1 for a page's own entry plus the share of the
-    query's words the entry holds: ours weighs that share more (search_assets/worker.js, ptShare)."""
-    assert search_box(lang, query)[0] == f"/{found}"
-
-
-@pytest.mark.parametrize(
-    ("lang", "query", "found"),
     [
-        # a section on pin_memory says 作用 in its title, and set and epoch in its text, apart
-        ("zh/", "set_epoch 作用", "zh/performance/distributed/"),
         # the index cuts it into reducelr, on and plateau: On, as the start of a word, found one and onto
         ("", "how to use ReduceLROnPlateau", "optimization/learning-rate/"),
         ("zh/", "ReduceLROnPlateau 用法", "zh/optimization/learning-rate/"),

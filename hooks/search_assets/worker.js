@@ -87,12 +87,8 @@ function ptQuery(query, index) {
 var PT_SHORT = 4 // letters
 
 // Material scores a result as lunr does, times 1 + g², where g is 1 for a page's own entry plus the share
-// of the query's words the entry holds. Ours weighs that share PT_COVERAGE times: a title that holds one
-// word of a question (a page's title, weighted a thousand times its text) put its page before the
-// section that holds all of them (多少 of 计算模型有多少参数 found the page on a tensor's memory). A name
-// typed whole (set_epoch, register_hook) is found where it is whole, not where its pieces are apart (the
-// set and the epoch of another subject's text)
-var PT_COVERAGE = 1.5
+// of the query's words the entry holds. A name typed whole (set_epoch, register_hook, torch.where) is found
+// where it is whole, not where its pieces are apart (the set and the epoch of another subject's text)
 var ptNames = [] // the names typed whole: [the name, lowercased; its pieces searched]
 function ptShare(terms, doc) {
   var found = Object.assign({}, terms)
@@ -102,7 +98,7 @@ function ptShare(terms, doc) {
     if (where.indexOf(name[0]) < 0) name[1].forEach(function (piece) { if (piece in found) found[piece] = false })
   })
   var words = Object.keys(found)
-  return words.length ? PT_COVERAGE * words.filter(function (word) { return found[word] }).length / words.length : 0
+  return words.length ? words.filter(function (word) { return found[word] }).length / words.length : 0
 }
 function ptFields(word, typing, index) {
   // the namespace, whole: as a prefix it would match every title with torchvision, torchrun or
