@@ -37,12 +37,13 @@ var PT_STOP = new Set([
   "做什么", "有什么", "里", "呢", "吗", "啊", "干", "做",
 ])
 function ptQuery(query, index) {
+  ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
+  ptNames = []
+  if (ptErrorLine) return query
   // a dotted name typed whole (torch.where) counts where it is whole (ptShare), its words apart do not
   ptNames = (query.match(/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g) || []).map(function (name) {
     return [name.toLowerCase(), name.toLowerCase().split(/[._]+/).filter(function (piece) { return lunr.stopWordFilter(piece) })]
   })
-  ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
-  if (ptErrorLine) return query
   var apart = query
     .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
     .replace(/([A-Za-z_)])\.(?=[A-Za-z_])/g, "$1 ") // torch.gather: two words, as in the index
@@ -87,8 +88,8 @@ function ptQuery(query, index) {
 var PT_SHORT = 4 // letters
 
 // Material scores a result as lunr does, times 1 + g², where g is 1 for a page's own entry plus the share
-// of the query's words the entry holds. A name typed whole (set_epoch, register_hook, torch.where) is found
-// where it is whole, not where its pieces are apart (the set and the epoch of another subject's text)
+// of the query's words the entry holds. A name typed whole (set_epoch, torch.where) is found where it is
+// whole, not where its pieces are apart (the set and the epoch of another subject's text)
 var ptNames = [] // the names typed whole: [the name, lowercased; its pieces searched]
 function ptShare(terms, doc) {
   var found = Object.assign({}, terms)
@@ -229,9 +230,9 @@ function ptPhraseRank(group) {
 var ptSeparator = null
 var ptErrorLine = false
 // A query is a pasted message when it names its type (RuntimeError, UserWarning) or quotes a message the
-// pages show: PT_QUOTED words of it in a row are words of an error or warning line of
-// the index, values aside. A question in a message's words ("grad is None for a non-leaf tensor",
-// "training loss is flat from the first epoch") quotes none, and is searched as a question: titles first
+// pages show: PT_QUOTED words of it in a row are words of an error or warning line of the index, values
+// aside. A question in a message's words ("grad is None for a non-leaf tensor", "training loss is flat
+// from the first epoch") quotes none, and is searched as a question: titles first
 var PT_QUOTED = 5
 var PT_TYPED = /[a-z](Error|Exception|Warning)\b/
 var ptMessages = " " // the index's error and warning lines, as ptMessageWords, " | " between two
