@@ -140,8 +140,10 @@ NAMES = """() => {
     }
     for (const item of document.querySelectorAll("[data-mx-source]"))
         add(item.dataset.mxSource, "sources", item.textContent.split(/[:：]/)[0]);
-    for (const option of document.querySelectorAll(".mx-picker__select option"))
-        add(option.value, "picker", "torch " + option.textContent.replace(/ \\(this build\\)$|（本次构建）$/, ""));
+    for (const option of document.querySelectorAll(".mx-picker__select option")) {
+        const release = option.textContent.replace(/ \\(shown by default\\)$|（默认显示）$/, "");
+        add(option.value, "picker", "torch " + release);
+    }
     return Object.fromEntries(Object.entries(named).map(([key, where]) =>
         [key, Object.fromEntries(Object.entries(where).map(([w, texts]) => [w, [...texts]]))]));
 }"""

@@ -49,7 +49,7 @@ TEXT: dict[str, dict[str, str]] = {
         "colab": "open in Colab",
         # the torch picker in the header (assets/mkdocs_examples_picker.js, publish/picker.py)
         "picker.label": "Outputs of torch",
-        "picker.built": "{release} (this build)",
+        "picker.built": "{release} (shown by default)",
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
         "picker.unverified": "{label} · unverified",
@@ -69,12 +69,12 @@ TEXT: dict[str, dict[str, str]] = {
         "quoted.from": "The message as {source} of {project} {release} words it. Nothing on this site ran it: "
         "it is a quotation, not a recording.",
         # publish: the page "What changed between torch releases"
-        "changes.summary": "Compared with this build's torch {torch} (Python {python}), once noise such as a "
-        "warning's file:line is taken out.",
+        "changes.summary": "Compared with torch {torch} (Python {python}), whose outputs the pages show by default, "
+        "once noise such as a warning's file:line is taken out.",
         "changes.none": "No other torch release has been recorded on this site's device yet.",
         "changes.compared": "Compared: torch {releases} ({n} releases), each recorded on this site's device.",
-        "changes.same": "Every output and every check of torch {releases} is the same as in this build.",
-        "changes.python": "Recorded under Python {python}, not this build's: torch {releases}.",
+        "changes.same": "Every output and every check of torch {releases} is the same as the pages show by default.",
+        "changes.python": "Recorded under Python {python}, not this site's: torch {releases}.",
         "changes.uninstallable": "torch {release} cannot be installed on Python {python} ({platform}), so it has no "
         "recordings here. pip said: {reason}",
         "changes.cell": "cell",
@@ -168,7 +168,7 @@ TEXT: dict[str, dict[str, str]] = {
         "view": "笔记本视图",
         "colab": "在 Colab 中打开",
         "picker.label": "输出来自 torch",
-        "picker.built": "{release}（本次构建）",
+        "picker.built": "{release}（默认显示）",
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "picker.unverified": "{label} · 未经验证",
@@ -185,12 +185,12 @@ TEXT: dict[str, dict[str, str]] = {
         "quoted.commit": "（提交 {commit}）",
         "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"
         "本站没有运行过它：这是引文，不是录制的输出。",
-        "changes.summary": "与本次构建的 torch {torch}（Python {python}）相比，"
+        "changes.summary": "与页面默认显示的 torch {torch}（Python {python}）相比，"
         "去掉警告的文件名与行号等噪声之后的差异。",
         "changes.none": "本站尚未在同一设备上录制其他 torch 版本。",
         "changes.compared": "参与比较的版本：torch {releases}（共 {n} 个），都在本站所用的设备上录制。",
-        "changes.same": "torch {releases} 的所有输出与检验都与本次构建相同。",
-        "changes.python": "以下版本在 Python {python} 下录制，与本次构建不同：torch {releases}。",
+        "changes.same": "torch {releases} 的所有输出与检验都与页面默认显示的相同。",
+        "changes.python": "以下版本在 Python {python} 下录制，与本站所用的不同：torch {releases}。",
         "changes.uninstallable": "torch {release} 无法安装在 Python {python}（{platform}）上，因此本站没有它的录制。"
         "pip 的提示：{reason}",
         "changes.cell": "单元",
