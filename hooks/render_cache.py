@@ -19,6 +19,17 @@ for `mkdocs serve`). A build that logged a warning keeps nothing of its renders,
 renders (and warns) again; a build that ends well removes the entries it did not use.
 Jinja's compiled templates are kept in ``.cache/jinja/`` likewise (Jinja checks each against
 its template's source).
+
+Under `mkdocs serve`, laying a page out in the theme's templates (the whole navigation on every
+page, in the engine's template sandbox) costs more than its render: a rebuild lays out again
+only the pages whose layout inputs changed, and takes the others' HTML from the last rebuild,
+in memory. A page's layout depends on its HTML, table of contents, metadata, title and URLs,
+and on what every page shares: mkdocs.yml with its navigation, the configuration the plugins
+settled (stylesheets, scripts, ``extra``), every file's URL and every page's title (the
+navigation shows them), the language built and the theme's own templates (custom_dir). A page
+taken so goes through the plugins' ``on_page_context`` and ``on_post_page`` as laid out anew,
+through a template that writes the kept HTML (:data:`LAYOUT`, the page's ``template`` for
+that rebuild).
 """
 
 from __future__ import annotations
@@ -32,12 +43,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemBytecodeCache
+from jinja2 import ChoiceLoader, DictLoader, Environment, FileSystemBytecodeCache
+from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
+from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import atomic
 from mkdocs_examples.environment import package_version
@@ -47,6 +60,8 @@ FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
 TEMPLATES = Path(".cache") / "jinja"
 PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material")
 FORMAT = 2  # of the files below FOLDER
+LAYOUT = "render_cache/kept.html"  # the template of a page laid out as in the last rebuild of `mkdocs serve`
+KEPT = "render_cache_kept"  # that template's one variable: the page's HTML as laid out then
 
 
 class _Warnings(logging.Handler):
@@ -66,6 +81,9 @@ class _Build:
         self.files: dict[str, str] = {}  # language being built: the signature of its configuration
         self.made: dict[str, dict[str, Any]] = {}  # signature: what render() set
         self.used: dict[str, dict[str, Any]] = {}  # the same, of the renders taken from memory or disk
+        self.layouts: dict[str, str] = {}  # src_uri of a page: the signature of its layout's inputs
+        self.laid: dict[str, str] = {}  # signature: a page's HTML as its template laid it out in this build
+        self.kept: dict[str, str] = {}  # the same, of the layouts taken from the last rebuild
         self.warnings = _Warnings()
         logging.getLogger("mkdocs").addHandler(self.warnings)
 
@@ -74,15 +92,21 @@ class _Build:
 
 
 _memory: dict[str, dict[str, Any]] = {}  # signature: what render() set, for the rebuilds of `mkdocs serve`
+_layouts: dict[str, str] = {}  # signature: a page's HTML as laid out, for the rebuilds of `mkdocs serve`
+_serving = {"on": False}  # whether this process is `mkdocs serve`
 _builds = i18n.BuildState(lambda config: _Build(Path(config.config_file_path).parent / FOLDER), _Build.end)
 
 
 def on_startup(*, command: str, dirty: bool) -> None:
     _memory.clear()
+    _layouts.clear()
+    _serving["on"] = command == "serve"
 
 
 def on_shutdown() -> None:
     _memory.clear()
+    _layouts.clear()
+    _serving["on"] = False
     _builds.drop()
 
 
@@ -143,6 +167,9 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     _memory.clear()
     _memory.update(build.used)
     _memory.update(build.made)
+    _layouts.clear()
+    _layouts.update(build.kept)
+    _layouts.update(build.laid)
     with contextlib.suppress(OSError):  # a cache that cannot be written costs time, nothing else
         build.folder.mkdir(parents=True, exist_ok=True)
         for signature, rendered in build.made.items():
@@ -153,13 +180,48 @@ def on_post_build(*, config: MkDocsConfig) -> None:
                 old.unlink()
 
 
-@event_priority(-1000)
+@event_priority(-1000)  # after the engine's on_env, which puts the templates in its sandbox
 def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
     folder = Path(config.config_file_path).parent / TEMPLATES
     with contextlib.suppress(OSError):
         folder.mkdir(parents=True, exist_ok=True)
         env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    build = _builds.now
+    if build is None or not _serving["on"]:
+        return env
+    env.loader = ChoiceLoader([DictLoader({LAYOUT: "{{ " + KEPT + " }}"}), *([env.loader] if env.loader else [])])
+    shared = _site(config, files)
+    for file in files.documentation_pages():
+        page = file.page
+        if page is None or page.content is None or "template" in page.meta:  # a template of its own: laid out
+            continue
+        signature = _signature(shared, *_layout_inputs(page))
+        build.layouts[file.src_uri] = signature
+        if signature in _layouts:
+            build.kept[signature] = _layouts[signature]
+            page.meta["template"] = LAYOUT  # for this rebuild only: on_post_page takes it back
     return env
+
+
+@event_priority(-1000)  # after the other plugins and hooks have set theirs
+def on_page_context(context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Any) -> TemplateContext:
+    build = _builds.now
+    if build is not None and page.meta.get("template") == LAYOUT:
+        context[KEPT] = Markup(build.kept[build.layouts[page.file.src_uri]])  # type: ignore[literal-required]
+    return context
+
+
+@event_priority(1000)  # the page as its template laid it out, before the plugins and hooks change it
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    build = _builds.now
+    signature = build.layouts.get(page.file.src_uri) if build is not None else None
+    if build is None or signature is None:
+        return output
+    if page.meta.get("template") == LAYOUT:
+        del page.meta["template"]
+    else:
+        build.laid[signature] = output
+    return output
 
 
 # --- what a render depends on, and what it sets ---------------------------------------------
@@ -180,6 +242,28 @@ def _configuration(config: MkDocsConfig) -> str:
     settings = json.dumps(config.mdx_configs, sort_keys=True, default=_named)
     text = _without_navigation(Path(config.config_file_path).read_text(encoding="utf-8"))
     return json.dumps([FORMAT, versions, extensions, settings, text])
+
+
+def _site(config: MkDocsConfig, files: Files) -> str:
+    """What every page's layout shows of the site: its configuration, navigation, files and templates."""
+    pages = [(f.src_uri, f.url, f.inclusion.name, f.page.title if f.page else None) for f in files]
+    assets = [[str(s) for s in config.extra_css], [str(s) for s in config.extra_javascript]]
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    custom = config.theme.custom_dir
+    templates = sorted(
+        (str(path), path.stat().st_mtime_ns, path.stat().st_size)
+        for path in (Path(custom).rglob("*") if custom else ())
+        if path.is_file()
+    )
+    language = i18n.build_language(config)
+    return json.dumps([FORMAT, text, config.site_url, language, assets, config.extra, pages, templates], default=str)
+
+
+def _layout_inputs(page: Page) -> list[str]:
+    """What a page's layout shows of the page itself."""
+    toc = json.dumps([_token(item) for item in page.toc])
+    meta = json.dumps(page.meta, sort_keys=True, default=str)
+    return [page.url, page.content or "", toc, meta, page.title or "", page.canonical_url or "", page.edit_url or ""]
 
 
 _NAVIGATION = ("nav:", "nav_translations:")  # keys whose values only the navigation shows

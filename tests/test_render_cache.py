@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import helpers
+import jinja2
 import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).parent.parent
@@ -140,3 +144,74 @@ def test_a_hooks_extension_is_keyed_by_the_project_modules_it_takes_its_rules_fr
     changed.write_text(Path(mkdocs_examples.cjk.__file__).read_text() + "\n# a changed rule\n")
     monkeypatch.setattr(mkdocs_examples.cjk, "__file__", str(changed))
     assert render_cache._named(cjk.CJKLineBreaks()) != before  # every page rendered with the old rule goes
+
+
+# --- the layouts of `mkdocs serve`'s rebuilds ------------------------------------------------------
+
+
+@pytest.fixture
+def layouts(monkeypatch) -> list[str]:
+    """The pages laid out in the theme's page template (main.html), in order."""
+    done: list[str] = []
+    real = jinja2.Template.render
+
+    def render(self, *args, **kwargs):
+        if self.name == "main.html":
+            done.append(dict(*args, **kwargs)["page"].file.src_uri)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Template, "render", render)
+    return done
+
+
+def serve(root: Path) -> tuple[Callable[[], dict[str, bytes]], Callable[[], None]]:
+    """`mkdocs serve` of ``root`` started: its rebuild (which returns the site it wrote), and its end."""
+    started = load_config(str(root / "mkdocs.yml"))
+    started.plugins.on_startup(command="serve", dirty=False)
+
+    def rebuild() -> dict[str, bytes]:  # as `mkdocs serve` does: the config read again, the plugins kept
+        build(load_config(str(root / "mkdocs.yml")))
+        return {k: v for k, v in helpers.tree(root / "site").items() if not k.startswith("sitemap")}
+
+    return rebuild, lambda: started.plugins.on_shutdown()
+
+
+def test_a_serve_rebuild_lays_out_only_the_changed_page_and_writes_what_a_new_serve_does(site, layouts):
+    rebuild, stop = serve(site)
+    try:
+        rebuild()
+        assert sorted(layouts) == ["en/index.md", "en/more.md", "zh/index.md", "zh/more.md"]
+        layouts.clear()
+        page = site / "docs" / "en" / "more.md"
+        page.write_text(page.read_text() + "\nA new sentence.\n")
+        rebuilt = rebuild()
+        assert layouts == ["en/more.md"]
+        assert "A new sentence." in rebuilt["more/index.html"].decode()
+    finally:
+        stop()
+    rebuild, stop = serve(site)  # a new `mkdocs serve`, which lays out every page
+    try:
+        assert rebuild() == rebuilt
+    finally:
+        stop()
+
+
+def test_a_serve_rebuild_lays_out_every_page_again_when_a_title_the_navigation_shows_changed(site, layouts):
+    rebuild, stop = serve(site)
+    try:
+        rebuild()
+        layouts.clear()
+        page = site / "docs" / "en" / "more.md"
+        page.write_text(page.read_text().replace("# More", "# More and more"))
+        rebuilt = rebuild()
+        assert {"en/index.md", "en/more.md"} <= set(layouts)
+        assert "More and more" in rebuilt["index.html"].decode()  # in the navigation of the other page
+    finally:
+        stop()
+
+
+def test_mkdocs_build_lays_out_every_page_each_time(site, layouts):
+    build_site(site)
+    layouts.clear()
+    build_site(site)
+    assert len(layouts) == 4
