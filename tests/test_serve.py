@@ -19,6 +19,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 
 from mkdocs_examples import page_markdown
+from mkdocs_examples.publish import notebooks, picker
 from mkdocs_examples.recordings.store import Recording, manifest_of, write_folder
 from mkdocs_examples.results import CellResult
 from mkdocs_examples.source import files
@@ -252,5 +253,26 @@ def test_a_rebuild_reads_the_examples_helper_modules_once_for_all_the_examples(t
     try:
         assert "answer: 42" in rebuild()
         assert reads == [helper]  # not once per example
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_a_rebuild_makes_the_downloads_and_picker_data_of_a_changed_example_only(tmp_path, monkeypatch):
+    root = _copy(tmp_path, run_examples=True)
+    _record(root, "answer: 41\n")  # the torch picker's data is written where recordings are published
+    made: list[str] = []
+    _counting(monkeypatch, notebooks, "notebook", lambda example, *_, **__: made.append(f"notebook {example.path}"))
+    _counting(monkeypatch, picker, "example_data", lambda example, *_: made.append(f"picker {example.path}"))
+    example = root / "examples" / "two.py"
+    rebuild, config = _serve(root, monkeypatch)
+    try:
+        rebuild()
+        assert sorted(made) == ["notebook one.py", "notebook two.py", "picker one.py", "picker two.py"]
+        made.clear()
+        example.write_text(example.read_text().replace("6 * 7", "7 * 7"))
+        rebuild()
+        assert sorted(made) == ["notebook two.py", "picker two.py"]
+        downloaded = (root / "site" / "downloads" / "two.ipynb").read_text()
+        assert "answer: 49" in downloaded and (root / "site" / "downloads" / "one.ipynb").exists()
     finally:
         config.plugins.on_shutdown()

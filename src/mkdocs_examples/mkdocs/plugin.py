@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
@@ -75,6 +76,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
         self._site: page_markdown.Site | None = None  # what rendering a page needs of the configuration
         self._kept = page_markdown.Kept()  # the pages' Markdown as rendered, for the rebuilds of `serve`
+        self._downloads: dict[Any, Any] = {}  # the downloads as written, for the rebuilds of `serve`
+        self._picked: dict[Any, Any] = {}  # the torch picker's data of each example, likewise
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
@@ -116,6 +119,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
         self._recordings, self._kept = None, page_markdown.Kept()  # nothing of an earlier session of this process
+        self._downloads, self._picked = {}, {}
         # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
         self._aside = command == "build" and not dirty
 
@@ -288,11 +292,13 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if self._engine:  # each language's downloads, with its notes
             built = self._build.built()
             downloads.write(Path(config.site_dir), {lang: i18n.prefix(config, lang) for lang in i18n.languages(config)},
-                            built, seed=self.config.seed, threads=self.config.threads)  # fmt: skip
+                            built, seed=self.config.seed, threads=self.config.threads,
+                            kept=self._downloads if self._serving else None)  # fmt: skip
             if self._recordings and PICKER[1] in self._assets:  # what the torch picker fetches
                 results = [(example, result) for example, result, _ in built]
                 picker.write(Path(config.site_dir), self._build.site_env(), self._recordings.found, results,
-                             self.config.max_output, self._recordings.unverified())  # fmt: skip
+                             self.config.max_output, self._recordings.unverified(),
+                             kept=self._picked if self._serving else None)  # fmt: skip
         self._end_build()
 
     @event_priority(-9_000)  # once every other plugin and hook has written its files, before the site is swapped in

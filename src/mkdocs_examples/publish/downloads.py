@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from mkdocs_examples.publish import notebooks
 from mkdocs_examples.recordings.store import Recording
@@ -38,9 +39,11 @@ def take_away(
 
 def write(
     site_dir: Path, languages: dict[str, str], built: list[tuple[Example, Result, Recording | None]], *,
-    seed: int = 0, threads: int = 1,
+    seed: int = 0, threads: int = 1, kept: dict[tuple[str, str], tuple[tuple[Any, ...], tuple[str, str]]] | None = None,
 ) -> None:  # fmt: skip
     """Each language's files, under ``<site_dir>/<prefix>downloads/``; ``languages``: each language, its prefix;
-    ``seed`` and ``threads``: how the engine ran the examples (the plugin's options), as notebooks start."""
+    ``seed`` and ``threads``: how the engine ran the examples (the plugin's options), as notebooks start;
+    ``kept``: the files as the last build made them (`mkdocs serve`), updated."""
     for lang, prefix in languages.items():
-        notebooks.write_downloads(site_dir / prefix / "downloads", built, lang=lang, seed=seed, threads=threads)
+        notebooks.write_downloads(site_dir / prefix / "downloads", built, lang=lang, seed=seed, threads=threads,
+                                  kept=kept)  # fmt: skip

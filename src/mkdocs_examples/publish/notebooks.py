@@ -141,21 +141,31 @@ def as_built(example: Example, seed: int, threads: int, *, lang: str = texts.DEF
 
 def write_downloads(
     folder: Path, built: Iterable[tuple[Example, Result, Recording | None]], *, lang: str = texts.DEFAULT,
-    seed: int = 0, threads: int = 1,
+    seed: int = 0, threads: int = 1, kept: dict[tuple[str, str], tuple[tuple[Any, ...], tuple[str, str]]] | None = None,
 ) -> None:  # fmt: skip
     """``<path>.py`` (runnable) and ``<path>.ipynb`` (with the outputs) of each example, under ``folder``.
 
     Both for readers of ``lang``: the example's notes in that language where it has them, the
     notes the engine adds to the notebook too, and its comments and the English of its strings
     (source/comments.for_download; its outputs follow its cells by their order, not their keys).
+    ``kept``: each example's two files in each language as the last build made them, by what they
+    were made of (`mkdocs serve`), updated.
     """
     for example, result, recorded in built:
         target = folder / example.path.removesuffix(".py")
-        example = comments.for_download(example, lang)  # the English of its strings too: files a reader runs
+        inputs = (example, result, recorded, seed, threads)
+        known = kept.get((example.path, lang)) if kept is not None else None
+        if known is not None and known[0] == inputs:
+            script, nb = known[1]
+        else:
+            readers = comments.for_download(example, lang)  # the English of its strings too: files a reader runs
+            script = declared(runnable_script(readers, lang=lang))
+            nb = dumps(notebook(readers, result, recorded, lang=lang, seed=seed, threads=threads))
+        if kept is not None:
+            kept[example.path, lang] = (inputs, (script, nb))
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.with_suffix(".py").write_text(declared(runnable_script(example, lang=lang)), encoding="utf-8")
-        nb = notebook(example, result, recorded, lang=lang, seed=seed, threads=threads)
-        target.with_suffix(".ipynb").write_text(dumps(nb), encoding="utf-8")
+        target.with_suffix(".py").write_text(script, encoding="utf-8")
+        target.with_suffix(".ipynb").write_text(nb, encoding="utf-8")
 
 
 CODING = "# -*- coding: utf-8 -*-"  # PEP 263's form, which Python, Emacs and Vim read alike

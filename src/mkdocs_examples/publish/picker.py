@@ -197,17 +197,23 @@ def environments(built: dict[str, str], found: dict[str, dict[str, Recording]],
 def write(
     site_dir: Path, built: dict[str, str], found: dict[str, dict[str, Recording]],
     results: list[tuple[Example, Result]], limit: int, unverified: frozenset[str] = frozenset(),
+    kept: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] | None = None,
 ) -> None:  # fmt: skip
     """The picker's files under ``site_dir``: the site's, and one per example of ``results`` (each with the
     build's result); ``built``: the build's environment; ``found``: the published recordings, by folder and
-    example."""
+    example; ``kept``: each example's data as the last build made it, by what it was made of (`mkdocs serve`),
+    updated."""
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     _dump(folder / SITE, site_data(environments(built, found, unverified), limit))
     for example, result in results:
         recorded = {name: r for name, recordings in found.items() if (r := recordings.get(example.path))}
-        _dump(folder / "examples" / f"{example.path.removesuffix('.py')}.json",
-              example_data(example, result, recorded, limit))  # fmt: skip
+        inputs = (example, result, recorded, limit)
+        known = kept.get(example.path) if kept is not None else None
+        data = known[1] if known is not None and known[0] == inputs else example_data(example, result, recorded, limit)
+        if kept is not None:
+            kept[example.path] = (inputs, data)
+        _dump(folder / "examples" / f"{example.path.removesuffix('.py')}.json", data)
 
 
 def _dump(file: Path, data: dict[str, Any]) -> None:
