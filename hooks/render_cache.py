@@ -35,6 +35,7 @@ that rebuild).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import inspect
 import json
@@ -52,9 +53,9 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 from mkdocs.utils.templates import TemplateContext
 
-from mkdocs_examples import atomic
+from mkdocs_examples import atomic, yaml_files
 from mkdocs_examples.environment import package_version
-from mkdocs_examples.mkdocs import i18n
+from mkdocs_examples.mkdocs import i18n, upstream
 
 FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
 TEMPLATES = Path(".cache") / "jinja"
@@ -135,27 +136,16 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     known = _memory.get(signature) or _read(build.folder, signature)
     if known is not None and all(_target(files.get_file_from_path(p)) == t for p, t in known["files"].items()):
         build.used[signature] = known
-        page.render = lambda config, files: _restore(page, files, known)  # type: ignore[method-assign]
+        upstream.mkdocs_replace_render(page, lambda config, files: _restore(page, files, known))
         return markdown
     render = page.render
 
     def render_and_keep(config: MkDocsConfig, files: Files) -> None:
-        looked: dict[str, list[str] | None] = {}
-        lookup = files.get_file_from_path
-
-        def recorded(path: str) -> File | None:
-            found = lookup(path)
-            looked[path] = _target(found)
-            return found
-
-        files.get_file_from_path = recorded  # type: ignore[method-assign]  # for this render only
-        try:
+        with upstream.mkdocs_recorded_lookups(files) as looked:
             render(config, files)
-        finally:
-            del files.get_file_from_path
-        build.made[signature] = {**_rendered(page), "files": looked}
+        build.made[signature] = {**_rendered(page), "files": {p: _target(f) for p, f in looked.items()}}
 
-    page.render = render_and_keep  # type: ignore[method-assign]  # this page's render, not the class's
+    upstream.mkdocs_replace_render(page, render_and_keep)
     return markdown
 
 
@@ -266,26 +256,13 @@ def _layout_inputs(page: Page) -> list[str]:
     return [page.url, page.content or "", toc, meta, page.title or "", page.canonical_url or "", page.edit_url or ""]
 
 
-_NAVIGATION = ("nav:", "nav_translations:")  # keys whose values only the navigation shows
+_NAVIGATION = ("nav", "nav_translations")  # keys whose values only the navigation shows
 
 
+@functools.lru_cache(maxsize=4)  # read again by each language of each rebuild
 def _without_navigation(text: str) -> str:
-    """mkdocs.yml's text without the ``nav`` and ``nav_translations`` keys and what is indented under them."""
-    kept, skipping = [], None  # the indentation of the key being left out
-    for line in text.splitlines():
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        if skipping is not None:
-            if not stripped or stripped.startswith("#") or indent > skipping:
-                continue
-            if indent == skipping and stripped.startswith("- "):  # a list written at its key's indentation
-                continue
-            skipping = None
-        if stripped.startswith(_NAVIGATION):
-            skipping = indent
-            continue
-        kept.append(line)
-    return "\n".join(kept)
+    """mkdocs.yml's text without the ``nav`` and ``nav_translations`` keys, at any depth (YAML written anew)."""
+    return yaml_files.without_keys(text, _NAVIGATION)
 
 
 def _target(file: File | None) -> list[str] | None:
@@ -327,7 +304,7 @@ def _rendered(page: Page) -> dict[str, Any]:
     return {
         "content": page.content,
         "toc": [_token(item) for item in page.toc],
-        "title": page._title_from_render,
+        "title": upstream.mkdocs_rendered_title(page),
         "anchors": sorted(page.present_anchor_ids or ()),
         "links": None if links is None else {f.src_uri: v for f, v in links.items()},
     }
@@ -340,7 +317,7 @@ def _token(item: AnchorLink) -> dict[str, Any]:
 def _restore(page: Page, files: Files, rendered: dict[str, Any]) -> None:
     page.content = rendered["content"]
     page.toc = get_toc(rendered["toc"])
-    page._title_from_render = rendered["title"]
+    upstream.mkdocs_set_rendered_title(page, rendered["title"])
     page.present_anchor_ids = set(rendered["anchors"])
     links = rendered["links"]
     if links is not None:  # keyed by this build's files

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -29,7 +28,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
 
-from mkdocs_examples.mkdocs import i18n
+from mkdocs_examples.mkdocs import i18n, upstream
 
 log = get_plugin_logger("serve")
 
@@ -81,12 +80,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     search = config.plugins.get("material/search") or config.plugins.get("search")
     if search is not None:
         search.config.enabled = False
-        # static-i18n merges the search entries of every language into the index of the search
-        # plugin after its build, enabled or not (mkdocs_static_i18n.reconfigure.reconfigure_search_index)
-        search.search_index = SimpleNamespace(entries=[])
+        upstream.static_i18n_empty_search_index(search)  # which static-i18n fills after its build, enabled or not
     examples = config.plugins.get("examples")
     if examples is not None:
-        examples.config.notebook_views = False  # read by the plugin's on_config, which runs after this one
+        examples.build_no_notebook_views()  # before the plugin's on_config, which runs after this one
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
         # no notebook to render (the examples plugin adds none): no page read by jupytext to find out,
@@ -99,8 +96,6 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
     if preview(config) is None:
         return server
-    # watchdog's polling observer: the folders watched so far and those watched later
-    server.observer._timeout = POLLING
-    for emitter in server.observer.emitters:
-        emitter._timeout = POLLING
+    # the folders watched so far and those watched later
+    upstream.watchdog_set_polling_interval(server.observer, POLLING)
     return server

@@ -19,6 +19,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples import yaml_files
+
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
 render_cache = helpers.load_file("render_cache_hook", ROOT / "hooks" / "render_cache.py")
@@ -108,9 +110,16 @@ def test_the_navigation_is_all_that_is_left_out_of_mkdocs_yml():
     text = "site_name: A\nnav:\n- Home: index.md\n- Part:\n    - a.md\n\n  # note\nplugins:\n  - i18n:\n"
     text += "      languages:\n        - locale: zh\n          nav_translations:\n            Home: 首页\n"
     text += "          name: 中文\n"
-    assert render_cache._without_navigation(text).splitlines() == [
-        "site_name: A", "plugins:", "  - i18n:", "      languages:", "        - locale: zh", "          name: 中文",
-    ]
+    text += "markdown_extensions:\n  - toc:\n"
+    text += "      slugify: !!python/object/apply:pymdownx.slugs.slugify {kwds: {case: lower}}\n"
+    kept = render_cache._without_navigation(text)
+    assert yaml_files.loads(kept) == {
+        "site_name": "A", "plugins": [{"i18n": {"languages": [{"locale": "zh", "name": "中文"}]}}],
+        "markdown_extensions": [{"toc": {"slugify": None}}],  # a tag the lenient loader reads as None
+    }  # fmt: skip
+    assert "case: lower" in kept  # a tag's arguments are kept as written: another slugify is another configuration
+    assert render_cache._without_navigation(text.replace("case: lower", "case: none")) != kept
+    assert render_cache._without_navigation(text.replace("# note", "# another note")) == kept  # comments go
 
 
 def test_a_build_with_a_warning_keeps_none_of_its_renders_so_the_warning_comes_again(site, renders, caplog):

@@ -11,18 +11,26 @@ from __future__ import annotations
 
 import ast
 import functools
+import shutil
 import sys
+import time
 from importlib.metadata import version
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from helpers import ROOT
+from mkdocs.config import load_config
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers.polling import PollingObserver
 
 from mkdocs_examples.mkdocs import upstream
 
 ADAPTERS = ROOT / "src" / "mkdocs_examples" / "mkdocs" / "upstream.py"
 FOLDERS = [ROOT / "src", ROOT / "hooks", ROOT / "tools"]
+FIXTURE = Path(__file__).parent / "site"
 
 
 def checked(package: str, against: str, what: str) -> None:
@@ -110,6 +118,109 @@ def test_mkdocs_live_reload_script_goes_through_our_wrapper():
     assert seen == [42] and b"livereload(42, " in served
 
 
+@pytest.fixture
+def page(tmp_path: Path) -> tuple[Page, Files, object]:
+    """An English page of the fixture site that links to another, read and ready to render."""
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    (root / "docs" / "en" / "index.md").write_text("# The title\n\nSee [the other](other.md).\n")
+    (root / "docs" / "en" / "other.md").write_text("# Other\n")
+    config = load_config(str(root / "mkdocs.yml"), docs_dir=str(root / "docs" / "en"))
+    files = Files([File(name, config.docs_dir, config.site_dir, False) for name in ("index.md", "other.md")])
+    page = Page(None, files.get_file_from_path("index.md"), config)
+    page.read_source(config)
+    return page, files, config
+
+
+def test_a_replaced_render_is_what_the_page_renders_with(page):
+    checked("mkdocs", "1.6.1", "a page's render is still `page.render(config, files)`, called between the events "
+            "on_page_markdown and on_page_content, with no event that skips it")  # fmt: skip
+    page, files, config = page
+    called = []
+    upstream.mkdocs_replace_render(page, lambda config, files: called.append((config, files)))
+    page.render(config, files)
+    assert called == [(config, files)] and page.content is None  # the Markdown was not rendered
+
+
+def test_the_rendered_title_is_what_a_render_found_and_what_the_title_gives(page):
+    checked("mkdocs", "1.6.1", "the title a render finds is still `Page._title_from_render`, which `page.title` "
+            "gives after the navigation's and the front matter's")  # fmt: skip
+    page, files, config = page
+    assert upstream.mkdocs_rendered_title(page) is None
+    page.render(config, files)
+    assert upstream.mkdocs_rendered_title(page) == "The title" == page.title
+    fresh = Page(None, page.file, config)
+    fresh.read_source(config)
+    fresh.markdown = "No heading here"  # a title only a render could set
+    upstream.mkdocs_set_rendered_title(fresh, "Set")
+    fresh.content = "<p>No heading here</p>"
+    assert fresh.title == "Set"
+
+
+def test_the_lookups_of_a_render_are_its_relative_links(page):
+    checked("mkdocs", "1.6.1", "a render still resolves each relative link with `files.get_file_from_path`")
+    page, files, config = page
+    with upstream.mkdocs_recorded_lookups(files) as looked:
+        page.render(config, files)
+    assert looked == {"other.md": files.get_file_from_path("other.md")}
+    assert 'href="other.html"' in page.content  # use_directory_urls off: File's default
+    assert "get_file_from_path" not in vars(files)  # the lookup is the class's again
+
+
+# -- mkdocs-static-i18n ----------------------------------------------------------------------------
+
+
+def test_static_i18n_merges_into_the_empty_index_of_a_disabled_search_plugin(tmp_path):
+    checked("mkdocs-static-i18n", "1.3.1", "its `reconfigure_search_index` still fills `search_index.entries` of the "
+            "search plugin after its build, enabled or not")  # fmt: skip
+    assert upstream.STATIC_I18N == "1.3.1"
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    text = (root / "mkdocs.yml").read_text().replace("plugins:\n", "plugins:\n  - search\n", 1)
+    (root / "mkdocs.yml").write_text(text.replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
+    config = load_config(str(root / "mkdocs.yml"))
+    search = config.plugins["material/search"]
+    search.config.enabled = False
+    upstream.static_i18n_empty_search_index(search)
+    i18n = config.plugins["i18n"]
+    i18n.search_entries = [{"location": "", "title": "Fixture", "text": ""}]
+    i18n.reconfigure_search_index(config)  # what static-i18n does after its build
+    assert search.search_index.entries == [{"location": "", "title": "Fixture", "text": ""}]
+    assert not (root / "site" / "search" / "search_index.json").exists()
+
+
+# -- watchdog --------------------------------------------------------------------------------------
+
+
+def test_the_polling_interval_is_the_observers_and_each_watched_folders(tmp_path):
+    checked("watchdog", "7.1.0", "an observer and its emitters still take their interval from `_timeout`, and an "
+            "emitter made later the observer's")  # fmt: skip
+    assert upstream.WATCHDOG == "7.1.0"
+    events: list[FileSystemEvent] = []
+    handler = FileSystemEventHandler()
+    handler.on_any_event = events.append  # type: ignore[method-assign]
+    observer = PollingObserver(timeout=30)  # so long that only the new interval can see the change in time
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    later.mkdir()
+    observer.schedule(handler, str(first))
+    upstream.watchdog_set_polling_interval(observer, 0.05)
+    observer.schedule(handler, str(later))  # a folder watched after: the observer's interval
+    assert observer.timeout == 0.05 and {e.timeout for e in observer.emitters} == {0.05}
+    observer.start()
+    try:
+        time.sleep(0.2)  # the first look at each folder
+        (first / "a.md").write_text("a")
+        (later / "b.md").write_text("b")
+        deadline = time.monotonic() + 5
+        while {Path(str(e.src_path)).name for e in events} < {"a.md", "b.md"} and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert {Path(str(e.src_path)).name for e in events} >= {"a.md", "b.md"}
+    finally:
+        observer.stop()
+        observer.join()
+
+
 # -- no other module touches another package's private names ---------------------------------------
 
 # What the check allows, and why:
@@ -125,12 +236,7 @@ ALLOWED_STDLIB = {
     ("argparse", "_SubParsersAction"),
 }
 # module: why its uses are left where they are for now
-KNOWN = {
-    # these belong to the serve-loop helper's branch, which moves them to upstream.py (# mkdocs, # watchdog):
-    # the integrator removes them from this list when merging it
-    "hooks/serve.py": "watchdog's observer._timeout, emitter._timeout",
-    "hooks/render_cache.py": "MkDocs' Page._title_from_render",
-}
+KNOWN: dict[str, str] = {}
 _STDLIB_PRIVATE_CALLS = {
     # multiprocessing.util._exit_function: what `python example.py` runs at exit to end multiprocessing's
     # processes; the forked child leaves by os._exit and runs it itself (execute/child/runner.py), and the

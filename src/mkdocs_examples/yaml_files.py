@@ -10,6 +10,7 @@ plugins' options) even where the packages the tags name are not installed.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,29 @@ def key_lines(text: str, name: str = "<text>") -> KeyLines:
         else:
             found.first[value] = line
     return found
+
+
+def without_keys(text: str, keys: Collection[str]) -> str:
+    """YAML ``text`` written anew without the mapping keys ``keys``, at any depth, nor what they hold.
+
+    Composed, not loaded: tags (``!ENV``, ``!!python/...``) and anchors stay as written, nothing acts
+    on them; comments and layout go (two texts that differ only there give the same YAML).
+    """
+    document = yaml.compose(text, Loader=yaml.SafeLoader)
+    if document is None:
+        return ""
+    _drop(document, frozenset(keys), set())
+    return str(yaml.serialize(document))
+
+
+def _drop(node: Any, keys: frozenset[str], seen: set[int]) -> None:
+    if id(node) in seen:  # an alias of a node already done
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        node.value = [(k, v) for k, v in node.value if not (isinstance(k, yaml.ScalarNode) and k.value in keys)]
+        children = [child for pair in node.value for child in pair]
+    else:
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+    for child in children:
+        _drop(child, keys, seen)

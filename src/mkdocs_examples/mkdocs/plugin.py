@@ -108,6 +108,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         """
         return self._build.examples_of(src_uri)
 
+    def build_no_notebook_views(self) -> None:
+        """No notebook view in this build, whatever the option ``notebook_views`` says: for a preview that
+        builds less than the site (the site's fast `mkdocs serve`). Called from an ``on_config`` that runs
+        before this plugin's; the next build reads the option again."""
+        self.config.notebook_views = False
+
     @property
     def executed(self) -> tuple[str, ...]:
         """The examples this plugin has run (not taken from memory or the cache) since MkDocs started it, in order."""

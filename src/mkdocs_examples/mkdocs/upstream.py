@@ -10,9 +10,15 @@ version is another.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
 
 # -- mkdocs-material --------------------------------------------------------------------------------
 
@@ -96,3 +102,78 @@ def mkdocs_wrap_live_reload(server: Any, wrap: Callable[[Inject], Inject]) -> No
     ``LiveReloadServer._inject_js_into_html(content, epoch)`` puts an inline script before ``</body>``; no
     option or event reaches what `mkdocs serve` serves."""
     server._inject_js_into_html = wrap(server._inject_js_into_html)
+
+
+def mkdocs_replace_render(page: Page, render: Callable[[MkDocsConfig, Files], None]) -> None:
+    """``render`` as ``page``'s render for this build, in place of turning its Markdown into HTML.
+
+    Checked against MkDocs 1.6.1, which calls ``page.render(config, files)`` between the events
+    on_page_markdown and on_page_content, and has no event that skips or wraps it.
+    """
+    page.render = render  # type: ignore[method-assign, assignment]  # this page's, not the class's
+
+
+def mkdocs_rendered_title(page: Page) -> str | None:
+    """The title ``page``'s render found (its first heading), which ``page.title`` gives where neither the
+    navigation nor the front matter names one. Checked against MkDocs 1.6.1: ``Page._title_from_render``."""
+    return page._title_from_render
+
+
+def mkdocs_set_rendered_title(page: Page, title: str | None) -> None:
+    """Sets what :func:`mkdocs_rendered_title` reads, as a render of the page would (MkDocs 1.6.1)."""
+    page._title_from_render = title
+
+
+@contextmanager
+def mkdocs_recorded_lookups(files: Files) -> Iterator[dict[str, File | None]]:
+    """Every path looked up in ``files`` inside the block, with what it found.
+
+    Checked against MkDocs 1.6.1, which resolves a page's relative links while rendering it, each with
+    ``files.get_file_from_path``, and says nowhere which files a render looked at.
+    """
+    looked: dict[str, File | None] = {}
+    lookup = files.get_file_from_path
+
+    def recorded(path: str) -> File | None:
+        found = lookup(path)
+        looked[path] = found
+        return found
+
+    files.get_file_from_path = recorded  # type: ignore[method-assign]  # these files', for the block only
+    try:
+        yield looked
+    finally:
+        del files.get_file_from_path
+
+
+# -- mkdocs-static-i18n -----------------------------------------------------------------------------
+
+STATIC_I18N = "1.3.1"  # the version of mkdocs-static-i18n the functions below were checked against
+
+
+def static_i18n_empty_search_index(search: Any) -> None:
+    """Gives a search plugin that builds no index an empty one, for mkdocs-static-i18n to fill.
+
+    Checked against mkdocs-static-i18n 1.3.1, whose ``reconfigure_search_index`` merges the search entries of
+    every language into ``search_index.entries`` of the search plugin after its build, whether the plugin is
+    enabled or not; a disabled Material search plugin (9.8.1) makes no index.
+    """
+    from types import SimpleNamespace
+
+    search.search_index = SimpleNamespace(entries=[])
+
+
+# -- watchdog ---------------------------------------------------------------------------------------
+
+WATCHDOG = "7.1.0"  # the version of watchdog the functions below were checked against
+
+
+def watchdog_set_polling_interval(observer: Any, seconds: float) -> None:
+    """Makes a watchdog observer, and each folder it watches now or later, look for changes every ``seconds``.
+
+    Checked against watchdog 7.1.0, which takes the interval only when the observer is made (``timeout=``);
+    MkDocs makes the observer of `mkdocs serve` with its own (0.5 s); an emitter made later takes the observer's.
+    """
+    observer._timeout = seconds
+    for emitter in observer.emitters:
+        emitter._timeout = seconds
