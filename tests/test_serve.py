@@ -9,6 +9,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 
 from mkdocs_examples import page_markdown
+from mkdocs_examples.execute.pool import Pool
 from mkdocs_examples.publish import notebooks, picker
 from mkdocs_examples.recordings.store import Recording, manifest_of, write_folder
 from mkdocs_examples.results import CellResult
@@ -274,5 +276,24 @@ def test_a_rebuild_makes_the_downloads_and_picker_data_of_a_changed_example_only
         assert sorted(made) == ["notebook two.py", "picker two.py"]
         downloaded = (root / "site" / "downloads" / "two.ipynb").read_text()
         assert "answer: 49" in downloaded and (root / "site" / "downloads" / "one.ipynb").exists()
+    finally:
+        config.plugins.on_shutdown()
+
+
+def test_serve_starts_the_worker_once_it_serves_so_that_the_first_example_edit_waits_for_no_import(
+    tmp_path, monkeypatch
+):
+    root = _copy(tmp_path, run_examples=True)
+    rebuild, config = _serve(root, monkeypatch)
+    starts: list[Pool] = []
+    _counting(monkeypatch, Pool, "start", lambda pool: starts.append(pool))
+    watched: list[str] = []
+    try:
+        rebuild()  # every result from the cache after the first run of the fixture's examples
+        starts.clear()
+        rebuild()
+        assert starts == []  # a build that runs nothing starts no worker
+        config.plugins.on_serve(SimpleNamespace(watch=watched.append), config=config, builder=rebuild)
+        assert len(starts) == 1 and str(root / "examples") in watched
     finally:
         config.plugins.on_shutdown()

@@ -201,6 +201,10 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         server.watch(str(self.examples_dir))  # an edited example rebuilds the pages
+        if self._engine is not None and self.config.execute:
+            # the worker imports its modules (torch) while the contributor reads the first build: the first
+            # edit of an example waits for its run alone
+            self._engine.pool.start()
         for folder in self._recordings.folders() if self._recordings else []:
             server.watch(str(folder))
         return server
