@@ -13,8 +13,10 @@ page or an example waits for all of it before the browser shows the change. Unde
 
 The language switcher is gone (static-i18n lists only the languages it builds), and the
 search box finds nothing. `mkdocs build` never goes through here: it builds everything.
-The file watcher of `mkdocs serve` looks for changes every 0.5 s; in the fast preview it
-looks every 0.1 s.
+The file watcher of `mkdocs serve` looks at every watched file twice a second (watchdog's
+polling observer: about a seventh of a core on this site, while it waits); under this hook the
+system tells it of each change as it happens (watchdog's observer for the platform: inotify on
+Linux, FSEvents on macOS), or, where it has none, it looks every 0.1 s.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
+from watchdog.observers import Observer
 
 from mkdocs_examples.mkdocs import i18n, upstream
 
@@ -34,7 +37,7 @@ log = get_plugin_logger("serve")
 
 VARIABLE = "PREVIEW"
 ALL = "all"
-POLLING = 0.1  # seconds between two looks at the watched files (mkdocs: 0.5)
+POLLING = 0.1  # seconds between two looks at the watched files, where the system tells of no change (mkdocs: 0.5)
 KEY = "preview"  # config.extra[KEY]: the language of the fast preview; absent when building everything
 
 _state: dict[str, bool] = {"serving": False}
@@ -93,9 +96,16 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+@event_priority(100)  # first: what the plugins and hooks after it watch is watched by the observer set here
 def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
-    if preview(config) is None:
-        return server
-    # the folders watched so far and those watched later
-    upstream.watchdog_set_polling_interval(server.observer, POLLING)
+    watched = []
+    for path in [config.docs_dir, config.config_file_path, *config.theme.dirs]:  # what MkDocs watched so far
+        try:
+            server.unwatch(path)
+        except KeyError:  # not watched: the theme's folders without --watch-theme
+            continue
+        watched.append(path)
+    upstream.mkdocs_set_observer(server, Observer(timeout=POLLING))  # not started yet: `serve` starts it
+    for path in watched:
+        server.watch(path)
     return server

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
+from mkdocs.livereload import LiveReloadServer
+from watchdog.observers import Observer
 
 from mkdocs_examples import page_markdown
 from mkdocs_examples.execute.pool import Pool
@@ -287,13 +290,42 @@ def test_serve_starts_the_worker_once_it_serves_so_that_the_first_example_edit_w
     rebuild, config = _serve(root, monkeypatch)
     starts: list[Pool] = []
     _counting(monkeypatch, Pool, "start", lambda pool: starts.append(pool))
-    watched: list[str] = []
+    server = LiveReloadServer(builder=rebuild, host="127.0.0.1", port=0, root=str(root / "site"))
     try:
         rebuild()  # every result from the cache after the first run of the fixture's examples
         starts.clear()
         rebuild()
         assert starts == []  # a build that runs nothing starts no worker
-        config.plugins.on_serve(SimpleNamespace(watch=watched.append), config=config, builder=rebuild)
-        assert len(starts) == 1 and str(root / "examples") in watched
+        config.plugins.on_serve(server, config=config, builder=rebuild)
+        assert len(starts) == 1
     finally:
+        server.server_close()
+        config.plugins.on_shutdown()
+
+
+def test_serve_is_told_of_each_change_by_the_system_and_rebuilds_for_pages_examples_and_mkdocs_yml(
+    tmp_path, monkeypatch
+):
+    root = _copy(tmp_path)
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    monkeypatch.delenv("PREVIEW", raising=False)
+    build(config)  # `mkdocs serve`'s first build, before it watches
+    built = threading.Event()
+    server = LiveReloadServer(builder=built.set, host="127.0.0.1", port=0, root=str(root / "site"))
+    server.watch(config.docs_dir)  # what `mkdocs serve` watches before the plugins' on_serve
+    server.watch(config.config_file_path)
+    server = config.plugins.on_serve(server, config=config, builder=built.set)
+    assert isinstance(server.observer, Observer)  # the platform's: inotify here, not polling
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)  # the observer's first look at the folders
+        for changed in (root / "docs" / "en" / "index.md", root / "examples" / "two.py", root / "mkdocs.yml"):
+            built.clear()
+            changed.write_text(changed.read_text() + "\n")
+            assert built.wait(5), f"no rebuild for a change of {changed.name}"
+    finally:
+        server.shutdown()
+        thread.join(5)
         config.plugins.on_shutdown()

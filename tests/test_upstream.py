@@ -13,6 +13,7 @@ import ast
 import functools
 import shutil
 import sys
+import threading
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -21,10 +22,10 @@ from types import SimpleNamespace
 import pytest
 from helpers import ROOT
 from mkdocs.config import load_config
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers.polling import PollingObserver
+from watchdog.observers import Observer
 
 from mkdocs_examples.mkdocs import upstream
 
@@ -167,6 +168,35 @@ def test_the_lookups_of_a_render_are_its_relative_links(page):
     assert "get_file_from_path" not in vars(files)  # the lookup is the class's again
 
 
+def serving(server: LiveReloadServer) -> threading.Thread:
+    """``server`` serving in a thread (its file watcher started), until ``server.shutdown()``."""
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_server_given_another_observer_rebuilds_on_a_change_it_reports(tmp_path):
+    checked("mkdocs", "1.6.1", "`mkdocs serve` still watches through `LiveReloadServer.observer`, which it starts "
+            "in `serve` and uses only through what every watchdog observer has")  # fmt: skip
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    built = threading.Event()
+    server = LiveReloadServer(builder=built.set, host="127.0.0.1", port=0, root=str(tmp_path))
+    server.watch(str(docs))  # watched by MkDocs' own observer...
+    server.unwatch(str(docs))
+    upstream.mkdocs_set_observer(server, Observer())
+    server.watch(str(docs))  # ...then by the new one
+    thread = serving(server)
+    try:
+        time.sleep(0.3)  # the observer's first look at the folder
+        (docs / "page.md").write_text("# Page\n")
+        assert built.wait(5), "no rebuild: the server's observer does not reach its rebuild"
+        assert isinstance(server.observer, Observer) and server.observer.is_alive()
+    finally:
+        server.shutdown()
+        thread.join(5)
+
+
 # -- mkdocs-static-i18n ----------------------------------------------------------------------------
 
 
@@ -187,38 +217,6 @@ def test_static_i18n_merges_into_the_empty_index_of_a_disabled_search_plugin(tmp
     i18n.reconfigure_search_index(config)  # what static-i18n does after its build
     assert search.search_index.entries == [{"location": "", "title": "Fixture", "text": ""}]
     assert not (root / "site" / "search" / "search_index.json").exists()
-
-
-# -- watchdog --------------------------------------------------------------------------------------
-
-
-def test_the_polling_interval_is_the_observers_and_each_watched_folders(tmp_path):
-    checked("watchdog", "7.1.0", "an observer and its emitters still take their interval from `_timeout`, and an "
-            "emitter made later the observer's")  # fmt: skip
-    assert upstream.WATCHDOG == "7.1.0"
-    events: list[FileSystemEvent] = []
-    handler = FileSystemEventHandler()
-    handler.on_any_event = events.append  # type: ignore[method-assign]
-    observer = PollingObserver(timeout=30)  # so long that only the new interval can see the change in time
-    first, later = tmp_path / "first", tmp_path / "later"
-    first.mkdir()
-    later.mkdir()
-    observer.schedule(handler, str(first))
-    upstream.watchdog_set_polling_interval(observer, 0.05)
-    observer.schedule(handler, str(later))  # a folder watched after: the observer's interval
-    assert observer.timeout == 0.05 and {e.timeout for e in observer.emitters} == {0.05}
-    observer.start()
-    try:
-        time.sleep(0.2)  # the first look at each folder
-        (first / "a.md").write_text("a")
-        (later / "b.md").write_text("b")
-        deadline = time.monotonic() + 5
-        while {Path(str(e.src_path)).name for e in events} < {"a.md", "b.md"} and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert {Path(str(e.src_path)).name for e in events} >= {"a.md", "b.md"}
-    finally:
-        observer.stop()
-        observer.join()
 
 
 # -- no other module touches another package's private names ---------------------------------------

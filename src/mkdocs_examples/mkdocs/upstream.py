@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
     from mkdocs.structure.files import File, Files
     from mkdocs.structure.pages import Page
+    from watchdog.observers.api import BaseObserver
 
 # -- mkdocs-material --------------------------------------------------------------------------------
 
@@ -124,6 +126,17 @@ def mkdocs_set_rendered_title(page: Page, title: str | None) -> None:
     page._title_from_render = title
 
 
+def mkdocs_set_observer(server: LiveReloadServer, observer: BaseObserver) -> None:
+    """``observer`` as the file watcher of `mkdocs serve`'s ``server``, before it serves.
+
+    Checked against MkDocs 1.6.1, which makes it a polling observer (``LiveReloadServer.observer``) and offers
+    no other, and uses it only through what every watchdog observer has: ``schedule``, ``unschedule``,
+    ``start``, ``stop`` and ``join``. The paths the server watched before are watched by the old one: unwatch
+    them first, and watch them again after.
+    """
+    server.observer = observer  # type: ignore[assignment]
+
+
 @contextmanager
 def mkdocs_recorded_lookups(files: Files) -> Iterator[dict[str, File | None]]:
     """Every path looked up in ``files`` inside the block, with what it found.
@@ -162,18 +175,3 @@ def static_i18n_empty_search_index(search: Any) -> None:
 
     search.search_index = SimpleNamespace(entries=[])
 
-
-# -- watchdog ---------------------------------------------------------------------------------------
-
-WATCHDOG = "7.1.0"  # the version of watchdog the functions below were checked against
-
-
-def watchdog_set_polling_interval(observer: Any, seconds: float) -> None:
-    """Makes a watchdog observer, and each folder it watches now or later, look for changes every ``seconds``.
-
-    Checked against watchdog 7.1.0, which takes the interval only when the observer is made (``timeout=``);
-    MkDocs makes the observer of `mkdocs serve` with its own (0.5 s); an emitter made later takes the observer's.
-    """
-    observer._timeout = seconds
-    for emitter in observer.emitters:
-        emitter._timeout = seconds
