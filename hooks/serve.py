@@ -29,7 +29,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
+from watchdog import events
 from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 from mkdocs_examples.mkdocs import i18n, upstream
 
@@ -38,6 +40,12 @@ log = get_plugin_logger("serve")
 VARIABLE = "PREVIEW"
 ALL = "all"
 POLLING = 0.1  # seconds between two looks at the watched files, where the system tells of no change (mkdocs: 0.5)
+# what a change of a watched file is: not its opening, reading and closing (inotify reports those too),
+# which every build does
+CHANGES: list[type[events.FileSystemEvent]] = [
+    events.FileCreatedEvent, events.FileModifiedEvent, events.FileAttribEvent, events.FileDeletedEvent,
+    events.FileMovedEvent, events.FileClosedEvent,
+]  # fmt: skip
 KEY = "preview"  # config.extra[KEY]: the language of the fast preview; absent when building everything
 
 _state: dict[str, bool] = {"serving": False}
@@ -96,6 +104,16 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+class _Changes(Observer):  # type: ignore[misc, valid-type]  # the platform's observer, chosen when watchdog is imported
+    """watchdog's observer for this platform, reporting the changes of files alone (:data:`CHANGES`)."""
+
+    def schedule(
+        self, event_handler: events.FileSystemEventHandler, path: str, *, recursive: bool = False,
+        event_filter: list[type[events.FileSystemEvent]] | None = None, **more: Any,
+    ) -> ObservedWatch:  # fmt: skip
+        return super().schedule(event_handler, path, recursive=recursive, event_filter=event_filter or CHANGES, **more)
+
+
 @event_priority(100)  # first: what the plugins and hooks after it watch is watched by the observer set here
 def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
     watched = []
@@ -105,7 +123,7 @@ def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callabl
         except KeyError:  # not watched: the theme's folders without --watch-theme
             continue
         watched.append(path)
-    upstream.mkdocs_set_observer(server, Observer(timeout=POLLING))  # not started yet: `serve` starts it
+    upstream.mkdocs_set_observer(server, _Changes(timeout=POLLING))  # not started yet: `serve` starts it
     for path in watched:
         server.watch(path)
     return server

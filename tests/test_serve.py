@@ -311,11 +311,19 @@ def test_serve_is_told_of_each_change_by_the_system_and_rebuilds_for_pages_examp
     config.plugins.on_startup(command="serve", dirty=False)
     monkeypatch.delenv("PREVIEW", raising=False)
     build(config)  # `mkdocs serve`'s first build, before it watches
+    builds: list[float] = []
     built = threading.Event()
-    server = LiveReloadServer(builder=built.set, host="127.0.0.1", port=0, root=str(root / "site"))
+
+    def rebuild() -> None:  # reads what a build reads, as a build does: no change
+        for path in (root / "docs").rglob("*.md"):
+            path.read_text()
+        builds.append(time.monotonic())
+        built.set()
+
+    server = LiveReloadServer(builder=rebuild, host="127.0.0.1", port=0, root=str(root / "site"))
     server.watch(config.docs_dir)  # what `mkdocs serve` watches before the plugins' on_serve
     server.watch(config.config_file_path)
-    server = config.plugins.on_serve(server, config=config, builder=built.set)
+    server = config.plugins.on_serve(server, config=config, builder=rebuild)
     assert isinstance(server.observer, Observer)  # the platform's: inotify here, not polling
     thread = threading.Thread(target=server.serve, daemon=True)
     thread.start()
@@ -323,8 +331,11 @@ def test_serve_is_told_of_each_change_by_the_system_and_rebuilds_for_pages_examp
         time.sleep(0.3)  # the observer's first look at the folders
         for changed in (root / "docs" / "en" / "index.md", root / "examples" / "two.py", root / "mkdocs.yml"):
             built.clear()
+            builds.clear()
             changed.write_text(changed.read_text() + "\n")
             assert built.wait(5), f"no rebuild for a change of {changed.name}"
+            time.sleep(1)  # any rebuild that the first one's reading would start
+            assert len(builds) == 1, f"{len(builds)} rebuilds for one change of {changed.name}"
     finally:
         server.shutdown()
         thread.join(5)
