@@ -12,7 +12,10 @@ the real `mkdocs serve` there, one server per mode, side by side, and alternates
 Each run edits an example (a cell that a known page embeds prints a new token) and then that
 page's prose (a new sentence), and times each from the write until the server serves the page
 with the token in it, polling every 20 ms. The server itself holds a page request while it
-rebuilds, as it does for a browser, so what is timed is what a reader waits for.
+rebuilds, as it does for a browser, so what is timed is what a reader waits for. Beside each
+time, the CPU time the server's process spent from the write to the page (Linux: its rebuild
+and its file watcher; the example's own run is the worker's): a figure that moves less with
+the machine's load than the time does.
 
     .venv/bin/python bench/serve.py --runs 3
 """
@@ -83,6 +86,14 @@ class Server:
                 raise RuntimeError(f"{self.mode}: no page with {token!r} after {TIMEOUT:.0f} s")
             time.sleep(POLL)
 
+    def cpu(self) -> float:
+        """CPU seconds the server's process has spent so far (Linux's /proc; NaN elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
     def stop(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGINT)  # mkdocs shuts its worker down on Ctrl-C
@@ -129,19 +140,23 @@ def _write(path: Path, text: str) -> float:
     return time.perf_counter()
 
 
-def edit_example(server: Server, original: str) -> float:
+def edit_example(server: Server, original: str) -> tuple[float, float]:
+    """Seconds from the write to the page, and CPU seconds of the server meanwhile."""
     head, tail = "sb" + uuid.uuid4().hex[:8], uuid.uuid4().hex[:8]
     # the page shows the code too: the token only appears joined in what the cell printed
     text = original.replace(CELL_LINE, f'{CELL_LINE}print("{head}" + "{tail}")\n', 1)
     assert text != original, f"{EXAMPLE} no longer has the line {CELL_LINE!r}"
+    cpu = server.cpu()
     start = _write(server.where / EXAMPLE, text)
-    return server.wait_for(URL, head + tail, start)
+    return server.wait_for(URL, head + tail, start), server.cpu() - cpu
 
 
-def edit_prose(server: Server, original: str) -> float:
+def edit_prose(server: Server, original: str) -> tuple[float, float]:
+    """Seconds from the write to the page, and CPU seconds of the server meanwhile."""
     token = "sb" + uuid.uuid4().hex
+    cpu = server.cpu()
     start = _write(server.where / PAGE, f"{original.rstrip()}\n\nA sentence added by the bench: {token}.\n")
-    return server.wait_for(URL, token, start)
+    return server.wait_for(URL, token, start), server.cpu() - cpu
 
 
 def main() -> None:
@@ -158,6 +173,7 @@ def main() -> None:
     example = (ROOT / EXAMPLE).read_text(encoding="utf-8")
     page = (ROOT / PAGE).read_text(encoding="utf-8")
     times: dict[tuple[str, str], list[float]] = {(m, e): [] for m in modes for e in ("example", "prose")}
+    cpus: dict[tuple[str, str], list[float]] = {(m, e): [] for m in modes for e in ("example", "prose")}
     tmp = tempfile.mkdtemp(prefix="serve-bench-")
     servers: list[Server] = []
     try:
@@ -169,16 +185,18 @@ def main() -> None:
         for server in servers:
             print(f"{server.mode}: serving after {server.wait_ready():.1f} s (first build)", flush=True)
         time.sleep(2)  # the servers' first polls of the watched folders
-        print(f"\n{'run':>3}  {'mode':<5} {'example edit':>13} {'prose edit':>11}")
+        print(f"\n{'run':>3}  {'mode':<5} {'example edit (cpu)':>19} {'prose edit (cpu)':>17}")
         for run in range(1, args.runs + 1):
             for server in servers:
-                a = edit_example(server, example)
+                a, a_cpu = edit_example(server, example)
                 time.sleep(1)
-                b = edit_prose(server, page)
+                b, b_cpu = edit_prose(server, page)
                 time.sleep(1)
                 times[server.mode, "example"].append(a)
                 times[server.mode, "prose"].append(b)
-                print(f"{run:>3}  {server.mode:<5} {a:>11.2f} s {b:>9.2f} s", flush=True)
+                cpus[server.mode, "example"].append(a_cpu)
+                cpus[server.mode, "prose"].append(b_cpu)
+                print(f"{run:>3}  {server.mode:<5} {a:>8.2f} s ({a_cpu:.2f} s) {b:>7.2f} s ({b_cpu:.2f} s)", flush=True)
     finally:
         for server in servers:
             server.stop()
@@ -189,8 +207,10 @@ def main() -> None:
 
     print("\nmedians")
     medians = {key: statistics.median(values) for key, values in times.items()}
+    cpu = {key: statistics.median(values) for key, values in cpus.items()}
     for mode in modes:
-        print(f"     {mode:<5} {medians[mode, 'example']:>11.2f} s {medians[mode, 'prose']:>9.2f} s")
+        print(f"     {mode:<5} {medians[mode, 'example']:>8.2f} s ({cpu[mode, 'example']:.2f} s) "
+              f"{medians[mode, 'prose']:>7.2f} s ({cpu[mode, 'prose']:.2f} s)")
     for a, b in (("full", "fast"), ("fast", "bare")):
         if a in modes and b in modes:
             ratio = {e: medians[a, e] / medians[b, e] for e in ("example", "prose")}
