@@ -14,9 +14,10 @@ page or an example waits for all of it before the browser shows the change. Unde
 The language switcher is gone (static-i18n lists only the languages it builds), and the
 search box finds nothing. `mkdocs build` never goes through here: it builds everything.
 The file watcher of `mkdocs serve` looks at every watched file twice a second (watchdog's
-polling observer: about a seventh of a core on this site, while it waits); under this hook the
-system tells it of each change as it happens (watchdog's observer for the platform: inotify on
-Linux, FSEvents on macOS), or, where it has none, it looks every 0.1 s.
+polling observer, which reads every watched folder each time, on the server's cores, and sees a
+change up to half a second late); under this hook the system tells it of each change as it
+happens (watchdog's observer for the platform: inotify on Linux, FSEvents on macOS), or, where
+it has none, it looks every 0.1 s.
 """
 
 from __future__ import annotations
