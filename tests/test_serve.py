@@ -24,6 +24,7 @@ from watchdog.observers import Observer
 
 from mkdocs_examples import page_markdown
 from mkdocs_examples.execute.pool import Pool
+from mkdocs_examples.mkdocs import plugin
 from mkdocs_examples.publish import notebooks, picker
 from mkdocs_examples.recordings.store import Recording, manifest_of, write_folder
 from mkdocs_examples.results import CellResult
@@ -340,3 +341,24 @@ def test_serve_is_told_of_each_change_by_the_system_and_rebuilds_for_pages_examp
         server.shutdown()
         thread.join(5)
         config.plugins.on_shutdown()
+
+
+def test_a_rebuild_links_the_titles_of_the_code_blocks_of_a_changed_page_only(tmp_path, monkeypatch):
+    root = _copy(tmp_path, run_examples=True)
+    config = root / "mkdocs.yml"
+    config.write_text("repo_url: https://github.com/owner/repo\n" + config.read_text())  # titles link to GitHub
+    for lang in ("en", "zh"):
+        (root / "docs" / lang / "other.md").write_text("# Other\n\n/// example | one.py\n///\n")
+    linked: list[str] = []
+    _counting(monkeypatch, plugin, "link_titles", lambda html, *_: linked.append(html))
+    rebuild, started = _serve(root, monkeypatch)
+    try:
+        first = rebuild()
+        assert len(linked) == 2 and "github.com/owner/repo/blob/master/examples/two.py" in first
+        linked.clear()
+        page = root / "docs" / "en" / "other.md"
+        page.write_text(page.read_text() + "\nA new sentence.\n")
+        assert rebuild() == first  # the index page as it was
+        assert len(linked) == 1 and "A new sentence." in linked[0]  # other.md's alone
+    finally:
+        started.plugins.on_shutdown()

@@ -78,6 +78,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._kept = page_markdown.Kept()  # the pages' Markdown as rendered, for the rebuilds of `serve`
         self._downloads: dict[Any, Any] = {}  # the downloads as written, for the rebuilds of `serve`
         self._picked: dict[Any, Any] = {}  # the torch picker's data of each example, likewise
+        self._titled: dict[str, tuple[Any, str]] = {}  # each page's HTML with its code blocks' titles linked, likewise
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
@@ -125,7 +126,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
         self._recordings, self._kept = None, page_markdown.Kept()  # nothing of an earlier session of this process
-        self._downloads, self._picked = {}, {}
+        self._downloads, self._picked, self._titled = {}, {}, {}
         # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
         self._aside = command == "build" and not dirty
 
@@ -248,7 +249,14 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         if not repository or not self._build.examples or page.file.src_uri in self._views:  # a view has no titles
             return html
         known = {e.display for e in self._build.loaded().values()}
-        return link_titles(html, repository, known, self._branch)
+        inputs = (html, repository, known, self._branch)
+        kept = self._titled.get(page.file.src_uri) if self._serving else None
+        if kept is not None and kept[0] == inputs:  # the page's HTML as the last rebuild of `serve` linked it
+            return kept[1]
+        linked = link_titles(html, repository, known, self._branch)
+        if self._serving:
+            self._titled[page.file.src_uri] = (inputs, linked)
+        return linked
 
     def _view_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         view = self._views.get(page.file.src_uri)
