@@ -446,3 +446,29 @@ def test_the_changes_page_compares_the_run_of_a_release_under_the_builds_python_
                             {"d/c.py": twins})  # fmt: skip
     (page,) = found.pages
     assert page.cells[0].theirs["2.11.0"].output == "under 3.11\n" and found.python == {}  # one run of 2.11.0
+
+
+def test_a_memo_of_the_changes_page_gives_what_a_fresh_collect_gives_after_an_edit():
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = Example("d/c.py", Path("/x/d/c.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    other = Example("d/o.py", Path("/x/d/o.py"), CHANGES_SOURCE, parse_cells(CHANGES_SOURCE))
+    cells = tuple(CellResult(i, f"{i}\n") for i in range(7))
+    ours = {"d/c.py": Result(env=BUILD_ENV, cells=cells), "d/o.py": Result(env=BUILD_ENV, cells=cells)}
+    moved = (*cells[:3], CellResult(3, "new\n"), *cells[4:])
+    recorded = {path: [Recording(path, e.keys, "2026-11-22T10:00:00Z", CPU_2_14, 1.0, moved)]
+                for path, e in (("d/c.py", example), ("d/o.py", other))}  # fmt: skip
+    pages = {"c.md": ("C", [Block(start=2, end=3, indent="", path="d/c.py")]),
+             "o.md": ("O", [Block(start=2, end=3, indent="", path="d/o.py")])}  # fmt: skip
+    examples = {"d/c.py": example, "d/o.py": other}
+    memo: dict = {}
+    assert changes.collect(pages, examples, ours, recorded, memo=memo) == changes.collect(pages, examples, ours,
+                                                                                          recorded)  # fmt: skip
+    kept = dict(memo)
+    # an edit of d/c.py: its cell now prints what torch 2.14 prints, nothing changes on its page any more
+    edited = {**ours, "d/c.py": Result(env=BUILD_ENV, cells=moved)}
+    fresh = changes.collect(pages, examples, edited, recorded)
+    assert changes.collect(pages, examples, edited, recorded, memo=memo) == fresh
+    assert [c.page for c in fresh.pages] == ["o.md"]
+    assert memo["o.md"] is kept["o.md"] and memo["c.md"] is not kept["c.md"]

@@ -576,3 +576,27 @@ def test_exception_types_sort_by_their_first_letter():
                       {"a.py": [Result(cells=cells)]})  # fmt: skip
     assert [e.kind for e in entries] == ["AcceleratorError", "_pickle.UnpicklingError", "torch.OutOfMemoryError",
                                          "ValueError"]  # fmt: skip
+
+
+def test_a_memo_gives_what_a_fresh_collect_gives_and_finds_again_only_on_pages_whose_inputs_changed():
+    a = example("a.py", '# %% one tags=["raises-exception"]\nx\n')
+    b = example("b.py", '# %% two tags=["raises-exception"]\ny\n')
+    pages = {"one.md": ("One", find_blocks("/// example | a.py\n///\n")),
+             "two.md": ("Two", find_blocks("/// example | b.py\n///\n")),
+             "gone.md": ("Gone", find_blocks("/// example | a.py\n///\n"))}  # fmt: skip
+    first = {"a.py": [Result(cells=(CellResult(0, traceback=TRACEBACK),))],
+             "b.py": [Result(cells=(CellResult(0, traceback=TRACEBACK),))]}  # fmt: skip
+    memo: dict = {}
+    assert collect(pages, {"a.py": a, "b.py": b}, first, memo=memo) == collect(pages, {"a.py": a, "b.py": b}, first)
+    kept = dict(memo)
+    # an edit of b.py: it raises another error; gone.md is deleted
+    edited = {**first, "b.py": [Result(cells=(CellResult(0, traceback=TRACEBACK.replace("mat1", "mat9")),))]}
+    del pages["gone.md"]
+    fresh = collect(pages, {"a.py": a, "b.py": b}, edited)
+    assert collect(pages, {"a.py": a, "b.py": b}, edited, memo=memo) == fresh
+    assert [e.message for e in fresh] == ["mat1 and mat2 shapes cannot be multiplied (NxN and NxN)",
+                                          "mat9 and mat2 shapes cannot be multiplied (NxN and NxN)"]  # fmt: skip
+    assert memo["one.md"] is kept["one.md"] and memo["two.md"] is not kept["two.md"] and "gone.md" not in memo
+    # a page whose title changed is found again: its links show the title
+    pages["one.md"] = ("One, renamed", pages["one.md"][1])
+    assert collect(pages, {"a.py": a, "b.py": b}, edited, memo=memo)[0].shown[0].title == "One, renamed"

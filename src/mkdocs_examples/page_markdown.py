@@ -65,6 +65,9 @@ class Kept:
 
     pages: dict[tuple[str, str], tuple[tuple[Any, ...], str]] = field(default_factory=dict)  # page, language
     lists: dict[tuple[str, str, str], tuple[tuple[Any, ...], str]] = field(default_factory=dict)  # list, page, lang
+    # what each generated list found on each page it lists, for the pages an edit left as they were: language
+    found_errors: dict[str, error_index.Memo] = field(default_factory=dict)
+    found_changes: dict[str, changes.Memo] = field(default_factory=dict)
 
 
 def render(
@@ -204,7 +207,8 @@ def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) 
     examples = build.loaded()
 
     def make() -> str:
-        return error_index.render(error_index.collect(pages, examples, results, quoted), here, lang)
+        memo = kept.found_errors.setdefault(lang, {}) if kept is not None else None
+        return error_index.render(error_index.collect(pages, examples, results, quoted, memo), here, lang)
 
     return _list(kept, "error-index", page, lang, (pages, here, examples, results, quoted), make)
 
@@ -219,8 +223,9 @@ def _changes(build: Build, site: Site, page: Page, lang: str, kept: Kept | None 
     env = build.site_env()
 
     def make() -> str:
-        return changes.render(changes.collect(pages, examples, done, recorded, uninstallable), env, here, site.folder,
-                              lang)  # fmt: skip
+        memo = kept.found_changes.setdefault(lang, {}) if kept is not None else None
+        found = changes.collect(pages, examples, done, recorded, uninstallable, memo)
+        return changes.render(found, env, here, site.folder, lang)
 
     return _list(kept, "changes", page, lang, (pages, here, examples, done, recorded, uninstallable, env,
                                                 site.folder), make)  # fmt: skip

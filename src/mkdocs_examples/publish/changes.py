@@ -27,6 +27,7 @@ import itertools
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from mkdocs_examples.recordings.store import Recording, python_minor, release
 from mkdocs_examples.render.attribution import change_key
@@ -90,59 +91,92 @@ class Changes:
     uninstallable: list[dict[str, str]] = field(default_factory=list)  # manifests of releases pip could not install
 
 
+# What :func:`collect` kept of each page, for the next call (`mkdocs serve`'s rebuilds): page path: what the page
+# was made of (title, blocks, their examples, results and recordings), and what changes on it (none where nothing
+# does), with the releases compared there and those recorded under another Python
+Memo = dict[str, tuple[tuple[Any, ...], tuple[Changed | None, set[str], dict[str, str]]]]
+
+
 def collect(
     pages: dict[str, tuple[str, list[Block]]],
     examples: dict[str, Example],
     built: dict[str, Result],
     recorded: dict[str, list[Recording]],
     uninstallable: list[dict[str, str]] | None = None,
+    memo: Memo | None = None,
 ) -> Changes:
     """What the releases of ``recorded`` (example path: its recordings on the build's device in which every cell
     ran as it is now) change against ``built`` (example path: this build's result), over the cells ``pages``
-    show, page by page."""
+    show, page by page. ``memo``: what an earlier call found on each page, taken where the page, its examples,
+    their results and recordings are the same, and updated."""
     found: list[Changed] = []
     releases: set[str] = set()
     python: dict[str, str] = {}
     for page, (title, blocks) in sorted(pages.items()):
-        changed = Changed(page, title)
-        seen: dict[str, Moved] = {}  # by the cell's anchor
-        for block in blocks:
-            example, result = examples.get(block.path), built.get(block.path)
-            if example is None or result is None:
-                continue
-            mine = {c.cell: c for c in result.cells}
-            for recording in _one_per_release(recorded.get(block.path, []), result.env):
-                torch = release(recording.env.get("torch", "?"))
-                releases.add(torch)
-                if recording.env.get("python") and python_minor(recording.env["python"]) != python_minor(
-                        result.env.get("python", "?")):  # fmt: skip
-                    python[torch] = python_minor(recording.env["python"])
-                if recording.failed:
-                    failed = recording.failed
-                    check = (example.path, failed.line, failed.message)
-                    changed.checks.setdefault(check, set()).add(torch)
-                    lines = example.source.splitlines()
-                    if failed.line and 0 < failed.line <= len(lines):
-                        changed.code[check] = lines[failed.line - 1].strip()
-                for item in example.cells:
-                    if block.cell not in (None, item.name) or not item.tracked:  # a timing, or a machine's versions
-                        continue
-                    theirs, ours = recording.cell(item.index), mine.get(item.index)
-                    if theirs is None or ours is None or theirs.skipped or ours.skipped:
-                        continue
-                    if recording.failed and recording.failed.cell == item.index:
-                        continue
-                    place = anchor(example, item.index)
-                    moved = seen.setdefault(place, Moved(example.path, item.name or str(item.index), place, ours,
-                                                         release=release(result.env.get("torch", "?"))))  # fmt: skip
-                    moved.theirs[torch] = theirs  # every release's, so that a change is placed where it happens
-                    moved.torch[torch] = recording.env.get("torch", "")
-                    moved.torch[moved.release] = result.env.get("torch", "")
-                    if change_key(theirs, recording.env) != change_key(ours, result.env) and moved not in changed.cells:
-                        changed.cells.append(moved)
-        if changed.cells or changed.checks:
+        paths = dict.fromkeys(block.path for block in blocks)
+        inputs = (title, blocks, [(examples.get(p), built.get(p), recorded.get(p, [])) for p in paths])
+        kept = memo.get(page) if memo is not None else None
+        if kept is not None and kept[0] == inputs:
+            changed, compared, under = kept[1]
+        else:
+            changed, compared, under = _on_page(page, title, blocks, examples, built, recorded)
+            if memo is not None:
+                memo[page] = (inputs, (changed, compared, under))
+        if changed is not None:
             found.append(changed)
+        releases |= compared
+        python.update(under)
+    if memo is not None:
+        for gone in memo.keys() - pages.keys():
+            del memo[gone]
     return Changes(found, releases, python, uninstallable or [])
+
+
+def _on_page(
+    page: str, title: str, blocks: list[Block], examples: dict[str, Example], built: dict[str, Result],
+    recorded: dict[str, list[Recording]],
+) -> tuple[Changed | None, set[str], dict[str, str]]:
+    """What changes on ``page`` (None where nothing does), the releases compared there and those recorded under
+    another Python than the build's."""
+    releases: set[str] = set()
+    python: dict[str, str] = {}
+    changed = Changed(page, title)
+    seen: dict[str, Moved] = {}  # by the cell's anchor
+    for block in blocks:
+        example, result = examples.get(block.path), built.get(block.path)
+        if example is None or result is None:
+            continue
+        mine = {c.cell: c for c in result.cells}
+        for recording in _one_per_release(recorded.get(block.path, []), result.env):
+            torch = release(recording.env.get("torch", "?"))
+            releases.add(torch)
+            if recording.env.get("python") and python_minor(recording.env["python"]) != python_minor(
+                    result.env.get("python", "?")):  # fmt: skip
+                python[torch] = python_minor(recording.env["python"])
+            if recording.failed:
+                failed = recording.failed
+                check = (example.path, failed.line, failed.message)
+                changed.checks.setdefault(check, set()).add(torch)
+                lines = example.source.splitlines()
+                if failed.line and 0 < failed.line <= len(lines):
+                    changed.code[check] = lines[failed.line - 1].strip()
+            for item in example.cells:
+                if block.cell not in (None, item.name) or not item.tracked:  # a timing, or a machine's versions
+                    continue
+                theirs, ours = recording.cell(item.index), mine.get(item.index)
+                if theirs is None or ours is None or theirs.skipped or ours.skipped:
+                    continue
+                if recording.failed and recording.failed.cell == item.index:
+                    continue
+                place = anchor(example, item.index)
+                moved = seen.setdefault(place, Moved(example.path, item.name or str(item.index), place, ours,
+                                                     release=release(result.env.get("torch", "?"))))  # fmt: skip
+                moved.theirs[torch] = theirs  # every release's, so that a change is placed where it happens
+                moved.torch[torch] = recording.env.get("torch", "")
+                moved.torch[moved.release] = result.env.get("torch", "")
+                if change_key(theirs, recording.env) != change_key(ours, result.env) and moved not in changed.cells:
+                    changed.cells.append(moved)
+    return (changed if changed.cells or changed.checks else None), releases, python
 
 
 def _one_per_release(recordings: list[Recording], built: dict[str, str]) -> list[Recording]:

@@ -56,6 +56,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from mkdocs_examples.recordings.store import release
 from mkdocs_examples.render.attribution import normalise
@@ -276,44 +277,41 @@ def fold(line: str) -> tuple[str, str]:
     return kind.strip(), message.strip()
 
 
+# One error a page shows: its identity (fold of the line, noise out), its wording folded, the environment that
+# printed it, whether this build did, the place in a cell it is in (example, cell, type, slot) and where it is shown
+_Found = tuple[tuple[str, str], tuple[str, str], Printed, bool, tuple[str, int, str, str], Shown]
+# What :func:`collect` kept of each page, for the next call (`mkdocs serve`'s rebuilds): page path: what the page
+# was made of (title, blocks, their examples and results) and the errors found on it
+Memo = dict[str, tuple[tuple[Any, ...], list[_Found]]]
+
+
 def collect(
     pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, list[Result]],
-    quoted: dict[str, list[Quote]] | None = None,
+    quoted: dict[str, list[Quote]] | None = None, memo: Memo | None = None,
 ) -> list[Entry]:
     """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
 
     ``results``: what each example's blocks show: this build's result first, then the
     published recordings (other releases, other devices) that the pages show beside it.
-    ``quoted``: the ``quoted-error`` blocks of the pages, by page path.
+    ``quoted``: the ``quoted-error`` blocks of the pages, by page path. ``memo``: what an earlier call found on
+    each page, taken where the page, its examples and their results are the same, and updated.
     """
     wordings: dict[tuple[str, str], Wording] = {}  # by identity: type and message, noise out, folded
     places: dict[tuple[str, str], list[Shown]] = {}
     cells: dict[tuple[str, int, str, str], set[tuple[str, str]]] = {}  # a place in a cell, a type: its wordings
     built: set[tuple[str, str]] = set()  # the wordings this build printed
     for page, (title, blocks) in sorted(pages.items()):
-        for block in blocks:
-            example = examples.get(block.path)
-            if example is None:
-                continue
-            shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
-            shown_results = results.get(block.path, [])
-            for n, result in enumerate(shown_results):
-                recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
-                printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")),
-                                  device_name(result.env))  # fmt: skip
-                for cell in result.cells:
-                    if cell.cell not in shown_cells or not example.cells[cell.cell].output_shown:
-                        continue
-                    for slot, line in index_lines(cell):
-                        key = fold(normalise(line))
-                        wording = wordings.setdefault(key, Wording(*fold(line)))
-                        wording.printed.add(printed)
-                        built.update([key] if n == 0 else [])
-                        cells.setdefault((block.path, cell.cell, key[0], slot), set()).add(key)
-                        place = Shown(page, title, anchor(example, cell.cell), recorded)
-                        known = places.setdefault(key, [])
-                        if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
-                            known.append(place)  # the same cell, recorded too: linked once
+        for key, folded, printed, first, cell, place in _on_page(page, title, blocks, examples, results, memo):
+            wording = wordings.setdefault(key, Wording(*folded))
+            wording.printed.add(printed)
+            built.update([key] if first else [])
+            cells.setdefault(cell, set()).add(key)
+            known = places.setdefault(key, [])
+            if all((s.page, s.anchor) != (place.page, place.anchor) for s in known):
+                known.append(place)  # the same cell, recorded too: linked once
+    if memo is not None:
+        for gone in memo.keys() - pages.keys():
+            del memo[gone]
     for page, found in sorted((quoted or {}).items()):
         title = pages.get(page, ("", []))[0]
         for quote in found:
@@ -329,6 +327,38 @@ def collect(
                     known.append(Shown(page, title, quote.anchor, "quoted"))
     entries = [_entry(group, wordings, places, built) for group in _variants(cells.values())]
     return sorted(entries, key=lambda entry: (_reading(entry.kind), _reading(entry.message), entry.message))
+
+
+def _on_page(
+    page: str, title: str, blocks: list[Block], examples: dict[str, Example], results: dict[str, list[Result]],
+    memo: Memo | None,
+) -> list[_Found]:
+    """The errors ``page``'s blocks show, in the order of its blocks, results and cells (``memo``: see collect)."""
+    paths = dict.fromkeys(block.path for block in blocks)
+    inputs = (title, blocks, [(examples.get(path), results.get(path, [])) for path in paths])
+    if memo is not None and (kept := memo.get(page)) is not None and kept[0] == inputs:
+        return kept[1]
+    found: list[_Found] = []
+    for block in blocks:
+        example = examples.get(block.path)
+        if example is None:
+            continue
+        shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
+        shown_results = results.get(block.path, [])
+        for n, result in enumerate(shown_results):
+            recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
+            printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")),
+                              device_name(result.env))  # fmt: skip
+            for cell in result.cells:
+                if cell.cell not in shown_cells or not example.cells[cell.cell].output_shown:
+                    continue
+                for slot, line in index_lines(cell):
+                    key = fold(normalise(line))
+                    place = Shown(page, title, anchor(example, cell.cell), recorded)
+                    found.append((key, fold(line), printed, n == 0, (block.path, cell.cell, key[0], slot), place))
+    if memo is not None:
+        memo[page] = (inputs, found)
+    return found
 
 
 def _reading(text: str) -> str:
