@@ -362,3 +362,24 @@ def test_a_rebuild_links_the_titles_of_the_code_blocks_of_a_changed_page_only(tm
         assert len(linked) == 1 and "A new sentence." in linked[0]  # other.md's alone
     finally:
         started.plugins.on_shutdown()
+
+
+def test_a_rebuild_makes_room_for_the_picker_on_a_changed_page_only(tmp_path, monkeypatch):
+    root = _copy(tmp_path, run_examples=True)
+    _record(root, "answer: 41\n")  # the picker is on the pages where recordings are published
+    for lang in ("en", "zh"):
+        (root / "docs" / lang / "other.md").write_text("# Other\n\n/// example | two.py\n///\n")
+    roomed: list[str] = []
+    _counting(monkeypatch, picker, "with_room", lambda html: roomed.append(html))
+    rebuild, started = _serve(root, monkeypatch)
+    try:
+        first = rebuild()
+        assert len(roomed) == 2 and picker.ROOM in first
+        roomed.clear()
+        page = root / "docs" / "en" / "other.md"
+        page.write_text(page.read_text() + "\nA new sentence.\n")
+        assert rebuild() == first  # the index page as it was
+        assert len(roomed) == 1 and "A new sentence." in roomed[0]  # other.md's alone
+        assert picker.ROOM in (root / "site" / "other" / "index.html").read_text()
+    finally:
+        started.plugins.on_shutdown()

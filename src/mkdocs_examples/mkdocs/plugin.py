@@ -79,6 +79,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._downloads: dict[Any, Any] = {}  # the downloads as written, for the rebuilds of `serve`
         self._picked: dict[Any, Any] = {}  # the torch picker's data of each example, likewise
         self._titled: dict[str, tuple[Any, str]] = {}  # each page's HTML with its code blocks' titles linked, likewise
+        self._roomed: dict[str, tuple[str, str]] = {}  # each page as written with the picker's room, likewise
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
@@ -126,7 +127,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
         self._recordings, self._kept = None, page_markdown.Kept()  # nothing of an earlier session of this process
-        self._downloads, self._picked, self._titled = {}, {}, {}
+        self._downloads, self._picked, self._titled, self._roomed = {}, {}, {}, {}
         # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
         self._aside = command == "build" and not dirty
 
@@ -274,7 +275,15 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
     def _finish_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         if page.file.src_uri in self._views:
             return notebook_views.served(output, page.url)
-        return picker.with_room(output) if PICKER[1] in self._assets else output
+        if PICKER[1] not in self._assets:
+            return output
+        kept = self._roomed.get(page.file.src_uri) if self._serving else None
+        if kept is not None and kept[0] == output:  # the page as the last rebuild of `serve` wrote it
+            return kept[1]
+        roomed = picker.with_room(output)
+        if self._serving:
+            self._roomed[page.file.src_uri] = (output, roomed)
+        return roomed
 
     @event_priority(-100)  # after the other plugins' and hooks' changes to the page
     def _weigh_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
