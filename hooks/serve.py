@@ -17,19 +17,24 @@ The file watcher of `mkdocs serve` looks at every watched file twice a second (w
 polling observer, which reads every watched folder each time, on the server's cores, and sees a
 change up to half a second late); under this hook the system tells it of each change as it
 happens (watchdog's observer for the platform: inotify on Linux, FSEvents on macOS), or, where
-it has none, it looks every 0.1 s.
+it has none, it looks every 0.1 s. Each rebuild lists the theme's files to copy the static ones
+(MkDocs walks every folder of the theme, Material's icons included); the folders of the installed
+theme are listed once for the whole `mkdocs serve`, and the site's own (custom_dir) on each rebuild.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
 
+from jinja2 import Environment, FileSystemLoader
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.theme import Theme
 from watchdog import events
 from watchdog.observers import Observer
 from watchdog.observers.api import ObservedWatch
@@ -64,6 +69,7 @@ def on_shutdown() -> None:
 def _forget() -> None:
     """Drop what this hook keeps from one build to the next."""
     _state["serving"] = False
+    _listing.cache_clear()
 
 
 def preview(config: MkDocsConfig) -> str | None:
@@ -74,6 +80,8 @@ def preview(config: MkDocsConfig) -> str | None:
 @event_priority(100)  # before static-i18n reads its languages and before the search hook
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     config.extra.pop(KEY, None)
+    if _state["serving"]:
+        upstream.mkdocs_wrap_theme_env(config.theme, functools.partial(_listed_once, theme=config.theme))
     wanted = os.environ.get(VARIABLE, "").strip()
     if not _state["serving"] or wanted == ALL:
         return config
@@ -103,6 +111,34 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         jupyter.config["ignore"] = ["*"]
         jupyter.config["cache"] = False
     return config
+
+
+class _ListedOnce(FileSystemLoader):
+    """MkDocs' loader of the theme's templates, which lists the folders of ``installed`` once for the process."""
+
+    def __init__(self, loader: FileSystemLoader, installed: set[str]) -> None:
+        super().__init__(loader.searchpath, loader.encoding, loader.followlinks)
+        self.installed = installed
+
+    def list_templates(self) -> list[str]:
+        found: set[str] = set()
+        for path in dict.fromkeys(self.searchpath):
+            found.update(_listing(path) if path in self.installed else FileSystemLoader(path).list_templates())
+        return sorted(found)
+
+
+@functools.cache
+def _listing(folder: str) -> tuple[str, ...]:
+    """The templates of a folder of the installed theme, which no edit of the site changes."""
+    return tuple(FileSystemLoader(folder).list_templates())
+
+
+def _listed_once(env: Environment, *, theme: Theme) -> Environment:
+    """``env`` with a loader that lists the folders of the installed theme once (the plugins' folders included,
+    which they add to the theme's after this hook's on_config)."""
+    if type(env.loader) is FileSystemLoader:  # as MkDocs makes it
+        env.loader = _ListedOnce(env.loader, {str(path) for path in theme.dirs if path != theme.custom_dir})
+    return env
 
 
 class _Changes(Observer):  # type: ignore[misc, valid-type]  # the platform's observer, chosen when watchdog is imported

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from helpers import tree
+from jinja2 import FileSystemLoader
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
@@ -381,5 +382,33 @@ def test_a_rebuild_makes_room_for_the_picker_on_a_changed_page_only(tmp_path, mo
         assert rebuild() == first  # the index page as it was
         assert len(roomed) == 1 and "A new sentence." in roomed[0]  # other.md's alone
         assert picker.ROOM in (root / "site" / "other" / "index.html").read_text()
+    finally:
+        started.plugins.on_shutdown()
+
+
+def test_a_rebuild_lists_the_installed_theme_once_and_the_sites_own_templates_each_time(tmp_path, monkeypatch):
+    root = _copy(tmp_path)
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  name: material\n", "  name: material\n  custom_dir: overrides\n"))
+    (root / "overrides").mkdir()
+    listed: list[str] = []
+    _counting(monkeypatch, FileSystemLoader, "list_templates", lambda loader: listed.extend(loader.searchpath))
+    rebuild, started = _serve(root, monkeypatch)
+    try:
+        rebuild()
+        # the site's own, then Material's, MkDocs' and the plugins': each once
+        assert str(root / "overrides") in listed and len(set(listed)) == len(listed) > 2
+        listed.clear()
+        (root / "overrides" / "extra.txt").write_text("a static file of the site's theme\n")
+        rebuild()
+        assert listed == [str(root / "overrides")]
+        assert (root / "site" / "extra.txt").is_file()
+        rebuilt = tree(root / "site")
+    finally:
+        started.plugins.on_shutdown()
+    rebuild, started = _serve(root, monkeypatch)  # a new `mkdocs serve`, which lists every folder
+    try:
+        rebuild()
+        assert tree(root / "site") == rebuilt
     finally:
         started.plugins.on_shutdown()

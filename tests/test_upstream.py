@@ -197,6 +197,34 @@ def test_a_server_given_another_observer_rebuilds_on_a_change_it_reports(tmp_pat
         thread.join(5)
 
 
+def test_a_theme_env_wrapped_is_the_one_that_lists_the_theme_files_and_reaches_on_env(tmp_path):
+    checked("mkdocs", "1.6.1", "a build still makes its template environment with `config.theme.get_env()` once, "
+            "before `files.add_files_from_theme` lists the theme's files and the event on_env")  # fmt: skip
+    from mkdocs.commands.build import build
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: Wrapped\ntheme:\n  name: mkdocs\n")
+    config = load_config(str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    listed: list[str] = []
+    seen: list[object] = []
+
+    def wrap(env):
+        list_templates = env.list_templates
+        env.list_templates = lambda **kwargs: listed.append("listed") or list_templates(**kwargs)
+        return env
+
+    def on_env(env, *, config, files):
+        seen.append(env)
+        return env
+
+    upstream.mkdocs_wrap_theme_env(config.theme, wrap)
+    config.plugins.events["env"].append(on_env)
+    build(config)
+    assert listed == ["listed"] and len(seen) == 1 and seen[0].list_templates.__name__ == "<lambda>"
+    assert (tmp_path / "site" / "css" / "base.css").is_file()  # a static file of the theme, found by the listing
+
+
 # -- mkdocs-static-i18n ----------------------------------------------------------------------------
 
 

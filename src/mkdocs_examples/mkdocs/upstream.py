@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.livereload import LiveReloadServer
     from mkdocs.structure.files import File, Files
     from mkdocs.structure.pages import Page
+    from mkdocs.theme import Theme
     from watchdog.observers.api import BaseObserver
 
 # -- mkdocs-material --------------------------------------------------------------------------------
@@ -135,6 +137,15 @@ def mkdocs_set_observer(server: LiveReloadServer, observer: BaseObserver) -> Non
     them first, and watch them again after.
     """
     server.observer = observer  # type: ignore[assignment]
+
+
+def mkdocs_wrap_theme_env(theme: Theme, wrap: Callable[[Environment], Environment]) -> None:
+    """Have this build's ``theme`` make its template environment through ``wrap`` (``wrap`` gets the environment
+    MkDocs made and returns the one to use). Checked against MkDocs 1.6.1, whose build calls
+    ``config.theme.get_env()`` once and lists the theme's static files from it at once
+    (``files.add_files_from_theme``: ``env.list_templates``), before any event sees the environment (on_env)."""
+    made = theme.get_env
+    theme.get_env = lambda: wrap(made())  # type: ignore[method-assign]  # this theme's, not the class's
 
 
 @contextmanager
