@@ -25,6 +25,7 @@ from watchdog.observers import Observer
 
 from mkdocs_examples import page_markdown
 from mkdocs_examples.execute.pool import Pool
+from mkdocs_examples.mkdocs import pages as mkdocs_pages
 from mkdocs_examples.mkdocs import plugin
 from mkdocs_examples.publish import notebooks, picker
 from mkdocs_examples.recordings.store import Recording, manifest_of, write_folder
@@ -410,5 +411,25 @@ def test_a_rebuild_lists_the_installed_theme_once_and_the_sites_own_templates_ea
     try:
         rebuild()
         assert tree(root / "site") == rebuilt
+    finally:
+        started.plugins.on_shutdown()
+
+
+def test_a_rebuild_finds_the_blocks_of_a_changed_page_only(tmp_path, monkeypatch):
+    root = _copy(tmp_path, run_examples=True)
+    for lang in ("en", "zh"):
+        (root / "docs" / lang / "other.md").write_text("# Other\n\nNo example yet.\n")
+    scanned: list[str] = []
+    _counting(monkeypatch, mkdocs_pages, "find_blocks", lambda markdown: scanned.append(markdown))
+    rebuild, started = _serve(root, monkeypatch)
+    try:
+        first = rebuild()
+        assert len(scanned) == len(list((root / "docs").rglob("*.md")))
+        scanned.clear()
+        page = root / "docs" / "en" / "other.md"
+        page.write_text("# Other\n\n/// example | two.py\n///\n")
+        assert rebuild() == first  # the index page as it was
+        assert scanned == [page.read_text()]
+        assert "answer: 42" in (root / "site" / "other" / "index.html").read_text()  # its blocks, found
     finally:
         started.plugins.on_shutdown()

@@ -35,15 +35,34 @@ from mkdocs_examples.source.cells import Example
 _TITLE = re.compile(r"# +(.+?) *#*$")
 
 
-def read_pages(config: MkDocsConfig, *, serving: bool) -> dict[str, tuple[str, list[Block]]]:
+# What :func:`read_pages` found in each page, for the next call (`mkdocs serve`'s rebuilds): ``src_uri``: the
+# page's Markdown, and its title and blocks (no blocks: None)
+Read = dict[str, tuple[str, tuple[str, list[Block]] | None]]
+
+
+def read_pages(config: MkDocsConfig, *, serving: bool, kept: Read | None = None) -> dict[str, tuple[str, list[Block]]]:
     """The pages that embed examples, by ``src_uri``: each one's title and blocks. As MkDocs finds them:
-    ``exclude_docs`` left out, and ``draft_docs`` too except under `mkdocs serve` (which shows drafts)."""
+    ``exclude_docs`` left out, and ``draft_docs`` too except under `mkdocs serve` (which shows drafts).
+    ``kept``: what an earlier call found, taken for each page whose Markdown is the same, and updated."""
     pages = {}
     wanted = InclusionLevel.is_in_serve if serving else InclusionLevel.is_included
+    seen = set()
     for file in sorted(get_files(config).documentation_pages(inclusion=wanted), key=lambda f: f.src_uri):
         markdown = Path(file.abs_src_path or "").read_text(encoding="utf-8")
-        if blocks := find_blocks(markdown):
-            pages[file.src_uri] = (title_of(markdown, Path(file.src_uri).stem), blocks)
+        seen.add(file.src_uri)
+        known = kept.get(file.src_uri) if kept is not None else None
+        if known is not None and known[0] == markdown:
+            found = known[1]
+        else:
+            blocks = find_blocks(markdown)
+            found = (title_of(markdown, Path(file.src_uri).stem), blocks) if blocks else None
+            if kept is not None:
+                kept[file.src_uri] = (markdown, found)
+        if found is not None:
+            pages[file.src_uri] = found
+    if kept is not None:
+        for gone in kept.keys() - seen:
+            del kept[gone]
     return pages
 
 

@@ -80,6 +80,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._picked: dict[Any, Any] = {}  # the torch picker's data of each example, likewise
         self._titled: dict[str, tuple[Any, str]] = {}  # each page's HTML with its code blocks' titles linked, likewise
         self._roomed: dict[str, tuple[str, str]] = {}  # each page as written with the picker's room, likewise
+        self._read: pages.Read = {}  # the title and blocks of each page, likewise
         self._assets: list[str] = []  # the stylesheets and scripts the engine adds to the site
         self._with_views = False  # notebook views in this build (publish/notebook_views.py)
         self._jupyter_cache = pages.JupyterCache()  # kept across the language builds
@@ -127,7 +128,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         # Defining on_startup also keeps this instance, its memory and its worker, across `serve` rebuilds
         self._serving = command == "serve"
         self._recordings, self._kept = None, page_markdown.Kept()  # nothing of an earlier session of this process
-        self._downloads, self._picked, self._titled, self._roomed = {}, {}, {}, {}
+        self._downloads, self._picked, self._titled, self._roomed, self._read = {}, {}, {}, {}, {}
         # serve builds into a folder of its own, gh-deploy publishes site_dir before MkDocs returns
         self._aside = command == "build" and not dirty
 
@@ -173,7 +174,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                                  ("recordings", self._root / self.config.recordings)]:  # fmt: skip
                 files.refuse_links(folder, what)
             refuse_bidi(Path(config.docs_dir))
-        found = pages.read_pages(config, serving=self._serving)
+        found = pages.read_pages(config, serving=self._serving, kept=self._read if self._serving else None)
         assert self._recordings
         self._recordings.clear()  # nothing of an earlier build
         self._build = Build(Path(config.docs_dir).name, self._recordings, found)
