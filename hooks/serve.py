@@ -19,7 +19,8 @@ change up to half a second late); under this hook the system tells it of each ch
 happens (watchdog's observer for the platform: inotify on Linux, FSEvents on macOS), or, where
 it has none, it looks every 0.1 s. Each rebuild lists the theme's files to copy the static ones
 (MkDocs walks every folder of the theme, Material's icons included); the folders of the installed
-theme are listed once for the whole `mkdocs serve`, and the site's own (custom_dir) on each rebuild.
+theme are listed once for the whole `mkdocs serve`, less its hidden folders (Material's icons, which
+MkDocs never copies), and the site's own (custom_dir) on each rebuild.
 """
 
 from __future__ import annotations
@@ -129,8 +130,10 @@ class _ListedOnce(FileSystemLoader):
 
 @functools.cache
 def _listing(folder: str) -> tuple[str, ...]:
-    """The templates of a folder of the installed theme, which no edit of the site changes."""
-    return tuple(FileSystemLoader(folder).list_templates())
+    """The templates of a folder of the installed theme, which no edit of the site changes, less those in a hidden
+    folder (Material's icons: most of its files), whose names MkDocs' listing of the theme's files leaves out."""
+    names = FileSystemLoader(folder).list_templates()
+    return tuple(name for name in names if not any(part.startswith(".") for part in name.split("/")))
 
 
 def _listed_once(env: Environment, *, theme: Theme) -> Environment:

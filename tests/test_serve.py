@@ -5,6 +5,7 @@ On a copy of the fixture site in tests/site, with Material's search plugin and t
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 import threading
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import material  # type: ignore[import-untyped]
 import pytest
 from helpers import tree
 from jinja2 import FileSystemLoader
@@ -394,9 +396,13 @@ def test_a_rebuild_lists_the_installed_theme_once_and_the_sites_own_templates_ea
     (root / "overrides").mkdir()
     listed: list[str] = []
     _counting(monkeypatch, FileSystemLoader, "list_templates", lambda loader: listed.extend(loader.searchpath))
+    hidden: list[str] = []  # names MkDocs' filter of the theme's files was asked about, in a hidden folder
+    _counting(monkeypatch, fnmatch, "fnmatch", lambda name, _: hidden.append(name) if "/." in f"/{name}" else None)
+    assert (Path(material.__file__).parent / "templates" / ".icons").is_dir()  # most of Material's files
     rebuild, started = _serve(root, monkeypatch)
     try:
         rebuild()
+        assert hidden == []
         # the site's own, then Material's, MkDocs' and the plugins': each once
         assert str(root / "overrides") in listed and len(set(listed)) == len(listed) > 2
         listed.clear()
