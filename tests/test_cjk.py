@@ -1,4 +1,4 @@
-"""hooks/cjk.py: a line break between two Chinese characters is no space on the page."""
+"""examples-cjk (src/mkdocs_examples/site/cjk.py): a line break between two Chinese characters shows no space."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import markdown
 import pytest
 from helpers import load_file
 
+from mkdocs_examples.site import cjk
+
 ROOT = Path(__file__).parent.parent
-cjk = load_file("cjk", ROOT / "hooks" / "cjk.py")
 
 
 def html(text: str) -> str:
@@ -54,13 +55,14 @@ def test_a_code_span_over_two_lines_is_left_alone():
     assert "<code>中文\n中文</code>" in html("`中文\n中文`")
 
 
-def test_the_hook_registers_the_extension_once():
+def test_the_plugin_registers_the_extension_once():
     class Config:
         def __init__(self) -> None:
             self.markdown_extensions: list = ["toc"]
 
     config = Config()
-    cjk.on_config(cjk.on_config(config))
+    plugin = cjk.CJKPlugin()
+    plugin.on_config(plugin.on_config(config))
     assert [type(e).__name__ for e in config.markdown_extensions] == ["str", "CJKLineBreaks"]
 
 

@@ -20,6 +20,7 @@ from mkdocs_examples.settings import Settings
 
 PACKAGE = Path(mkdocs_examples.__file__).parent
 ADAPTER = PACKAGE / "mkdocs"
+SITE = PACKAGE / "site"  # the site plugins: MkDocs plugins, each with its typed options, beside the adapter
 FIXTURE = Path(__file__).parent / "site"
 
 # Run first in the subprocess: any import of mkdocs or mkdocs.* raises, as if MkDocs were not installed
@@ -44,8 +45,8 @@ import mkdocs_examples
 
 found = {"modules": []}
 for module in pkgutil.walk_packages(mkdocs_examples.__path__, "mkdocs_examples."):
-    if module.name == "mkdocs_examples.mkdocs" or module.name.startswith("mkdocs_examples.mkdocs."):
-        continue  # the adapter
+    if module.name.split(".")[1] in ("mkdocs", "site"):
+        continue  # the adapter, and the site plugins: MkDocs plugins through and through
     if module.name != "mkdocs_examples.__main__":  # that one runs the command line
         importlib.import_module(module.name)
         found["modules"].append(module.name)
@@ -93,10 +94,10 @@ def _mkdocs_imports(file: Path) -> list[str]:
 
 
 def test_only_the_adapter_imports_mkdocs_and_its_modules_are_those_its_manual_names():
-    core = [f for f in PACKAGE.rglob("*.py") if ADAPTER not in f.parents]
+    core = [f for f in PACKAGE.rglob("*.py") if ADAPTER not in f.parents and SITE not in f.parents]
     assert len(core) > 50
     found = {f.relative_to(PACKAGE).as_posix(): imports for f in core if (imports := _mkdocs_imports(f))}
-    assert found == {}, "only mkdocs_examples/mkdocs/ may import MkDocs"
+    assert found == {}, "only mkdocs_examples/mkdocs/ and the site plugins may import MkDocs"
     modules = sorted(f.name for f in ADAPTER.glob("*.py") if f.name != "__init__.py")
     assert modules == ["config.py", "i18n.py", "pages.py", "plugin.py", "upstream.py"]
     assert sorted(p.name for p in ADAPTER.iterdir() if p.name != "__pycache__") == ["__init__.py", *modules]

@@ -146,8 +146,8 @@ def test_an_entry_that_is_not_one_of_ours_is_a_miss(site, renders):
 
 def test_a_hooks_extension_is_keyed_by_the_project_modules_it_takes_its_rules_from(tmp_path, monkeypatch):
     import mkdocs_examples.cjk
+    from mkdocs_examples.site import cjk  # its rule, `joins`, is mkdocs_examples/cjk.py's
 
-    cjk = helpers.load_file("cjk", ROOT / "hooks" / "cjk.py")  # its rule, `joins`, is mkdocs_examples/cjk.py's
     before = render_cache._named(cjk.CJKLineBreaks())
     changed = tmp_path / "cjk.py"
     changed.write_text(Path(mkdocs_examples.cjk.__file__).read_text() + "\n# a changed rule\n")

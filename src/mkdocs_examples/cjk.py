@@ -2,7 +2,7 @@
 
 A browser shows a newline inside a paragraph as a space; between two Chinese characters that
 is a space in the middle of a sentence. :func:`joins` says whether a break between two
-characters should go (the site's hook ``hooks/cjk.py`` applies it to the pages' HTML);
+characters should go (the site plugin ``examples-cjk``, ``site/cjk.py``, applies it to the pages' HTML);
 :func:`unwrap` applies it to the lines of a short Markdown text, an example's note.
 """
 

@@ -1,8 +1,8 @@
-"""Chinese text wrapped over several lines of Markdown reads as one line (a MkDocs hook).
+"""Chinese text wrapped over several lines of Markdown reads as one line (the MkDocs plugin `examples-cjk`).
 
 A line break inside a paragraph stays a newline in the HTML, and a browser shows a newline
 as a space: between two Chinese characters that is a stray space in the middle of a
-sentence. This hook adds a Markdown treeprocessor to every page that removes such a line
+sentence. This plugin adds a Markdown treeprocessor to every page that removes such a line
 break, with the indentation around it (an admonition's, a list item's), when the
 characters on both sides of it are CJK characters or CJK punctuation. A break next to a
 Latin letter, a digit or code keeps its space, as Chinese text wants it there; code
@@ -18,7 +18,9 @@ import xml.etree.ElementTree as etree
 from markdown import Markdown  # type: ignore[import-untyped]
 from markdown.extensions import Extension  # type: ignore[import-untyped]
 from markdown.treeprocessors import Treeprocessor  # type: ignore[import-untyped]
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
 
 from mkdocs_examples.cjk import joins
 
@@ -109,7 +111,12 @@ class CJKLineBreaks(Extension):
         md.treeprocessors.register(CJKLineBreakProcessor(md), "cjk_line_breaks", 15)
 
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    if not any(type(e).__name__ == CJKLineBreaks.__name__ for e in config.markdown_extensions):
-        config.markdown_extensions.append(CJKLineBreaks())
-    return config
+class CJKConfig(Config):
+    """No options: the plugin turned on is the extension on every page."""
+
+
+class CJKPlugin(BasePlugin[CJKConfig]):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if not any(type(e).__name__ == CJKLineBreaks.__name__ for e in config.markdown_extensions):
+            config.markdown_extensions.append(CJKLineBreaks())
+        return config
