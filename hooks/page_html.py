@@ -18,7 +18,7 @@ strict build fails), and the build that goes on (`mkdocs serve`) publishes the p
 Comments, CDATA sections and processing instructions are read as HTML too, and no element's
 content is read as raw text (``<svg><style>`` is markup to a browser): where html.parser and a
 browser disagree on where such a thing ends, the check errs towards refusing. The site's
-Content-Security-Policy (overrides/main.html, hooks/csp.py) is the second line: it lets no
+Content-Security-Policy (overrides/main.html, the plugin examples-csp) is the second line: it lets no
 inline script of a page's content run.
 
 A page's content found clean is kept (in memory, by page) for the rebuilds of `mkdocs serve`: the

@@ -1,4 +1,4 @@
-"""The site's Content-Security-Policy (overrides/main.html, hooks/csp.py) on the real site, in headless Chromium.
+"""The site's Content-Security-Policy (overrides/main.html, examples-csp) on the real site, in headless Chromium.
 
 The site's own scripts break none of its rules on any kind of page (search, the palette toggle, the torch
 picker, KaTeX, a notebook view, the 404 pages), and a script that a page's content brings does not run.
@@ -46,7 +46,7 @@ def test_every_page_has_one_policy_before_its_first_script_and_no_unsafe_inline_
         assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script"), page
         (script_src,) = [d for d in policies[0].split(";") if d.split()[0] == "script-src"]
         assert script_src.split()[1] == "'self'" and "unsafe" not in script_src, (page, script_src)
-        assert "'inline-script-hashes'" not in script_src, page  # hooks/csp.py wrote each page's
+        assert "'inline-script-hashes'" not in script_src, page  # examples-csp wrote each page's
 
 
 @pytest.mark.parametrize(

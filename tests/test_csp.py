@@ -1,5 +1,6 @@
-"""hooks/csp.py and overrides/main.html: each page's Content-Security-Policy allows the theme's inline scripts by
-their hashes, and no script of a page's content. The real site in the browser: tests/test_browser_csp.py."""
+"""examples-csp (src/mkdocs_examples/site/csp.py) and overrides/main.html: each page's Content-Security-Policy
+allows the theme's inline scripts by their hashes, and no script of a page's content. The real site in the browser:
+tests/test_browser_csp.py."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import hashlib
 import re
 from types import SimpleNamespace
 
-from helpers import ROOT, build_site, load_file
+from helpers import ROOT, build_site
 from test_hooks import fixture
+
+from mkdocs_examples.site import csp
 
 POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
@@ -26,7 +29,6 @@ def script_src(page: str) -> list[str]:
 
 
 def test_the_hashes_are_those_of_the_inline_scripts_a_browser_runs():
-    csp = load_file("csp_under_test", ROOT / "hooks" / "csp.py")
     page = (
         "<script>a()</script><script src='x.js'></script><script type='application/json'>{}</script>"
         '<SCRIPT type="module">\r\nb("</p>")</SCRIPT><!-- text --><script>a()</script>'
@@ -35,7 +37,7 @@ def test_the_hashes_are_those_of_the_inline_scripts_a_browser_runs():
 
 
 def test_a_page_allows_the_themes_inline_scripts_and_not_one_its_content_brings(tmp_path):
-    root = fixture(tmp_path, "csp.py")  # not hooks/page_html.py, which would refuse the page's script
+    root = fixture(tmp_path, "examples-csp")  # not examples-page-html, which would refuse the page's script
     config = root / "mkdocs.yml"
     overrides = f"  name: material\n  custom_dir: {ROOT / 'overrides'}\n"
     config.write_text(config.read_text().replace("  name: material\n", overrides))
@@ -54,16 +56,27 @@ def test_a_page_allows_the_themes_inline_scripts_and_not_one_its_content_brings(
 
 
 def test_under_mkdocs_serve_the_live_reload_script_is_allowed_by_its_hash():
-    """MkDocs 1.6 puts an inline script into each page `mkdocs serve` serves: hooks/csp.py wraps the method that does,
+    """MkDocs 1.6 puts an inline script into each page `mkdocs serve` serves: examples-csp wraps the method that does,
     LiveReloadServer._inject_js_into_html. If an upgrade of MkDocs moves it, this fails."""
     from mkdocs.livereload import LiveReloadServer
 
-    csp = load_file("csp_under_test", ROOT / "hooks" / "csp.py")
     server = SimpleNamespace(_inject_js_into_html=functools.partial(LiveReloadServer._inject_js_into_html, None))
-    assert csp.on_serve(server, config=None, builder=None) is server
+    assert csp.CSPPlugin().on_serve(server, config=None, builder=None) is server
     policy = "default-src 'self'; script-src 'self' 'sha256-abc='; style-src 'self'"
     page = f'<html><head><meta http-equiv="Content-Security-Policy" content="{policy}"></head><body>x</body></html>'
     served = server._inject_js_into_html(page.encode(), 42).decode()
     (script,) = re.findall(r"<script>(.*?)</script>", served, re.S)
     assert "livereload(42, " in script
     assert f"script-src 'self' {sha256(script)} 'sha256-abc='; style-src" in served
+
+
+def test_the_placeholder_of_the_hashes_is_an_option_of_the_plugin():
+    plugin = csp.CSPPlugin()
+    assert plugin.load_config({"placeholder": "'hashes-here'"}) == ([], [])
+    page = "<meta content=\"script-src 'self' 'hashes-here'\"><script>a()</script>"
+    built = plugin.on_post_template(page, template_name="404.html", config=None)
+    assert built == f"<meta content=\"script-src 'self' {sha256('a()')}\"><script>a()</script>"
+    default = page.replace("'hashes-here'", csp.TOKEN)  # another placeholder: not this plugin's
+    assert plugin.on_post_template(default, template_name="404.html", config=None) == default
+    errors, _ = csp.CSPPlugin().load_config({"placeholder": 3})
+    assert [key for key, _ in errors] == ["placeholder"]

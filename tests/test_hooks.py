@@ -24,13 +24,18 @@ FIXTURE = Path(__file__).parent / "site"
 
 
 def fixture(tmp_path: Path, *hooks: str | Path, plugins: str = "", run: bool = False) -> Path:
-    """A copy of the fixture site with ``hooks`` (names in hooks/, or paths) and ``plugins`` (YAML list items)."""
+    """A copy of the fixture site with ``hooks`` (names in hooks/, or paths; the engine's site plugins by name,
+    ``examples-…``, after its other plugins, as the real site lists them) and ``plugins`` (YAML list items, first)."""
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root)
     config = root / "mkdocs.yml"
     text = config.read_text().replace("plugins:\n", f"plugins:\n{plugins}", 1)
     if not run:
         text = text.replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
+    site_plugins = [str(name) for name in hooks if str(name).startswith("examples-")]
+    hooks = tuple(name for name in hooks if str(name) not in site_plugins)
+    listed = "".join(f"  - {name}\n" for name in site_plugins)
+    text = text.replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1)
     if hooks:
         text += "hooks:\n" + "".join(f"  - {ROOT / 'hooks' / name}\n" for name in hooks)
     config.write_text(text)

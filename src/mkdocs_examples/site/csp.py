@@ -1,19 +1,21 @@
-"""The site's own inline scripts, allowed by hash in each page's Content-Security-Policy (a MkDocs hook).
+"""The site's own inline scripts, allowed by hash in each page's Content-Security-Policy (the MkDocs plugin
+`examples-csp`).
 
-overrides/main.html gives every page a policy whose script-src holds ``'inline-script-hashes'``;
-this hook writes in its place the sha256 of each inline script of the page as written (Material's
-``__md_scope`` names the page's depth, ``"../.."``, so its hash differs from page to page).
+The site's template (PyTorch Tips' overrides/main.html) gives every page a policy whose script-src
+holds ``'inline-script-hashes'`` (the option ``placeholder``); this plugin writes in its place the
+sha256 of each inline script of the page as written (Material's ``__md_scope`` names the page's
+depth, ``"../.."``, so its hash differs from page to page).
 
 Only the scripts of the theme's templates and overrides/ are hashed, never one in a page's content:
-a script that a page brought past hooks/page_html.py would not run. The content is told apart by
-two comments put around it as the last step of ``on_page_content`` and taken out again here; they
-carry a random token of this process, so a page cannot write one to end its content early. The
-engine's notebook views (``.ipynb`` pages) are the exception: their content holds mkdocs-jupyter's
-own scripts, which are hashed too. A 404 page shows no page's content: all its scripts are hashed
-(the English one writes the Chinese one in its own place, under its own policy: overrides/404.html;
-the Chinese page's scripts are the English page's but for its language's, tests/test_browser.py
-checks that none is refused). Under `mkdocs serve`, the live-reload script MkDocs puts into each page
-it serves is allowed by its hash too.
+a script that a page brought past examples-page-html (page_html.py) would not run. The content is
+told apart by two comments put around it as the last step of ``on_page_content`` and taken out
+again here; they carry a random token of this process, so a page cannot write one to end its
+content early. The engine's notebook views (``.ipynb`` pages) are the exception: their content
+holds mkdocs-jupyter's own scripts, which are hashed too. A 404 page shows no page's content: all
+its scripts are hashed (PyTorch Tips' English one writes the Chinese one in its own place, under
+its own policy: overrides/404.html; the Chinese page's scripts are the English page's but for its
+language's, tests/test_browser.py checks that none is refused). Under `mkdocs serve`, the
+live-reload script MkDocs puts into each page it serves is allowed by its hash too.
 """
 
 from __future__ import annotations
@@ -26,16 +28,18 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
 
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples.mkdocs import upstream
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-TOKEN = "'inline-script-hashes'"  # what overrides/main.html's policy holds where the hashes go
+TOKEN = "'inline-script-hashes'"  # what the template's policy holds where the hashes go, by default
 _MARK = secrets.token_hex(16)
 START, END = f"<!--mx-content {_MARK}-->", f"<!--/mx-content {_MARK}-->"
 # the types a browser runs as script (HTML's "JavaScript MIME type essence matches", and modules); others are data
@@ -99,39 +103,46 @@ def hashes(*pieces: str) -> list[str]:
     return sorted(found)
 
 
-def with_hashes(output: str, *trusted: str) -> str:
-    """``output`` with the hashes of the inline scripts of its ``trusted`` pieces where the policy asks for them."""
-    if f" {TOKEN}" not in output:  # not a page of overrides/main.html
+def with_hashes(output: str, *trusted: str, token: str = TOKEN) -> str:
+    """``output`` with the hashes of the inline scripts of its ``trusted`` pieces where the policy asks for them
+    (``token``, the option ``placeholder``)."""
+    if f" {token}" not in output:  # not a page of the template with the policy
         return output
-    return output.replace(f" {TOKEN}", "".join(f" {source}" for source in hashes(*trusted)), 1)
+    return output.replace(f" {token}", "".join(f" {source}" for source in hashes(*trusted)), 1)
 
 
-@event_priority(-1000)  # the last change to the content: what the other hooks and plugins add is content too
-def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    return f"{START}{html}{END}"
+class CSPConfig(Config):
+    # what the template's policy holds in its script-src where the hashes go
+    placeholder = config_options.Type(str, default=TOKEN)
 
 
-@event_priority(-1000)  # after every other change to the page (the search hook's script, the engine's views)
-def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    before, start, rest = output.partition(START)
-    content, end, after = rest.partition(END)
-    if not (start and end):  # a template that shows no content: all of it is the theme's
-        output = output.replace(START, "").replace(END, "")
-        return with_hashes(output, output)
-    output = before + content + after
-    if page.file.src_uri.endswith(".ipynb"):  # the engine's notebook views: mkdocs-jupyter's scripts
-        return with_hashes(output, output)
-    return with_hashes(output, before, after)
+class CSPPlugin(BasePlugin[CSPConfig]):
+    @event_priority(-1000)  # the last change to the content: what the other hooks and plugins add is content too
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        return f"{START}{html}{END}"
 
+    @event_priority(-1000)  # after every other change to the page (the search plugin's script, the engine's views)
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        token = self.config.placeholder
+        before, start, rest = output.partition(START)
+        content, end, after = rest.partition(END)
+        if not (start and end):  # a template that shows no content: all of it is the theme's
+            output = output.replace(START, "").replace(END, "")
+            return with_hashes(output, output, token=token)
+        output = before + content + after
+        if page.file.src_uri.endswith(".ipynb"):  # the engine's notebook views: mkdocs-jupyter's scripts
+            return with_hashes(output, output, token=token)
+        return with_hashes(output, before, after, token=token)
 
-@event_priority(25)  # after the search hook's change to the 404 page, before hooks/pages.py keeps each language's
-def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
-    return with_hashes(output, output) if template_name.endswith(".html") else output
+    @event_priority(25)  # after the search plugin's change to the 404 page, before examples-pages keeps each language's
+    def on_post_template(self, output: str, *, template_name: str, config: MkDocsConfig) -> str:
+        return with_hashes(output, output, token=self.config.placeholder) if template_name.endswith(".html") else output
 
-
-def on_serve(server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
-    upstream.mkdocs_wrap_live_reload(server, _with_live_reload)
-    return server
+    def on_serve(
+        self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable[..., Any]
+    ) -> LiveReloadServer:
+        upstream.mkdocs_wrap_live_reload(server, _with_live_reload)
+        return server
 
 
 def _with_live_reload(inject: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:
@@ -142,7 +153,7 @@ def _with_live_reload(inject: Callable[[bytes, int], bytes]) -> Callable[[bytes,
         served = inject(content, epoch).decode()
         added = set(hashes(served)) - set(hashes(content.decode()))
         head, body = served.split("</head>", 1) if "</head>" in served else ("", served)
-        policy = "script-src 'self'"  # as overrides/main.html writes it: the hashes follow
+        policy = "script-src 'self'"  # as the template writes it: the hashes follow
         return (head.replace(policy, " ".join([policy, *sorted(added)]), 1) + "</head>" * bool(head) + body).encode()
 
     return injected
