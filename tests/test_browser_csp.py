@@ -96,7 +96,7 @@ def test_a_missing_page_shows_its_404_without_a_violation(watched, base_url, lan
 
 
 def test_a_script_in_a_pages_content_does_not_run(watched, base_url):
-    """What hooks/page_html.py refuses, put into a built page: an inline script, an event handler, a javascript:
+    """What examples-page-html refuses, put into a built page: an inline script, an event handler, a javascript:
     link. The browser runs none of them and reports each."""
     url = f"{base_url}/tensors/cat-and-stack/"
     html = urlopen(url).read().decode()

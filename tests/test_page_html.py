@@ -1,4 +1,5 @@
-"""hooks/page_html.py: a page's own HTML cannot script the site, on copies of the fixture site (tests/site).
+"""examples-page-html (src/mkdocs_examples/site/page_html.py): a page's own HTML cannot script the site, on
+copies of the fixture site (tests/site).
 
 Each payload is one a stranger's page could bring through Markdown (raw HTML, a Markdown link, an
 attribute list): a strict build stops, naming the page's file and line and what to write instead;
@@ -13,9 +14,11 @@ from types import SimpleNamespace
 
 import markdown
 import pytest
-from helpers import ROOT, build_site, load_file
+from helpers import build_site
 from mkdocs.exceptions import Abort
 from test_hooks import fixture
+
+from mkdocs_examples.site import page_html
 
 EXTENSIONS = "  - attr_list\n  - md_in_html\n  - pymdownx.details\n  - pymdownx.tabbed:\n      alternate_style: true\n"
 # payload (one line of Markdown): what the warning says of it, and what of it must not reach the built page
@@ -43,15 +46,11 @@ PAYLOADS = {
 }  # fmt: skip
 
 
-def page_html():
-    return load_file("page_html_under_test", ROOT / "hooks" / "page_html.py")
-
-
 def site_with(tmp_path, line: str):
-    """The fixture site with the hook, and ``line`` on line 11 of its English page (the default language: a
+    """The fixture site with the plugin, and ``line`` on line 11 of its English page (the default language: a
     strict build that fails inside static-i18n's build of another language leaves MkDocs' clean_directory
     patched out for the rest of the process, static-i18n 1.3.1)."""
-    root = fixture(tmp_path, "page_html.py")
+    root = fixture(tmp_path, "examples-page-html")
     config = root / "mkdocs.yml"
     config.write_text(config.read_text().replace("markdown_extensions:\n", f"markdown_extensions:\n{EXTENSIONS}", 1))
     page = root / "docs" / "en" / "index.md"
@@ -110,18 +109,18 @@ def test_what_the_sites_extensions_write_passes_unchanged():
     content = markdown.markdown(HARMLESS, extensions=extensions, extension_configs={"pymdownx.tabbed": {
         "alternate_style": True}, "pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}})  # fmt: skip
     assert "<input" in content and "<details" in content and 'src="data:image/png' in content  # all of it made
-    assert page_html().check(content) == ([], content)  # nothing found, and the very same text
+    assert page_html.check(content) == ([], content)  # nothing found, and the very same text
 
 
 def test_serve_checks_a_pages_content_once_while_it_is_the_same_and_any_other_content_in_full(monkeypatch, caplog):
-    hook = page_html()
     checked: list[str] = []
-    check = hook.check
-    monkeypatch.setattr(hook, "check", lambda html: (checked.append(html), check(html))[1])
+    check = page_html.check
+    monkeypatch.setattr(page_html, "check", lambda html: (checked.append(html), check(html))[1])
+    plugin = page_html.PageHTMLPlugin()
     page = SimpleNamespace(file=SimpleNamespace(src_uri="en/index.md", abs_src_path=None), markdown="")
     config = SimpleNamespace(docs_dir="docs")
     clean, bad = "<p>A page.</p>", '<p>A page.</p><img src="x.png" onerror="alert(1)">'
-    for content in (clean, clean, bad, bad, clean):  # rebuilds of one `mkdocs serve` (a fresh module: nothing kept)
-        hook.on_page_content(content, page=page, config=config, files=None)
+    for content in (clean, clean, bad, bad, clean):  # rebuilds of one `mkdocs serve` (a fresh plugin: nothing kept)
+        plugin.on_page_content(content, page=page, config=config, files=None)
     assert checked == [clean, bad, bad]  # content found clean is not read again; any other content is
     assert caplog.text.count("the attribute `onerror` of <img> runs script") == 2

@@ -1,4 +1,5 @@
-"""Pages cannot script the site (a MkDocs hook): the HTML a page brings is checked before it is published.
+"""Pages cannot script the site (the MkDocs plugin `examples-page-html`): the HTML a page brings is checked
+before it is published.
 
 Pages come from strangers' pull requests, and Markdown publishes the raw HTML in a page, and the
 attributes `attr_list` puts on an element (``## Title {: onclick=… }``), as written. So the HTML of
@@ -18,11 +19,12 @@ strict build fails), and the build that goes on (`mkdocs serve`) publishes the p
 Comments, CDATA sections and processing instructions are read as HTML too, and no element's
 content is read as raw text (``<svg><style>`` is markup to a browser): where html.parser and a
 browser disagree on where such a thing ends, the check errs towards refusing. The site's
-Content-Security-Policy (overrides/main.html, the plugin examples-csp) is the second line: it lets no
+Content-Security-Policy (PyTorch Tips' overrides/main.html, the plugin examples-csp) is the second line: it lets no
 inline script of a page's content run.
 
-A page's content found clean is kept (in memory, by page) for the rebuilds of `mkdocs serve`: the
-same content is not read again, and any other is checked in full.
+A page's content found clean is kept (in memory, by page, on the plugin, which MkDocs keeps for the
+rebuilds of `mkdocs serve` as it has ``on_startup``): the same content is not read again, and any
+other is checked in full.
 
 Not checked: the theme's templates and overrides/ (never page content), and the engine's notebook
 views (``.ipynb`` pages, rendered by mkdocs-jupyter with its own scripts; tests/test_markup.py
@@ -36,8 +38,9 @@ from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
@@ -63,8 +66,6 @@ _VOID = {"meta", "base", "embed", "frame"}  # refused elements without content o
 _KEEP_CONTENT = {"form"}  # a refused form's text and fields stay, without the form
 SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 _ANIMATED = "attributename"  # SVG's <set>/<animate>: the attribute they change
-
-_clean: dict[str, str] = {}  # src_uri: the page's content last found clean (`serve` rebuilds every page)
 
 
 @dataclass(frozen=True)
@@ -185,34 +186,41 @@ def _line(source: str, token: str, seen: int) -> int | None:
     return text.count("\n", 0, at) + 1
 
 
-def on_startup(*, command: str, dirty: bool) -> None:
-    _clean.clear()
+class PageHTMLConfig(Config):
+    """No options: what a page may not hold is the same for every site."""
 
 
-def on_shutdown() -> None:
-    _clean.clear()
+class PageHTMLPlugin(BasePlugin[PageHTMLConfig]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clean: dict[str, str] = {}  # src_uri: the page's content last found clean (`serve` rebuilds every page)
 
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.clean.clear()
 
-@event_priority(100)  # before search indexes the content and hooks/pages.py links API names in it
-def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    uri = page.file.src_uri
-    if uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
-        return html
-    if _clean.get(uri) == html:
-        return html
-    found, safe = check(html)
-    if not found:
-        _clean[uri] = html
-        return html
-    shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-    path = page.file.abs_src_path
-    source = Path(path).read_text(encoding="utf-8") if path else (page.markdown or "")
-    seen: dict[str, int] = {}  # token: how many findings were placed at an occurrence of it
-    for finding in found:
-        line = None
-        for token in finding.tokens:  # a scheme written as character references: the attribute's name
-            if (line := _line(source, token, seen.get(token, 0))) is not None:
-                seen[token] = seen.get(token, 0) + 1
-                break
-        log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
-    return safe
+    def on_shutdown(self) -> None:
+        self.clean.clear()
+
+    @event_priority(100)  # before search indexes the content and examples-pages links API names in it
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        uri = page.file.src_uri
+        if uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
+            return html
+        if self.clean.get(uri) == html:
+            return html
+        found, safe = check(html)
+        if not found:
+            self.clean[uri] = html
+            return html
+        shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        path = page.file.abs_src_path
+        source = Path(path).read_text(encoding="utf-8") if path else (page.markdown or "")
+        seen: dict[str, int] = {}  # token: how many findings were placed at an occurrence of it
+        for finding in found:
+            line = None
+            for token in finding.tokens:  # a scheme written as character references: the attribute's name
+                if (line := _line(source, token, seen.get(token, 0))) is not None:
+                    seen[token] = seen.get(token, 0) + 1
+                    break
+            log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
+        return safe
