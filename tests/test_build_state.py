@@ -63,7 +63,8 @@ def test_no_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_proces
     (tmp_path / "hooks" / "failing.py").write_text(FAILING)
     text = (root / "mkdocs.yml").read_text()
     hooks = [str(tmp_path / "hooks" / "search.py")]  # each hook goes by its path in mkdocs.yml
-    hooks += [str(Path(__file__).parent.parent / "hooks" / name) for name in ("pages.py", "render_cache.py")]
+    hooks += [str(Path(__file__).parent.parent / name) for name in ("src/mkdocs_examples/site/pages.py",
+                                                                    "hooks/render_cache.py")]
     text += "".join(f"  - {hook}\n" for hook in [*hooks[1:], tmp_path / "hooks" / "failing.py"])
     (root / "mkdocs.yml").write_text(text)
     (root / "fail").touch()

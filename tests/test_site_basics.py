@@ -37,7 +37,7 @@ def test_every_page_has_its_own_description_in_its_language(real_site):
 
 
 def test_a_headings_link_to_itself_is_titled_in_the_pages_language(real_site):
-    """hooks/pages.py: the toc extension's `permalink_title` for each language's build."""
+    """src/mkdocs_examples/site/pages.py: the toc extension's `permalink_title` for each language's build."""
     site, _ = real_site
     titles: dict[str, set[str]] = {"en": set(), "zh": set()}
     for page in pages(site):
@@ -88,8 +88,8 @@ def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real
 
 
 def pages_hook():
-    """hooks/pages.py as a module of its own (MkDocs loads it by path, too)."""
-    return load_file("pages_hook_under_test", ROOT / "hooks" / "pages.py")
+    """src/mkdocs_examples/site/pages.py as a module of its own (MkDocs loads it by path, too)."""
+    return load_file("pages_hook_under_test", ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
 
 
 def test_api_names_resolve_to_their_entry_in_the_inventory():
@@ -196,7 +196,7 @@ def test_a_name_not_in_pytorchs_documentation_is_a_warning_naming_the_page_and_f
     site = shutil.copytree(ROOT / "tests" / "site", tmp_path / "site")
     config_file = site / "mkdocs.yml"
     text = config_file.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
-    config_file.write_text(text + f"hooks:\n  - {ROOT / 'hooks' / 'pages.py'}\n")
+    config_file.write_text(text + f"hooks:\n  - {ROOT / 'src' / 'mkdocs_examples' / 'site' / 'pages.py'}\n")
     # on the default language's page: a strict build that fails inside static-i18n's build of another
     # language leaves MkDocs' clean_directory patched out for the rest of the process (static-i18n 1.3.1)
     page = site / "docs" / "en" / "index.md"
@@ -213,7 +213,7 @@ def test_a_name_not_in_pytorchs_documentation_is_a_warning_naming_the_page_and_f
         config.plugins.on_shutdown()
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning.startswith(f"pages: docs/en/index.md:11: `{name}` is not in PyTorch's documentation")
-    assert "add it to UNLINKED in hooks/pages.py" in warning
+    assert "add it to UNLINKED in src/mkdocs_examples/site/pages.py" in warning
     if not strict:
         built = (site / "site" / "index.html").read_text()
         assert f"<code>{name}</code> is not" in built and 'class="mx-api"' in built  # unlinked; torch.cat linked
@@ -277,7 +277,7 @@ def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_pat
     tests = Path(__file__).parent
     site = shutil.copytree(tests / "site", tmp_path / "site")
     with (site / "mkdocs.yml").open("a") as config:
-        config.write(f"hooks:\n  - {tests.parent / 'hooks' / 'pages.py'}\n")
+        config.write(f"hooks:\n  - {tests.parent / 'src' / 'mkdocs_examples' / 'site' / 'pages.py'}\n")
     intro = 'Call it "x" & <b>bold</b>, then <script>alert(1)</script> read on.'
     for lang in ("en", "zh"):
         (site / "docs" / lang / "index.md").write_text(f"# Home\n\n{intro}\n")

@@ -50,7 +50,7 @@ log = get_plugin_logger("pages")
 
 REFERENCE = "https://docs.pytorch.org/docs/stable/"
 # What PyTorch's documentation publishes: name -> "page#anchor" (tools/pytorch_inventory.py writes it)
-INVENTORY = Path(__file__).with_name("pytorch_api.json")
+INVENTORY = Path(__file__).parents[3] / "hooks" / "pytorch_api.json"
 SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torch.Tensor."), ("torch.", "torch."))
 # Names the pages write that PyTorch's documentation (hooks/pytorch_api.json) has no entry for,
 # left unlinked on purpose: name -> why. Any other name missing from it is a warning.
@@ -264,7 +264,7 @@ def _link_name(code: html_parse.Element, where: Callable[[str], str]) -> str | N
     if url == "":
         log.warning(
             f"{where(name[1])}: `{name[1]}` is not in PyTorch's documentation (hooks/pytorch_api.json): "
-            "fix the name, or add it to UNLINKED in hooks/pages.py, saying why, if the page means it"
+            "fix the name, or add it to UNLINKED in src/mkdocs_examples/site/pages.py, saying why, if the page means it"
         )
         return None
     return f'<a href="{url}" class="mx-api" title="PyTorch reference">{code.outer}</a>'
