@@ -450,7 +450,7 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     return _searching(output, i18n.page_language(page, config), config, page.file.src_uri)
 
 
-@event_priority(50)  # before src/mkdocs_examples/site/pages.py's, which keeps this language's 404 aside once it is made
+@event_priority(50)  # before examples-pages', which keeps this language's 404 aside once it is made
 def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
     """The 404 page of each language searches as its pages do (its language's index, our worker)."""
     if template_name != "404.html" or _search(config) is None or _builds.now is None:

@@ -41,7 +41,7 @@ def test_page_shows_code_output_and_provenance(page, base_url, lang):
 def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_those_below(browser, base_url):
     """`content.lazy` (mkdocs.yml): Material measures a code block and gives it its copy button once it comes on
     screen, not every block as the page starts (errors/cuda has 80); yet each block that is wider than a phone's
-    screen is a tab stop from the start (src/mkdocs_examples/site/pages.py), so a keyboard reader can scroll it."""
+    screen is a tab stop from the start (examples-pages), so a keyboard reader can scroll it."""
     page = browser.new_page(viewport={"width": 390, "height": 800})
     state = """() => { const blocks = [...document.querySelectorAll('pre > code')];
         return {wide_unfocusable: blocks.filter(c => c.scrollWidth > c.clientWidth && c.tabIndex < 0).length,

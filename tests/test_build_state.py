@@ -1,5 +1,5 @@
-"""What the site's hooks keep for one build (mkdocs_examples.mkdocs.i18n.BuildState): nothing of it reaches the
-next build of the same process, as `mkdocs serve` makes them, not even from a build that failed."""
+"""What the site's plugins and hooks keep for one build (mkdocs_examples.mkdocs.i18n.BuildState): nothing of it
+reaches the next build of the same process, as `mkdocs serve` makes them, not even from a build that failed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from test_hooks import search_fixture
+from test_hooks import PAGES, search_fixture
 
 from mkdocs_examples.mkdocs.i18n import BuildState
 
@@ -58,32 +58,35 @@ def on_page_markdown(markdown, *, page, config, files):
 """
 
 
-def test_no_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
+def test_no_plugin_or_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
     root = search_fixture(tmp_path)
     (tmp_path / "hooks" / "failing.py").write_text(FAILING)
     text = (root / "mkdocs.yml").read_text()
+    text = text.replace("markdown_extensions:\n", f"  - {PAGES}\nmarkdown_extensions:\n", 1)
     hooks = [str(tmp_path / "hooks" / "search.py")]  # each hook goes by its path in mkdocs.yml
-    hooks += [str(Path(__file__).parent.parent / name) for name in ("src/mkdocs_examples/site/pages.py",
-                                                                    "hooks/render_cache.py")]
+    hooks += [str(Path(__file__).parent.parent / "hooks" / "render_cache.py")]
     text += "".join(f"  - {hook}\n" for hook in [*hooks[1:], tmp_path / "hooks" / "failing.py"])
     (root / "mkdocs.yml").write_text(text)
     (root / "fail").touch()
     handlers = list(logging.getLogger("mkdocs").handlers)
+    plugins = ["examples-pages"]  # each plugin by its name
 
     first = load_config(str(root / "mkdocs.yml"))
-    kept = [first.plugins[hook] for hook in hooks]
-    assert all(isinstance(hook._builds, BuildState) for hook in kept)
+    kept = [first.plugins[name] for name in [*hooks, *plugins]]
+    assert all(isinstance(kept_by._builds, BuildState) for kept_by in kept)
     first.plugins.on_startup(command="serve", dirty=False)
     try:
         with pytest.raises(RuntimeError, match="this build fails"):
             build(first)
-        assert [hook._builds.now for hook in kept] == [None, None, None]
+        assert [kept_by._builds.now for kept_by in kept] == [None] * len(kept)
         assert logging.getLogger("mkdocs").handlers == handlers  # the render cache's counter of warnings too
         (root / "fail").unlink()
         second = load_config(str(root / "mkdocs.yml"))
-        assert [second.plugins[hook] for hook in hooks] == kept  # one module each, as `mkdocs serve` has
+        assert [second.plugins[hook] for hook in hooks] == kept[: len(hooks)]  # one module each, as `mkdocs serve` has
+        # a plugin is the same object where it has on_startup (MkDocs keeps it for `mkdocs serve`), else a new one
+        kept += [second.plugins[name] for name in plugins if second.plugins[name] not in kept]
         build(second)
-        assert [hook._builds.now for hook in kept] == [None, None, None]
+        assert [kept_by._builds.now for kept_by in kept] == [None] * len(kept)
         assert (root / "site" / "zh" / "search" / "search_index.json").is_file()  # the second build went through
     finally:
         first.plugins.on_shutdown()

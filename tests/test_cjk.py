@@ -91,7 +91,8 @@ def test_every_cjk_block_is_cjk_for_a_break(character):
 
 
 def test_a_pages_description_joins_a_broken_line_as_its_page_does():
-    pages = load_file("pages_hook", ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+    from mkdocs_examples.site import pages
+
     text = "# 标题\n\n这样写对吗？\n《手册》这样说\n“引号”也是，\n𪜀字也是。 Latin words keep their space\n"
     joined = "这样写对吗？《手册》这样说“引号”也是，𪜀字也是。 Latin words keep their space"
     assert pages._first_paragraph(text) == joined

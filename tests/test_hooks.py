@@ -21,6 +21,8 @@ from mkdocs.config import load_config
 
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
+# the plugin examples-pages with the real site's inventory, as fixture() lists it
+PAGES = f"examples-pages: {{inventory: {ROOT / 'hooks' / 'pytorch_api.json'}}}"
 
 
 def fixture(tmp_path: Path, *hooks: str | Path, plugins: str = "", run: bool = False) -> Path:
@@ -78,11 +80,11 @@ def date_of(page: Path) -> str:
     return text[at:].split("</span>", 2)[1].split("<")[0].strip()
 
 
-# --- pages.py ---------------------------------------------------------------------------------------
+# --- examples-pages --------------------------------------------------------------------------------
 
 
 def test_a_page_shows_the_date_of_a_commit_made_between_two_builds(tmp_path):
-    root = fixture(tmp_path, ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+    root = fixture(tmp_path, PAGES)
     git(root, "init", "-q")
     commit_all(root, "2020-01-02T12:00:00")
     page = root / "docs" / "en" / "index.md"
@@ -97,7 +99,7 @@ def test_a_page_shows_the_date_of_a_commit_made_between_two_builds(tmp_path):
 
 
 def test_a_page_dates_from_the_last_change_of_an_example_it_embeds(tmp_path):
-    root = fixture(tmp_path, ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+    root = fixture(tmp_path, PAGES)
     git(root, "init", "-q")
     commit_all(root, "2020-01-02T12:00:00")
     (root / "examples" / "two.py").write_text((root / "examples" / "two.py").read_text() + "\n# a comment\n")
@@ -108,7 +110,7 @@ def test_a_page_dates_from_the_last_change_of_an_example_it_embeds(tmp_path):
 
 
 def test_a_404_page_of_a_language_no_longer_built_is_not_written(tmp_path):
-    root = fixture(tmp_path, ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+    root = fixture(tmp_path, PAGES)
     config = root / "mkdocs.yml"
 
     def stop_building_chinese() -> None:
@@ -209,7 +211,7 @@ def test_a_build_imports_no_module_that_a_page_names_in_code_font(tmp_path):
     """API names are looked up in hooks/pytorch_api.json alone: a name in prose imports nothing. Importing
     `torch.utils.model_dump.__main__` runs its argparse, which ends the process (rc 2) and, given a file
     named like an argument, loads it as a pickled model."""
-    root = fixture(tmp_path, ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+    root = fixture(tmp_path, PAGES)
     for lang in ("en", "zh"):
         page = root / "docs" / lang / "index.md"
         page.write_text(

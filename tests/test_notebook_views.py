@@ -236,7 +236,7 @@ def test_a_view_carries_its_language_its_switcher_and_plain_title(real_site, lan
             pattern = rf'<{tag} (?:rel="alternate" )?href="([^"]*)" hreflang="{(other or "en/").strip("/")}"'
             found = re.findall(pattern, page)
             assert found, f"{view}: no <{tag}> to the other language"
-            if tag == "link":  # an absolute address, as search engines read them (src/mkdocs_examples/site/pages.py)
+            if tag == "link":  # an absolute address, as search engines read them (examples-pages)
                 assert found[0].startswith(SITE_URL), f"{view}: {found}"
                 found[0] = str(site / found[0].removeprefix(SITE_URL))
             target = (view.parent / found[0] / "index.html").resolve()

@@ -9,12 +9,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from helpers import load_file
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
+from mkdocs.utils.yaml import yaml_load
+from test_hooks import PAGES
 
 from mkdocs_examples import yaml_files
+from mkdocs_examples.site.pages import REFERENCE, Inventory, PagesPlugin, read_inventory, reference
 
 ROOT = Path(__file__).parent.parent
 SITE_URL = yaml_files.load(ROOT / "mkdocs.yml")["site_url"]
@@ -37,7 +39,7 @@ def test_every_page_has_its_own_description_in_its_language(real_site):
 
 
 def test_a_headings_link_to_itself_is_titled_in_the_pages_language(real_site):
-    """src/mkdocs_examples/site/pages.py: the toc extension's `permalink_title` for each language's build."""
+    """examples-pages: the toc extension's `permalink_title` for each language's build."""
     site, _ = real_site
     titles: dict[str, set[str]] = {"en": set(), "zh": set()}
     for page in pages(site):
@@ -72,42 +74,47 @@ def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
 def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real_site):
     """A link is only made to an entry of the inventory (hooks/pytorch_api.json), never by a rule."""
     site, _ = real_site
-    hook, links = pages_hook(), set()
+    plugin, links = site_pages(), set()
     for page in pages(site):
         links |= set(re.findall(r'<a href="([^"]+)" class="mx-api"[^>]*><code>([^<]+)</code>', page.read_text()))
     assert len(links) > 50
-    published = set(hook._inventory().names.values())
+    published = set(read_inventory(plugin.config.inventory).names.values())
     for url, shown in links:
-        assert url.startswith(hook.REFERENCE) and url.removeprefix(hook.REFERENCE) in published, (shown, url)
-        page, _, anchor = url.removeprefix(hook.REFERENCE).partition("#")
+        assert url.startswith(REFERENCE) and url.removeprefix(REFERENCE) in published, (shown, url)
+        page, _, anchor = url.removeprefix(REFERENCE).partition("#")
         assert page.endswith(".html") and anchor, url
     # these pointed to generated/<name>.html pages that PyTorch's reference does not have
-    shown = {s.removesuffix("()"): u.removeprefix(hook.REFERENCE) for u, s in links}
+    shown = {s.removesuffix("()"): u.removeprefix(REFERENCE) for u, s in links}
     assert shown["torch.autograd.detect_anomaly"] == "autograd.html#torch.autograd.detect_anomaly"
     assert shown["torch.utils.checkpoint.checkpoint"] == "checkpoint.html#torch.utils.checkpoint.checkpoint"
 
 
-def pages_hook():
-    """src/mkdocs_examples/site/pages.py as a module of its own (MkDocs loads it by path, too)."""
-    return load_file("pages_hook_under_test", ROOT / "src" / "mkdocs_examples" / "site" / "pages.py")
+def site_pages() -> PagesPlugin:
+    """The plugin examples-pages with the options the real site gives it in mkdocs.yml."""
+    with (ROOT / "mkdocs.yml").open(encoding="utf-8") as file:
+        listed = yaml_load(file)["plugins"]
+    (options,) = [item["examples-pages"] for item in listed if isinstance(item, dict) and "examples-pages" in item]
+    plugin = PagesPlugin()
+    assert plugin.load_config(options, str(ROOT / "mkdocs.yml")) == ([], [])
+    return plugin
 
 
 def test_api_names_resolve_to_their_entry_in_the_inventory():
-    hook = pages_hook()
-    assert hook.reference("torch.cat").endswith("generated/torch.cat.html#torch.cat")
-    assert hook.reference("nn.Linear").endswith("generated/torch.nn.Linear.html#torch.nn.Linear")
-    assert hook.reference("F.cross_entropy").endswith("#torch.nn.functional.cross_entropy")
-    assert hook.reference("Tensor.detach()").endswith("generated/torch.Tensor.detach.html#torch.Tensor.detach")
-    assert hook.reference("torch.utils.data.DataLoader").endswith("data.html#torch.utils.data.DataLoader")
-    assert hook.reference("torch.nn").endswith("nn.html#module-torch.nn")  # a module with an entry
-    assert hook.reference("torch.float32") is None  # a value: no entry of its own, not linked
-    assert hook.reference("torch.zero_grad") is None  # shown on purpose as a mistake (UNLINKED)
-    assert hook.reference("torch.no_such_function") == ""
+    plugin = site_pages()
+    assert plugin.reference("torch.cat").endswith("generated/torch.cat.html#torch.cat")
+    assert plugin.reference("nn.Linear").endswith("generated/torch.nn.Linear.html#torch.nn.Linear")
+    assert plugin.reference("F.cross_entropy").endswith("#torch.nn.functional.cross_entropy")
+    assert plugin.reference("Tensor.detach()").endswith("generated/torch.Tensor.detach.html#torch.Tensor.detach")
+    assert plugin.reference("torch.utils.data.DataLoader").endswith("data.html#torch.utils.data.DataLoader")
+    assert plugin.reference("torch.nn").endswith("nn.html#module-torch.nn")  # a module with an entry
+    assert plugin.reference("torch.float32") is None  # a value: no entry of its own, not linked
+    assert plugin.reference("torch.zero_grad") is None  # shown on purpose as a mistake (unlinked)
+    assert plugin.reference("torch.no_such_function") == ""
 
 
 def test_api_names_documented_under_another_name_link_where_pytorch_documents_them():
     """A rule would point these to generated/<name>.html pages that PyTorch's reference does not have."""
-    hook = pages_hook()
+    plugin = site_pages()
     expected = {
         "torch.Tensor": "tensors.html#torch.Tensor",
         "torch.dtype": "tensor_attributes.html#torch.dtype",
@@ -122,45 +129,46 @@ def test_api_names_documented_under_another_name_link_where_pytorch_documents_th
         "torch.profiler.profile": "profiler.html#torch.profiler.profile",
         "torch.utils.benchmark.Timer": "benchmark_utils.html#torch.utils.benchmark.Timer",
     }
-    assert {name: hook.reference(name) for name in expected} == {n: hook.REFERENCE + u for n, u in expected.items()}
-    assert hook.reference("nn.init.xavier_uniform") is None  # a deprecated alias: unlinked on purpose
+    assert {name: plugin.reference(name) for name in expected} == {n: REFERENCE + u for n, u in expected.items()}
+    assert plugin.reference("nn.init.xavier_uniform") is None  # a deprecated alias: unlinked on purpose
 
 
 def test_every_name_left_unlinked_on_purpose_is_really_missing_from_the_inventory():
-    hook = pages_hook()
-    known = hook._inventory()
-    assert not [name for name in hook.UNLINKED if name in known.names or name in known.aliases]
+    plugin = site_pages()
+    known = read_inventory(plugin.config.inventory)
+    assert plugin.config.unlinked
+    assert not [name for name in plugin.config.unlinked if name in known.names or name in known.aliases]
 
 
 @pytest.mark.parametrize("content", [None, "{not json", '{"names": ["torch.cat"]}', '{"source": ""}'])
 def test_a_missing_or_broken_inventory_is_an_error_naming_the_file_and_the_tool(tmp_path, content):
-    hook = pages_hook()
-    hook.INVENTORY = tmp_path / "pytorch_api.json"
+    inventory = tmp_path / "pytorch_api.json"
     if content is not None:
-        hook.INVENTORY.write_text(content)
+        inventory.write_text(content)
     with pytest.raises(PluginError, match=r"pytorch_api\.json: not an inventory .*tools/pytorch_inventory\.py"):
-        hook.reference("torch.cat")
+        read_inventory(str(inventory))
 
 
 def test_an_api_name_is_resolved_from_the_inventory_alone():
     """Aliases and values come from the file: a name the inventory does not know is a warning, whatever torch holds."""
-    hook = pages_hook()
-    known = hook.Inventory(
+    known = Inventory(
         names={"torch.cat": "generated/torch.cat.html#torch.cat", "torch.a.b.f": "a.html#torch.a.b.f"},
         aliases={"torch.f": "torch.a.b.f"},
         values=frozenset({"torch.flag"}),
     )
-    assert hook.reference("torch.cat", known) == hook.REFERENCE + "generated/torch.cat.html#torch.cat"
-    assert hook.reference("torch.f()", known) == hook.REFERENCE + "a.html#torch.a.b.f"
-    assert hook.reference("torch.flag", known) is None
-    assert hook.reference("torch.float32", known) == ""  # a value in torch, but not in this inventory
-    assert hook.reference("torch.utils.model_dump.__main__", known) == ""
+    assert reference("torch.cat", known) == REFERENCE + "generated/torch.cat.html#torch.cat"
+    assert reference("torch.f()", known) == REFERENCE + "a.html#torch.a.b.f"
+    assert reference("torch.flag", known) is None
+    assert reference("torch.float32", known) == ""  # a value in torch, but not in this inventory
+    assert reference("torch.utils.model_dump.__main__", known) == ""
+    assert reference("torch.f", known, unlinked={"torch.f": "why"}) is None  # the option unlinked
+    assert reference("torch.cat", known, base="https://x.org/") == "https://x.org/generated/torch.cat.html#torch.cat"
 
 
 def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
     from types import SimpleNamespace
 
-    hook = pages_hook()
+    plugin = site_pages()
     content = (
         '<p>Use <code>torch.cat</code> or <code>torch.cat()</code>, not <code class="x">torch.cat</code>.</p>\n'
         '<h2 id="c"><code>torch.cat</code><a class="headerlink" href="#c">¶</a></h2>\n'
@@ -169,8 +177,8 @@ def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
         '<pre class="x"><code>torch.cat</code></pre>'
     )
     page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md", abs_src_path=None), markdown="")
-    linked = hook.on_page_content(content, page=page, config=SimpleNamespace(docs_dir="docs"), files=None)
-    url = hook.reference("torch.cat")
+    linked = plugin.on_page_content(content, page=page, config=SimpleNamespace(docs_dir="docs"), files=None)
+    url = plugin.reference("torch.cat")
     expected = content.replace(
         "<code>torch.cat</code> or <code>torch.cat()</code>",
         f'<a href="{url}" class="mx-api" title="PyTorch reference"><code>torch.cat</code></a> or '
@@ -181,11 +189,10 @@ def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
 
 @pytest.mark.parametrize("aliases", ['{"torch.f": "torch.not_documented"}', '["torch.f"]'])
 def test_an_alias_of_no_documented_name_is_an_error(tmp_path, aliases):
-    hook = pages_hook()
-    hook.INVENTORY = tmp_path / "pytorch_api.json"
-    hook.INVENTORY.write_text(f'{{"names": {{"torch.cat": "x.html#torch.cat"}}, "aliases": {aliases}}}')
+    inventory = tmp_path / "pytorch_api.json"
+    inventory.write_text(f'{{"names": {{"torch.cat": "x.html#torch.cat"}}, "aliases": {aliases}}}')
     with pytest.raises(PluginError, match=r'pytorch_api\.json: not an inventory .*"aliases"'):
-        hook.reference("torch.cat")
+        read_inventory(str(inventory))
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -196,7 +203,7 @@ def test_a_name_not_in_pytorchs_documentation_is_a_warning_naming_the_page_and_f
     site = shutil.copytree(ROOT / "tests" / "site", tmp_path / "site")
     config_file = site / "mkdocs.yml"
     text = config_file.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
-    config_file.write_text(text + f"hooks:\n  - {ROOT / 'src' / 'mkdocs_examples' / 'site' / 'pages.py'}\n")
+    config_file.write_text(text.replace("markdown_extensions:\n", f"  - {PAGES}\nmarkdown_extensions:\n", 1))
     # on the default language's page: a strict build that fails inside static-i18n's build of another
     # language leaves MkDocs' clean_directory patched out for the rest of the process (static-i18n 1.3.1)
     page = site / "docs" / "en" / "index.md"
@@ -213,7 +220,8 @@ def test_a_name_not_in_pytorchs_documentation_is_a_warning_naming_the_page_and_f
         config.plugins.on_shutdown()
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning.startswith(f"pages: docs/en/index.md:11: `{name}` is not in PyTorch's documentation")
-    assert "add it to UNLINKED in src/mkdocs_examples/site/pages.py" in warning
+    fix = "pytorch_api.json): fix the name, or add it to `unlinked` of the plugin examples-pages in mkdocs.yml"
+    assert fix in warning
     if not strict:
         built = (site / "site" / "index.html").read_text()
         assert f"<code>{name}</code> is not" in built and 'class="mx-api"' in built  # unlinked; torch.cat linked
@@ -276,8 +284,9 @@ def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_pat
 
     tests = Path(__file__).parent
     site = shutil.copytree(tests / "site", tmp_path / "site")
-    with (site / "mkdocs.yml").open("a") as config:
-        config.write(f"hooks:\n  - {tests.parent / 'src' / 'mkdocs_examples' / 'site' / 'pages.py'}\n")
+    config_file = site / "mkdocs.yml"
+    text = config_file.read_text()
+    config_file.write_text(text.replace("markdown_extensions:\n", f"  - {PAGES}\nmarkdown_extensions:\n", 1))
     intro = 'Call it "x" & <b>bold</b>, then <script>alert(1)</script> read on.'
     for lang in ("en", "zh"):
         (site / "docs" / lang / "index.md").write_text(f"# Home\n\n{intro}\n")

@@ -148,7 +148,7 @@ def served(output: str, url: str) -> str:
     page), with the small one of ours; each cell's code and output a ``<code>`` in its ``<pre>``, as in the
     site's pages, which Material gives its copy button, and a tab stop, so that a keyboard reader scrolls one
     wider than the screen (axe: scrollable-region-focusable), as the site's pages make their code blocks
-    (site/pages.py). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
+    (the plugin examples-pages). The notebook's styles and blocks (each a bare ``<pre>``) are all in the content."""
     # the page's head, and the styles and blocks of its content (Material's article): the rest is not read
     articles = html_parse.find_all(output, "article", start_only=True)
     start = articles[0].start if articles else len(output)

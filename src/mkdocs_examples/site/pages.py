@@ -1,4 +1,4 @@
-"""What readers expect of every page, in both languages (a MkDocs hook).
+"""What readers expect of every page, in every language (the MkDocs plugin `examples-pages`).
 
 - A description (``<meta name="description">``) from the page's first paragraph, so each
   page and each language has its own, unless the page's front matter sets one.
@@ -7,14 +7,15 @@
   page's ``<lastmod>`` in the sitemaps (the day of the build for a page without one).
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
   `Tensor.detach`) link to the page and anchor that PyTorch's documentation gives them, as
-  listed in ``hooks/pytorch_api.json`` (written by tools/pytorch_inventory.py from PyTorch's
-  docs sources): a name is looked up as written, then as the inventory's alias of a documented
-  name (``torch.set_grad_enabled`` is documented as ``torch.autograd.grad_mode.set_grad_enabled``).
-  Nothing is imported to resolve a name: a page's prose is a stranger's text, and importing a
-  module it names runs that module (``torch.utils.model_dump.__main__`` parses the build's
-  command line and loads the file it names). A name with no entry is a warning (a strict build
-  fails) unless it is left unlinked on purpose (``UNLINKED`` below, with why); the values the
-  inventory lists (dtypes, flags) are not linked.
+  listed in the inventory of the option ``inventory`` (PyTorch Tips' hooks/pytorch_api.json,
+  written by its tools/pytorch_inventory.py from PyTorch's docs sources): a name is looked up
+  as written, then as the inventory's alias of a documented name (``torch.set_grad_enabled`` is
+  documented as ``torch.autograd.grad_mode.set_grad_enabled``). Nothing is imported to resolve
+  a name: a page's prose is a stranger's text, and importing a module it names runs that module
+  (``torch.utils.model_dump.__main__`` parses the build's command line and loads the file it
+  names). A name with no entry is a warning (a strict build fails) unless it is left unlinked on
+  purpose (the option ``unlinked``: name, why); the values the inventory lists (dtypes, flags)
+  are not linked. Without an inventory, no name is linked.
 - Every code block a tab stop, so that a keyboard reaches one that is wider than the screen
   (Material's `content.lazy` makes a block focusable only once it comes on screen), and the
   ``hreflang`` links to the page's twin as absolute addresses.
@@ -29,71 +30,29 @@ import functools
 import json
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import cjk, html_parse
 from mkdocs_examples.mkdocs import i18n
 
 log = get_plugin_logger("pages")
 
-REFERENCE = "https://docs.pytorch.org/docs/stable/"
-# What PyTorch's documentation publishes: name -> "page#anchor" (tools/pytorch_inventory.py writes it)
-INVENTORY = Path(__file__).parents[3] / "hooks" / "pytorch_api.json"
+REFERENCE = "https://docs.pytorch.org/docs/stable/"  # the default of the option `reference`
 SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torch.Tensor."), ("torch.", "torch."))
-# Names the pages write that PyTorch's documentation (hooks/pytorch_api.json) has no entry for,
-# left unlinked on purpose: name -> why. Any other name missing from it is a warning.
-UNLINKED = {
-    "torch.zero_grad": "shown on purpose as a mistake: it does not exist",
-    "torch.AcceleratorError": "the exception type of CUDA errors (a RuntimeError), without an entry in the docs read",
-    "torch.distributed.DistBackendError": "the exception type of a NCCL timeout that wait() raises (a RuntimeError), "
-    "without an entry in the docs read",
-    "torch.nn.pdist": "shown on purpose as a mistake: it does not exist",
-    "torch.pdist": "an alias of torch.nn.functional.pdist (linked) with no entry of its own",
-    "torch.relu": "torch.md lists no relu (torch.nn.functional.relu has the entry)",
-    "torch.nn.init.xavier_uniform": "a deprecated alias, shown as such; nn.init.md documents xavier_uniform_",
-    "torch.nn.init": "nn.init.md has no module entry (no automodule), only its functions",
-    "torch.nn.utils.rnn": "nn.md declares the module only inside an HTML comment; its functions are linked",
-    "torch.FloatTensor": "a legacy type: tensors.md names it in a table, without an entry",
-    "torch.cuda.FloatTensor": "a legacy type: tensors.md names it in a table, without an entry",
-    "torch.FloatTensor.abs_": "a legacy spelling the page shows as old; Tensor.abs_ is the entry",
-    "torch.amp.GradScaler": "amp.md of the sources read documents only torch.cuda.amp/torch.cpu.amp.GradScaler",
-    "torch.multiprocessing.start_processes": "multiprocessing.md documents spawn, not start_processes",
-    "torch._dynamo.explain": "a private module: no entry in the pages read",
-    "torch._dynamo.exc.Unsupported": "a private module: no entry in the pages read",
-    "torch._inductor.list_mode_options": "a private module: no entry in the pages read",
-    "torch._dynamo.reset": "a private module: no entry in the pages read",
-    "torch._dynamo.config.recompile_limit": "a flag of a private module: no entry in the pages read",
-    "torch._dynamo.config.cache_size_limit": "recompile_limit's name before 2.7, a flag of a private module",
-    "torch._logging.set_logs": "a private module: no entry in the pages read (logging.md describes TORCH_LOGS)",
-    "torch._inductor.aoti_compile_and_package": "a private module: no entry in the pages read",
-    "torch.export": "export.md is not among the pages the inventory read (its source line)",
-    "torch.export.export": "export.md is not among the pages the inventory read (its source line)",
-    "torch.export.save": "export.md is not among the pages the inventory read (its source line)",
-    "torch.export.load": "export.md is not among the pages the inventory read (its source line)",
-    "torch.export.Dim": "export.md is not among the pages the inventory read (its source line)",
-    "torch.jit.script": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.trace": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.save": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.load": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.annotate": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.freeze": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.jit.interface": "jit.md is not among the pages the inventory read (its source line)",
-    "torch.fx": "fx.md is not among the pages the inventory read (its source line)",
-    "torch.fx.GraphModule": "fx.md is not among the pages the inventory read (its source line)",
-    "torch.func": "func.rst is not among the pages the inventory read (its source line)",
-}
 _JOINED = re.compile(r"(\S) (?=(\S))")  # a space between two characters of a description
 # an API name, as the text of a <code> of prose: torch.cat, nn.Linear, F.cross_entropy(), Tensor.detach
 _NAME = re.compile(r"((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?")
@@ -108,47 +67,11 @@ class _Build:
         self.not_found: dict[str, str] = {}  # language: its 404 page
 
 
-_builds = i18n.BuildState(lambda config: _Build())
-
 # The title of a heading's link to itself (the toc extension's `permalink_title`), in each language
 PERMALINK = {"en": "Permanent link", "zh": "永久链接"}
 
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """The headings' links to themselves titled in the language of the build (static-i18n calls every
-    plugin's `on_config` again for each language it builds)."""
-    toc = config.mdx_configs.setdefault("toc", {})
-    toc["permalink_title"] = PERMALINK.get(i18n.build_language(config), PERMALINK["en"])
-    return config
-
-
-def on_pre_build(*, config: MkDocsConfig) -> None:
-    _builds.start(config)
-
-
-def on_build_error(*, error: Exception) -> None:
-    _builds.drop()
-
-
 # --- descriptions and dates -----------------------------------------------------------
-
-
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if "description" not in page.meta and (text := _first_paragraph(markdown)):
-        page.meta["description"] = text
-    root = Path(config.config_file_path).parent
-    sources = [Path(config.docs_dir) / page.file.src_uri]
-    examples = config.plugins.get("examples")
-    # the engine's API (src/mkdocs_examples/docs/site.md: "The plugin's API for a site's own hooks")
-    if examples is not None:
-        sources += [examples.examples_dir / path for path in examples.examples_of(page.file.src_uri)]
-    known = _dates(root, config)
-    dates = [d for source in sources if (d := known.get(_relative(source, root)))]
-    if dates:
-        # Material shows revision_date under the page; the sitemaps' <lastmod> is update_date (MkDocs
-        # sets it to the day of the build, which would tell search engines every page changed that day)
-        page.meta["revision_date"] = page.update_date = max(dates)
-    return markdown
 
 
 def _first_paragraph(markdown: str) -> str | None:
@@ -172,21 +95,12 @@ def _first_paragraph(markdown: str) -> str | None:
     return None
 
 
-@event_priority(-100)  # after every hook and plugin that sets a description (the notebook views set theirs)
-def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
-    # Material writes the description into content="..." as it is: a quote in a page's first
-    # paragraph would end the attribute and spill the rest into the page's <head>
-    if isinstance(description := page.meta.get("description"), str):
-        page.meta["description"] = escape(description, quote=True)
-    return context
-
-
-def _dates(root: Path, config: MkDocsConfig) -> dict[str, str]:
+def _dates(root: Path, config: MkDocsConfig, build: _Build | None) -> dict[str, str]:
     """Path (relative to ``root``, the folder of mkdocs.yml) -> date of the last commit that changed it.
 
     Read from git once per build, so that `mkdocs serve` shows a commit made while it runs.
     """
-    build = _builds.now or _Build()  # outside a build (a test): read, not kept
+    build = build or _Build()  # outside a build (a test): read, not kept
     if build.dates is None:
         build.dates = {}
         folders = [Path(config.docs_dir)]
@@ -220,27 +134,6 @@ def _relative(path: Path, root: Path) -> str:
 # --- links to PyTorch's reference -------------------------------------------------------
 
 
-def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    where = _where(page, config)
-    # the links, code blocks and headings of the content (no link goes inside one), outermost first: each holds
-    # none of its own kind, and html_parse reads their start and end tags only
-    held = sorted((e for tag in _NOT_LINKED for e in html_parse.find_all(html, tag)), key=lambda e: e.start)
-    outermost: list[html_parse.Element] = []
-    for element in held:
-        if not outermost or element.start >= outermost[-1].end:
-            outermost.append(element)
-    starts = [element.start for element in outermost]
-
-    def edit(code: html_parse.Element) -> str | None:
-        at = bisect.bisect_left(starts, code.start) - 1
-        holder = outermost[at] if at >= 0 and code.start < outermost[at].end else None
-        if holder is None:
-            return _link_name(code, where) if code.start_tag == "<code>" else None
-        return _focusable_code(code, holder) if holder.tag == "pre" else None
-
-    return html_parse.rewrite(html, edit, html_parse.find_all(html, "code"))
-
-
 def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
     """Where a page names an API: ``docs/en/x.md:12`` (the first line of its source that holds the name)."""
     shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
@@ -254,52 +147,60 @@ def _where(page: Page, config: MkDocsConfig) -> Callable[[str], str]:
     return where
 
 
-def _link_name(code: html_parse.Element, where: Callable[[str], str]) -> str | None:
-    """A ``<code>`` of prose that names an API, linked to PyTorch's reference; None if it is not linked."""
+def _link_name(
+    code: html_parse.Element,
+    *,
+    where: Callable[[str], str],
+    resolve: Callable[[str], str | None],
+    fix: Callable[[], str],
+) -> str | None:
+    """A ``<code>`` of prose that names an API, linked to PyTorch's reference (``resolve``: the plugin's
+    ``reference``); None if it is not linked. ``fix``: what a warning of a name with no entry says to do."""
     if (name := _NAME.fullmatch(code.inner)) is None:
         return None
-    url = reference(name[1])
+    url = resolve(name[1])
     if url is None:
         return None
     if url == "":
-        log.warning(
-            f"{where(name[1])}: `{name[1]}` is not in PyTorch's documentation (hooks/pytorch_api.json): "
-            "fix the name, or add it to UNLINKED in src/mkdocs_examples/site/pages.py, saying why, if the page means it"
-        )
+        log.warning(f"{where(name[1])}: `{name[1]}` is not in PyTorch's documentation {fix()}")
         return None
     return f'<a href="{url}" class="mx-api" title="PyTorch reference">{code.outer}</a>'
 
 
 @dataclass(frozen=True)
 class Inventory:
-    """hooks/pytorch_api.json: what PyTorch's documentation publishes, and what the installed torch calls it."""
+    """The inventory (the option ``inventory``): what PyTorch's documentation publishes, and what the installed
+    torch calls it."""
 
     names: dict[str, str]  # documented name: "page#anchor"
     aliases: dict[str, str]  # another name of a documented object: its documented name
     values: frozenset[str]  # dtypes, constants, flags: no entry of their own
 
 
-def reference(name: str, inventory: Inventory | None = None) -> str | None:
-    """The reference URL of an API name; "" if PyTorch's documentation has no entry for it; None if not linked.
+def reference(
+    name: str, inventory: Inventory, unlinked: Mapping[str, str] | None = None, base: str = REFERENCE
+) -> str | None:
+    """The reference URL of an API name (under ``base``); "" if PyTorch's documentation has no entry for it; None
+    if not linked (a name of ``unlinked``, or a value).
 
     A name is looked up as written (short forms expanded), then as an alias of a documented name
     (``torch.set_grad_enabled`` is documented as ``torch.autograd.grad_mode.set_grad_enabled``);
     values (``torch.float32``) are not linked. Only the inventory is read: no module is imported.
     """
-    known = _inventory() if inventory is None else inventory
     name = name.removesuffix("()")
     full = next((long + name[len(short) :] for short, long in SHORT if name.startswith(short)), None)
-    if full is None or full in UNLINKED or full in known.values:
+    if full is None or full in (unlinked or {}) or full in inventory.values:
         return None
-    documented = known.aliases.get(full, full)
-    return REFERENCE + known.names[documented] if documented in known.names else ""
+    documented = inventory.aliases.get(full, full)
+    return base + inventory.names[documented] if documented in inventory.names else ""
 
 
 @functools.cache
-def _inventory() -> Inventory:
-    """hooks/pytorch_api.json, read once per process; a clear error if it is missing or not one."""
+def read_inventory(path: str) -> Inventory:
+    """The inventory at ``path`` (tools/pytorch_inventory.py writes it), read once per process; a clear error if it
+    is missing or not one."""
     try:
-        data = json.loads(INVENTORY.read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         names, aliases, values = data["names"], data.get("aliases", {}), data.get("values", [])
         if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
             raise ValueError('"names" is not an object of strings')
@@ -309,7 +210,7 @@ def _inventory() -> Inventory:
             raise ValueError('"values" is not a list of strings')
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise PluginError(
-            f"{INVENTORY}: not an inventory of PyTorch's API names ({error}); "
+            f"{path}: not an inventory of PyTorch's API names ({error}); "
             "write it again with tools/pytorch_inventory.py (design/site.md)"
         ) from error
     return Inventory(names, aliases, frozenset(values))
@@ -343,51 +244,7 @@ def _focusable_code(code: html_parse.Element, block: html_parse.Element) -> str 
     return f'<code tabindex="0">{code.inner}{code.end_tag}'
 
 
-def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    if not config.site_url:
-        return output
-    url = page.canonical_url or urljoin(config.site_url, page.url)
-    links = html_parse.find_all(output, "link")  # in the page's <head>: the rest is not read
-    return html_parse.rewrite(output, lambda element: _absolute_alternate(element, url), links)
-
-
 # --- 404 pages and sitemaps per language ------------------------------------------------
-
-
-def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
-    """Each language build writes the root 404.html: keep the default language's, set the others aside."""
-    if template_name != "404.html":
-        return output
-    lang, default = i18n.build_language(config), i18n.default_language(config)
-    base = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
-    homes = {code: base + i18n.prefix(config, code) for code in i18n.languages(config)}
-
-    def home(element: html_parse.Element) -> str | None:
-        # the language switch of a 404 leads home, not to the last page built
-        if (code := element.attrs.get("hreflang")) not in homes or "href" not in element.attrs:
-            return None
-        href = homes[code]
-        if config.site_url and element.tag == "link":  # absolute, as on every page (_absolute_alternate)
-            href = urljoin(config.site_url, href)
-        return html_parse.with_attribute(element, "href", href) + element.source[element.content : element.end]
-
-    output = html_parse.rewrite(output, home)
-    not_found = (_builds.now or _Build()).not_found
-    not_found[lang] = output
-    return not_found.get(default, output)
-
-
-@event_priority(-200)  # after static-i18n has built every language
-def on_post_build(*, config: MkDocsConfig) -> None:
-    done = _builds.finish(config)
-    if done is None or i18n.static_i18n(config) is None:
-        return
-    site = Path(config.site_dir)
-    for lang, output in done.not_found.items():
-        if lang != i18n.default_language(config):
-            (site / lang).mkdir(exist_ok=True)
-            (site / lang / "404.html").write_text(output, encoding="utf-8")
-    _split_sitemap(site, config)
 
 
 def _split_sitemap(site: Path, config: MkDocsConfig) -> None:
@@ -409,3 +266,138 @@ def _split_sitemap(site: Path, config: MkDocsConfig) -> None:
                 if locations.get(id(u), "").startswith(f"{base}{lang}/")]  # fmt: skip
         head = text[: urls[0].start]
         (site / lang / "sitemap.xml").write_text(head + "".join(mine).rstrip() + "\n</urlset>\n", encoding="utf-8")
+
+
+class PagesConfig(Config):
+    # what PyTorch's documentation publishes, name -> "page#anchor" (tools/pytorch_inventory.py writes it);
+    # without it, no API name is linked
+    inventory = config_options.Optional(config_options.File(exists=True))
+    reference = config_options.Type(str, default=REFERENCE)  # where the inventory's pages are
+    # names the pages write that the inventory has no entry for, left unlinked on purpose: name -> why;
+    # any other name missing from it is a warning
+    unlinked = config_options.DictOfItems(config_options.Type(str), default={})
+
+
+class PagesPlugin(BasePlugin[PagesConfig]):
+    def __init__(self) -> None:
+        super().__init__()
+        self._builds = i18n.BuildState(lambda config: _Build())
+
+    def _fix(self, config: MkDocsConfig) -> str:
+        root = Path(config.config_file_path).parent
+        paths = (self.config.inventory or "", config.config_file_path)
+        inventory, settings = (_relative(Path(path), root) or path for path in paths)
+        return (
+            f"({inventory}): fix the name, or add it to `unlinked` of the plugin examples-pages in {settings}, "
+            "saying why, if the page means it"
+        )
+
+    def reference(self, name: str) -> str | None:
+        """The reference URL of an API name, by this plugin's options (:func:`reference`); None without an
+        inventory."""
+        if self.config.inventory is None:
+            return None
+        return reference(name, read_inventory(self.config.inventory), self.config.unlinked, self.config.reference)
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """The headings' links to themselves titled in the language of the build (static-i18n calls every
+        plugin's `on_config` again for each language it builds)."""
+        toc = config.mdx_configs.setdefault("toc", {})
+        toc["permalink_title"] = PERMALINK.get(i18n.build_language(config), PERMALINK["en"])
+        return config
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        self._builds.start(config)
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._builds.drop()
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if "description" not in page.meta and (text := _first_paragraph(markdown)):
+            page.meta["description"] = text
+        root = Path(config.config_file_path).parent
+        sources = [Path(config.docs_dir) / page.file.src_uri]
+        examples = config.plugins.get("examples")
+        # the engine's API (src/mkdocs_examples/docs/site.md: "The plugin's API for a site's own hooks")
+        if examples is not None:
+            sources += [examples.examples_dir / path for path in examples.examples_of(page.file.src_uri)]
+        known = _dates(root, config, self._builds.now)
+        dates = [d for source in sources if (d := known.get(_relative(source, root)))]
+        if dates:
+            # Material shows revision_date under the page; the sitemaps' <lastmod> is update_date (MkDocs
+            # sets it to the day of the build, which would tell search engines every page changed that day)
+            page.meta["revision_date"] = page.update_date = max(dates)
+        return markdown
+
+    @event_priority(-100)  # after every hook and plugin that sets a description (the notebook views set theirs)
+    def on_page_context(
+        self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        # Material writes the description into content="..." as it is: a quote in a page's first
+        # paragraph would end the attribute and spill the rest into the page's <head>
+        if isinstance(description := page.meta.get("description"), str):
+            page.meta["description"] = escape(description, quote=True)
+        return context
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        where = _where(page, config)
+        fix = functools.partial(self._fix, config)
+        link = functools.partial(_link_name, where=where, resolve=self.reference, fix=fix)
+        # the links, code blocks and headings of the content (no link goes inside one), outermost first: each holds
+        # none of its own kind, and html_parse reads their start and end tags only
+        held = sorted((e for tag in _NOT_LINKED for e in html_parse.find_all(html, tag)), key=lambda e: e.start)
+        outermost: list[html_parse.Element] = []
+        for element in held:
+            if not outermost or element.start >= outermost[-1].end:
+                outermost.append(element)
+        starts = [element.start for element in outermost]
+
+        def edit(code: html_parse.Element) -> str | None:
+            at = bisect.bisect_left(starts, code.start) - 1
+            holder = outermost[at] if at >= 0 and code.start < outermost[at].end else None
+            if holder is None:
+                return link(code) if code.start_tag == "<code>" else None
+            return _focusable_code(code, holder) if holder.tag == "pre" else None
+
+        return html_parse.rewrite(html, edit, html_parse.find_all(html, "code"))
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        if not config.site_url:
+            return output
+        url = page.canonical_url or urljoin(config.site_url, page.url)
+        links = html_parse.find_all(output, "link")  # in the page's <head>: the rest is not read
+        return html_parse.rewrite(output, lambda element: _absolute_alternate(element, url), links)
+
+    def on_post_template(self, output: str, *, template_name: str, config: MkDocsConfig) -> str:
+        """Each language build writes the root 404.html: keep the default language's, set the others aside."""
+        if template_name != "404.html":
+            return output
+        lang, default = i18n.build_language(config), i18n.default_language(config)
+        base = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
+        homes = {code: base + i18n.prefix(config, code) for code in i18n.languages(config)}
+
+        def home(element: html_parse.Element) -> str | None:
+            # the language switch of a 404 leads home, not to the last page built
+            if (code := element.attrs.get("hreflang")) not in homes or "href" not in element.attrs:
+                return None
+            href = homes[code]
+            if config.site_url and element.tag == "link":  # absolute, as on every page (_absolute_alternate)
+                href = urljoin(config.site_url, href)
+            return html_parse.with_attribute(element, "href", href) + element.source[element.content : element.end]
+
+        output = html_parse.rewrite(output, home)
+        not_found = (self._builds.now or _Build()).not_found
+        not_found[lang] = output
+        return not_found.get(default, output)
+
+    @event_priority(-200)  # after static-i18n has built every language
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        done = self._builds.finish(config)
+        if done is None or i18n.static_i18n(config) is None:
+            return
+        site = Path(config.site_dir)
+        for lang, output in done.not_found.items():
+            if lang != i18n.default_language(config):
+                (site / lang).mkdir(exist_ok=True)
+                (site / lang / "404.html").write_text(output, encoding="utf-8")
+        _split_sitemap(site, config)
