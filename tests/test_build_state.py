@@ -60,16 +60,16 @@ def on_page_markdown(markdown, *, page, config, files):
 
 def test_no_plugin_or_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
     root = search_fixture(tmp_path)
+    (tmp_path / "hooks").mkdir()
     (tmp_path / "hooks" / "failing.py").write_text(FAILING)
     text = (root / "mkdocs.yml").read_text()
     text = text.replace("markdown_extensions:\n", f"  - {PAGES}\nmarkdown_extensions:\n", 1)
-    hooks = [str(tmp_path / "hooks" / "search.py")]  # each hook goes by its path in mkdocs.yml
-    hooks += [str(Path(__file__).parent.parent / "hooks" / "render_cache.py")]
-    text += "".join(f"  - {hook}\n" for hook in [*hooks[1:], tmp_path / "hooks" / "failing.py"])
+    hooks = [str(Path(__file__).parent.parent / "hooks" / "render_cache.py")]  # each hook by its path in mkdocs.yml
+    text += "hooks:\n" + "".join(f"  - {hook}\n" for hook in [*hooks, tmp_path / "hooks" / "failing.py"])
     (root / "mkdocs.yml").write_text(text)
     (root / "fail").touch()
     handlers = list(logging.getLogger("mkdocs").handlers)
-    plugins = ["examples-pages"]  # each plugin by its name
+    plugins = ["examples-search", "examples-pages"]  # each plugin by its name
 
     first = load_config(str(root / "mkdocs.yml"))
     kept = [first.plugins[name] for name in [*hooks, *plugins]]

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import markdown
 import pytest
-from helpers import load_file
 
 from mkdocs_examples.site import cjk
 
@@ -100,5 +99,6 @@ def test_a_pages_description_joins_a_broken_line_as_its_page_does():
 
 @pytest.mark.parametrize("character", RARE)
 def test_search_separates_latin_letters_from_every_han_ideograph(character):
-    search = load_file("search_hook", ROOT / "hooks" / "search.py")
+    from mkdocs_examples.site import search
+
     assert search._apart(f"KL{character}散度") == f"KL\u200b{character}散度"

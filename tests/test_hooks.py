@@ -123,17 +123,14 @@ def test_a_404_page_of_a_language_no_longer_built_is_not_written(tmp_path):
     assert not (root / "site" / "zh").exists()  # nothing of the first build's Chinese 404 page
 
 
-# --- search.py -----------------------------------------------------------------------------------
+# --- examples-search -------------------------------------------------------------------------------
 
 
 def search_fixture(tmp_path: Path, terms: str = "{}\n") -> Path:
-    """The fixture site with Material's search and our search hook (its own terms: those of hooks/ name the
-    real site's pages)."""
-    hook = tmp_path / "hooks" / "search.py"
-    shutil.copytree(ROOT / "hooks" / "search_assets", hook.parent / "search_assets")
-    shutil.copy(ROOT / "hooks" / "search.py", hook)
-    (hook.parent / "search_assets" / "terms.yml").write_text(terms)
-    return fixture(tmp_path, hook, plugins="  - search\n")
+    """The fixture site with Material's search and examples-search (its own terms: the real site's name its
+    pages)."""
+    (tmp_path / "terms.yml").write_text(terms)
+    return fixture(tmp_path, f"examples-search: {{terms: {tmp_path / 'terms.yml'}}}", plugins="  - search\n")
 
 
 def test_a_build_in_which_no_page_changed_indexes_no_page_and_loads_no_dictionary(tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import markdown
 import pytest
-from helpers import load_file, search_queries
+from helpers import search_queries
 from mkdocs.exceptions import Abort, PluginError
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
@@ -137,7 +137,8 @@ def test_a_recorded_output_is_cut_as_the_build_cuts_its_own():
 
 @pytest.mark.parametrize("term", ['<img src=x onerror="alert(1)">', "a&b", "x\ny", 3])
 def test_a_search_term_that_is_no_word_stops_the_build_naming_terms_yml(term):
-    hook = load_file("search_hook", ROOT / "hooks" / "search.py")
+    from mkdocs_examples.site import search as hook
+
     assert hook._tag("交叉熵", "losses/x.md") == "交叉熵" and hook._tag("OOM", "x.md") == "OOM"
     with pytest.raises(PluginError, match=r"terms\.yml: the term .* of losses/x\.md is not a word"):
         hook._tag(term, "losses/x.md")

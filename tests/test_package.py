@@ -114,6 +114,20 @@ def test_the_manual_pages_the_readme_links_come_with_the_wheel(venv):
     assert _run([str(venv / "bin" / "python"), "-c", check], venv).strip() == "True"
 
 
+def test_the_site_plugins_and_their_assets_come_with_the_wheel(venv):
+    """Each site plugin is an entry point of MkDocs' plugins, and the files examples-search writes into a site
+    are in the package."""
+    check = (
+        "from importlib.metadata import entry_points; from mkdocs_examples.site import search; "
+        "found = {e.name: e.load().__name__ for e in entry_points(group='mkdocs.plugins') if e.name.startswith('ex')}; "
+        "print(sorted(found.items()), all((search.ASSETS / n).is_file() for n in ('worker.js', 'input.js')))"
+    )
+    plugins = [("examples", "ExamplesPlugin"), ("examples-cjk", "CJKPlugin"), ("examples-csp", "CSPPlugin"),
+               ("examples-page-html", "PageHTMLPlugin"), ("examples-pages", "PagesPlugin"),
+               ("examples-search", "SearchPlugin")]  # fmt: skip
+    assert _run([str(venv / "bin" / "python"), "-c", check], venv).strip() == f"{plugins} True"
+
+
 def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(venv, tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "examples").mkdir()

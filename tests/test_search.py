@@ -1,4 +1,4 @@
-"""The search indexes of the real site (hooks/search.py): one per language, and what they hold."""
+"""The search indexes of the real site (examples-search): one per language, and what they hold."""
 
 from __future__ import annotations
 
@@ -126,13 +126,10 @@ def test_the_worker_rewrites_chinese_queries_without_a_textual_wildcard(real_sit
 
 
 def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
-    from pathlib import Path
 
-    from helpers import load_file
 
     from mkdocs_examples.render.provenance import BUILD, Source, Sources
-
-    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    from mkdocs_examples.site import search as hook
     label = Sources().label(Source(BUILD, {"torch": "2.13.0+cpu", "device": "cpu"}, None), example="a_b.py", cell=3)
     assert "data-mx-example" in label
     indexed = hook._for_index(f"<p>Prose.</p>\n<p>{label}</p>\n<p>More prose.</p>")
@@ -140,14 +137,12 @@ def test_the_label_beside_an_output_is_not_indexed_whatever_data_it_carries():
 
 
 def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_renders_it():
-    """hooks/search.py on a page rendered as the site renders one (code with a title and line numbers, outputs
+    """examples-search on a page rendered as the site renders one (code with a title and line numbers, outputs
     under their label, a table): fast, where the tests above read the real site's index."""
     import markdown
-    from helpers import load_file
 
     from mkdocs_examples.render.fences import fence
-
-    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
+    from mkdocs_examples.site import search as hook
     page = "\n\n".join([
         "# Title {#t}", "Prose.",
         fence("import torch\nx = torch.ones(2)\ny = x.requires_grad", "python", title="examples/a_b.py", linenums=3),
@@ -170,7 +165,7 @@ def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_render
 
 
 def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
-    """The engine marks each output's label `data-search-exclude`: a site without hooks/search.py indexes none."""
+    """The engine marks each output's label `data-search-exclude`: a site without examples-search indexes none."""
     from material.plugins.search.plugin import Parser  # type: ignore[import-untyped]
 
     from mkdocs_examples.render.provenance import BUILD, Source, Sources
@@ -188,10 +183,9 @@ def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
 def test_each_index_carries_its_languages_synonyms_for_the_worker(indexes):
     """hooks/search_assets/terms.yml's `synonyms` reach the worker in the index's config; a group that
     is not a list of two words or more stops the build."""
-    from helpers import load_file
 
-    hook = load_file("search_hook", Path(__file__).parent.parent / "hooks" / "search.py")
-    terms = hook._terms()
+    from mkdocs_examples.site import search as hook
+    terms = hook._terms(str(Path(__file__).parent.parent / "hooks" / "search_assets" / "terms.yml"))
     assert indexes["zh"]["config"]["synonyms"] == terms["zh"]["synonyms"]
     assert ["GPU", "显卡", "CUDA"] in indexes["zh"]["config"]["synonyms"]
     assert indexes["en"]["config"]["synonyms"] == terms["en"]["synonyms"]

@@ -8,7 +8,7 @@ serves it (tools/pages_server.py), for each page (the home page of each language
 
 - the bytes transferred until the page is loaded and the network idle, before the reader touches search;
 - the bytes and the time the search then costs: the reader focuses the search box, which fetches the
-  language's index (hooks/search_assets/input.js); the time until the search worker has it;
+  language's index (examples-search's search_assets/input.js); the time until the search worker has it;
 - the time from typing the query (the whole query at once, as a paste) to its first result shown,
   with the index loaded, and from a query typed at once on focusing the box (the index fetched and
   built meanwhile).

@@ -1,7 +1,7 @@
 """Search per language, Chinese queries typed without spaces, pasted error lines.
 
-MkDocs hook (registered under `hooks:` in mkdocs.yml) around Material's search plugin and
-mkdocs-static-i18n:
+The MkDocs plugin `examples-search` (listed in `plugins:` after Material's search plugin and
+mkdocs-static-i18n), around both:
 
 - mkdocs-static-i18n merges every language into one `search/search_index.json` (its issue #271).
   We keep each language's entries as its own build ends and write one index per language:
@@ -11,14 +11,14 @@ mkdocs-static-i18n:
 - The index holds what readers search for: prose, the names the code uses, error and warning
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
-- Terms readers type (hooks/search_assets/terms.yml) go into jieba's dictionary and onto their
+- Terms readers type (the YAML file of the option ``terms``) go into jieba's dictionary and onto their
   page's index entry: a term that is one word of the index as a tag (freeze, 梯度累积); a term the
   index would cut into words (NaN loss, 多GPU) as a phrase, matched whole by the worker, its words
   weighing less than a title's (the field `phrases`); a name written as code (weights_only) as a name,
   matched whole only.
 - A table's rows are lines of the index (the glossary's), and the names a block of code uses are
   marked: a result's teaser shows sentences of the page, not a run of cells or names.
-- A section's index page, which lists every page of its section, weighs less (``SECTION_BOOST``):
+- A section's index page, which lists every page of its section, weighs less (the option ``section_boost``):
   a page comes before its section's index for its own subject.
 - A page's entries are kept in `.cache/search-entries.json`, keyed by everything they are made
   of (what the index sees of the page, its URL, title, table of contents and metadata, the
@@ -51,11 +51,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import atomic, cjk, html_parse, yaml_files
 from mkdocs_examples.environment import package_version
@@ -69,8 +72,9 @@ BUNDLE = "assets/javascripts/bundle."  # Material's script, under the site's roo
 # Chinese punctuation splits words like the configured separator does, so the index needs no
 # zero-width space next to it
 CJK_PUNCTUATION = "，。、；：？！“”‘’（）《》【】…—"
-# A section's index page lists every page of its section in a line: its score is multiplied by this,
-# so that a page comes before its section's index for the page's own subject (张量拼接)
+# A section's index page lists every page of its section in a line: its score is multiplied by this (the
+# default of the option section_boost), so that a page comes before its section's index for the page's own
+# subject (张量拼接)
 SECTION_BOOST = 0.3
 # Where Latin letters or digits meet Han characters: the index separates them (jieba does in the text,
 # _apart in the terms), and so does the search worker in the query (`KL散度` is `KL` and `散度`)
@@ -81,7 +85,9 @@ _LATIN_HAN = re.compile(rf"(?<=[A-Za-z0-9_])(?=[{cjk.HAN}])|(?<=[{cjk.HAN}])(?=[
 class _Build:
     """What one build with search gathers across its languages; a new one when a build starts."""
 
-    terms: dict[str, Any]  # hooks/search_assets/terms.yml
+    terms: dict[str, Any]  # the file of the option terms
+    source: str  # that file, as a message names it
+    boost: float  # the option section_boost
     worker: tuple[str, str]  # our search worker: file name, text
     input: tuple[str, str]  # search_assets/input.js: file name, text
     entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # language: its index entries
@@ -95,7 +101,7 @@ class _Build:
 
 
 def _search(config: MkDocsConfig) -> BasePlugin | None:
-    """Material's search plugin, unless it is disabled (hooks/serve.py disables it)."""
+    """Material's search plugin, unless it is disabled (PyTorch Tips' hooks/serve.py disables it)."""
     for name in ("material/search", "search"):
         if name in config.plugins:
             plugin = config.plugins[name]
@@ -120,20 +126,20 @@ def _hashed(pattern: str, text: str) -> tuple[str, str]:
     return pattern.format(hashlib.sha256(text.encode()).hexdigest()[:8]), text
 
 
-def _terms() -> dict[str, Any]:
-    return yaml_files.load(ASSETS / "terms.yml") or {}
+def _terms(path: str | None) -> dict[str, Any]:
+    return (yaml_files.load(Path(path)) or {}) if path else {}
 
 
-def on_config(config: MkDocsConfig) -> None:
-    _builds.start(config)
-
-
-def _start(config: MkDocsConfig) -> _Build | None:
-    """What a build with search keeps across its languages; None without search."""
+def _start(config: MkDocsConfig, terms: str | None, boost: float) -> _Build | None:
+    """What a build with search keeps across its languages; None without search. ``terms``: the terms file."""
     if _search(config) is None:
         return None
+    root = Path(config.config_file_path).parent
+    source = "terms" if terms is None else _relative(Path(terms), root)
     build = _Build(
-        terms=_terms(),
+        terms=_terms(terms),
+        source=source,
+        boost=boost,
         worker=_patched_worker(),
         input=_hashed("search-input.{}.js", (ASSETS / "input.js").read_text(encoding="utf-8")),
         cache=Path(config.config_file_path).parent / ".cache" / "search-entries.json",
@@ -144,9 +150,6 @@ def _start(config: MkDocsConfig) -> _Build | None:
     except (OSError, ValueError):
         pass  # none yet: every page is indexed afresh
     return build
-
-
-_builds = i18n.BuildState(_start)  # now: None where no build with search is under way
 
 
 def _segmenting(build: _Build) -> None:
@@ -169,10 +172,6 @@ def _segmenting(build: _Build) -> None:
 def _apart(text: str) -> str:
     """``text`` with a zero-width space (a separator of the index) where Latin letters meet Han ones."""
     return _LATIN_HAN.sub("\u200b", text)
-
-
-def on_build_error(*, error: Exception) -> None:
-    _builds.drop()
 
 
 # -- what the index holds --------------------------------------------------------------------------
@@ -261,40 +260,6 @@ def _for_index(content: str) -> str:
     return html_parse.rewrite(content, edit, found)
 
 
-@event_priority(100)  # before Material's search plugin, which then finds the page indexed
-def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation) -> dict[str, Any]:
-    search = _search(config)
-    meta = page.meta.get("search") or {}
-    content = page.content
-    if search is None or meta.get("exclude") or content is None:
-        return context
-    index = search.search_index  # type: ignore[attr-defined]
-    seen = _for_index(content)
-    build = _builds.now
-    key = _key(page, seen, build.terms if build else {})
-    entries = None
-    if build is not None:
-        entries = build.used.get(key, build.known.get(key))
-    if entries is None:
-        if build is not None:
-            _segmenting(build)
-        before = len(index.entries)
-        page.content = seen
-        try:
-            index.add_entry_from_context(page)
-        finally:
-            page.content = content
-        entries = json.loads(json.dumps(index.entries[before:]))  # as made: static-i18n changes them later
-    else:
-        index.entries.extend(json.loads(json.dumps(entries)))  # a copy: the index's entries are changed later
-    if build is not None:
-        build.used[key] = entries
-        if page.is_index and page.parent is not None:  # a section's index, not a home page
-            build.sections.add(page.url)
-    page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
-    return context
-
-
 def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
     """What a page's index entries are made of."""
     meta = {k: page.meta.get(k) for k in ("title", "tags", "search")}
@@ -315,54 +280,22 @@ def _slim(text: str) -> str:
     return _ZWSP_NEEDLESS.sub("", text)
 
 
-@event_priority(-200)  # after Material's search plugin and static-i18n
-def on_post_build(*, config: MkDocsConfig) -> None:
-    search, build = _search(config), _builds.now
-    if search is None or build is None:
-        return
-    entries = list(search.search_index.entries)  # type: ignore[attr-defined]
-    if i18n.is_nested_build(config):
-        # static-i18n builds the other languages inside the default one's post_build: keep each
-        # one's entries, before it merges them all into one index
-        build.entries[i18n.build_language(config)] = entries
-        return
-    _builds.finish(config)  # the end of the build: nothing of it reaches the next one
-    # the end of the default language's build: its entries, merged with the others' by static-i18n
-    default, languages = i18n.default_language(config), i18n.languages(config)
-    others = tuple(i18n.prefix(config, lang) for lang in languages if lang != default)
-    build.entries[default] = [e for e in entries if not e["location"].startswith(others)]
-    site = Path(config.site_dir)
-    separator = search.config.separator.replace(r"[\s\u200b", rf"[\s\u200b{CJK_PUNCTUATION}", 1)
-    for lang in languages:
-        if (found := build.entries.get(lang)) is not None:
-            _write_index(site, config, search, lang, found, build.terms, separator, build.sections)
-    name, text = build.worker
-    (site / WORKERS / name).write_text(text, encoding="utf-8")
-    name, text = build.input
-    (site / INPUT / name).write_text(text, encoding="utf-8")
-    if build.cache is not None and build.used != build.known:  # the entries of this build's pages only
-        try:
-            build.cache.parent.mkdir(parents=True, exist_ok=True)
-            atomic.write_text(build.cache, json.dumps(build.used, ensure_ascii=False))
-        except OSError:
-            pass  # a cache that cannot be written costs time, nothing else
-
-
 def _write_index(
     site: Path, config: MkDocsConfig, search: BasePlugin, lang: str, entries: list[dict[str, Any]],
-    terms: dict[str, Any], separator: str, sections: set[str],
+    build: _Build, separator: str,
 ) -> None:  # fmt: skip
     """The search index of language ``lang``, in its folder, with its pages' terms as tags and its
-    sections' index pages below their pages (``SECTION_BOOST``)."""
+    sections' index pages below their pages (the option ``section_boost``)."""
     prefix = i18n.prefix(config, lang)
+    terms, sections = build.terms, build.sections
     pages = (terms.get(lang) or {}).get("pages") or {}
-    tags = {_url(path): [_tag(term, path) for term in page_terms] for path, page_terms in pages.items()}
+    tags = {_url(path): [_tag(term, path, build.source) for term in page_terms] for path, page_terms in pages.items()}
     words = re.compile(separator)
     docs = []
     for entry in entries:
         entry = dict(entry, text=_slim(_plain_code(entry["text"])), title=_slim(entry["title"]))
         if entry["location"].partition("#")[0] in sections:
-            entry["boost"] = entry.get("boost", 1) * SECTION_BOOST
+            entry["boost"] = entry.get("boost", 1) * build.boost
         location = entry["location"].removeprefix(prefix) if prefix else entry["location"]
         entry["location"] = location
         if location in tags:
@@ -387,7 +320,7 @@ def _write_index(
             "separator": separator,
             "pipeline": search.config.pipeline,
             "fields": search.config.fields,
-            "synonyms": _synonyms((terms.get(lang) or {}).get("synonyms") or [], lang),
+            "synonyms": _synonyms((terms.get(lang) or {}).get("synonyms") or [], lang, build.source),
         },
         "docs": docs,
     }
@@ -416,23 +349,23 @@ _CODE_NAME = re.compile(r"\w[._]\w")  # a term written as code: weights_only, to
 _TAG = re.compile(rf"[\w{cjk.PUNCTUATION} .+-]{{1,40}}")
 
 
-def _tag(term: object, page: str) -> str:
+def _tag(term: object, page: str, source: str = "terms.yml") -> str:
     """A search term as a tag: words only. Material shows tags as HTML in its results, so a ``<`` or ``&``
     from a pull request's terms.yml would become markup on every page that searches."""
     if not isinstance(term, str) or not _TAG.fullmatch(term):
         raise PluginError(
-            f"{ASSETS / 'terms.yml'}: the term {term!r} of {page} is not a word: write letters, digits, spaces "
+            f"{source}: the term {term!r} of {page} is not a word: write letters, digits, spaces "
             "and . + - only, at most 40"
         )
     return term
 
 
-def _synonyms(groups: object, lang: str) -> list[list[str]]:
+def _synonyms(groups: object, lang: str, source: str = "terms.yml") -> list[list[str]]:
     """The groups of words that mean one thing to readers (GPU, 显卡, CUDA), as the search worker reads them:
     one word of the index and of the query, the group's first (search_assets/worker.js, ptOneWord)."""
     if not isinstance(groups, list) or not all(isinstance(group, list) and len(group) > 1 for group in groups):
-        raise PluginError(f"{ASSETS / 'terms.yml'}: {lang}.synonyms is a list of groups of two words or more")
-    return [[_tag(word, f"{lang}.synonyms") for word in group] for group in groups]
+        raise PluginError(f"{source}: {lang}.synonyms is a list of groups of two words or more")
+    return [[_tag(word, f"{lang}.synonyms", source) for word in group] for group in groups]
 
 
 def _url(path: str) -> str:
@@ -444,24 +377,8 @@ def _url(path: str) -> str:
 
 # -- the pages ------------------------------------------------------------------------------------
 
-def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    if _search(config) is None or _builds.now is None:
-        return output
-    return _searching(output, i18n.page_language(page, config), config, page.file.src_uri)
-
-
-@event_priority(50)  # before examples-pages', which keeps this language's 404 aside once it is made
-def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
-    """The 404 page of each language searches as its pages do (its language's index, our worker)."""
-    if template_name != "404.html" or _search(config) is None or _builds.now is None:
-        return output
-    return _searching(output, i18n.build_language(config), config, template_name)
-
-
-def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
+def _searching(output: str, lang: str, config: MkDocsConfig, where: str, build: _Build) -> str:
     """A page's HTML with our search worker, its language's index and search_assets/input.js."""
-    build = _builds.now
-    assert build is not None
     default = i18n.default_language(config)
     name, _ = build.worker
 
@@ -491,3 +408,110 @@ def _searching(output: str, lang: str, config: MkDocsConfig, where: str) -> str:
 
 def _bundle(element: html_parse.Element) -> bool:
     return element.tag == "script" and BUNDLE in (element.attrs.get("src") or "")
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` as a message names it: relative to ``root`` (the folder of mkdocs.yml) where it is inside."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+class SearchConfig(Config):
+    # the words readers search for (YAML: per language, `words` for jieba, `pages` (page: its terms), `synonyms`)
+    terms = config_options.Optional(config_options.File(exists=True))
+    # a section's index page's score is multiplied by this (it lists every page of its section)
+    section_boost = config_options.Type(float, default=SECTION_BOOST)
+
+
+class SearchPlugin(BasePlugin[SearchConfig]):
+    def __init__(self) -> None:
+        super().__init__()
+        # now: None where no build with search is under way
+        self._builds = i18n.BuildState(lambda config: _start(config, self.config.terms, self.config.section_boost))
+
+    def on_config(self, config: MkDocsConfig) -> None:
+        self._builds.start(config)
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._builds.drop()
+
+    @event_priority(100)  # before Material's search plugin, which then finds the page indexed
+    def on_page_context(
+        self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        search = _search(config)
+        meta = page.meta.get("search") or {}
+        content = page.content
+        if search is None or meta.get("exclude") or content is None:
+            return context
+        index = search.search_index  # type: ignore[attr-defined]
+        seen = _for_index(content)
+        build = self._builds.now
+        key = _key(page, seen, build.terms if build else {})
+        entries = None
+        if build is not None:
+            entries = build.used.get(key, build.known.get(key))
+        if entries is None:
+            if build is not None:
+                _segmenting(build)
+            before = len(index.entries)
+            page.content = seen
+            try:
+                index.add_entry_from_context(page)
+            finally:
+                page.content = content
+            entries = json.loads(json.dumps(index.entries[before:]))  # as made: static-i18n changes them later
+        else:
+            index.entries.extend(json.loads(json.dumps(entries)))  # a copy: the index's entries are changed later
+        if build is not None:
+            build.used[key] = entries
+            if page.is_index and page.parent is not None:  # a section's index, not a home page
+                build.sections.add(page.url)
+        page.meta["search"] = dict(meta, exclude=True)  # tells Material's plugin: done
+        return context
+
+    @event_priority(-200)  # after Material's search plugin and static-i18n
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        search, build = _search(config), self._builds.now
+        if search is None or build is None:
+            return
+        entries = list(search.search_index.entries)  # type: ignore[attr-defined]
+        if i18n.is_nested_build(config):
+            # static-i18n builds the other languages inside the default one's post_build: keep each
+            # one's entries, before it merges them all into one index
+            build.entries[i18n.build_language(config)] = entries
+            return
+        self._builds.finish(config)  # the end of the build: nothing of it reaches the next one
+        # the end of the default language's build: its entries, merged with the others' by static-i18n
+        default, languages = i18n.default_language(config), i18n.languages(config)
+        others = tuple(i18n.prefix(config, lang) for lang in languages if lang != default)
+        build.entries[default] = [e for e in entries if not e["location"].startswith(others)]
+        site = Path(config.site_dir)
+        separator = search.config.separator.replace(r"[\s\u200b", rf"[\s\u200b{CJK_PUNCTUATION}", 1)
+        for lang in languages:
+            if (found := build.entries.get(lang)) is not None:
+                _write_index(site, config, search, lang, found, build, separator)
+        name, text = build.worker
+        (site / WORKERS / name).write_text(text, encoding="utf-8")
+        name, text = build.input
+        (site / INPUT / name).write_text(text, encoding="utf-8")
+        if build.cache is not None and build.used != build.known:  # the entries of this build's pages only
+            try:
+                build.cache.parent.mkdir(parents=True, exist_ok=True)
+                atomic.write_text(build.cache, json.dumps(build.used, ensure_ascii=False))
+            except OSError:
+                pass  # a cache that cannot be written costs time, nothing else
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        if _search(config) is None or self._builds.now is None:
+            return output
+        return _searching(output, i18n.page_language(page, config), config, page.file.src_uri, self._builds.now)
+
+    @event_priority(50)  # before examples-pages', which keeps this language's 404 aside once it is made
+    def on_post_template(self, output: str, *, template_name: str, config: MkDocsConfig) -> str:
+        """The 404 page of each language searches as its pages do (its language's index, our worker)."""
+        if template_name != "404.html" or _search(config) is None or self._builds.now is None:
+            return output
+        return _searching(output, i18n.build_language(config), config, template_name, self._builds.now)
