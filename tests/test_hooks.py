@@ -1,9 +1,11 @@
-"""The site's hooks on copies of the fixture site (tests/site): the engine's API, and builds that start clean.
+"""The site plugins and hooks on copies of the fixture site (tests/site): the engine's API, and builds that start
+clean.
 
-MkDocs loads a hook file once per process, so its module state outlives a build: a second
-build in the same process (each rebuild of `mkdocs serve`, or the next test) must start
-from nothing of the first. The examples do not run here (``enabled: false``) unless a test
-needs their outputs: the hooks read only the pages and the engine's API.
+MkDocs loads a hook file once per process, and keeps a plugin that has ``on_startup`` for the
+rebuilds of `mkdocs serve`, so their state outlives a build: a second build in the same process
+(each rebuild of `mkdocs serve`, or the next test) must start from nothing of the first. The
+examples do not run here (``enabled: false``) unless a test needs their outputs: the plugins and
+hooks read only the pages and the engine's API.
 """
 
 from __future__ import annotations
