@@ -281,7 +281,7 @@ def _named(value: Any) -> str:
     except TypeError:
         source = None
     if source and "site-packages" not in source:  # a hook's own extension: its code is an input too, and
-        # that of the project's own modules it takes names from (hooks/cjk.py's rule is mkdocs_examples/cjk.py)
+        # that of the project's own modules it takes names from (site/cjk.py's rule is mkdocs_examples/cjk.py)
         files = {source} | {f for v in vars(sys.modules[kind.__module__]).values() if (f := _own_file(v))}
         digest = hashlib.sha256()
         for file in sorted(files):

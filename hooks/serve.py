@@ -78,7 +78,7 @@ def preview(config: MkDocsConfig) -> str | None:
     return config.extra.get(KEY)
 
 
-@event_priority(100)  # before static-i18n reads its languages and before the search hook
+@event_priority(100)  # before static-i18n reads its languages and before the plugin examples-search
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     config.extra.pop(KEY, None)
     if _state["serving"]:

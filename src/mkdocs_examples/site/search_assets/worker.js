@@ -45,7 +45,7 @@ function ptQuery(query, index) {
     return [name.toLowerCase(), name.toLowerCase().split(/[._]+/).filter(function (piece) { return lunr.stopWordFilter(piece) })]
   })
   var apart = query
-    .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in hooks/search.py
+    .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in site/search.py
     .replace(/([A-Za-z_)])\.(?=[A-Za-z_])/g, "$1 ") // torch.gather: two words, as in the index
     .replace(/[()[\]"`',!=/]/g, " ") // contiguous(): the word alone, which the wildcard then extends
     .replace(/(^|\s)[-+]+(?=\S)/g, "$1") // view(-1): the number, not lunr's "without 1"
@@ -189,7 +189,7 @@ function ptTypedWordsFound(item) {
 }
 
 // A term of terms.yml that the index would cut into words (NaN loss, torch.Tensor, 多GPU) is a phrase
-// of its page (hooks/search.py): it answers a query that holds all its words, in their order, not one
+// of its page (site/search.py): it answers a query that holds all its words, in their order, not one
 // of them alone (the word loss of the tag "NaN loss" put its page first for every query with "loss").
 // Words are compared as the index compares them (stop words left out, stemmed: "multiple GPUs" is
 // in "use multiple gpu"), Han characters one by one (loss不下降 is in loss不下降怎么办)
@@ -323,7 +323,7 @@ function ptVisible(item) {
   delete item.names
   if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\u200b/g, "") })
 }
-// The names a section's code uses are in its text for search to find (hooks/search.py), not to be read
+// The names a section's code uses are in its text for search to find (site/search.py), not to be read
 var PT_NAMES = /<i>.*?<\/i>\s*/g
 // A teaser starts with the sentence that holds the first word found, as a search engine's snippet,
 // where that sentence is not among the section's first lines (a match deep in a long section, a row of
