@@ -242,6 +242,23 @@ def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box
 
 @pytest.mark.parametrize(
     ("lang", "query", "found"),
+    [  # as the start of words, 训练 found every title with 训练集 (data/splits), 学习 every 学习率
+        ("zh/", "训练的时候显存爆了", "zh/devices/gpu-memory/"),
+        ("zh/", "模型训练结果复现", "zh/training/reproducibility/"),
+        ("zh/", "训练数据加载太慢", "zh/data/workers/"),
+        ("zh/", "学习一下广播机制", "zh/arithmetic/broadcasting/"),
+        # 冻结层, a term of its page that jieba keeps whole, is found by its piece 冻结
+        ("zh/", "冻结BN层", "zh/training/fine-tuning/"),
+    ],
+)
+def test_a_chinese_word_is_matched_whole_and_a_term_by_its_pieces(search_box, lang, query, found):
+    """A Chinese word of a query is the index's word, not the start of longer ones; a term of terms.yml
+    that holds another (冻结层, 冻结) is indexed as both, in titles and text, not in tags."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
     [  # the pages that say CUDA on every line (its errors) held two words of each query, GPU and CUDA
         ("", "GPU memory keeps increasing every iteration", "devices/gpu-memory/"),
         ("", "free GPU memory", "devices/gpu-memory/"),

@@ -107,6 +107,8 @@ function ptFields(word, typing, index) {
   if (/^torch$/i.test(word)) return word + "^1"
   if (typing || /[+\-~^*:]/.test(word)) return word
   var whole = /^[A-Za-z0-9]+$/.test(word) && word.length <= PT_SHORT && word.toLowerCase() in index.invertedIndex
+  // a Chinese word the index holds: whole (训练 is not the start of 训练集, nor 学习 of 学习率; ptTermPieces)
+  whole = whole || (PT_HAN.test(word) && word in index.invertedIndex)
   var prefix = whole ? "^1" : ""
   return "title:" + word + prefix + " text:" + word + prefix + " tags:" + word + "^1 phrases:" + word + "^1"
 }
@@ -143,8 +145,40 @@ function ptIndexWord(word) {
   return lunr.stemmer(new lunr.Token(word.toLowerCase())).toString()
 }
 function ptOneWord(token) {
-  var group = ptGroupWord[token.toString()]
-  return group === undefined || group === token.toString() ? token : [token, token.clone(function () { return group })]
+  var word = token.toString()
+  var group = ptGroupWord[word]
+  var tokens = group === undefined || group === word ? [token] : [token, token.clone(function () { return group })]
+  ;(token.metadata.ptTag ? [] : ptPiecesOf[word] || []).forEach(function (piece) { tokens.push(token.clone(function () { return piece })) })
+  return tokens.length === 1 ? token : tokens
+}
+// A Chinese term of terms.yml made of others (冻结层: 冻结 and 层), which jieba keeps whole as it cuts
+// the pages, is indexed as its pieces too, in titles and text: a query's Chinese word is matched whole
+// (ptFields), and a query cut into words (冻结部分层: 冻结, 部分, 层) finds the term by its pieces. Not
+// in tags: a tag is its page's subject, whole (二元交叉熵 does not tag its page 交叉熵)
+var ptPiecesOf = Object.create(null) // a term, as the index holds it: its pieces
+function ptTermPieces(docs, groups) {
+  var terms = Object.create(null)
+  docs.forEach(function (doc) { (doc.tags || []).forEach(function (tag) { terms[tag.toLowerCase()] = true }) })
+  groups.forEach(function (group) { group.forEach(function (word) { terms[word.toLowerCase()] = true }) })
+  ptPiecesOf = Object.create(null)
+  Object.keys(terms).forEach(function (term) {
+    if (!/^\p{sc=Han}+$/u.test(term)) return
+    delete terms[term]
+    var pieces = ptSegment(term, terms) // the other terms it holds, then what is left between them
+    terms[term] = true
+    if (pieces.length) ptPiecesOf[term] = pieces.concat(term.split(new RegExp(pieces.join("|"))).filter(Boolean))
+  })
+}
+// lunr's builder names the field it cuts (a tag's, a title's), which Material's tokenizer does not pass on
+function ptNameTheField(builder) {
+  if (builder.ptTokenizer) return
+  var tokenizer = builder.tokenizer
+  builder.ptTokenizer = builder.tokenizer = function (value, metadata) {
+    var tokens = tokenizer.apply(this, arguments)
+    var tag = metadata && metadata.fields && metadata.fields[0] === "tags"
+    if (tag) tokens.forEach(function (token) { token.metadata.ptTag = true }) // not kept in the index
+    return tokens
+  }
 }
 function ptSynonymGroups(groups) {
   ptGroupWord = Object.create(null)
@@ -423,7 +457,15 @@ addEventListener("message", function (event) {
       ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
     })
     ptSynonymGroups(message.data.config.synonyms || [])
+    ptTermPieces(message.data.docs, message.data.config.synonyms || [])
     if (!(lunr.Pipeline.registeredFunctions.ptOneWord)) lunr.Pipeline.registerFunction(ptOneWord, "ptOneWord")
+    if (!lunr.Builder.prototype.ptAdd) {
+      lunr.Builder.prototype.ptAdd = lunr.Builder.prototype.add
+      lunr.Builder.prototype.add = function () {
+        ptNameTheField(this)
+        return this.ptAdd.apply(this, arguments)
+      }
+    }
   }
   else if (message.type === 2 && ptSeparator) {
     ptTyping(message.data)
