@@ -28,7 +28,8 @@ def test_the_public_api_resolves_and_is_typed():
 
 
 def test_every_subpackage_says_what_it_holds():
-    data = ("__pycache__", "assets", "docs", "schemas", "search_assets")  # folders of files the package reads or ships, no code
+    # folders of files the package reads or ships, no code
+    data = ("__pycache__", "assets", "docs", "schemas", "search_assets")
     folders = [p for p in PACKAGE.rglob("*") if p.is_dir() and p.name not in data]
     assert {p.relative_to(PACKAGE).as_posix() for p in folders} == {
         "source", "execute", "execute/child", "render", "publish", "recordings", "mkdocs", "site",
