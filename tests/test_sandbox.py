@@ -7,8 +7,10 @@ runs"); the others run the path of every system.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -255,6 +257,55 @@ def test_a_group_whose_processes_have_all_ended_has_nothing_left_though_no_one_r
         running.wait()
         ended.wait()
     assert not processes.group_alive(ended.pid) and not processes.group_alive(running.pid)
+
+
+# --- the example's processes ------------------------------------------------------------------
+
+
+def _children(parent: int) -> dict[int, list[str]]:
+    """The processes whose parent is ``parent``: their pid in each PID namespace, outermost first (NSpid)."""
+    found = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = dict(line.split(":\t", 1) for line in Path(f"/proc/{entry}/status").read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        if status.get("PPid", "").strip() == str(parent):
+            found[int(entry)] = status["NSpid"].split()
+    return found
+
+
+@linux_only
+def test_the_workers_child_is_the_first_process_of_the_examples_namespaces(tmp_path, monkeypatch):
+    """No copy of the worker between the worker and its example's init: one fork and one exit per example
+    fewer, each of a process of torch's size in a real build."""
+    engine = engine_for(tmp_path, monkeypatch)
+    seen: dict[int, list[str]] = {}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.02):
+            if worker := engine.pool.info.get("pid"):
+                seen.update(_children(worker))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        outcome = run(engine, slow="import time\ntime.sleep(1.5)\n")["slow"]
+    finally:
+        done.set()
+        watcher.join()
+    assert outcome.failure is None, describe(outcome)
+    assert seen and all(len(ids) >= 2 and ids[-1] == "1" for ids in seen.values()), seen
+
+
+@linux_only
+@pytest.mark.parametrize("how", ["SIGABRT", "SIGSEGV"])
+def test_an_example_killed_by_a_signal_is_a_crash_named_by_that_signal(tmp_path, monkeypatch, how):
+    source = f"import os, signal\nos.kill(os.getpid(), signal.{how})\n"
+    outcome = run(engine_for(tmp_path, monkeypatch), crash=source)["crash"]
+    assert outcome.result.failure and outcome.result.failure.kind == "crash", describe(outcome)
+    assert outcome.result.failure.returncode == -getattr(signal, how) and how in describe(outcome)
 
 
 # --- the network ----------------------------------------------------------------------------

@@ -39,6 +39,8 @@ EXAMPLE = _CLONE_NEWNS | _CLONE_NEWUTS | _CLONE_NEWIPC | _CLONE_NEWPID | _CLONE_
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
+# clone(2)'s number where its first argument is the flags (s390x takes the stack first: it forks and unshares)
+_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}
 
 
 def _libc() -> ctypes.CDLL:
@@ -55,6 +57,11 @@ def isolate_network(flags: int = _CLONE_NEWNET) -> None:
     """Move this process into a new network namespace with its loopback up (and into the other new
     namespaces of ``flags``: its children into the PID namespace); OSError if it cannot."""
     _unshare(flags)
+    loopback_up()
+
+
+def loopback_up() -> None:
+    """Bring up the loopback of this process's network namespace."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         request = struct.pack("16sh14x", b"lo", 0)
         flags = struct.unpack("16sh14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, request))[1]
@@ -134,6 +141,39 @@ def forked_init() -> None:
     if pid == 0:
         processes.die_with_parent()
         return
+    end_as(pid)
+
+
+def can_clone() -> bool:
+    """Whether :func:`clone` can start a process here: a known system call, and this process is
+    one thread (clone(2) skips what fork(3) does for the locks other threads may hold)."""
+    return os.uname().machine in _CLONE and len(os.listdir("/proc/self/task")) == 1
+
+
+def clone() -> int:
+    """Fork, with the child the first process of new :data:`EXAMPLE` namespaces (then :func:`loopback_up`): the
+    process an example's namespaces need, made in one fork where :func:`isolate_network` and
+    :func:`forked_init` take two, and an exit fewer (each a copy of the worker, torch's size).
+    In the child, Python's and the C library's at-fork handlers have not run: it forks the example's
+    process with ``os.fork``, which runs them there. Returns as ``os.fork`` does; only if :func:`can_clone`.
+    The child ends as :func:`init` ends: :func:`exit_status` reads its status as the example's."""
+    pid = _libc().syscall(ctypes.c_long(_CLONE[os.uname().machine]), ctypes.c_ulong(EXAMPLE | signal.SIGCHLD),
+                          None, None, None, None)  # fmt: skip
+    if pid < 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"clone: {os.strerror(number)}")
+    return pid
+
+
+def exit_status(code: int) -> int:
+    """The example's exit status from that of its namespace's first process (:func:`init`), which a
+    signal cannot end: 128 + a signal's number is the example killed by that signal (``-number``)."""
+    return -(code - 128) if code > 128 and code - 128 in signal.valid_signals() else code
+
+
+def end_as(pid: int) -> NoReturn:
+    """Wait for the child ``pid`` and end as it ended (a child that :func:`init` ended with 128 + a
+    signal's number: killed by that signal)."""
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     if code > 128 and code - 128 in signal.valid_signals():  # the example was killed: so is this process

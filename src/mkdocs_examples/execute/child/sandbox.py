@@ -128,32 +128,42 @@ def prepare(project: list[Path]) -> Prepared:
 
 def _isolated(views: tuple[Path, ...], scratch: Path) -> None:
     """What each example's processes do to isolate it, on an empty box: OSError if refused."""
-    namespaces.isolate_network(namespaces.EXAMPLE)
-    namespaces.forked_init()
+    if namespaces.can_clone():  # as the worker forks each example's first process
+        pid = namespaces.clone()
+        if pid != 0:
+            namespaces.end_as(pid)
+        namespaces.loopback_up()
+    else:
+        namespaces.isolate_network(namespaces.EXAMPLE)
+        namespaces.forked_init()
     mounts.build(scratch / "root", list(views), scratch / "box", gpu=False)
     mounts.enter(scratch / "root")
 
 
 def confine(
     prepared: Prepared, folder: Path, options: Options, *, cgroups: list[Path] | None = None,
-    deadline: float = float("inf"), keep: list[int] | None = None,
+    deadline: float = float("inf"), keep: list[int] | None = None, cloned: bool = False,
 ) -> None:
     """Enter the sandbox: the one way any runner of an example's code (the engine's worker, a notebook's
     kernel, a plain script) confines the process it forked for it, before the first line of that code.
 
     ``folder`` holds ``box``, the example's own folder (its home, TMPDIR and usually its working
-    folder); ``cgroups``: the ones it joins; ``keep``: descriptors it keeps besides 0, 1 and 2. With
+    folder); ``cgroups``: the ones it joins; ``keep``: descriptors it keeps besides 0, 1 and 2;
+    ``cloned``: this process was started by :func:`.namespaces.clone`, in the example's namespaces. With
     namespaces this returns in a new process (:func:`enter`); the one that called it waits for that
     one and ends as it ends. What it cannot enter raises :class:`OSError`: nothing runs unconfined."""
-    enter(prepared, folder, cgroups or [], options, deadline)
+    enter(prepared, folder, cgroups or [], options, deadline, cloned=cloned)
     close_descriptors(keep=keep or [])  # the runner's pipes and sockets, Landlock's folders
 
 
-def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float) -> None:
+def enter(
+    prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float, *, cloned: bool = False
+) -> None:
     """In the forked child, before the example runs: everything above, in the order it needs.
 
     With namespaces, the child waits for the namespace's first process, which waits for the
-    example's: this returns in the third (:func:`isolate`). ``folder``: the example's, with ``box``."""
+    example's: this returns in the third (:func:`isolate`); in the second where the child is that
+    first process (``cloned``). ``folder``: the example's, with ``box``."""
     box = folder / "box"
     linux = linux_features()
     if linux:
@@ -161,7 +171,7 @@ def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Option
         for cgroup in cgroups:  # its own, and its limit's where that is another hierarchy
             processes.Cgroups.join(cgroup)  # needs write access to /sys/fs/cgroup: before Landlock
         if prepared.namespaces is None:
-            isolate(prepared, folder, options, deadline)  # needs the capability: before it is dropped
+            isolate(prepared, folder, options, deadline, cloned=cloned)  # needs the capability: before it is dropped
         elif prepared.network is None:
             namespaces.isolate_network()
         processes.become_subreaper()  # what its processes orphan stays below it until it ends
@@ -180,10 +190,14 @@ def enter(prepared: Prepared, folder: Path, cgroups: list[Path], options: Option
             raise OSError("the kernel refused this example's Landlock rules: it does not run unconfined")
 
 
-def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float) -> None:
-    """New namespaces, the new root, then the example's process, below the namespace's first one."""
-    namespaces.isolate_network(namespaces.EXAMPLE)
-    namespaces.forked_init()  # from here on, the PID namespace's first process
+def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float, *, cloned: bool = False) -> None:
+    """New namespaces (``cloned``: this process is already the first of them), the new root, then the
+    example's process, below the namespace's first one."""
+    if cloned:
+        namespaces.loopback_up()
+    else:
+        namespaces.isolate_network(namespaces.EXAMPLE)
+        namespaces.forked_init()  # from here on, the PID namespace's first process
     report = os.open(folder / "left.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     box, shared, built = folder / "box", {}, {}
     if prepared.headers is not None:  # where inductor looks for them, beneath its TMPDIR
@@ -200,6 +214,8 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float)
         namespaces.init(example, report, processes.LEFTOVER, deadline)
     os.close(report)
     processes.die_with_parent()
+    if cloned:  # a process group of its own, which its namespace's first process is not in (worker.py)
+        os.setsid()
 
 
 def close_descriptors(keep: list[int]) -> None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.execute.child import headers, processes, sandbox
+from mkdocs_examples.execute.child import headers, namespaces, processes, sandbox
 from mkdocs_examples.execute.child.runner import REAL_EXIT, preload_metadata, run_example
 from mkdocs_examples.results import Options
 from mkdocs_examples.source.cells import Example
@@ -56,6 +56,7 @@ class _Run:
     cgroup: Path | None
     limit: Path | None  # the folder whose pids.max bounds its processes (its cgroup's, on cgroup v2)
     memory: Path | None  # the folder whose memory limit bounds it (its cgroup's, on cgroup v2)
+    cloned: bool = False  # its process is its namespaces' first (namespaces.clone): it ends as init ends
     killed: bool = False  # by its timeout
     returncode: int = 0
     seconds: float = 0.0
@@ -184,10 +185,15 @@ class Worker:
         memory, most = self.sandbox.memory_limits, sandbox.memory_limit(options)
         held = memory.make(name, most) if memory and most else None
         joined = [folder for folder in dict.fromkeys([cgroup, limit, held]) if folder is not None]
-        pid = os.fork()
+        pid, cloned = None, self.sandbox.namespaces is None and namespaces.can_clone()
+        if cloned:  # a fork fewer; where the kernel refuses, the child's own unshare says why
+            with contextlib.suppress(OSError):
+                pid = namespaces.clone()
+        if pid is None:
+            pid, cloned = os.fork(), False
         if pid == 0:
-            self.child(job, options, timeout, folder, joined, started)
-        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit, held)
+            self.child(job, options, timeout, folder, joined, started, cloned)
+        self.running[pid] = _Run(job, pid, time.monotonic(), cgroup, limit, held, cloned)
         self.say({"id": job["id"], "pid": pid})
 
     def reap(self) -> None:
@@ -222,6 +228,8 @@ class Worker:
             ended, run.left = min(ended, float(answer["ended"])), [str(name) for name in answer["left"]]
         run.seconds = round(ended - run.start, 4)
         run.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        if run.cloned:
+            run.returncode = namespaces.exit_status(run.returncode)
         # what its namespace's first process named was given its time there, and has been killed
         run.until = time.monotonic() + (0.0 if run.left else processes.LEFTOVER)
         return run
@@ -261,7 +269,7 @@ class Worker:
 
     def kill(self, run: _Run) -> None:
         """Kill ``run``'s example and everything it started that can be found."""
-        processes.kill_group(run.pid)
+        _kill_first(run)
         if run.cgroup is not None:
             processes.Cgroups.kill(run.cgroup)
         elif self.linux and run.orphans:
@@ -288,7 +296,7 @@ class Worker:
 
     def exit(self) -> None:
         for run in [*self.running.values(), *self.draining]:
-            processes.kill_group(run.pid)
+            _kill_first(run)
         self.running.clear()
         if self.sandbox.cgroups:
             self.sandbox.cgroups.close()
@@ -300,14 +308,20 @@ class Worker:
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
     def child(
-        self, job: dict, options: Options, timeout: float, folder: Path, cgroups: list[Path], started: float
-    ) -> None:
+        self, job: dict, options: Options, timeout: float, folder: Path, cgroups: list[Path], started: float,
+        cloned: bool,
+    ) -> None:  # fmt: skip
         """In the forked child: enter the sandbox, run one example, its record and stack in ``folder``.
-        ``started``: when the worker began to start it (its cgroups, then the fork)."""
+        ``started``: when the worker began to start it (its cgroups, then the fork); ``cloned``: forked by
+        namespaces.clone, the first process of the example's namespaces."""
         code, faults = 70, None
         forked = time.monotonic()
         try:
-            os.setsid()  # a process group of its own, killed as one
+            # A process group of its own, killed as one. Not the first process of the example's namespaces
+            # (cloned): a group it led would be 1 there, and killpg(1) is kill(-1), every process but init;
+            # the example's process leads a group of its own there (sandbox.isolate)
+            if not cloned:
+                os.setsid()
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             devnull = os.open(os.devnull, os.O_RDWR)
@@ -320,7 +334,9 @@ class Worker:
             record = _hidden(os.open(folder / "record.jsonl", flags | os.O_APPEND, 0o600))
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
             deadline = time.monotonic() + timeout + GRACE / 2  # what it left is named before the timeout
-            sandbox.confine(self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record])
+            sandbox.confine(
+                self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record], cloned=cloned
+            )
             run_example(example, record, faults, options, timeout, clock=(started, forked, time.monotonic()))
             code = 0
         except BaseException:
@@ -346,6 +362,16 @@ def release_nvml() -> None:
     an internal assert instead of "CUDA out of memory". Shut down, NVML starts afresh in each example.
     """
     ctypes.CDLL("libnvidia-ml.so.1").nvmlShutdown()
+
+
+def _kill_first(run: _Run) -> None:
+    """SIGKILL to the worker's child for ``run``: its process group, or where it is the first process of
+    the example's namespaces (cloned), that process, whose end the kernel makes the end of all in them."""
+    if not run.cloned:
+        processes.kill_group(run.pid)
+    else:
+        with contextlib.suppress(OSError):
+            os.kill(run.pid, signal.SIGKILL)
 
 
 def _hidden(fd: int) -> int:
