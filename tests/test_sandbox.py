@@ -299,6 +299,41 @@ def test_the_workers_child_is_the_first_process_of_the_examples_namespaces(tmp_p
     assert seen and all(len(ids) >= 2 and ids[-1] == "1" for ids in seen.values()), seen
 
 
+# In a fresh interpreter (one thread, as the worker): is the first process of an example's namespaces born in
+# the example's cgroup v2, before any code of its own runs?
+BORN_IN = """\
+import os, sys
+from mkdocs_examples.execute.child import namespaces, processes
+if namespaces.prepare() is not None or not namespaces.can_clone():
+    sys.exit("no namespaces: " + str(namespaces.prepare()))
+cgroups, why = processes.Cgroups.create()
+if cgroups is None:
+    sys.exit("no cgroup v2: " + why)
+folder = cgroups.make("example-0")
+try:
+    read, write = os.pipe()
+    pid = namespaces.clone(folder)
+    if pid == 0:
+        os.write(write, open("/proc/self/cgroup").read().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    print([line for line in os.read(read, 4096).decode().splitlines() if line.startswith("0::")])
+finally:
+    cgroups.close()
+"""
+
+
+@linux_only
+def test_the_first_process_of_an_examples_namespaces_is_born_in_its_cgroup():
+    """It starts there (clone3's CLONE_INTO_CGROUP): no move into it, which waits for the kernel's sync."""
+    done = subprocess.run([sys.executable, "-c", BORN_IN], capture_output=True, text=True, timeout=60)
+    if done.returncode and done.stderr.startswith("no "):
+        pytest.skip(done.stderr)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("/example-0']"), done.stdout
+
+
 @linux_only
 @pytest.mark.parametrize("how", ["SIGABRT", "SIGSEGV"])
 def test_an_example_killed_by_a_signal_is_a_crash_named_by_that_signal(tmp_path, monkeypatch, how):

@@ -29,6 +29,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 from mkdocs_examples.execute.child import processes
@@ -41,6 +42,7 @@ _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_A
 _CAPABILITY_VERSION_3 = 0x20080522
 # clone(2)'s number where its first argument is the flags (s390x takes the stack first: it forks and unshares)
 _CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}
+_CLONE3, _CLONE_INTO_CGROUP = 435, 0x200000000  # clone3(2), the same number on each of those (Linux 5.7+)
 
 
 def _libc() -> ctypes.CDLL:
@@ -150,15 +152,28 @@ def can_clone() -> bool:
     return os.uname().machine in _CLONE and len(os.listdir("/proc/self/task")) == 1
 
 
-def clone() -> int:
+def clone(into: Path | None = None) -> int:
     """Fork, with the child the first process of new :data:`EXAMPLE` namespaces (then :func:`loopback_up`): the
     process an example's namespaces need, made in one fork where :func:`isolate_network` and
     :func:`forked_init` take two, and an exit fewer (each a copy of the worker, torch's size).
     In the child, Python's and the C library's at-fork handlers have not run: it forks the example's
     process with ``os.fork``, which runs them there. Returns as ``os.fork`` does; only if :func:`can_clone`.
-    The child ends as :func:`init` ends: :func:`exit_status` reads its status as the example's."""
-    pid = _libc().syscall(ctypes.c_long(_CLONE[os.uname().machine]), ctypes.c_ulong(EXAMPLE | signal.SIGCHLD),
-                          None, None, None, None)  # fmt: skip
+    The child ends as :func:`init` ends: :func:`exit_status` reads its status as the example's.
+    ``into``: a cgroup v2 the child starts in (clone3's ``CLONE_INTO_CGROUP``), where joining it later
+    would move it there, which waits for the kernel's sync of every cgroup, several ms on a busy machine;
+    OSError where the kernel cannot (a cgroup v1, Linux before 5.7, a filter that refuses clone3)."""
+    if into is None:
+        pid = _libc().syscall(ctypes.c_long(_CLONE[os.uname().machine]), ctypes.c_ulong(EXAMPLE | signal.SIGCHLD),
+                              None, None, None, None)  # fmt: skip
+    else:
+        cgroup = os.open(into, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+        # set_tid, set_tid_size, cgroup; no stack: the child goes on on a copy of this one, as after fork
+        args = struct.pack("11Q", EXAMPLE | _CLONE_INTO_CGROUP, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, 0, 0, cgroup)
+        pid = _libc().syscall(ctypes.c_long(_CLONE3), ctypes.c_char_p(args), ctypes.c_size_t(len(args)))
+        number = ctypes.get_errno()
+        os.close(cgroup)
+        ctypes.set_errno(number)
     if pid < 0:
         number = ctypes.get_errno()
         raise OSError(number, f"clone: {os.strerror(number)}")

@@ -186,9 +186,12 @@ class Worker:
         held = memory.make(name, most) if memory and most else None
         joined = [folder for folder in dict.fromkeys([cgroup, limit, held]) if folder is not None]
         pid, cloned = None, self.sandbox.namespaces is None and namespaces.can_clone()
-        if cloned:  # a fork fewer; where the kernel refuses, the child's own unshare says why
+        # A fork fewer, born in its cgroup v2 where it can be; where the kernel refuses, its own unshare says why
+        for into in [*([cgroup] if cloned and cgroup is not None else []), *([None] if cloned else [])]:
             with contextlib.suppress(OSError):
-                pid = namespaces.clone()
+                pid = namespaces.clone(into)
+                joined = [folder for folder in joined if folder != into]  # it is in that one already
+                break
         if pid is None:
             pid, cloned = os.fork(), False
         if pid == 0:
