@@ -187,6 +187,44 @@ def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
     assert linked == expected  # nothing in a heading, a link or a code block; a block's code a tab stop
 
 
+@pytest.mark.parametrize("command", ["serve", "build"])
+def test_under_serve_a_page_handed_the_same_content_again_gets_what_it_got_without_reading_it(monkeypatch, command):
+    from types import SimpleNamespace
+
+    from mkdocs_examples.site import pages
+
+    plugin = site_pages()
+    plugin.on_startup(command=command, dirty=False)
+    reads: list[str] = []
+    find_all = pages.html_parse.find_all
+
+    def counted(html: str, *args, **kwargs):
+        reads.append(html)
+        return find_all(html, *args, **kwargs)
+
+    monkeypatch.setattr(pages.html_parse, "find_all", counted)
+    config = SimpleNamespace(docs_dir="docs", config_file_path="mkdocs.yml")
+
+    def content(text: str, uri: str = "a.md") -> str:
+        page = SimpleNamespace(file=SimpleNamespace(src_uri=uri, abs_src_path=None), markdown=text)
+        return plugin.on_page_content(text, page=page, config=config, files=None)
+
+    first = content("<p><code>torch.cat</code></p>")
+    assert "mx-api" in first and reads
+    reads.clear()
+    assert content("<p><code>torch.cat</code></p>") == first
+    assert bool(reads) == (command == "build")  # `mkdocs build` hands each page once: it keeps nothing
+    reads.clear()
+    assert "mx-api" in content("<p><code>torch.stack</code></p>") and reads  # the page changed: read again
+    reads.clear()
+    assert content("<p><code>torch.cat</code></p>", "b.md") == first and reads  # another page: its own
+    warned = "<p><code>torch.no_such_function</code></p>"
+    for _ in range(2):  # a page that warns warns on each rebuild
+        reads.clear()
+        content(warned, "c.md")
+        assert reads
+
+
 @pytest.mark.parametrize("aliases", ['{"torch.f": "torch.not_documented"}', '["torch.f"]'])
 def test_an_alias_of_no_documented_name_is_an_error(tmp_path, aliases):
     inventory = tmp_path / "pytorch_api.json"

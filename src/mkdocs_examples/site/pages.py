@@ -282,6 +282,13 @@ class PagesPlugin(BasePlugin[PagesConfig]):
     def __init__(self) -> None:
         super().__init__()
         self._builds = i18n.BuildState(lambda config: _Build())
+        # under `mkdocs serve`: what on_page_content gave each page, by the page's path, with what it was given
+        self._linked: dict[str, tuple[tuple[str, ...], str]] | None = None
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Under `mkdocs serve` this plugin lives from one rebuild to the next (MkDocs keeps a plugin that has
+        this event), and a page whose content a rebuild hands it again, unchanged, gets the content it got."""
+        self._linked = {} if command == "serve" else None
 
     def _fix(self, config: MkDocsConfig) -> str:
         root = Path(config.config_file_path).parent
@@ -340,7 +347,26 @@ class PagesPlugin(BasePlugin[PagesConfig]):
         return context
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        where = _where(page, config)
+        # what the content is linked by (the config's paths only name where a warning's fix goes: a page that
+        # warns is not kept)
+        key = (html, str(self.config.inventory), self.config.reference, repr(sorted(self.config.unlinked.items())))
+        if self._linked is not None and (kept := self._linked.get(page.file.src_uri)) and kept[0] == key:
+            return kept[1]
+        warned = []  # a page that warned of a name is linked again on each rebuild, so that it warns again
+
+        def where(name: str) -> str:
+            warned.append(name)
+            return _where(page, config)(name)
+
+        linked = self._linked_content(html, config, where)
+        if self._linked is not None:
+            if warned:
+                self._linked.pop(page.file.src_uri, None)
+            else:
+                self._linked[page.file.src_uri] = (key, linked)
+        return linked
+
+    def _linked_content(self, html: str, config: MkDocsConfig, where: Callable[[str], str]) -> str:
         fix = functools.partial(self._fix, config)
         link = functools.partial(_link_name, where=where, resolve=self.reference, fix=fix)
         # the links, code blocks and headings of the content (no link goes inside one), outermost first: each holds
