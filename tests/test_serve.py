@@ -224,6 +224,16 @@ def test_a_rebuild_for_a_changed_example_reads_no_recording_again_and_one_for_a_
         config.plugins.on_shutdown()
 
 
+def _a_new_serve_writes(root: Path, monkeypatch, rebuilt: dict[str, bytes]) -> None:
+    """Check that a new `mkdocs serve` of ``root`` writes the site a rebuild left (``rebuilt``, by helpers.tree)."""
+    rebuild, config = _serve(root, monkeypatch)
+    try:
+        rebuild()
+        assert tree(root / "site") == rebuilt
+    finally:
+        config.plugins.on_shutdown()
+
+
 def test_a_rebuild_renders_again_only_the_pages_of_a_changed_example_and_writes_what_a_first_build_does(
     tmp_path, monkeypatch
 ):
@@ -245,12 +255,7 @@ def test_a_rebuild_renders_again_only_the_pages_of_a_changed_example_and_writes_
         rebuilt = tree(root / "site")
     finally:
         config.plugins.on_shutdown()
-    rebuild, config = _serve(root, monkeypatch)  # a new `mkdocs serve`, which renders every page
-    try:
-        rebuild()
-        assert tree(root / "site") == rebuilt
-    finally:
-        config.plugins.on_shutdown()
+    _a_new_serve_writes(root, monkeypatch, rebuilt)  # which renders every page
 
 
 def test_a_rebuild_reads_the_examples_helper_modules_once_for_all_the_examples(tmp_path, monkeypatch):
@@ -413,12 +418,7 @@ def test_a_rebuild_lists_the_installed_theme_once_and_the_sites_own_templates_ea
         rebuilt = tree(root / "site")
     finally:
         started.plugins.on_shutdown()
-    rebuild, started = _serve(root, monkeypatch)  # a new `mkdocs serve`, which lists every folder
-    try:
-        rebuild()
-        assert tree(root / "site") == rebuilt
-    finally:
-        started.plugins.on_shutdown()
+    _a_new_serve_writes(root, monkeypatch, rebuilt)  # which lists every folder
 
 
 def test_a_rebuild_finds_the_blocks_of_a_changed_page_only(tmp_path, monkeypatch):
