@@ -261,8 +261,6 @@ ALLOWED_STDLIB = {
     # argparse documents add_subparsers() but not the class it returns: a type hint, checked by mypy (typeshed)
     ("argparse", "_SubParsersAction"),
 }
-# module: why its uses are left where they are for now
-KNOWN: dict[str, str] = {}
 _STDLIB_PRIVATE_CALLS = {
     # multiprocessing.util._exit_function: what `python example.py` runs at exit to end multiprocessing's
     # processes; the forked child leaves by os._exit and runs it itself (execute/child/runner.py), and the
@@ -398,18 +396,10 @@ def test_the_check_finds_private_names_of_other_packages():
 def test_no_module_but_upstream_touches_another_packages_private_names():
     modules = _modules()
     ours = _ours([tree for _, tree in modules])
-    found = [f"{path}:{use}" for path, tree in modules if path not in KNOWN for use in private_uses(path, tree, ours)]
+    found = [f"{path}:{use}" for path, tree in modules for use in private_uses(path, tree, ours)]
     assert not found, "use other packages' private names in mkdocs_examples/mkdocs/upstream.py only:\n" + "\n".join(
         found
     )
-
-
-def test_the_known_exceptions_still_hold_what_they_excuse():
-    """A module listed in KNOWN that no longer touches a private name comes off the list."""
-    modules = dict(_modules())
-    ours = _ours(list(modules.values()))
-    for path in KNOWN:
-        assert path in modules and private_uses(path, modules[path], ours), f"{path}: take it off KNOWN"
 
 
 def test_upstream_is_where_the_adapters_are_said_to_be():
