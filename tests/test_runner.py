@@ -338,21 +338,23 @@ def test_warnings_show_as_under_python_once_per_line_and_deprecations_of_main(ru
 
 
 def test_an_example_sees_no_secrets_of_the_environment_that_builds(tmp_path, monkeypatch):
+    # but it sees the compiler its torch was configured with when the worker imported it
     from mkdocs_examples.execute.engine import Engine
     from mkdocs_examples.results import Options
 
     monkeypatch.setenv("MY_SECRET_TOKEN", "hunter2")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hunter3")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("CXX", "g++")
     (tmp_path / "ex").mkdir()
-    source = "import os\nprint(sorted(k for k in os.environ if 'SECRET' in k), os.environ['LC_ALL'])\n"
+    source = "import os\nprint(sorted(k for k in os.environ if 'SECRET' in k), os.environ['LC_ALL'], os.environ['CXX'])"
     (tmp_path / "ex" / "env.py").write_text(source)
     engine = Engine(tmp_path / "ex", None, options=Options(), preload=[], jobs=1, timeout=30)
     try:
         outcome = engine.run([engine.load("env.py")])["env.py"]
     finally:
         engine.close()
-    assert cells(outcome)[0].output == "[] C.UTF-8\n"
+    assert cells(outcome)[0].output == "[] C.UTF-8 g++\n"
 
 
 def test_the_longest_examples_run_first_as_their_recordings_say(tmp_path):

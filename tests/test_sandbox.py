@@ -523,9 +523,25 @@ def test_around_grants_everything_but_the_excluded_paths_and_follows_no_link(tmp
 def test_python_is_readable_but_not_the_current_folder_or_the_home(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(Path.home()), "/", *sys.path])
-    readable = landlock.readable_python()
+    readable = landlock.readable_installations()
     assert Path(sys.prefix) in readable and Path(landlock.__file__).parents[2] in readable
     assert not {tmp_path, Path.home(), Path("/")} & set(readable)
+
+
+def test_the_compilers_that_cc_and_cxx_name_are_readable_with_their_installation(monkeypatch, tmp_path):
+    # inductor compiles with $CXX (read when torch is imported) and Triton with $CC: a compiler
+    # installed outside the system's folders (/opt/gcc/bin/g++) runs only if its folder is granted
+    for program in ("bin/g++", "bin/gcc", "cc/clang"):
+        (tmp_path / program).parent.mkdir(exist_ok=True)
+        (tmp_path / program).write_text("#!/bin/sh\n")
+        (tmp_path / program).chmod(0o755)
+    monkeypatch.setenv("CXX", str(tmp_path / "bin" / "g++"))
+    monkeypatch.setenv("CC", str(tmp_path / "cc" / "clang"))
+    assert landlock.compilers() == [tmp_path / "cc", tmp_path]
+    assert {tmp_path, tmp_path / "cc"} <= set(landlock.readable_installations())
+    monkeypatch.setenv("CXX", "no-such-compiler")
+    monkeypatch.delenv("CC")
+    assert landlock.compilers() == []
 
 
 # --- the engine -------------------------------------------------------------------------------

@@ -354,7 +354,7 @@ def sandbox_line(info: dict) -> str:
     abi = info.get("landlock") or 0
     if abi:
         scoped = "signals scoped" if abi >= 6 else "signals not scoped (Linux < 6.12)"
-        files = f"files by Landlock ABI {abi} (read: examples, Python, system; write: own folder; {scoped})"
+        files = f"files by Landlock ABI {abi} (read: examples, Python, compilers, system; write: own folder; {scoped})"
     else:
         files = "files NOT confined (no Landlock: writes into the project are detected afterwards)"
     network = info.get("network")

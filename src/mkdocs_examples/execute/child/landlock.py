@@ -1,7 +1,8 @@
 """Landlock (Linux 5.13+): what an example's process may read and write, decided once per worker.
 
 An example may *read* only what programs need and what it is about: the project (but not its
-``.git``), the Python installation(s) and every folder Python imports from, the system's
+``.git``), the Python installation(s) and every folder Python imports from, the C and C++
+compilers' installations (``CC``, ``CXX``: inductor compiles with them), the system's
 programs and libraries (``/usr``, ``/lib*``, ``/bin``, ``/sbin``), ``/etc`` but for the files
 that hold secrets (:data:`ETC_SECRETS`), ``/proc``, ``/sys``, ``/dev`` but for block devices,
 and its own folder. It may *write* only in its own folder, ``/dev/shm`` (shared memory: torch's
@@ -23,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import site
 import stat
 import struct
@@ -83,15 +85,29 @@ class Rules:
     grants: tuple[tuple[int, int], ...]  # (descriptor, rights)
 
 
-def readable_python() -> list[Path]:
-    """Python's installation(s) and every folder it imports from, but the current folder (``-m``
-    puts it first: it may be anything, the user's home included), the root and the home."""
+def readable_installations() -> list[Path]:
+    """Python's installation(s), every folder it imports from, CUDA's and the compilers', but the
+    current folder (``-m`` puts it first: it may be anything, the user's home included), the root
+    and the home."""
     found = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()]
     found += [site.getusersitepackages(), *sys.path, str(Path(__file__).parents[2])]  # and this engine
     found += os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)  # where CUDA may be, like:
     found += [os.environ.get(name, "") for name in ("CUDA_HOME", "CUDA_PATH")]
+    found += [str(p) for p in compilers()]
     skip = {Path.cwd(), Path("/"), Path.home()}
     return [Path(p) for p in dict.fromkeys(found) if p and os.path.isabs(p) and Path(p) not in skip]
+
+
+def compilers() -> list[Path]:
+    """Where the C and C++ compilers that inductor and Triton call (``CC``, ``CXX``) are installed:
+    ``/opt/gcc`` for ``CXX=/opt/gcc/bin/g++`` (its ``libexec`` and ``include`` too)."""
+    found = []
+    for name in ("CC", "CXX"):
+        program = shutil.which(os.environ.get(name, ""))
+        if program:
+            real = Path(os.path.realpath(program))
+            found.append(real.parent.parent if real.parent.name == "bin" else real.parent)
+    return found
 
 
 def prepare(project: list[Path]) -> Rules | None:
@@ -107,7 +123,7 @@ def prepare(project: list[Path]) -> Rules | None:
     wanted += [(p, READ) for p in around(Path("/etc"), [Path("/etc", name) for name in ETC_SECRETS])]
     wanted += [(p, DEVICE) for p in around(Path("/dev"), [*_block_devices(Path("/dev")), Path("/dev/shm")])]
     wanted += [(Path("/dev/shm"), ALL)]
-    wanted += [(p, READ) for p in readable_python()]
+    wanted += [(p, READ) for p in readable_installations()]
     for folder in project:
         wanted += [(p, READ) for p in around(folder, [folder / ".git"])]
     grants = []

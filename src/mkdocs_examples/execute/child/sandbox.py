@@ -116,7 +116,7 @@ def prepare(project: list[Path]) -> Prepared:
     prepared.memory_limits, prepared.memory = processes.Limit.memory(unified)
     prepared.rules = landlock.prepare(project)
     if prepared.network is None:
-        prepared.views = tuple(mounts.readable(landlock.readable_python(), project))
+        prepared.views = tuple(mounts.readable(landlock.readable_installations(), project))
         scratch = Path(tempfile.mkdtemp(prefix="mkx-trial-"))
         try:
             (scratch / "box").mkdir()
@@ -284,10 +284,12 @@ def changes(before: Snapshot, after: Snapshot) -> list[tuple[str, str, int]]:
     return sorted(found)
 
 
-# The variables an example sees: what Python, locales, the numeric libraries and CUDA read. Tokens,
-# keys and credentials of whoever runs the build (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK...) are not here.
+# The variables an example sees: what Python, locales, the numeric libraries, CUDA and the compilers
+# that inductor and Triton call read (CC, CXX: torch reads them when the worker imports it, so the
+# example sees the compiler its torch uses). Tokens, keys and credentials of whoever runs the build
+# (GITHUB_TOKEN, AWS_*, SSH_AUTH_SOCK...) are not here.
 _ENVIRONMENT = {
-    "PATH", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL",
+    "PATH", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL", "CC", "CXX",
     "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "LD_LIBRARY_PATH",
     "MPLBACKEND", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
     "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_LAUNCH_BLOCKING",
