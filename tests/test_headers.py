@@ -71,3 +71,54 @@ def test_a_compile_that_hangs_is_killed_and_counts_as_failed(tmp_path, monkeypat
     headers._build(tmp_path / "store" / "torch-x", tmp_path / "work")
     assert time.monotonic() - start < 10
     assert list((tmp_path / "store" / "torch-x").iterdir()) == [] and not (tmp_path / "work").exists()
+
+
+def test_a_torch_reached_by_another_path_has_a_folder_of_its_own(tmp_path):
+    # inductor names a header by its compile command, which names torch's folder as imported: a
+    # virtualenv reached through a link looks for another header than the same one by its real path
+    from mkdocs_examples.execute.child import headers
+
+    assert headers._key("2.13.0", "/venv/torch") == headers._key("2.13.0", "/venv/torch")
+    assert headers._key("2.13.0", "/venv/torch") != headers._key("2.13.0", "/link/torch")
+    assert headers._key("2.13.0", "/venv/torch") != headers._key("2.14.1", "/venv/torch")
+
+
+COMPILES = """\
+import getpass, json, os, tempfile
+import torch
+from torch._inductor import codecache
+folder = os.path.join(tempfile.gettempdir(), f"torchinductor_{getpass.getuser()}", "precompiled_headers")
+there = set(os.listdir(folder)) if os.path.isdir(folder) else set()
+asked = []
+write = codecache.write
+def noted(content, extension, extra="", **more):
+    if extension == "h":
+        asked.append(codecache.get_hash(content.strip(), extra) + ".h.gch")
+    return write(content, extension, extra, **more)
+codecache.write = noted
+torch.compile(lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2)(torch.randn(64))
+print(json.dumps([asked, [name in there for name in asked]]))
+"""
+
+
+@pytest.mark.slow  # compiles for real, and the worker builds the headers where this machine has none yet
+@pytest.mark.skipif(sys.platform != "linux", reason="the store is used with mount namespaces only")
+def test_an_examples_first_compile_finds_the_header_the_worker_built(tmp_path):
+    from mkdocs_examples.execute.child import headers
+    from mkdocs_examples.execute.engine import Engine, describe
+    from mkdocs_examples.results import Options
+
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "compiles.py").write_text(COMPILES)
+    engine = Engine(tmp_path / "examples", None, options=Options(), preload=["torch", "torch._dynamo"], jobs=1,
+                    timeout=300, headers=headers.default_store())  # fmt: skip
+    try:
+        outcome = engine.run([engine.load("compiles.py")])["compiles.py"]
+        namespaced = "namespaces" not in engine.pool.sandbox["missing"]
+    finally:
+        engine.close()
+    assert outcome.failure is None, describe(outcome)
+    asked, found = json.loads(outcome.result.cells[0].output)
+    assert asked, "the compile asked for no precompiled header"
+    if namespaced:  # else each example's TMPDIR is its own, empty: it builds its own
+        assert found == [True] * len(asked), asked

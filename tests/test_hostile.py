@@ -781,7 +781,7 @@ def test_examples_see_the_headers_the_worker_built_and_cannot_change_them(tmp_pa
     from mkdocs_examples.execute.child import headers
 
     store = tmp_path / "store"
-    folder = store / headers._key(str(torch.__version__))
+    folder = store / headers._key(str(torch.__version__), os.path.dirname(os.path.abspath(torch.__file__)))
     folder.mkdir(parents=True)
     (folder / "built.h").write_text("#include <torch/csrc/inductor/cpp_prefix.h>\n")
     (folder / "built.h.gch").write_bytes(b"trusted")

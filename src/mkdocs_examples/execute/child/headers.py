@@ -10,8 +10,10 @@ Once per machine would do, but a header an example built cannot be trusted beyon
 what it left there would reach the examples of the next build, another change. So the worker
 builds the headers itself (:func:`prepare`), in a process of its own that runs the engine's code
 only: a small function compiled as an example compiles one. It keeps them in a store of its own,
-one folder per torch and compiler (:func:`default_store`), and each example sees them read-only,
-bound over files of the same names in its build's shared folder (:func:`.mounts.build`).
+one folder per torch, compiler and path of torch (:func:`default_store`, :func:`_key`), and each
+example sees them read-only, bound over files of the same names in its build's shared folder
+(:func:`.mounts.build`). An example whose compile asks for a header of another name (other
+compiler flags) builds that one in its build's shared folder, for the examples after it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -51,9 +54,9 @@ def prepare(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...]:
     built first where it has none; an empty file of each name in ``shared``, the folder its examples
     share, for them to be bound over. None: without torch, or where they cannot be built."""
     torch = sys.modules.get("torch")
-    if torch is None:
+    if torch is None or not torch.__file__:
         return ()
-    folder = store / _key(str(torch.__version__))
+    folder = store / _key(str(torch.__version__), os.path.dirname(os.path.abspath(torch.__file__)))
     if not folder.is_dir():
         _build(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)))
     found = tuple(sorted(p for p in folder.glob("*") if p.suffix in (".h", ".gch") and _regular(p)))
@@ -66,14 +69,18 @@ def _regular(path: Path) -> bool:
     return path.is_file() and not path.is_symlink()
 
 
-def _key(torch_version: str) -> str:
-    """The store's folder for this torch and C++ compiler (inductor's: $CXX, else g++ or clang++ on macOS)."""
+def _key(torch_version: str, torch_folder: str) -> str:
+    """The store's folder for this torch and C++ compiler (inductor's: $CXX, else g++ or clang++ on macOS),
+    at these paths. Inductor names a header by a hash of its compile command, which names the folders of
+    torch's and Python's headers and libraries as imported (a virtualenv reached through a link: the link's
+    path): a torch imported from another path looks for a header of another name, and has a folder of its own."""
     cxx = os.environ.get("CXX") or ("clang++" if sys.platform == "darwin" else "g++")
     try:
         compiler = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         compiler = ""
-    digest = hashlib.sha256(f"{torch_version}\n{cxx}\n{compiler}".encode()).hexdigest()[:16]
+    paths = [torch_folder, sysconfig.get_path("include"), str(sysconfig.get_config_var("LIBDIR"))]
+    digest = hashlib.sha256("\n".join([torch_version, cxx, compiler, *paths]).encode()).hexdigest()[:16]
     return f"torch-{torch_version}-{digest}"
 
 
