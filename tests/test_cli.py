@@ -70,7 +70,8 @@ def test_recordings_are_merged_only_for_a_device_the_engine_knows(capsys):
     assert stop.value.code == 2 and "invalid choice: 'mps'" in capsys.readouterr().err
 
 
-def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_others(site, capsys):
+def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_others(site, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # no store of headers to list
     assert main(["run"]) == 0
     entries = site / ".cache" / "examples"
     kept = sorted(entries.rglob("*.json"))
@@ -105,3 +106,22 @@ def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_othe
     assert main(["cache", "clear"]) == 0
     assert capsys.readouterr().out.endswith(".cache/examples: 0 entries, 0 bytes\n")
     assert entries.is_dir() and not list(entries.rglob("*.json"))
+
+
+def test_cache_prune_removes_the_headers_built_for_a_torch_that_is_gone(site, capsys, monkeypatch, tmp_path):
+    from mkdocs_examples.execute.child import headers
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    store = headers.default_store()
+    for name, torch_folder in {"torch-a": str(site), "torch-b": str(tmp_path / "gone"), "torch-c": None}.items():
+        (store / name).mkdir(parents=True)
+        (store / name / "x.h.gch").write_bytes(b"1234")
+        if torch_folder is not None:  # else built before the store said for which torch
+            (store / name / headers.TORCH).write_text(torch_folder)
+    assert main(["cache", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"{store}: inductor's precompiled headers for 3 ")
+    assert main(["cache", "prune"]) == 0
+    said = capsys.readouterr().out
+    assert f"removed {store / 'torch-b'}" in said and f"removed {store / 'torch-c'}" in said
+    assert sorted(p.name for p in store.iterdir()) == ["torch-a"]
+    assert main(["cache", "clear"]) == 0 and (store / "torch-a" / "x.h.gch").exists()  # every clone's: kept

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from dataclasses import replace
@@ -18,6 +19,7 @@ from pathlib import Path
 from mkdocs_examples import texts
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.cache import Cache, cache_key, entries, fingerprint
+from mkdocs_examples.execute.child import headers
 from mkdocs_examples.execute.child.budget import size
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, Progress, describe, run_options, summary
 from mkdocs_examples.publish import notebooks, outputs, review
@@ -64,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     kept = commands.add_parser("cache", help="list, prune or clear the cache of example results (option cache_dir)")
     kept.add_argument("action", choices=["list", "prune", "clear"],
                       help="list: its size, and the examples its entries belong to; prune: remove the entries no "
-                      "example of this tree can use (deleted or edited examples, another engine, torch or Python); "
+                      "example of this tree can use (deleted or edited examples, another engine, torch or Python), "
+                      "and the precompiled headers of this machine's store built for a torch that is gone; "
                       "clear: remove every entry")  # fmt: skip
     kept.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     record.add_commands(commands)
@@ -276,8 +279,15 @@ def _cache(config_file: Path, action: str) -> int:
     else:
         removed = store.prune(live)
         print(f"removed {entries(len(removed))} from {shown}")
+    if action == "prune":
+        for folder in headers.unused(headers.default_store()):
+            shutil.rmtree(folder, ignore_errors=True)
+            print(f"removed {folder}: inductor's precompiled headers for a torch that is gone")
     count, total = store.usage()
     print(f"{shown}: {entries(count)}, {size(total)}")
+    folders, built = headers.usage(headers.default_store())
+    if folders:  # shared by every clone on this machine; `clear` leaves it
+        print(f"{headers.default_store()}: inductor's precompiled headers for {folders} torch folders, {size(built)}")
     return 0
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from mkdocs_examples.execute.child import processes
 
 BUILDING = 300.0  # seconds the worker gives the compile before it gives up (a minute is usual on a busy machine)
+TORCH = "torch-folder"  # in a folder of the store: the folder of the torch it was built for, for `cache prune`
 
 
 def default_store() -> Path:
@@ -56,9 +57,10 @@ def prepare(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...]:
     torch = sys.modules.get("torch")
     if torch is None or not torch.__file__:
         return ()
-    folder = store / _key(str(torch.__version__), os.path.dirname(os.path.abspath(torch.__file__)))
+    torch_folder = os.path.dirname(os.path.abspath(torch.__file__))
+    folder = store / _key(str(torch.__version__), torch_folder)
     if not folder.is_dir():
-        _build(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)))
+        _build(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)), torch_folder)
     found = tuple(sorted(p for p in folder.glob("*") if p.suffix in (".h", ".gch") and _regular(p)))
     for header in found:
         (shared / header.name).touch()
@@ -84,7 +86,7 @@ def _key(torch_version: str, torch_folder: str) -> str:
     return f"torch-{torch_version}-{digest}"
 
 
-def _build(folder: Path, work: Path) -> None:
+def _build(folder: Path, work: Path, torch_folder: str = "") -> None:
     """Compile a small function in a fork whose TMPDIR is in ``work``, then move the headers it built
     into ``folder`` at once (another worker may be doing the same: the first to finish is kept).
     Where the compile fails, ``folder`` is made empty: it is not tried again for this torch and
@@ -107,12 +109,33 @@ def _build(folder: Path, work: Path) -> None:
         for header in found:
             if header.suffix in (".h", ".gch") and _regular(header):
                 os.replace(header, staged / header.name)
+        (staged / TORCH).write_text(torch_folder, encoding="utf-8")
         try:
             staged.rename(folder)
         except OSError:
             shutil.rmtree(staged, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def unused(store: Path) -> list[Path]:
+    """The folders of ``store`` built for a torch that is gone (a removed clone or virtualenv), or whose torch
+    is not known: no build can use them, or one rebuilds them at its start."""
+    found = []
+    for folder in sorted(store.glob("torch-*")) if store.is_dir() else []:
+        try:
+            torch_folder = (folder / TORCH).read_text(encoding="utf-8")
+        except OSError:
+            torch_folder = ""
+        if folder.is_dir() and not (torch_folder and os.path.isdir(torch_folder)):
+            found.append(folder)
+    return found
+
+
+def usage(store: Path) -> tuple[int, int]:
+    """How many folders ``store`` holds, and their bytes."""
+    folders = [f for f in store.glob("torch-*") if f.is_dir()] if store.is_dir() else []
+    return len(folders), sum(p.stat().st_size for f in folders for p in f.iterdir() if _regular(p))
 
 
 def _wait(pid: int, deadline: float) -> int:
