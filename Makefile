@@ -24,8 +24,8 @@ PYTEST := $(PYTHON) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reo
 LINT_COMMITS ?= 10
 
 lint: $(READY)  ## ruff, mypy, the workflow checks (actionlint with shellcheck, zizmor) and the new commits' subjects (at most 72 characters)
-	$(PYTHON) -m ruff check src tests hooks tools
-	$(PYTHON) -m mypy  # src, hooks and tools: [tool.mypy] in pyproject.toml
+	$(PYTHON) -m ruff check src tests tools
+	$(PYTHON) -m mypy  # src and tools: [tool.mypy] in pyproject.toml
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint  # with shellcheck on the `run:` scripts
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) tools/commit_subjects.py --last $(LINT_COMMITS)

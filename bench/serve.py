@@ -40,7 +40,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-COPIED = ["mkdocs.yml", "docs", "examples", "hooks", "overrides", "recordings"]
+COPIED = ["mkdocs.yml", "data", "docs", "examples", "overrides", "recordings"]
 CACHE = ".cache"  # copied when it exists, so that the servers start warm
 EXAMPLE = "examples/tensors/cat_and_stack.py"
 CELL_LINE = "print(torch.cat([x, y], dim=0))\n"  # the last line of the cell `cat`

@@ -63,7 +63,7 @@ def _templates_compiled_once():
     """Material's templates compiled once per test process, not once per build: MkDocs makes a new Jinja
     environment for each build, and the suite builds in-process some 190 times, each language counted (a
     build of the fixture site took 0.33 CPU-s, 0.12 with this). Jinja checks each template's source against what it
-    compiled; a site's own `on_env` (the real site's hooks/render_cache.py) still sets a cache of its own."""
+    compiled; a plugin's own `on_env` (the real site's examples-render-cache) still sets a cache of its own."""
     get_env, compiled = mkdocs.theme.Theme.get_env, _CompiledTemplates()
 
     def with_compiled_templates(theme: mkdocs.theme.Theme) -> jinja2.Environment:
@@ -129,7 +129,7 @@ NOT_SOURCES = {".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache
 
 
 def copy_project(into: Path, *, caches: bool = False) -> Path:
-    """The project's sources under ``into`` (docs, examples, hooks, .git...); with ``caches``, a copy of
+    """The project's sources under ``into`` (docs, examples, data, .git...); with ``caches``, a copy of
     its ``.cache`` too, so that a build there starts as warm as one here and writes nothing here."""
 
     def ignore(folder: str, names: list[str]) -> set[str]:

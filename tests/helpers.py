@@ -20,8 +20,8 @@ import search_queries  # noqa: E402, F401  (for the tests) tools/search_queries.
 
 
 def load_file(name: str, path: Path) -> ModuleType:
-    """A module of the site that is not a package (hooks/*.py, tools/*.py), loaded by its path as
-    MkDocs loads hooks; registered in sys.modules, where its dataclasses look it up."""
+    """A module of the site that is not a package (tools/*.py), loaded by its path as MkDocs loads a
+    site's hooks; registered in sys.modules, where its dataclasses look it up."""
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = sys.modules[name] = importlib.util.module_from_spec(spec)

@@ -99,7 +99,7 @@ def test_search_results_stay_in_the_language_of_the_page(page, base_url, lang, q
         ("模型复制", "modules/copying/"),
         ("可见设备编号", "devices/visible-devices/"),
         ("批归一化评估模式", "modules/train-eval/"),
-        # hooks/search_assets/terms.yml: the page never says 交叉熵
+        # data/search_terms.yml: the page never says 交叉熵
         ("交叉熵", "losses/cross-entropy-and-nll/"),
         ("学习率", "optimization/learning-rate/"),  # the index keeps 学习率 whole
     ],
@@ -235,7 +235,7 @@ def test_missing_lists_only_words_the_reader_typed(page, base_url, lang, query):
     ],
 )
 def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box, lang, query, found):
-    """hooks/search_assets/terms.yml: a term the index would cut into words is a phrase, whole in the query or
+    """data/search_terms.yml: a term the index would cut into words is a phrase, whole in the query or
     not at all; its words alone weigh below a title's (`phrases` in mkdocs.yml)."""
     assert search_box(lang, query)[0] == f"/{found}"
 
@@ -265,7 +265,7 @@ def test_a_chinese_word_is_matched_whole_and_a_term_by_its_pieces(search_box, la
     ],
 )
 def test_a_group_of_synonyms_is_one_word_of_the_search(search_box, lang, query, found):
-    """hooks/search_assets/terms.yml's `synonyms`: GPU and CUDA are one word, in the pages and in the query."""
+    """data/search_terms.yml's `synonyms`: GPU and CUDA are one word, in the pages and in the query."""
     assert search_box(lang, query)[0] == f"/{found}"
 
 

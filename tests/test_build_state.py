@@ -1,4 +1,4 @@
-"""What the site's plugins and hooks keep for one build (mkdocs_examples.mkdocs.i18n.BuildState): nothing of it
+"""What the site's plugins keep for one build (mkdocs_examples.mkdocs.i18n.BuildState): nothing of it
 reaches the next build of the same process, as `mkdocs serve` makes them, not even from a build that failed."""
 
 from __future__ import annotations
@@ -58,21 +58,22 @@ def on_page_markdown(markdown, *, page, config, files):
 """
 
 
-def test_no_plugin_or_hook_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
+def test_no_plugin_keeps_anything_of_a_failed_or_finished_build_in_the_same_process(tmp_path: Path):
     root = search_fixture(tmp_path)
     (tmp_path / "hooks").mkdir()
     (tmp_path / "hooks" / "failing.py").write_text(FAILING)
     text = (root / "mkdocs.yml").read_text()
-    text = text.replace("markdown_extensions:\n", f"  - {PAGES}\nmarkdown_extensions:\n", 1)
-    hooks = [str(Path(__file__).parent.parent / "hooks" / "render_cache.py")]  # each hook by its path in mkdocs.yml
-    text += "hooks:\n" + "".join(f"  - {hook}\n" for hook in [*hooks, tmp_path / "hooks" / "failing.py"])
+    listed = f"  - {PAGES}\n  - examples-render-cache\n"
+    text = text.replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1)
+    text += f"hooks:\n  - {tmp_path / 'hooks' / 'failing.py'}\n"  # after every plugin, at the same priority
     (root / "mkdocs.yml").write_text(text)
     (root / "fail").touch()
     handlers = list(logging.getLogger("mkdocs").handlers)
-    plugins = ["examples-search", "examples-pages"]  # each plugin by its name
+    serving = ["examples-render-cache"]  # on_startup: MkDocs keeps it for `mkdocs serve`
+    plugins = ["examples-search", "examples-pages"]
 
     first = load_config(str(root / "mkdocs.yml"))
-    kept = [first.plugins[name] for name in [*hooks, *plugins]]
+    kept = [first.plugins[name] for name in [*serving, *plugins]]
     assert all(isinstance(kept_by._builds, BuildState) for kept_by in kept)
     first.plugins.on_startup(command="serve", dirty=False)
     try:
@@ -82,8 +83,9 @@ def test_no_plugin_or_hook_keeps_anything_of_a_failed_or_finished_build_in_the_s
         assert logging.getLogger("mkdocs").handlers == handlers  # the render cache's counter of warnings too
         (root / "fail").unlink()
         second = load_config(str(root / "mkdocs.yml"))
-        assert [second.plugins[hook] for hook in hooks] == kept[: len(hooks)]  # one module each, as `mkdocs serve` has
-        # a plugin is the same object where it has on_startup (MkDocs keeps it for `mkdocs serve`), else a new one
+        assert [second.plugins[name] for name in serving] == kept[: len(serving)]  # the same objects
+        # any other plugin is the same object where it has on_startup (MkDocs keeps it for `mkdocs serve`), else a
+        # new one
         kept += [second.plugins[name] for name in plugins if second.plugins[name] not in kept]
         build(second)
         assert [kept_by._builds.now for kept_by in kept] == [None] * len(kept)

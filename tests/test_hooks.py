@@ -1,11 +1,10 @@
-"""The site plugins and hooks on copies of the fixture site (tests/site): the engine's API, and builds that start
-clean.
+"""The site plugins on copies of the fixture site (tests/site): the engine's API, and builds that start clean.
 
-MkDocs loads a hook file once per process, and keeps a plugin that has ``on_startup`` for the
-rebuilds of `mkdocs serve`, so their state outlives a build: a second build in the same process
+MkDocs keeps a plugin that has ``on_startup`` for the rebuilds of `mkdocs serve` (and for every
+later build of the process), so its state outlives a build: a second build in the same process
 (each rebuild of `mkdocs serve`, or the next test) must start from nothing of the first. The
-examples do not run here (``enabled: false``) unless a test needs their outputs: the plugins and
-hooks read only the pages and the engine's API.
+examples do not run here (``enabled: false``) unless a test needs their outputs: the site
+plugins read only the pages and the engine's API.
 """
 
 from __future__ import annotations
@@ -24,25 +23,21 @@ from mkdocs.config import load_config
 ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
 # the plugin examples-pages with the real site's inventory, as fixture() lists it
-PAGES = f"examples-pages: {{inventory: {ROOT / 'hooks' / 'pytorch_api.json'}}}"
+PAGES = f"examples-pages: {{inventory: {ROOT / 'data' / 'pytorch_api.json'}}}"
 
 
-def fixture(tmp_path: Path, *hooks: str | Path, plugins: str = "", run: bool = False) -> Path:
-    """A copy of the fixture site with ``hooks`` (names in hooks/, or paths; the engine's site plugins by name,
-    ``examples-…``, after its other plugins, as the real site lists them) and ``plugins`` (YAML list items, first)."""
+def fixture(tmp_path: Path, *site_plugins: str, plugins: str = "", run: bool = False) -> Path:
+    """A copy of the fixture site with the engine's ``site_plugins`` (``examples-…``, by name, with their options
+    as YAML after it) after its other plugins, as the real site lists them, and ``plugins`` (YAML list items,
+    first)."""
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root)
     config = root / "mkdocs.yml"
     text = config.read_text().replace("plugins:\n", f"plugins:\n{plugins}", 1)
     if not run:
         text = text.replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
-    site_plugins = [str(name) for name in hooks if str(name).startswith("examples-")]
-    hooks = tuple(name for name in hooks if str(name) not in site_plugins)
     listed = "".join(f"  - {name}\n" for name in site_plugins)
-    text = text.replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1)
-    if hooks:
-        text += "hooks:\n" + "".join(f"  - {ROOT / 'hooks' / name}\n" for name in hooks)
-    config.write_text(text)
+    config.write_text(text.replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1))
     return root
 
 
@@ -174,12 +169,12 @@ def test_a_search_index_of_a_language_no_longer_built_is_not_written(tmp_path):
     assert not (root / "site" / "zh").exists()
 
 
-# --- serve.py ------------------------------------------------------------------------------------
+# --- examples-serve --------------------------------------------------------------------------------
 
 
 def test_the_fast_preview_leaves_no_log_handler_behind(tmp_path, monkeypatch):
     monkeypatch.delenv("PREVIEW", raising=False)
-    root = fixture(tmp_path, "serve.py")
+    root = fixture(tmp_path, "examples-serve")
     before = list(logging.getLogger("mkdocs").handlers)
     build_twice(root)  # `serve`: the preview counts warnings with a handler of its own
     assert logging.getLogger("mkdocs").handlers == before
@@ -207,7 +202,7 @@ def test_the_plugin_says_which_examples_a_page_embeds_and_where_they_are(tmp_pat
 
 
 def test_a_build_imports_no_module_that_a_page_names_in_code_font(tmp_path):
-    """API names are looked up in hooks/pytorch_api.json alone: a name in prose imports nothing. Importing
+    """API names are looked up in data/pytorch_api.json alone: a name in prose imports nothing. Importing
     `torch.utils.model_dump.__main__` runs its argparse, which ends the process (rc 2) and, given a file
     named like an argument, loads it as a pickled model."""
     root = fixture(tmp_path, PAGES)

@@ -1,5 +1,5 @@
-"""HTML is read in one module, src/mkdocs_examples/html_parse.py: no other module of the engine, the site's
-hooks or tools/ applies a regular expression to HTML.
+"""HTML is read in one module, src/mkdocs_examples/html_parse.py: no other module of the engine (its site plugins
+included) or of tools/ applies a regular expression to HTML.
 
 A regular expression over a page breaks on the next change of the markup it assumes (an attribute
 more, another order, a line break): the parser module reads elements as a browser does. The check
@@ -16,7 +16,7 @@ from pathlib import Path
 from helpers import ROOT
 
 PARSER = ROOT / "src" / "mkdocs_examples" / "html_parse.py"
-FOLDERS = [ROOT / "src", ROOT / "hooks", ROOT / "tools"]
+FOLDERS = [ROOT / "src", ROOT / "tools"]
 FUNCTIONS = {"compile", "sub", "subn", "search", "match", "fullmatch", "findall", "finditer", "split"}
 # what a pattern holds that is no tag: a named group (?P<name>...), a look-behind (?<=...), (?<!...)
 _NOT_TAGS = re.compile(r"\(\?P<\w+>|\(\?<[=!]")

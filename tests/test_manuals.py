@@ -98,7 +98,7 @@ _POINTER = re.compile(
     r"|MAINTAINING\.md|CONTRIBUTING\.md|README\.md"
     r"|README(?:'s)?)[,:]?\s+\(?\\?\"(?P<heading>[A-Z][^\"\\]+)"
 )
-_FILES = ["Makefile", "mkdocs.yml", "pyproject.toml", ".github/**/*", "hooks/*.py", "tools/*.py", "tests/*.py",
+_FILES = ["Makefile", "mkdocs.yml", "pyproject.toml", ".github/**/*", "tools/*.py", "tests/*.py",
           "src/mkdocs_examples/**/*.py", *MANUALS]
 
 

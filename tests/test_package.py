@@ -124,7 +124,8 @@ def test_the_site_plugins_and_their_assets_come_with_the_wheel(venv):
     )
     plugins = [("examples", "ExamplesPlugin"), ("examples-cjk", "CJKPlugin"), ("examples-csp", "CSPPlugin"),
                ("examples-page-html", "PageHTMLPlugin"), ("examples-pages", "PagesPlugin"),
-               ("examples-search", "SearchPlugin")]  # fmt: skip
+               ("examples-render-cache", "RenderCachePlugin"), ("examples-search", "SearchPlugin"),
+               ("examples-serve", "ServePlugin")]  # fmt: skip
     assert _run([str(venv / "bin" / "python"), "-c", check], venv).strip() == f"{plugins} True"
 
 
@@ -149,3 +150,25 @@ def test_a_site_with_the_plain_theme_builds_strict_with_the_installed_engine(ven
 
     runs = _run([str(venv / "bin" / "python"), "-m", "mkdocs_examples", "run", "--show"], tmp_path)
     assert "engine on another site 4" in runs and "1 example in" in runs
+
+
+def test_a_site_with_the_plain_theme_keeps_its_renders_where_examples_render_cache_says(venv, tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "examples").mkdir()
+    options = "{folder: .renders, packages: [mkdocs, markdown, pymdown-extensions, pygments]}"
+    listed = f"  - examples-serve\n  - examples-render-cache: {options}\nmarkdown_extensions:\n"
+    (tmp_path / "mkdocs.yml").write_text(MKDOCS_YML.replace("markdown_extensions:\n", listed))
+    (tmp_path / "docs" / "index.md").write_text(PAGE)
+    (tmp_path / "examples" / "greet.py").write_text(EXAMPLE)
+    python = str(venv / "bin" / "python")
+
+    log = _run([python, "-m", "mkdocs", "build", "--strict"], tmp_path)
+    assert "WARNING" not in log
+    (render,) = (tmp_path / ".renders").glob("*.json")  # the one page's
+    written = render.stat().st_mtime_ns
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    _run([python, "-m", "mkdocs", "build", "--strict"], tmp_path)
+    assert render.stat().st_mtime_ns == written  # taken from there, not rendered and written again
+    again = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "engine on another site 4" in again
+    assert again.rsplit("<!--", 1)[0] == page.rsplit("<!--", 1)[0]  # but the theme's comment with the build's time

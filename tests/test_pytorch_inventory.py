@@ -184,15 +184,15 @@ def test_aliases_and_values_come_from_the_namespaces_of_the_documented_names():
 
 
 def test_the_kept_inventory_holds_the_aliases_and_values_of_the_pinned_torch():
-    """hooks/pytorch_api.json's aliases and values are what tools/pytorch_inventory.py reads from the installed
+    """data/pytorch_api.json's aliases and values are what tools/pytorch_inventory.py reads from the installed
     torch: after a new torch, `python tools/pytorch_inventory.py` (no SOURCE) writes them again."""
-    kept = json.loads((ROOT / "hooks" / "pytorch_api.json").read_text())
+    kept = json.loads((ROOT / "data" / "pytorch_api.json").read_text())
     assert kept["torch"] == torch_version()
     assert pytorch_inventory.aliases_and_values(kept["names"]) == (kept["aliases"], kept["values"])
 
 
 def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():
-    """hooks/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (design/site.md,
+    """data/pytorch_api.json comes from docs sources of recent commits, not of 2.13.0 (design/site.md,
     "What readers get": API links): each name they document must still be one the installed torch has, or
     the file is from another release."""
     import importlib
@@ -211,6 +211,6 @@ def test_every_name_of_the_kept_inventory_exists_in_the_pinned_torch():
             return True
         return False
 
-    names = json.loads((ROOT / "hooks" / "pytorch_api.json").read_text())["names"]
+    names = json.loads((ROOT / "data" / "pytorch_api.json").read_text())["names"]
     assert len(names) > 1500
     assert [name for name in names if not exists(name)] == []

@@ -1,6 +1,6 @@
-"""hooks/render_cache.py: a page is rendered again only when what it is made of changed.
+"""The plugin examples-render-cache: a page is rendered again only when what it is made of changed.
 
-On copies of the fixture site (tests/site) with the hook, built as `mkdocs build` builds them
+On copies of the fixture site (tests/site) with the plugin, built as `mkdocs build` builds them
 (each build a process of its own: on_startup, build, on_shutdown), without running the
 examples. ``renders`` counts the pages that went through Python-Markdown.
 """
@@ -17,13 +17,21 @@ import jinja2
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
 from mkdocs.structure.pages import Page
 
 from mkdocs_examples import yaml_files
+from mkdocs_examples.site import render_cache
 
-ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
-render_cache = helpers.load_file("render_cache_hook", ROOT / "hooks" / "render_cache.py")
+
+
+def with_render_cache(root: Path, options: str = "") -> None:
+    """The site at ``root`` with the plugin examples-render-cache after its other plugins, given ``options``
+    (YAML of a mapping, as written after the plugin's name)."""
+    config = root / "mkdocs.yml"
+    listed = f"  - examples-render-cache{options}\n"
+    config.write_text(config.read_text().replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1))
 
 
 @pytest.fixture
@@ -31,8 +39,8 @@ def site(tmp_path: Path) -> Path:
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root)
     config = root / "mkdocs.yml"
-    text = config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
-    config.write_text(text + f"hooks:\n  - {ROOT / 'hooks' / 'render_cache.py'}\n")
+    config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
+    with_render_cache(root)
     (root / "docs" / "en" / "more.md").write_text("# More\n\n```python\nx = 1\n```\n\n## A section\n")
     (root / "docs" / "zh" / "more.md").write_text("# 更多\n\n```python\nx = 1\n```\n\n## 一节\n")
     return root
@@ -144,7 +152,58 @@ def test_an_entry_that_is_not_one_of_ours_is_a_miss(site, renders):
     assert len(renders) == 4 and "A section" in built["more/index.html"].decode()
 
 
-def test_a_hooks_extension_is_keyed_by_the_project_modules_it_takes_its_rules_from(tmp_path, monkeypatch):
+def test_the_renders_and_templates_go_to_the_folders_of_the_options_relative_to_mkdocs_yml(tmp_path, renders):
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
+    with_render_cache(root, ": {folder: kept/renders, templates: kept/jinja}")
+    build_site(root)
+    assert len(list((root / "kept" / "renders").glob("*.json"))) == 2  # each language's index page
+    assert list((root / "kept" / "jinja").iterdir())  # Jinja's compiled templates
+    assert not (root / ".cache" / "pages").exists() and not (root / ".cache" / "jinja").exists()
+    renders.clear()
+    build_site(root)
+    assert renders == []  # read back from there
+
+
+def test_a_new_version_of_a_package_of_the_option_renders_every_page_again(tmp_path, renders, monkeypatch):
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
+    with_render_cache(root, ": {packages: [mkdocs, jinja2]}")
+    build_site(root)
+    real = render_cache.package_version
+    versions = {"jinja2": real("jinja2"), "mkdocs-material": real("mkdocs-material")}
+    monkeypatch.setattr(render_cache, "package_version", lambda name: versions.get(name) or real(name))
+    versions["mkdocs-material"] = "0.0.1"  # not listed: no input of a render
+    renders.clear()
+    build_site(root)
+    assert renders == []
+    versions["jinja2"] = "0.0.1"
+    build_site(root)
+    assert sorted(renders) == ["en/index.md", "zh/index.md"]  # every page of the fixture
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ("{folder: 3}", "option 'folder': Expected type: <class 'str'>"),
+        ("{templates: [a, b]}", "option 'templates': Expected type: <class 'str'>"),
+        ("{packages: mkdocs}", "option 'packages': Expected a list of items"),
+    ],
+)
+def test_a_bad_option_is_mkdocs_configuration_error_naming_it(tmp_path, caplog, options, error):
+    root = tmp_path / "site"
+    shutil.copytree(FIXTURE, root)
+    with_render_cache(root, f": {options}")
+    with pytest.raises(Abort):
+        load_config(str(root / "mkdocs.yml"))
+    assert f"Plugin 'examples-render-cache' {error}" in caplog.text
+
+
+def test_a_projects_own_extension_is_keyed_by_the_project_modules_it_takes_its_rules_from(tmp_path, monkeypatch):
     import mkdocs_examples.cjk
     from mkdocs_examples.site import cjk  # its rule, `joins`, is mkdocs_examples/cjk.py's
 

@@ -181,11 +181,11 @@ def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
 
 
 def test_each_index_carries_its_languages_synonyms_for_the_worker(indexes):
-    """hooks/search_assets/terms.yml's `synonyms` reach the worker in the index's config; a group that
+    """data/search_terms.yml's `synonyms` reach the worker in the index's config; a group that
     is not a list of two words or more stops the build."""
 
     from mkdocs_examples.site import search as hook
-    terms = hook._terms(str(Path(__file__).parent.parent / "hooks" / "search_assets" / "terms.yml"))
+    terms = hook._terms(str(Path(__file__).parent.parent / "data" / "search_terms.yml"))
     assert indexes["zh"]["config"]["synonyms"] == terms["zh"]["synonyms"]
     assert ["GPU", "显卡", "CUDA"] in indexes["zh"]["config"]["synonyms"]
     assert indexes["en"]["config"]["synonyms"] == terms["en"]["synonyms"]

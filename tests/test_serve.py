@@ -1,6 +1,7 @@
-"""The fast preview of `mkdocs serve` (hooks/serve.py): one language, no search index; `mkdocs build` unchanged.
+"""The fast preview of `mkdocs serve` (the plugin examples-serve): one language, no search index; `mkdocs build`
+unchanged.
 
-On a copy of the fixture site in tests/site, with Material's search plugin and the hook added.
+On a copy of the fixture site in tests/site, with Material's search plugin and examples-serve added.
 """
 
 from __future__ import annotations
@@ -39,23 +40,26 @@ ROOT = Path(__file__).parent.parent
 FIXTURE = Path(__file__).parent / "site"
 
 
-def _copy(tmp_path: Path, run_examples: bool = False) -> Path:
+def _copy(tmp_path: Path, run_examples: bool = False, options: str = "") -> Path:
+    """A copy of the fixture with examples-serve after its other plugins, given ``options`` (YAML of a mapping, as
+    written after the plugin's name)."""
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root)
     config = root / "mkdocs.yml"
     text = config.read_text().replace("plugins:\n", "plugins:\n  - search\n", 1)
     if not run_examples:  # the code without its outputs: no worker to start
         text = text.replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1)
-    config.write_text(text + f"hooks:\n  - {ROOT / 'hooks' / 'serve.py'}\n")
+    listed = f"  - examples-serve{options}\n"
+    config.write_text(text.replace("markdown_extensions:\n", f"{listed}markdown_extensions:\n", 1))
     return root
 
 
-def _build(root: Path, command: str, monkeypatch, preview: str | None = None) -> Path:
-    """Build like `mkdocs <command>` does, with PREVIEW set to ``preview`` (None: unset); the site folder."""
+def _build(root: Path, command: str, monkeypatch, preview: str | None = None, variable: str = "PREVIEW") -> Path:
+    """Build like `mkdocs <command>` does, with ``variable`` set to ``preview`` (None: unset); the site folder."""
     if preview is None:
-        monkeypatch.delenv("PREVIEW", raising=False)
+        monkeypatch.delenv(variable, raising=False)
     else:
-        monkeypatch.setenv("PREVIEW", preview)
+        monkeypatch.setenv(variable, preview)
     site = root / "site"
     shutil.rmtree(site, ignore_errors=True)
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site))
@@ -100,6 +104,40 @@ def test_an_unknown_preview_language_is_an_error(tmp_path, monkeypatch, caplog):
     with pytest.raises(Abort):
         _build(_copy(tmp_path), "serve", monkeypatch, preview="fr")
     assert "PREVIEW=fr: expected one of en, zh or all" in caplog.text
+
+
+def test_the_variable_of_the_option_is_the_one_read(tmp_path, monkeypatch):
+    root = _copy(tmp_path, options=": {variable: SITE_PREVIEW}")
+    monkeypatch.setenv("PREVIEW", "all")  # another site's variable: not read
+    site = _build(root, "serve", monkeypatch, preview="zh", variable="SITE_PREVIEW")
+    assert _language(site) == "zh" and not (site / "zh").exists()
+
+
+def test_the_language_of_the_option_is_the_preview_where_the_variable_is_unset(tmp_path, monkeypatch):
+    root = _copy(tmp_path, options=": {language: zh}")
+    site = _build(root, "serve", monkeypatch)
+    assert _language(site) == "zh" and not (site / "zh").exists()
+    root = _copy(tmp_path / "all", options=": {language: all}")
+    site = _build(root, "serve", monkeypatch)
+    assert _language(site) == "en" and _language(site, "zh/index.html") == "zh"
+    site = _build(root, "serve", monkeypatch, preview="en")  # the variable first
+    assert _language(site) == "en" and not (site / "zh").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ("{variable: [PREVIEW]}", "option 'variable': Expected type: <class 'str'>"),
+        ("{polling: soon}", "option 'polling': Expected type: <class 'float'>"),
+        ("{polling: 0}", "option 'polling': Expected a positive number of seconds, got 0.0"),
+        ("{language: 2}", "option 'language': Expected type: <class 'str'>"),
+    ],
+)
+def test_a_bad_option_is_mkdocs_configuration_error_naming_it(tmp_path, caplog, options, error):
+    root = _copy(tmp_path, options=f": {options}")
+    with pytest.raises(Abort):
+        load_config(str(root / "mkdocs.yml"))
+    assert f"Plugin 'examples-serve' {error}" in caplog.text
 
 
 def test_serve_rebuilds_show_a_changed_example_its_error_and_its_fix(tmp_path, monkeypatch):
@@ -308,6 +346,20 @@ def test_serve_starts_the_worker_once_it_serves_so_that_the_first_example_edit_w
         assert starts == []  # a build that runs nothing starts no worker
         config.plugins.on_serve(server, config=config, builder=rebuild)
         assert len(starts) == 1
+    finally:
+        server.server_close()
+        config.plugins.on_shutdown()
+
+
+@pytest.mark.parametrize(("options", "seconds"), [("", 0.1), (": {polling: 2}", 2.0), (": {polling: 0.25}", 0.25)])
+def test_the_observer_looks_as_often_as_the_option_polling_says(tmp_path, options, seconds):
+    root = _copy(tmp_path, options=options)
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(root / "site"))
+    try:
+        server = config.plugins.on_serve(server, config=config, builder=lambda: None)
+        assert isinstance(server.observer, Observer) and server.observer.timeout == seconds
     finally:
         server.server_close()
         config.plugins.on_shutdown()

@@ -72,7 +72,7 @@ def test_content_pages_have_a_date_an_edit_link_and_previous_next(real_site):
 
 
 def test_every_api_link_goes_to_a_page_and_anchor_of_pytorchs_documentation(real_site):
-    """A link is only made to an entry of the inventory (hooks/pytorch_api.json), never by a rule."""
+    """A link is only made to an entry of the inventory (data/pytorch_api.json), never by a rule."""
     site, _ = real_site
     plugin, links = site_pages(), set()
     for page in pages(site):

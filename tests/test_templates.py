@@ -87,14 +87,14 @@ def test_the_build_fails_naming_the_partial_and_its_line(tmp_path, caplog):
 
 def test_code_compiled_without_the_sandbox_is_not_taken_from_the_bytecode_cache(tmp_path):
     """Jinja compiles a call for the sandbox as ``environment.call``: a plain compile of the same template,
-    kept under the same key of a shared cache (hooks/render_cache.py keeps one), would call anything."""
+    kept under the same key of a shared cache (the plugin examples-render-cache keeps one), would call anything."""
     mkdocs_yml = _site(tmp_path, "{{ config.theme.get_env() }}\n")
     loader = FileSystemLoader(str(tmp_path / "overrides"))
     cache = tmp_path / "jinja"
     cache.mkdir()
     Environment(loader=loader, bytecode_cache=FileSystemBytecodeCache(str(cache))).get_template("main.html")
     config, env = _env(mkdocs_yml, Environment(loader=loader))
-    env.bytecode_cache = FileSystemBytecodeCache(str(cache))  # as hooks/render_cache.py's on_env sets it, later
+    env.bytecode_cache = FileSystemBytecodeCache(str(cache))  # as examples-render-cache's on_env sets it, later
     with pytest.raises(PluginError, match=r"^overrides/main\.html:1: .* calling Theme\.\w+\(\) is refused"):
         env.get_template("main.html").render(config=config)
 

@@ -26,7 +26,7 @@ from mkdocs_examples.cli import main as cli  # noqa: E402
 @pytest.fixture
 def repo(tmp_path) -> Path:
     """The site's sources and the tools, as a clean clone has them (the .venv of this checkout)."""
-    for name in ("docs", "examples", "hooks", "notebooks", "overrides", "recordings", "tools"):
+    for name in ("data", "docs", "examples", "notebooks", "overrides", "recordings", "tools"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "Makefile", "requirements.txt", "pyproject.toml", ".pre-commit-config.yaml"):
         shutil.copy2(ROOT / name, tmp_path / name)

@@ -3,7 +3,7 @@ checked here against the installed package, and nowhere else.
 
 A test per adapter names the version the adapter was checked against and fails, saying what to
 check again, when another is installed; then it runs the adapter against the real package. The
-last test reads every module of the engine, the site's hooks and tools/ (their syntax trees) for a
+last test reads every module of the engine, its site plugins included, and tools/ (their syntax trees) for a
 private name of another package used outside upstream.py.
 """
 
@@ -30,7 +30,7 @@ from watchdog.observers import Observer
 from mkdocs_examples.mkdocs import upstream
 
 ADAPTERS = ROOT / "src" / "mkdocs_examples" / "mkdocs" / "upstream.py"
-FOLDERS = [ROOT / "src", ROOT / "hooks", ROOT / "tools"]
+FOLDERS = [ROOT / "src", ROOT / "tools"]
 FIXTURE = Path(__file__).parent / "site"
 
 

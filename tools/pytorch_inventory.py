@@ -1,4 +1,4 @@
-"""Write hooks/pytorch_api.json: every API name PyTorch's documentation publishes -> its page#anchor.
+"""Write data/pytorch_api.json: every API name PyTorch's documentation publishes -> its page#anchor.
 
 Usage: python tools/pytorch_inventory.py [SOURCE] [--out FILE] [--describe TEXT]
 
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "source", type=Path, nargs="?",
         help="a pytorch/pytorch git directory or its docs/source folder (none: keep the names of --out)",
     )  # fmt: skip
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "hooks" / "pytorch_api.json")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "data" / "pytorch_api.json")
     parser.add_argument("--describe", default="", help="where the sources came from (commit, version)")
     args = parser.parse_args(argv)
     if args.source is None:

@@ -12,7 +12,7 @@ import re
 
 from mkdocs_examples.source.blocks import fenced_lines
 
-# The CJK characters, by Unicode block, each range written once for the engine and the site's hooks.
+# The CJK characters, by Unicode block, each range written once for the engine and its site plugins.
 # Han ideographs: CJK Unified Ideographs, Extension A, the compatibility ideographs, and the supplementary and
 # tertiary ideographic planes (Extensions B to I and the compatibility supplement: those planes hold nothing else)
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003fffd"

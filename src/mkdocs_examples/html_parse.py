@@ -1,7 +1,7 @@
 """The one place where HTML is read: a piece of HTML as its elements, to find, rewrite or read the text of.
 
 Built on the standard library's ``html.parser``, as Material's search plugin reads pages. Every
-other module of the engine, of the site's hooks and of tools/ works on HTML through these few
+other module of the engine, of its site plugins and of tools/ works on HTML through these few
 operations, never with a regular expression (tests/test_html_regexes.py checks it):
 
 - :func:`elements`: each element in document order, with its tag, attributes, classes, depth and
@@ -16,7 +16,7 @@ operations, never with a regular expression (tests/test_html_regexes.py checks i
 Elements end where their end tags are, as html.parser and Material's indexer read them: an element
 without one ends with the element that holds it (the HTML standard's implied ends, such as a ``<li>``
 ending the one before it, are not applied; Markdown writes every end tag). Everything outside what
-is rewritten stays byte for byte as written: the site's pages are rewritten by several hooks, and a
+is rewritten stays byte for byte as written: the site's pages are rewritten by several plugins, and a
 byte changed by reading is a page that differs for nothing.
 """
 

@@ -1,4 +1,4 @@
-"""Where the engine and the site's hooks use what other packages keep private, one small function each.
+"""Where the engine and its site plugins use what other packages keep private, one small function each.
 
 Where a package has no public way to do what we need, the private name it uses is read here and
 nowhere else (tests/test_upstream.py: no other module touches another package's private name).

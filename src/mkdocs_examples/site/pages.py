@@ -7,7 +7,7 @@
   page's ``<lastmod>`` in the sitemaps (the day of the build for a page without one).
 - API names in code font in prose (`torch.cat`, `nn.Linear`, `F.cross_entropy`,
   `Tensor.detach`) link to the page and anchor that PyTorch's documentation gives them, as
-  listed in the inventory of the option ``inventory`` (PyTorch Tips' hooks/pytorch_api.json,
+  listed in the inventory of the option ``inventory`` (PyTorch Tips' data/pytorch_api.json,
   written by its tools/pytorch_inventory.py from PyTorch's docs sources): a name is looked up
   as written, then as the inventory's alias of a documented name (``torch.set_grad_enabled`` is
   documented as ``torch.autograd.grad_mode.set_grad_enabled``). Nothing is imported to resolve

@@ -101,7 +101,7 @@ class _Build:
 
 
 def _search(config: MkDocsConfig) -> BasePlugin | None:
-    """Material's search plugin, unless it is disabled (PyTorch Tips' hooks/serve.py disables it)."""
+    """Material's search plugin, unless it is disabled (examples-serve disables it for its preview)."""
     for name in ("material/search", "search"):
         if name in config.plugins:
             plugin = config.plugins[name]

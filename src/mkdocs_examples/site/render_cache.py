@@ -1,4 +1,4 @@
-"""Pages rendered again only when what they are made of changed (a MkDocs hook), in every build.
+"""Pages rendered again only when what they are made of changed (the MkDocs plugin `examples-render-cache`).
 
 Turning the Markdown of every page into HTML, code highlighting above all, is the largest
 part of a build that runs no example (about 2 s of 7 here, both languages). The HTML of a
@@ -9,16 +9,17 @@ page depends only on:
   (``Files.get_file_from_path``: a file's URL and inclusion, or none), and a later build
   takes the render only where every lookup gives the same answer,
 - mkdocs.yml without its navigation (``nav`` and static-i18n's ``nav_translations``, which
-  no page body shows) and the Markdown extensions it configures, hooks' extensions included,
-- the versions of MkDocs, Python-Markdown, pymdown-extensions, Pygments and the theme.
+  no page body shows) and the Markdown extensions it configures, plugins' extensions included,
+- the versions of MkDocs, Python-Markdown, pymdown-extensions, Pygments and the theme (the
+  option ``packages``).
 
 So adding a page renders that page and the pages whose links now resolve differently, not
 every page. A page whose inputs are those of an earlier build gets that build's HTML, table
-of contents, title and anchors (``.cache/pages/<sha256 of the inputs>.json``; in memory too,
-for `mkdocs serve`). A build that logged a warning keeps nothing of its renders, so the next one
-renders (and warns) again; a build that ends well removes the entries it did not use.
-Jinja's compiled templates are kept in ``.cache/jinja/`` likewise (Jinja checks each against
-its template's source).
+of contents, title and anchors (``<sha256 of the inputs>.json`` in the option ``folder``,
+``.cache/pages`` by default; in memory too, for `mkdocs serve`). A build that logged a warning
+keeps nothing of its renders, so the next one renders (and warns) again; a build that ends well
+removes the entries it did not use. Jinja's compiled templates are kept in the option
+``templates`` (``.cache/jinja``) likewise (Jinja checks each against its template's source).
 
 Under `mkdocs serve`, laying a page out in the theme's templates (the whole navigation on every
 page, in the engine's template sandbox) costs more than its render: a rebuild lays out again
@@ -46,8 +47,10 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, DictLoader, Environment, FileSystemBytecodeCache
 from markupsafe import Markup
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
@@ -57,10 +60,8 @@ from mkdocs_examples import atomic, yaml_files
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n, upstream
 
-FOLDER = Path(".cache") / "pages"  # relative to mkdocs.yml
-TEMPLATES = Path(".cache") / "jinja"
-PACKAGES = ("mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material")
-FORMAT = 2  # of the files below FOLDER
+PACKAGES = ["mkdocs", "markdown", "pymdown-extensions", "pygments", "mkdocs-material"]  # the option's default
+FORMAT = 2  # of the files below the option ``folder``
 LAYOUT = "render_cache/kept.html"  # the template of a page laid out as in the last rebuild of `mkdocs serve`
 KEPT = "render_cache_kept"  # that template's one variable: the page's HTML as laid out then
 
@@ -92,126 +93,133 @@ class _Build:
         logging.getLogger("mkdocs").removeHandler(self.warnings)
 
 
-_memory: dict[str, dict[str, Any]] = {}  # signature: what render() set, for the rebuilds of `mkdocs serve`
-_layouts: dict[str, str] = {}  # signature: a page's HTML as laid out, for the rebuilds of `mkdocs serve`
-_serving = {"on": False}  # whether this process is `mkdocs serve`
-_builds = i18n.BuildState(lambda config: _Build(Path(config.config_file_path).parent / FOLDER), _Build.end)
+class RenderCacheConfig(Config):
+    # where the renders are kept, one JSON file each (relative to mkdocs.yml)
+    folder = config_options.Dir(default=".cache/pages")
+    # where Jinja's compiled templates are kept (relative to mkdocs.yml)
+    templates = config_options.Dir(default=".cache/jinja")
+    # the installed packages whose versions are inputs of every render: what turns Markdown into HTML
+    packages = config_options.ListOfItems(config_options.Type(str), default=PACKAGES)
 
 
-def on_startup(*, command: str, dirty: bool) -> None:
-    _memory.clear()
-    _layouts.clear()
-    _serving["on"] = command == "serve"
+class RenderCachePlugin(BasePlugin[RenderCacheConfig]):
+    """Kept from one build to the next of the process (MkDocs keeps a plugin that has ``on_startup`` for the
+    rebuilds of `mkdocs serve`): the renders and layouts of the last build that ended well."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._memory: dict[str, dict[str, Any]] = {}  # signature: what render() set, for `mkdocs serve`'s rebuilds
+        self._layouts: dict[str, str] = {}  # signature: a page's HTML as laid out, for `mkdocs serve`'s rebuilds
+        self._serving = False  # whether this process is `mkdocs serve`
+        self._builds = i18n.BuildState(lambda config: _Build(Path(self.config.folder)), _Build.end)
 
-def on_shutdown() -> None:
-    _memory.clear()
-    _layouts.clear()
-    _serving["on"] = False
-    _builds.drop()
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._memory.clear()
+        self._layouts.clear()
+        self._serving = command == "serve"
 
+    def on_shutdown(self) -> None:
+        self._memory.clear()
+        self._layouts.clear()
+        self._serving = False
+        self._builds.drop()
 
-@event_priority(100)
-def on_pre_build(*, config: MkDocsConfig) -> None:
-    _builds.start(config)
+    @event_priority(100)
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        self._builds.start(config)
 
+    def on_build_error(self, *, error: Exception) -> None:
+        self._builds.drop()  # nothing of a failed build is kept
 
-def on_build_error(*, error: Exception) -> None:
-    _builds.drop()  # nothing of a failed build is kept
+    @event_priority(-1000)  # after static-i18n and the other plugins have settled the files
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        if self._builds.now is not None:
+            configuration = _configuration(config, self.config.packages)
+            self._builds.now.files[i18n.build_language(config)] = _signature(configuration)
+        return files
 
+    @event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        build = self._builds.now
+        if build is None or not page.file.src_uri.endswith(".md"):
+            return markdown
+        signature = _signature(build.files.get(i18n.build_language(config), ""), page.file.url, markdown)
+        known = self._memory.get(signature) or _read(build.folder, signature)
+        if known is not None and all(_target(files.get_file_from_path(p)) == t for p, t in known["files"].items()):
+            build.used[signature] = known
+            upstream.mkdocs_replace_render(page, lambda config, files: _restore(page, files, known))
+            return markdown
+        render = page.render
 
-@event_priority(-1000)  # after static-i18n and the other plugins and hooks have settled the files
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    if _builds.now is not None:
-        _builds.now.files[i18n.build_language(config)] = _signature(_configuration(config))
-    return files
+        def render_and_keep(config: MkDocsConfig, files: Files) -> None:
+            with upstream.mkdocs_recorded_lookups(files) as looked:
+                render(config, files)
+            build.made[signature] = {**_rendered(page), "files": {p: _target(f) for p, f in looked.items()}}
 
-
-@event_priority(-1000)  # after every other change to the Markdown (the examples plugin's outputs)
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    build = _builds.now
-    if build is None or not page.file.src_uri.endswith(".md"):
+        upstream.mkdocs_replace_render(page, render_and_keep)
         return markdown
-    signature = _signature(build.files.get(i18n.build_language(config), ""), page.file.url, markdown)
-    known = _memory.get(signature) or _read(build.folder, signature)
-    if known is not None and all(_target(files.get_file_from_path(p)) == t for p, t in known["files"].items()):
-        build.used[signature] = known
-        upstream.mkdocs_replace_render(page, lambda config, files: _restore(page, files, known))
-        return markdown
-    render = page.render
 
-    def render_and_keep(config: MkDocsConfig, files: Files) -> None:
-        with upstream.mkdocs_recorded_lookups(files) as looked:
-            render(config, files)
-        build.made[signature] = {**_rendered(page), "files": {p: _target(f) for p, f in looked.items()}}
+    @event_priority(-1000)  # after every other step of the build, static-i18n's other languages included
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        build = self._builds.finish(config)
+        if build is None or build.warnings.count:
+            return
+        self._memory.clear()
+        self._memory.update(build.used)
+        self._memory.update(build.made)
+        self._layouts.clear()
+        self._layouts.update(build.kept)
+        self._layouts.update(build.laid)
+        with contextlib.suppress(OSError):  # a cache that cannot be written costs time, nothing else
+            build.folder.mkdir(parents=True, exist_ok=True)
+            for signature, rendered in build.made.items():
+                _write(build.folder / f"{signature}.json", rendered)
+            keep = {f"{signature}.json" for signature in self._memory}
+            for old in build.folder.glob("*.json"):
+                if old.name not in keep:
+                    old.unlink()
 
-    upstream.mkdocs_replace_render(page, render_and_keep)
-    return markdown
-
-
-@event_priority(-1000)  # after every other step of the build, static-i18n's other languages included
-def on_post_build(*, config: MkDocsConfig) -> None:
-    build = _builds.finish(config)
-    if build is None or build.warnings.count:
-        return
-    _memory.clear()
-    _memory.update(build.used)
-    _memory.update(build.made)
-    _layouts.clear()
-    _layouts.update(build.kept)
-    _layouts.update(build.laid)
-    with contextlib.suppress(OSError):  # a cache that cannot be written costs time, nothing else
-        build.folder.mkdir(parents=True, exist_ok=True)
-        for signature, rendered in build.made.items():
-            _write(build.folder / f"{signature}.json", rendered)
-        keep = {f"{signature}.json" for signature in _memory}
-        for old in build.folder.glob("*.json"):
-            if old.name not in keep:
-                old.unlink()
-
-
-@event_priority(-1000)  # after the engine's on_env, which puts the templates in its sandbox
-def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-    folder = Path(config.config_file_path).parent / TEMPLATES
-    with contextlib.suppress(OSError):
-        folder.mkdir(parents=True, exist_ok=True)
-        env.bytecode_cache = FileSystemBytecodeCache(str(folder))
-    build = _builds.now
-    if build is None or not _serving["on"]:
+    @event_priority(-1000)  # after the engine's on_env, which puts the templates in its sandbox
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        with contextlib.suppress(OSError):
+            Path(self.config.templates).mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(self.config.templates)
+        build = self._builds.now
+        if build is None or not self._serving:
+            return env
+        env.loader = ChoiceLoader([DictLoader({LAYOUT: "{{ " + KEPT + " }}"}), *([env.loader] if env.loader else [])])
+        shared = _site(config, files)
+        for file in files.documentation_pages():
+            page = file.page
+            if page is None or page.content is None or "template" in page.meta:  # a template of its own: laid out
+                continue
+            signature = _signature(shared, *_layout_inputs(page))
+            build.layouts[file.src_uri] = signature
+            if signature in self._layouts:
+                build.kept[signature] = self._layouts[signature]
+                page.meta["template"] = LAYOUT  # for this rebuild only: on_post_page takes it back
         return env
-    env.loader = ChoiceLoader([DictLoader({LAYOUT: "{{ " + KEPT + " }}"}), *([env.loader] if env.loader else [])])
-    shared = _site(config, files)
-    for file in files.documentation_pages():
-        page = file.page
-        if page is None or page.content is None or "template" in page.meta:  # a template of its own: laid out
-            continue
-        signature = _signature(shared, *_layout_inputs(page))
-        build.layouts[file.src_uri] = signature
-        if signature in _layouts:
-            build.kept[signature] = _layouts[signature]
-            page.meta["template"] = LAYOUT  # for this rebuild only: on_post_page takes it back
-    return env
 
+    @event_priority(-1000)  # after the other plugins have set theirs
+    def on_page_context(
+        self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Any
+    ) -> TemplateContext:
+        build = self._builds.now
+        if build is not None and page.meta.get("template") == LAYOUT:
+            context[KEPT] = Markup(build.kept[build.layouts[page.file.src_uri]])  # type: ignore[literal-required]
+        return context
 
-@event_priority(-1000)  # after the other plugins and hooks have set theirs
-def on_page_context(context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Any) -> TemplateContext:
-    build = _builds.now
-    if build is not None and page.meta.get("template") == LAYOUT:
-        context[KEPT] = Markup(build.kept[build.layouts[page.file.src_uri]])  # type: ignore[literal-required]
-    return context
-
-
-@event_priority(1000)  # the page as its template laid it out, before the plugins and hooks change it
-def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    build = _builds.now
-    signature = build.layouts.get(page.file.src_uri) if build is not None else None
-    if build is None or signature is None:
+    @event_priority(1000)  # the page as its template laid it out, before the other plugins change it
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        build = self._builds.now
+        signature = build.layouts.get(page.file.src_uri) if build is not None else None
+        if build is None or signature is None:
+            return output
+        if page.meta.get("template") == LAYOUT:
+            del page.meta["template"]
+        else:
+            build.laid[signature] = output
         return output
-    if page.meta.get("template") == LAYOUT:
-        del page.meta["template"]
-    else:
-        build.laid[signature] = output
-    return output
 
 
 # --- what a render depends on, and what it sets ---------------------------------------------
@@ -225,9 +233,10 @@ def _signature(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def _configuration(config: MkDocsConfig) -> str:
-    """mkdocs.yml less its navigation, the Markdown extensions as configured now, and the versions that render them."""
-    versions = {name: package_version(name) for name in PACKAGES}
+def _configuration(config: MkDocsConfig, packages: list[str]) -> str:
+    """mkdocs.yml less its navigation, the Markdown extensions as configured now, and the versions of ``packages``,
+    which render them."""
+    versions = {name: package_version(name) for name in packages}
     extensions = [_named(extension) for extension in config.markdown_extensions]
     settings = json.dumps(config.mdx_configs, sort_keys=True, default=_named)
     text = _without_navigation(Path(config.config_file_path).read_text(encoding="utf-8"))
@@ -280,7 +289,7 @@ def _named(value: Any) -> str:
         source = inspect.getsourcefile(kind)
     except TypeError:
         source = None
-    if source and "site-packages" not in source:  # a hook's own extension: its code is an input too, and
+    if source and "site-packages" not in source:  # the site's own extension: its code is an input too, and
         # that of the project's own modules it takes names from (site/cjk.py's rule is mkdocs_examples/cjk.py)
         files = {source} | {f for v in vars(sys.modules[kind.__module__]).values() if (f := _own_file(v))}
         digest = hashlib.sha256()
