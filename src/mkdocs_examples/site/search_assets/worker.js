@@ -130,7 +130,7 @@ function ptWholePieces(word, typed) {
   }).join(" ")
 }
 
-// Groups of words that mean one thing to readers (hooks/search_assets/terms.yml, `synonyms`: GPU, 显卡
+// Groups of words that mean one thing to readers (the `synonyms` of the option `terms`: GPU, 显卡
 // and CUDA) are one word of the search: the index holds, beside each word of a group, the group's first
 // word (ptOneWord, a step of the index's pipeline), and a query's word of a group is searched as that
 // first word. A page that says CUDA twenty times and GPU once weighs as one that says GPU twenty-one
