@@ -124,6 +124,12 @@ def test_the_language_of_the_option_is_the_preview_where_the_variable_is_unset(t
     assert _language(site) == "en" and not (site / "zh").exists()
 
 
+def test_an_unknown_language_of_the_option_is_an_error_naming_the_option(tmp_path, monkeypatch, caplog):
+    with pytest.raises(Abort):
+        _build(_copy(tmp_path, options=": {language: fr}"), "serve", monkeypatch)
+    assert "examples-serve's option language: fr: expected one of en, zh or all" in caplog.text
+
+
 @pytest.mark.parametrize(
     ("options", "error"),
     [

@@ -116,7 +116,8 @@ class ServePlugin(BasePlugin[ServeConfig]):
         if self._serving:
             upstream.mkdocs_wrap_theme_env(config.theme, functools.partial(self._listed_once, theme=config.theme))
         variable = self.config.variable
-        wanted = os.environ.get(variable, "").strip() or self.config.language or ""
+        given = os.environ.get(variable, "").strip()
+        wanted = given or self.config.language or ""
         if not self._serving or wanted == ALL:
             return config
         plugin = i18n.static_i18n(config)
@@ -125,7 +126,8 @@ class ServePlugin(BasePlugin[ServeConfig]):
         languages = [lang.locale for lang in plugin.config.languages]  # all configured, built or not
         wanted = wanted or i18n.default_language(config)
         if wanted not in languages:
-            raise PluginError(f"{variable}={wanted}: expected one of {', '.join(languages)} or {ALL}")
+            named = f"{variable}={wanted}" if given else f"examples-serve's option language: {wanted}"
+            raise PluginError(f"{named}: expected one of {', '.join(languages)} or {ALL}")
         if not i18n.is_nested_build(config):  # say it once per build
             everything = f"{variable}={ALL}: everything"
             log.info(f"fast preview: only the '{wanted}' pages, no search, no notebook views ({everything})")
