@@ -125,3 +125,31 @@ def test_an_examples_first_compile_finds_the_header_the_worker_built(tmp_path):
     assert asked, "the compile asked for no precompiled header"
     if namespaced:  # else each example's TMPDIR is its own, empty: it builds its own
         assert found == [True] * len(asked), asked
+
+
+@pytest.mark.slow  # builds the headers for real, in a store of its own: most of a minute of CPU
+@pytest.mark.skipif(sys.platform != "linux", reason="the store is used with mount namespaces only")
+def test_examples_run_while_the_headers_are_built_and_one_that_compiles_waits_for_them(tmp_path):
+    from mkdocs_examples.execute.engine import Engine, describe
+    from mkdocs_examples.results import Options
+
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "compiles.py").write_text(COMPILES)
+    (tmp_path / "examples" / "plain.py").write_text("import time\nprint(time.time())\n")
+    store = tmp_path / "store"
+    engine = Engine(tmp_path / "examples", None, options=Options(), preload=["torch", "torch._dynamo"], jobs=2,
+                    timeout=300, headers=store)  # fmt: skip
+    try:
+        outcomes = engine.run([engine.load("compiles.py"), engine.load("plain.py")])
+        namespaced = "namespaces" not in engine.pool.sandbox["missing"]
+    finally:
+        engine.close()
+    for outcome in outcomes.values():
+        assert outcome.failure is None, describe(outcome)
+    if not namespaced:  # no store: each example's TMPDIR is its own
+        return
+    [built] = [folder for folder in store.iterdir() if folder.name.startswith("torch-")]
+    assert any(p.suffix == ".gch" for p in built.iterdir())
+    assert float(outcomes["plain.py"].result.cells[0].output) < built.stat().st_mtime  # ran during the build
+    asked, found = json.loads(outcomes["compiles.py"].result.cells[0].output)
+    assert asked and found == [True] * len(asked), asked  # started once the headers were there

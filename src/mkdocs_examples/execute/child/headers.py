@@ -8,12 +8,14 @@ folder (:attr:`.sandbox.Prepared.headers`), so one build compiles it once.
 
 Once per machine would do, but a header an example built cannot be trusted beyond its own build:
 what it left there would reach the examples of the next build, another change. So the worker
-builds the headers itself (:func:`prepare`), in a process of its own that runs the engine's code
-only: a small function compiled as an example compiles one. It keeps them in a store of its own,
-one folder per torch, compiler and path of torch (:func:`default_store`, :func:`_key`), and each
-example sees them read-only, bound over files of the same names in its build's shared folder
-(:func:`.mounts.build`). An example whose compile asks for a header of another name (other
-compiler flags) builds that one in its build's shared folder, for the examples after it.
+builds the headers itself (:func:`begin`, :func:`finish`), in a process of its own that runs the
+engine's code only: a small function compiled as an example compiles one. The worker runs the
+examples meanwhile, on a core fewer, and holds back those that compile until the headers are
+there. It keeps them in a store of its own, one folder per torch, compiler and path of torch
+(:func:`default_store`, :func:`_key`), and each example sees them read-only, bound over files of
+the same names in its build's shared folder (:func:`.mounts.build`). An example whose compile asks
+for a header of another name (other compiler flags) builds that one in its build's shared folder,
+for the examples after it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from mkdocs_examples.execute.child import processes
@@ -50,17 +53,44 @@ def folder_in(tmpdir: Path) -> Path:
     return tmpdir / f"torchinductor_{user}" / "precompiled_headers"
 
 
+@dataclass
+class Build:
+    """The headers being built for ``folder`` of the store, by the process ``pid`` (a group of its own)."""
+
+    pid: int
+    folder: Path
+    work: Path
+    torch_folder: str
+    deadline: float  # past it, the build is killed and counts as failed
+    status: int | None = None  # its exit status, once it has ended and been reaped
+
+
 def prepare(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...]:
     """In the worker, after it imported torch: the headers of ``store`` for this torch and compiler,
-    built first where it has none; an empty file of each name in ``shared``, the folder its examples
-    share, for them to be bound over. None: without torch, or where they cannot be built."""
+    built first where it has none (:func:`begin`, then :func:`finish`); an empty file of each name in
+    ``shared``, the folder its examples share, for them to be bound over. None: without torch, or where
+    they cannot be built."""
+    found = begin(store, scratch, shared)
+    if isinstance(found, Build):
+        found.status = _wait(found.pid, found.deadline)
+        return finish(found, shared)
+    return found
+
+
+def begin(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...] | Build:
+    """The headers of ``store`` for this torch and compiler, shown in ``shared``; where it has none, their
+    build, started (the worker runs examples meanwhile, and :func:`finish` ends it)."""
     torch = sys.modules.get("torch")
     if torch is None or not torch.__file__:
         return ()
     torch_folder = os.path.dirname(os.path.abspath(torch.__file__))
     folder = store / _key(str(torch.__version__), torch_folder)
     if not folder.is_dir():
-        _build(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)), torch_folder)
+        return _start(folder, Path(tempfile.mkdtemp(prefix="headers-", dir=scratch)), torch_folder)
+    return _show(folder, shared)
+
+
+def _show(folder: Path, shared: Path) -> tuple[Path, ...]:
     found = tuple(sorted(p for p in folder.glob("*") if p.suffix in (".h", ".gch") and _regular(p)))
     for header in found:
         (shared / header.name).touch()
@@ -87,35 +117,62 @@ def _key(torch_version: str, torch_folder: str) -> str:
 
 
 def _build(folder: Path, work: Path, torch_folder: str = "") -> None:
-    """Compile a small function in a fork whose TMPDIR is in ``work``, then move the headers it built
-    into ``folder`` at once (another worker may be doing the same: the first to finish is kept).
-    Where the compile fails, ``folder`` is made empty: it is not tried again for this torch and
-    compiler, and each build's examples build the headers they need among themselves."""
+    """Build the headers of ``folder`` and wait for them (:func:`_start`, :func:`finish`)."""
+    build = _start(folder, work, torch_folder)
+    build.status = _wait(build.pid, build.deadline)
+    finish(build, None)
+
+
+def _start(folder: Path, work: Path, torch_folder: str) -> Build:
+    """Compile a small function in a fork whose TMPDIR is in ``work``, for :func:`finish` to move the headers
+    it built into ``folder``."""
     try:
         pid = os.fork()
-        if pid == 0:
-            code = 1
-            with contextlib.suppress(BaseException):
-                os.setsid()  # a group of its own, killed as one past BUILDING
-                processes.die_with_parent()
-                _compile(work)
-                code = 0
-            os._exit(code)
-        status = _wait(pid, time.monotonic() + BUILDING)
-        built = folder_in(work / "tmp")
-        found = list(built.iterdir()) if status == 0 and built.is_dir() else []
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=folder.parent))
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    if pid == 0:
+        code = 1
+        with contextlib.suppress(BaseException):
+            os.setsid()  # a group of its own, killed as one past BUILDING
+            processes.die_with_parent()
+            _compile(work)
+            code = 0
+        os._exit(code)
+    return Build(pid, folder, work, torch_folder, time.monotonic() + BUILDING)
+
+
+def finish(build: Build, shared: Path | None) -> tuple[Path, ...]:
+    """Once ``build`` has ended (its ``status`` set): move the headers it built into its folder at once
+    (another worker may be doing the same: the first to finish is kept), and show them in ``shared``.
+    Where the compile failed, the folder is made empty: it is not tried again for this torch and
+    compiler, and each build's examples build the headers they need among themselves."""
+    try:
+        built = folder_in(build.work / "tmp")
+        found = list(built.iterdir()) if build.status == 0 and built.is_dir() else []
+        build.folder.parent.mkdir(parents=True, exist_ok=True)
+        staged = Path(tempfile.mkdtemp(prefix=".staged-", dir=build.folder.parent))
         for header in found:
             if header.suffix in (".h", ".gch") and _regular(header):
                 os.replace(header, staged / header.name)
-        (staged / TORCH).write_text(torch_folder, encoding="utf-8")
+        (staged / TORCH).write_text(build.torch_folder, encoding="utf-8")
         try:
-            staged.rename(folder)
+            staged.rename(build.folder)
         except OSError:
             shutil.rmtree(staged, ignore_errors=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(build.work, ignore_errors=True)
+    return _show(build.folder, shared) if shared is not None else ()
+
+
+def kill(build: Build) -> None:
+    """End ``build`` now, and reap it (a worker that ends, or a build past its deadline)."""
+    with contextlib.suppress(OSError):
+        os.killpg(build.pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        build.status = os.waitpid(build.pid, 0)[1]
+    if build.status is None:
+        build.status = -1
 
 
 def unused(store: Path) -> list[Path]:

@@ -79,6 +79,7 @@ class Worker:
             self.sandbox.headers = Path(self.scratch, "precompiled-headers")
             self.sandbox.headers.mkdir()
         self.store = Path(setup["headers"]) if setup.get("headers") else None  # headers.py's
+        self.building: headers.Build | None = None  # the store's headers, being built beside the first examples
         self.inbox = b""
         self.running: dict[int, _Run] = {}  # pid: its run
         self.draining: list[_Run] = []  # ended; what they left running has until `until` to end
@@ -98,9 +99,15 @@ class Worker:
             if cuda:
                 release_nvml()
         if self.store and self.sandbox.headers:
-            self.sandbox.built = headers.prepare(self.store, Path(self.scratch), self.sandbox.headers)
-        gc.collect()
-        gc.freeze()  # what the worker imported stays out of every collection: its pages stay shared with the children
+            found = headers.begin(self.store, Path(self.scratch), self.sandbox.headers)
+            if isinstance(found, headers.Build):
+                self.building = found
+            else:
+                self.sandbox.built = found
+        # What the worker imported stays out of every collection: its pages stay shared with the children.
+        # Frozen as it is: its imports leave a few hundred unreachable objects, and a full collection of
+        # the hundreds of thousands it holds would add a tenth of a second to every build's start
+        gc.freeze()
         cgroups = self.sandbox.cgroups
         # the folders of its limits in other hierarchies (cgroup v1's), which the pool removes if it kills the worker
         limits = {str(found.base) for found in (self.sandbox.limits, self.sandbox.memory_limits) if found}
@@ -136,8 +143,9 @@ class Worker:
         # in the order the engine sends them: the longest first, then those that start processes
         last_tick = time.monotonic()
         while queue or self.running or self.draining:
-            while queue and self._slots(parallel) >= self._weight(queue[0], parallel):
-                self.start(queue.popleft(), options, timeout)
+            self.check_headers()
+            while (job := self._next(queue, parallel)) is not None:
+                self.start(job, options, timeout)
             self.reap()
             self.drain()
             now = time.monotonic()
@@ -152,13 +160,48 @@ class Worker:
                 self.exit()
             deadlines = [r.start + timeout + GRACE - now for r in self.running.values() if not r.killed]
             wait = max(0.0, min([TICK, *deadlines, *([0.02] if self.draining else [])]))
-            if (self.running or self.draining) and not (
-                queue and self._slots(parallel) >= self._weight(queue[0], parallel)
-            ):
+            if (self.running or self.draining or self.building) and self._next(queue, parallel, take=False) is None:
                 select.select([self.wake_r, 0], [], [], wait)
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.wake_r, 1024)
         self.end_orphans()
+
+    def _next(self, queue: deque, parallel: int, *, take: bool = True) -> dict | None:
+        """The first job of ``queue`` that can start now (``take``: taken out of it); None where none can, in
+        the order the engine sent them. While the store's headers are being built, the build takes a core,
+        and an example whose source compiles (``compile(``) waits for them, rather than build its own."""
+        if self.building is not None:
+            parallel = max(1, parallel - 1)
+        for job in queue:
+            if self.building is not None and "compile(" in job["source"]:
+                continue
+            if self._slots(parallel) < self._weight(job, parallel):
+                return None
+            if take:
+                queue.remove(job)
+            return job
+        return None
+
+    def check_headers(self) -> None:
+        """Once the build of the store's headers has ended, show them to the examples that start after it
+        (past its deadline it is killed: the examples then build the headers they need among themselves)."""
+        build = self.building
+        if build is None or self.sandbox.headers is None:
+            return
+        if build.status is None:
+            with contextlib.suppress(ChildProcessError):
+                pid, status = os.waitpid(build.pid, os.WNOHANG)
+                if pid:
+                    build.status = status
+        if build.status is None and time.monotonic() > build.deadline:
+            headers.kill(build)
+        if build.status is not None:
+            self.sandbox.built = headers.finish(build, self.sandbox.headers)
+            self.building = None
+
+    def _own(self) -> set[int]:
+        """The worker's children that are no example's leftovers: the examples' processes, the headers' build."""
+        return set(self.running) | ({self.building.pid} if self.building else set())
 
     def _slots(self, parallel: int) -> int:
         return parallel - sum(self._weight(run.job, parallel) for run in self.running.values())
@@ -210,6 +253,8 @@ class Worker:
                 break
             if (run := self.running.pop(pid, None)) is not None:  # else an orphan of an example, reaped as subreaper
                 ended.append(self._ended(run, status))
+            elif self.building is not None and pid == self.building.pid:
+                self.building.status = status
         if ended and self.linux and not self.sandbox.cgroups:
             # An example whose process has ended since the loop above (a zombie now) has given us its
             # orphans too: the kernel re-parents them before the process becomes a zombie
@@ -218,7 +263,7 @@ class Worker:
             # Re-parented to us when the example's process ended: when several ended at once, each is
             # named with all of them (a process cannot be told apart from its siblings then)
             claimed = {pid for run in self.draining for pid in run.orphans}
-            found = [p for p in processes.orphans(os.getpid(), set(self.running)) if p not in claimed]
+            found = [p for p in processes.orphans(os.getpid(), self._own()) if p not in claimed]
             for run in ended:
                 run.orphans = found
         self.draining += ended
@@ -280,7 +325,7 @@ class Worker:
                 processes.kill_all(run.orphans)
                 time.sleep(0.005)  # (the dead are reaped with the examples' processes, or at the batch's end)
                 claimed = {pid for other in self.draining if other is not run for pid in other.orphans}
-                new = [p for p in processes.orphans(os.getpid(), set(self.running)) if p not in claimed]
+                new = [p for p in processes.orphans(os.getpid(), self._own()) if p not in claimed]
                 if not new:
                     break
                 run.orphans = new
@@ -288,7 +333,7 @@ class Worker:
     def end_orphans(self) -> None:
         """Kill every process left that an example started (Linux: we are their subreaper)."""
         for _ in range(50):
-            left = processes.orphans(os.getpid(), set(self.running)) if self.linux else []
+            left = processes.orphans(os.getpid(), self._own()) if self.linux else []
             if not left:
                 break
             processes.kill_all(left)
@@ -300,6 +345,9 @@ class Worker:
     def exit(self) -> None:
         for run in [*self.running.values(), *self.draining]:
             _kill_first(run)
+        if self.building is not None:
+            headers.kill(self.building)
+            shutil.rmtree(self.building.work, ignore_errors=True)
         self.running.clear()
         if self.sandbox.cgroups:
             self.sandbox.cgroups.close()
