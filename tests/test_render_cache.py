@@ -152,12 +152,18 @@ def test_an_entry_that_is_not_one_of_ours_is_a_miss(site, renders):
     assert len(renders) == 4 and "A section" in built["more/index.html"].decode()
 
 
-def test_the_renders_and_templates_go_to_the_folders_of_the_options_relative_to_mkdocs_yml(tmp_path, renders):
+def site_with_options(tmp_path: Path, options: str) -> Path:
+    """A copy of the fixture, its examples off, whose examples-render-cache has ``options``."""
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root)
     config = root / "mkdocs.yml"
     config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
-    with_render_cache(root, ": {folder: kept/renders, templates: kept/jinja}")
+    with_render_cache(root, options)
+    return root
+
+
+def test_the_renders_and_templates_go_to_the_folders_of_the_options_relative_to_mkdocs_yml(tmp_path, renders):
+    root = site_with_options(tmp_path, ": {folder: kept/renders, templates: kept/jinja}")
     build_site(root)
     assert len(list((root / "kept" / "renders").glob("*.json"))) == 2  # each language's index page
     assert list((root / "kept" / "jinja").iterdir())  # Jinja's compiled templates
@@ -168,11 +174,7 @@ def test_the_renders_and_templates_go_to_the_folders_of_the_options_relative_to_
 
 
 def test_a_new_version_of_a_package_of_the_option_renders_every_page_again(tmp_path, renders, monkeypatch):
-    root = tmp_path / "site"
-    shutil.copytree(FIXTURE, root)
-    config = root / "mkdocs.yml"
-    config.write_text(config.read_text().replace("  - examples:\n", "  - examples:\n      enabled: false\n", 1))
-    with_render_cache(root, ": {packages: [mkdocs, jinja2]}")
+    root = site_with_options(tmp_path, ": {packages: [mkdocs, jinja2]}")
     build_site(root)
     real = render_cache.package_version
     versions = {"jinja2": real("jinja2"), "mkdocs-material": real("mkdocs-material")}
