@@ -67,6 +67,29 @@ def test_a_worker_that_changed_is_refused_not_patched_half(monkeypatch, tmp_path
         upstream.material_search_worker_with("ptQuery", "ptOneWord", ["phrases"], "ptShare")
 
 
+# -- nbconvert --------------------------------------------------------------------------------------
+
+
+def test_nbconverts_exporters_compile_each_template_once(monkeypatch):
+    checked("nbconvert", "7.17.2", "its TemplateExporter still makes each exporter's Jinja environment in "
+            "`_create_environment`, which sets no bytecode cache")  # fmt: skip
+    assert upstream.NBCONVERT == "7.17.2"
+    import jinja2
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    upstream.nbconvert_compile_templates_once()
+    upstream.nbconvert_compile_templates_once()  # once per process: not wrapped twice
+    compiled = []
+    real = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile", lambda env, *a, **k: compiled.append(1) or real(env, *a, **k))
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    first = HTMLExporter().from_notebook_node(notebook)[0]
+    templates = len(compiled)
+    assert templates and HTMLExporter().from_notebook_node(notebook)[0] == first
+    assert len(compiled) == templates  # the second exporter compiled none
+
+
 # -- mkdocs-jupyter ---------------------------------------------------------------------------------
 
 

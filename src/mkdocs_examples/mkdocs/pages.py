@@ -117,6 +117,7 @@ def configure(config: MkDocsConfig, root: Path) -> None:
     plugin = jupyter(config)
     assert plugin is not None
     plugin.config["cache_dir"] = str(root / plugin.config["cache_dir"])
+    upstream.nbconvert_compile_templates_once()  # it makes an exporter, and compiles its templates, per notebook
     for name in ("mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):  # its plugin, its converter
         logging.getLogger(name).setLevel(logging.WARNING)
 
