@@ -80,8 +80,8 @@ def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_othe
     assert main(["run", "examples/three.py"]) == 0
     three = sorted(set(entries.rglob("*.json")) - set(kept))
     assert len(three) == 1
-    (entries / "ab").mkdir()
-    (entries / "ab" / ".tmp-x.json").write_text("{")  # what an interrupted write leaves
+    (entries / "zz").mkdir()  # not a shard of hex digits: no entry can be there
+    (entries / "zz" / ".tmp-x.json").write_text("{")  # what an interrupted write leaves
     capsys.readouterr()
 
     assert main(["cache", "list"]) == 0
@@ -93,7 +93,7 @@ def test_cache_prune_removes_the_entries_of_a_deleted_example_and_keeps_the_othe
     (site / "examples" / "three.py").unlink()
     assert main(["cache", "prune"]) == 0
     assert capsys.readouterr().out.startswith("removed 2 entries from .cache/examples\n")
-    assert sorted(entries.rglob("*.json")) == kept and not (entries / "ab").exists()
+    assert sorted(entries.rglob("*.json")) == kept and not (entries / "zz").exists()
     assert not three[0].exists() and (not three[0].parent.exists() or three[0].parent in {k.parent for k in kept})
     assert main(["run"]) == 0 and "2 cached" in capsys.readouterr().out  # what was kept is still used
 

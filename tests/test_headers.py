@@ -70,7 +70,9 @@ def test_a_compile_that_hangs_is_killed_and_counts_as_failed(tmp_path, monkeypat
     monkeypatch.setattr(headers, "_compile", lambda work: time.sleep(60))
     (tmp_path / "work").mkdir()
     start = time.monotonic()
-    headers._build(tmp_path / "store" / "torch-x", tmp_path / "work")
+    build = headers._start(tmp_path / "store" / "torch-x", tmp_path / "work", "")
+    headers.wait(build)
+    headers.finish(build, None)
     assert time.monotonic() - start < 10
     assert [p.name for p in (tmp_path / "store" / "torch-x").iterdir()] == [headers.TORCH]
     assert not (tmp_path / "work").exists()

@@ -279,15 +279,16 @@ def _cache(config_file: Path, action: str) -> int:
     else:
         removed = store.prune(live)
         print(f"removed {entries(len(removed))} from {shown}")
+    built = headers.default_store()  # shared by every clone on this machine; `clear` leaves it
     if action == "prune":
-        for folder in headers.unused(headers.default_store()):
+        for folder in headers.unused(built):
             shutil.rmtree(folder, ignore_errors=True)
             print(f"removed {folder}: inductor's precompiled headers for a torch that is gone")
     count, total = store.usage()
     print(f"{shown}: {entries(count)}, {size(total)}")
-    folders, built = headers.usage(headers.default_store())
-    if folders:  # shared by every clone on this machine; `clear` leaves it
-        print(f"{headers.default_store()}: inductor's precompiled headers for {folders} torch folders, {size(built)}")
+    folders, held = headers.usage(built)
+    if folders:
+        print(f"{built}: inductor's precompiled headers for {folders} torch folders, {size(held)}")
     return 0
 
 

@@ -72,7 +72,7 @@ def prepare(store: Path, scratch: Path, shared: Path) -> tuple[Path, ...]:
     they cannot be built."""
     found = begin(store, scratch, shared)
     if isinstance(found, Build):
-        found.status = _wait(found.pid, found.deadline)
+        wait(found)
         return finish(found, shared)
     return found
 
@@ -114,13 +114,6 @@ def _key(torch_version: str, torch_folder: str) -> str:
     paths = [torch_folder, sysconfig.get_path("include"), str(sysconfig.get_config_var("LIBDIR"))]
     digest = hashlib.sha256("\n".join([torch_version, cxx, compiler, *paths]).encode()).hexdigest()[:16]
     return f"torch-{torch_version}-{digest}"
-
-
-def _build(folder: Path, work: Path, torch_folder: str = "") -> None:
-    """Build the headers of ``folder`` and wait for them (:func:`_start`, :func:`finish`)."""
-    build = _start(folder, work, torch_folder)
-    build.status = _wait(build.pid, build.deadline)
-    finish(build, None)
 
 
 def _start(folder: Path, work: Path, torch_folder: str) -> Build:
@@ -195,17 +188,15 @@ def usage(store: Path) -> tuple[int, int]:
     return len(folders), sum(p.stat().st_size for f in folders for p in f.iterdir() if _regular(p))
 
 
-def _wait(pid: int, deadline: float) -> int:
-    """The exit status of ``pid``; past ``deadline``, its group is killed first and the status is -1."""
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
+def wait(build: Build) -> None:
+    """Wait for ``build`` to end, and reap it; past its deadline it is killed (:func:`kill`)."""
+    while time.monotonic() < build.deadline:
+        done, status = os.waitpid(build.pid, os.WNOHANG)
         if done:
-            return status
+            build.status = status
+            return
         time.sleep(0.05)
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return -1
+    kill(build)
 
 
 def _compile(work: Path) -> None:
