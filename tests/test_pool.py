@@ -244,3 +244,16 @@ def test_each_run_says_where_its_seconds_went_and_the_cache_keeps_none_of_it(tmp
     assert len(stored) == 2 and all("phases" not in entry for entry in stored)
     assert Cache(tmp_path / "cache", tmp_path / "examples").get(next(iter(engine._memory)))[0].phases == {}
     assert Result.from_json(stored[0]).phases == {}
+
+
+@pytest.mark.parametrize("build, worker", [
+    (None, "glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.arena_max=2", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0"),  # the build's choice stands
+])  # fmt: skip
+def test_the_worker_keeps_the_builds_glibc_tunables_and_asks_for_huge_pages(monkeypatch, build, worker):
+    if build is None:
+        monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    else:
+        monkeypatch.setenv("GLIBC_TUNABLES", build)
+    assert pool_module._tunables() == worker

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 import time
+from pathlib import Path
 
 import pytest
 from conftest import Runner
@@ -368,3 +371,47 @@ def test_the_longest_examples_run_first_as_their_recordings_say(tmp_path):
     (folder / "broken.json").write_text("{")  # ignored: it only orders the examples
     assert recorded_seconds(tmp_path / "recordings") == {"section/slow.py": 9.5, "section/fast.py": 0.1}
     assert recorded_seconds(tmp_path / "none") == {}
+
+
+@pytest.mark.parametrize("first, fill, beside", [("sleeps", True, True), ("computes", True, False),
+                                                  ("sleeps", False, False)])  # fmt: skip
+def test_one_example_more_starts_beside_one_that_waits_and_none_beside_one_that_computes(tmp_path, first, fill, beside):
+    """``fill`` (the option ``jobs: 0``): one example more than ``parallel`` runs while a running one
+    leaves its core idle (a timeout it shows, a sleep), never beside one that computes, nor with a number of jobs."""
+    root = tmp_path / "examples"
+    root.mkdir()
+    (root / "sleeps.py").write_text("import time\ntime.sleep(2)\n")
+    spin = "import time\nend = time.monotonic() + 2\nwhile time.monotonic() < end:\n    pass\n"
+    (root / "computes.py").write_text(spin)
+    (root / "quick.py").write_text("print(1)\n")
+    engine = Engine(root, None, options=Options(), preload=[], jobs=1, timeout=20)
+    try:
+        if not engine.pool.ready().get("cgroup"):
+            pytest.skip("a running example's CPU time is read from its cgroup v2, which this system does not delegate")
+        examples = [engine.load(f"{first}.py"), engine.load("quick.py")]
+        results = dict(engine.pool.run(examples, Options(), timeout=20, parallel=1, fill=fill))
+    finally:
+        engine.close()
+    assert all(result.failure is None for result in results.values())
+    spans = engine.pool.spans
+    assert (spans["quick.py"][1] < spans[f"{first}.py"][1]) is beside, spans
+
+
+def test_the_workers_heap_is_in_huge_pages_where_glibc_and_the_kernel_offer_them():
+    """Each example's processes are copies of the worker: its heap in 2 MiB pages makes each fork and exit
+    copy and free a page-table entry per 2 MiB instead of per 4 KiB (pool._tunables)."""
+    from mkdocs_examples.execute.pool import Pool
+
+    libc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else None
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    if not libc or tuple(map(int, libc.split()[1].split(".")[:2])) < (2, 35):
+        pytest.skip(f"glibc 2.35 or later has malloc's hugetlb tunable; this is {libc}")
+    if not thp.exists() or "[never]" in thp.read_text():
+        pytest.skip("the kernel offers no transparent huge pages here")
+    pool = Pool(["torch"])
+    try:
+        smaps = Path(f"/proc/{pool.ready()['pid']}/smaps_rollup").read_text()
+    finally:
+        pool.close()
+    huge = int(re.search(r"AnonHugePages:\s+(\d+) kB", smaps)[1])
+    assert huge >= 32 << 10, smaps  # kB: torch's import leaves about 100 MB in malloc's heap

@@ -86,6 +86,7 @@ class Engine:
         self.execute = execute  # false: results come from memory or the cache only; no worker is started
         self.options, self.timeout = options, timeout
         self.jobs = jobs or os.cpu_count() or 1
+        self.fill = not jobs  # one per core, and one more while one waits; a number of jobs is the most at once
         self.cache = Cache(cache_dir, examples_dir.resolve()) if cache_dir else None
         # What examples must not change: the folders a build reads or publishes, and the engine, are
         # compared before and after they run (where the OS allows, examples write only in their own folder)
@@ -182,7 +183,7 @@ class Engine:
         pending.sort(key=lambda e: (-self.expected.get(e.path, 0.0), e.path not in alone))
         ran = []
         for example, result in self.pool.run(pending, self.options, timeout=self.timeout, parallel=self.jobs,
-                                             alone=alone):  # fmt: skip
+                                             alone=alone, fill=self.fill):  # fmt: skip
             self.executed.append(example.path)
             result = replace(result, protections=protections)
             ran.append((example, result))

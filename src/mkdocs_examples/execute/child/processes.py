@@ -200,6 +200,18 @@ class Cgroups:
         (folder / "cgroup.procs").write_text("0")
 
     @staticmethod
+    def cpu(folder: Path) -> float | None:
+        """CPU seconds the processes of ``folder`` have used, those that have ended included; None where unknown."""
+        try:
+            for line in (folder / "cpu.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    @staticmethod
     def members(folder: Path) -> list[int]:
         try:
             return [int(word) for word in (folder / "cgroup.procs").read_text().split()]

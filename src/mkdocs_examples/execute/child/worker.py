@@ -44,6 +44,9 @@ from mkdocs_examples.source.cells import Example
 
 GRACE = 1.0  # seconds after a timeout for faulthandler to write the stack before the kill
 TICK = 0.5  # seconds between heartbeats while a batch runs
+# With `fill`, a running example whose processes used less than WAITING of a core over the last WINDOW
+# seconds waits (a timeout it shows, a sleep, a compiler that runs alone): one more example starts beside it
+WAITING, WINDOW = 0.25, 0.25
 
 
 @dataclass
@@ -57,6 +60,8 @@ class _Run:
     limit: Path | None  # the folder whose pids.max bounds its processes (its cgroup's, on cgroup v2)
     memory: Path | None  # the folder whose memory limit bounds it (its cgroup's, on cgroup v2)
     cloned: bool = False  # its process is its namespaces' first (namespaces.clone): it ends as init ends
+    cpu: tuple[float, float] | None = None  # (when, CPU seconds of its cgroup then), the last look
+    waiting: bool = False  # it used less than WAITING of a core over the WINDOW before that look
     killed: bool = False  # by its timeout
     returncode: int = 0
     seconds: float = 0.0
@@ -117,7 +122,8 @@ class Worker:
         })  # fmt: skip
         while (line := self.read_line()) is not None:
             batch = json.loads(line)
-            self.run_batch(deque(batch["jobs"]), Options(**batch["options"]), batch["timeout"], batch["parallel"])
+            options, fill = Options(**batch["options"]), bool(batch.get("fill"))
+            self.run_batch(deque(batch["jobs"]), options, batch["timeout"], batch["parallel"], fill)
         self.exit()
 
     def read_line(self) -> str | None:
@@ -138,13 +144,14 @@ class Worker:
         self.inbox += chunk
         return not chunk
 
-    def run_batch(self, queue: deque, options: Options, timeout: float, parallel: int) -> None:
+    def run_batch(self, queue: deque, options: Options, timeout: float, parallel: int, fill: bool = False) -> None:
+        """Run ``queue``'s examples, ``parallel`` at a time; with ``fill``, one more while one of them waits."""
         parallel = max(1, parallel)
         # in the order the engine sends them: the longest first, then those that start processes
         last_tick = time.monotonic()
         while queue or self.running or self.draining:
             self.check_headers()
-            while (job := self._next(queue, parallel)) is not None:
+            while (job := self._next(queue, parallel, extra=int(fill and self.waiting()))) is not None:
                 self.start(job, options, timeout)
             self.reap()
             self.drain()
@@ -159,23 +166,25 @@ class Worker:
             if self.stdin_ended():  # the build has gone: end everything it started
                 self.exit()
             deadlines = [r.start + timeout + GRACE - now for r in self.running.values() if not r.killed]
-            wait = max(0.0, min([TICK, *deadlines, *([0.02] if self.draining else [])]))
+            looks = [WINDOW] if fill and queue else []  # whether a running example has begun to wait
+            wait = max(0.0, min([TICK, *deadlines, *([0.02] if self.draining else []), *looks]))
             if (self.running or self.draining or self.building) and self._next(queue, parallel, take=False) is None:
                 select.select([self.wake_r, 0], [], [], wait)
                 with contextlib.suppress(BlockingIOError):
                     os.read(self.wake_r, 1024)
         self.end_orphans()
 
-    def _next(self, queue: deque, parallel: int, *, take: bool = True) -> dict | None:
+    def _next(self, queue: deque, parallel: int, *, extra: int = 0, take: bool = True) -> dict | None:
         """The first job of ``queue`` that can start now (``take``: taken out of it); None where none can, in
-        the order the engine sent them. While the store's headers are being built, the build takes a core,
-        and an example whose source compiles (``compile(``) waits for them, rather than build its own."""
+        the order the engine sent them; ``extra``: slots beyond ``parallel`` (one, while an example waits).
+        While the store's headers are being built, the build takes a core, and an example whose source
+        compiles (``compile(``) waits for them, rather than build its own."""
         if self.building is not None:
             parallel = max(1, parallel - 1)
         for job in queue:
             if self.building is not None and "compile(" in job["source"]:
                 continue
-            if self._slots(parallel) < self._weight(job, parallel):
+            if self._slots(parallel) + extra < self._weight(job, parallel):
                 return None
             if take:
                 queue.remove(job)
@@ -198,6 +207,23 @@ class Worker:
         if build.status is not None:
             self.sandbox.built = headers.finish(build, self.sandbox.headers)
             self.building = None
+
+    def waiting(self) -> bool:
+        """Whether a running example waits: its cgroup's processes (those that ended too) used less than
+        WAITING of a core over the last WINDOW. Unknown without a cgroup per example: none waits."""
+        now, found = time.monotonic(), False
+        for run in self.running.values():
+            if run.cgroup is None:
+                continue
+            if run.cpu is None or now - run.cpu[0] >= WINDOW:
+                used = processes.Cgroups.cpu(run.cgroup)
+                if used is None:
+                    continue
+                if run.cpu is not None:
+                    run.waiting = used - run.cpu[1] < WAITING * (now - run.cpu[0])
+                run.cpu = (now, used)
+            found = found or run.waiting
+        return found
 
     def _own(self) -> set[int]:
         """The worker's children that are no example's leftovers: the examples' processes, the headers' build."""
