@@ -178,6 +178,40 @@ def test_a_worker_the_pool_kills_leaves_none_of_its_cgroups(tmp_path, monkeypatc
     assert [folder for folder in folders if folder.exists()] == []
 
 
+@linux_only
+def test_a_worker_removes_the_cgroups_of_workers_killed_with_their_build(tmp_path, monkeypatch):
+    engine = engine_for(tmp_path, monkeypatch)
+    info = engine.pool.ready()
+    folders = [Path(f) for f in [info["cgroup"], *info["limits"]] if f]
+    if not folders:
+        engine.close()
+        pytest.skip("no cgroup here to leave behind")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a worker's pid that no process has any more
+    left = [folder.parent / f"mkdocs-examples-{gone.pid}" for folder in folders]
+    for folder in left:
+        (folder / "example-3").mkdir(parents=True)  # as a worker and its build killed together leave them
+    engine.pool._discard([])
+    try:
+        busy = subprocess.Popen(["sleep", "60"])  # a cgroup with a process in it stays
+        held = folders[0].parent / f"mkdocs-examples-{gone.pid + 1}"
+        held.mkdir()
+        if os.path.exists(f"/proc/{gone.pid + 1}"):
+            held.rmdir()
+            held = None
+        else:
+            (held / "cgroup.procs").write_text(str(busy.pid))
+        engine.pool.ready()  # a new worker
+        assert [folder for folder in left if folder.exists()] == []
+        assert held is None or held.is_dir()
+    finally:
+        engine.close()
+        busy.kill()
+        busy.wait()
+        if held is not None:
+            processes.Cgroups.remove(held)  # once the killed process has left it
+
+
 def test_without_a_memory_cgroup_a_required_memory_limit_stops_the_run(tmp_path, monkeypatch):
     engine = engine_for(tmp_path, monkeypatch, "portable")  # the path of macOS: no cgroup at all
     engine.required = frozenset({"memory"})

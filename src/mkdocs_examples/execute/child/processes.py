@@ -168,6 +168,7 @@ class Cgroups:
         found = _own_cgroup()
         if found is None:
             return None, "no cgroup v2 is mounted"
+        remove_abandoned(found)
         base = found / f"mkdocs-examples-{os.getpid()}"
         try:
             base.mkdir()
@@ -301,6 +302,7 @@ class Limit:
     @classmethod
     def _beneath(cls, folder: Path, controller: str, unified: bool) -> Limit | None:
         """A limit in a folder of the worker's own beneath ``folder``, once a process could join it."""
+        remove_abandoned(folder)
         try:
             base = folder / f"mkdocs-examples-{os.getpid()}"
             base.mkdir(exist_ok=True)
@@ -351,6 +353,24 @@ class Limit:
         for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
             with contextlib.suppress(OSError):
                 folder.rmdir()
+
+
+def remove_abandoned(parent: Path) -> None:
+    """Remove the folders ``mkdocs-examples-<pid>`` in ``parent`` whose worker is gone: one killed with its
+    build (``kill -9`` of both) leaves them to no one. Only those in which nothing runs: the kernel refuses
+    to remove a cgroup with a process in it, and that refusal is the check."""
+    if not os.path.isdir("/proc/self"):  # without /proc, every worker would look gone
+        return
+    with contextlib.suppress(OSError):
+        for base in parent.glob("mkdocs-examples-*"):
+            pid = base.name.rpartition("-")[2]
+            if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
+                continue
+            for folder in sorted((p for p in base.glob("*") if p.is_dir()), reverse=True):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            with contextlib.suppress(OSError):
+                base.rmdir()
 
 
 def _enable(folder: Path, controller: str) -> bool:
