@@ -357,6 +357,27 @@ def test_serve_starts_the_worker_once_it_serves_so_that_the_first_example_edit_w
         config.plugins.on_shutdown()
 
 
+def test_a_build_with_no_result_stored_starts_the_worker_with_its_configuration_and_one_with_results_does_not(
+    tmp_path, monkeypatch
+):
+    root = _copy(tmp_path, run_examples=True)
+    starts: list[Pool] = []
+    _counting(monkeypatch, Pool, "start", lambda pool: starts.append(pool))
+
+    def configure() -> None:  # what `mkdocs build` does before it reads the pages
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+        config.plugins.on_startup(command="build", dirty=False)
+        config.plugins.on_config(config)
+        config.plugins.on_shutdown()
+
+    configure()
+    assert len(starts) == 1  # an empty cache: every example runs, and the worker imports torch meanwhile
+    _build(root, "build", monkeypatch)
+    starts.clear()
+    configure()
+    assert starts == []  # results stored: the worker starts only for an example that must run
+
+
 @pytest.mark.parametrize(("options", "seconds"), [("", 0.1), (": {polling: 2}", 2.0), (": {polling: 0.25}", 0.25)])
 def test_the_observer_looks_as_often_as_the_option_polling_says(tmp_path, options, seconds):
     root = _copy(tmp_path, options=options)

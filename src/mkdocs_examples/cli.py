@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     engine = Engine.from_config(site.config, site.root, cache=not args.no_cache, jobs=args.jobs or 0, watch=site.watch)
+    if engine.runs_all():  # the worker imports its modules while the examples are read
+        engine.pool.start()
     examples: list[Example] = []
     broken: list[str] = []
     for path in paths:

@@ -102,6 +102,10 @@ class Cache:
         except OSError as error:
             self.unwritable = error.strerror or str(error)
 
+    def empty(self) -> bool:
+        """Whether no result is stored here (a fresh clone's cache, or CI's)."""
+        return not self.root.is_dir() or next(self.root.glob("*/*.json"), None) is None
+
     def files(self) -> list[Path]:
         """Every file of the cache: its entries, and any temporary file an interrupted write left."""
         return sorted(p for p in self.root.glob("*/*.json") if p.is_file()) if self.root.is_dir() else []
