@@ -25,7 +25,7 @@ from mkdocs_examples.results import Options
 LONGEST_FIRST = [
     "test_browser_axe.py", "test_browser_anchors.py", "test_plain_run.py", "test_notebooks_run.py",
     "test_hostile.py", "test_site.py", "test_browser_search.py", "test_reproducible.py", "test_browser.py",
-    "test_hooks.py",
+    "test_site_plugins.py",
     "test_tools.py", "test_markup.py", "test_runner.py", "test_recordings.py", "test_notebook_views.py",
     "test_sandbox.py",
 ]  # fmt: skip

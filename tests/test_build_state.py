@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-from test_hooks import PAGES, search_fixture
+from test_site_plugins import PAGES, search_fixture
 
 from mkdocs_examples.mkdocs.i18n import BuildState
 

@@ -11,7 +11,7 @@ import re
 from types import SimpleNamespace
 
 from helpers import ROOT, build_site
-from test_hooks import fixture
+from test_site_plugins import fixture
 
 from mkdocs_examples.site import csp
 

@@ -1,7 +1,7 @@
 """The engine's one helper per concern: languages (mkdocs/i18n.py), YAML (yaml_files.py), its texts (texts.py).
 
 Languages are asked of stand-ins for MkDocs' config and pages, the shape MkDocs and
-mkdocs-static-i18n give them; the real builds are in test_site.py, test_hooks.py and the real site.
+mkdocs-static-i18n give them; the real builds are in test_site.py, test_site_plugins.py and the real site.
 """
 
 from __future__ import annotations

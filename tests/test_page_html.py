@@ -16,7 +16,7 @@ import markdown
 import pytest
 from helpers import build_site
 from mkdocs.exceptions import Abort
-from test_hooks import fixture
+from test_site_plugins import fixture
 
 from mkdocs_examples.site import page_html
 

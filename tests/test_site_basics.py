@@ -13,7 +13,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.utils.yaml import yaml_load
-from test_hooks import PAGES
+from test_site_plugins import PAGES
 
 from mkdocs_examples import yaml_files
 from mkdocs_examples.site.pages import REFERENCE, Inventory, PagesPlugin, read_inventory, reference
