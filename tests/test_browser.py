@@ -213,12 +213,22 @@ def test_switching_language_keeps_the_readers_place(browser, base_url, width):
         page.wait_for_url(f"**/{path}#*")
         page.wait_for_function(f"() => ({HEADINGS})().some(([, top]) => top >= 0)")  # laid out
 
+    def read(heading: str) -> None:
+        """Scroll to 40 px past ``heading``, as a reader of its section, until it stays there: the blocks above
+        it, which content-visibility lays out only as they come near the screen, grow and push it down."""
+        where = page.locator(f"[id='{heading}']")
+        for _ in range(20):
+            top = where.evaluate("h => { h.scrollIntoView(); scrollBy(0, 40); return h.getBoundingClientRect().top }")
+            page.wait_for_timeout(150)
+            if where.evaluate("h => h.getBoundingClientRect().top") == top:
+                return
+        raise AssertionError(f"the heading {heading} kept moving")
+
     try:
         page.goto(f"{base_url}/tensors/reshaping/")
         english = page.evaluate(HEADINGS)
         rank = len(english) // 2
-        page.locator(f"[id='{english[rank][0]}']").evaluate("h => h.scrollIntoView()")  # under the header
-        page.evaluate("window.scrollBy(0, 40)")  # reading the section under heading `rank`
+        read(english[rank][0])  # the section under heading `rank`
         switch("中文", "zh/tensors/reshaping/")
         chinese = page.evaluate(HEADINGS)
         assert len(chinese) == len(english) and chinese[rank][0] != english[rank][0]
