@@ -181,7 +181,7 @@ def _engine_once(config_file: Path) -> int:
 
     site = load_site(config_file)  # the plugin's options alone, as the command line reads them
     engine = Engine.from_config(site.config, site.root, cache=False, watch=site.watch)
-    engine.pool.start()  # as the command does where every example runs: the worker imports while they are read
+    engine.start_early()  # as the command does: the worker imports its modules while the examples are read
     try:
         examples = [engine.load(path) for path in find_examples(site.examples_dir, [])]
         outcomes = engine.run(examples)

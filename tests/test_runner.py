@@ -380,8 +380,8 @@ def test_one_example_more_starts_beside_one_that_waits_and_none_beside_one_that_
     leaves its core idle (a timeout it shows, a sleep), never beside one that computes, nor with a number of jobs."""
     root = tmp_path / "examples"
     root.mkdir()
-    (root / "sleeps.py").write_text("import time\ntime.sleep(2)\n")
-    spin = "import time\nend = time.monotonic() + 2\nwhile time.monotonic() < end:\n    pass\n"
+    (root / "sleeps.py").write_text("import time\ntime.sleep(1.2)\n")
+    spin = "import time\nend = time.monotonic() + 1.2\nwhile time.monotonic() < end:\n    pass\n"
     (root / "computes.py").write_text(spin)
     (root / "quick.py").write_text("print(1)\n")
     engine = Engine(root, None, options=Options(), preload=[], jobs=1, timeout=20)
@@ -397,21 +397,15 @@ def test_one_example_more_starts_beside_one_that_waits_and_none_beside_one_that_
     assert (spans["quick.py"][1] < spans[f"{first}.py"][1]) is beside, spans
 
 
-def test_the_workers_heap_is_in_huge_pages_where_glibc_and_the_kernel_offer_them():
+def test_the_workers_heap_is_in_huge_pages_where_glibc_and_the_kernel_offer_them(runner):
     """Each example's processes are copies of the worker: its heap in 2 MiB pages makes each fork and exit
     copy and free a page-table entry per 2 MiB instead of per 4 KiB (pool._tunables)."""
-    from mkdocs_examples.execute.pool import Pool
-
     libc = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else None
     thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     if not libc or tuple(map(int, libc.split()[1].split(".")[:2])) < (2, 35):
         pytest.skip(f"glibc 2.35 or later has malloc's hugetlb tunable; this is {libc}")
     if not thp.exists() or "[never]" in thp.read_text():
         pytest.skip("the kernel offers no transparent huge pages here")
-    pool = Pool(["torch"])
-    try:
-        smaps = Path(f"/proc/{pool.ready()['pid']}/smaps_rollup").read_text()
-    finally:
-        pool.close()
+    smaps = Path(f"/proc/{runner.engine.pool.ready()['pid']}/smaps_rollup").read_text()  # torch preloaded
     huge = int(re.search(r"AnonHugePages:\s+(\d+) kB", smaps)[1])
     assert huge >= 32 << 10, smaps  # kB: torch's import leaves about 100 MB in malloc's heap

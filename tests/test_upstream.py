@@ -80,6 +80,7 @@ def test_nbconverts_exporters_compile_each_template_once(monkeypatch):
 
     upstream.nbconvert_compile_templates_once()
     upstream.nbconvert_compile_templates_once()  # once per process: not wrapped twice
+    monkeypatch.setattr(upstream, "_COMPILED", {})  # what earlier tests of this process compiled
     compiled = []
     real = jinja2.Environment.compile
     monkeypatch.setattr(jinja2.Environment, "compile", lambda env, *a, **k: compiled.append(1) or real(env, *a, **k))

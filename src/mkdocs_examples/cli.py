@@ -92,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     engine = Engine.from_config(site.config, site.root, cache=not args.no_cache, jobs=args.jobs or 0, watch=site.watch)
-    if engine.runs_all():  # the worker imports its modules while the examples are read
-        engine.pool.start()
+    engine.start_early()  # with --no-cache, or an empty cache: while the examples are read
     examples: list[Example] = []
     broken: list[str] = []
     for path in paths:

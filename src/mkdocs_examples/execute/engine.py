@@ -140,10 +140,11 @@ class Engine:
         """Example ``path`` (:func:`read_example`; ``support``: the digest of the folder's other files, if known)."""
         return read_example(self.examples_dir, path, self.folder, support)
 
-    def runs_all(self) -> bool:
-        """Whether every example will run: this engine executes, and no result is stored (no cache, or an empty
-        one: a fresh clone, CI). Then the worker can start at once, and import its modules meanwhile."""
-        return self.execute and not self.executed and (self.cache is None or self.cache.empty())
+    def start_early(self) -> None:
+        """Start the worker now where every example will run: this engine executes, and no result is stored (no
+        cache, or an empty one: a fresh clone, CI). It imports its modules while the build reads what it needs."""
+        if self.execute and not self.executed and (self.cache is None or self.cache.empty()):
+            self.pool.start()
 
     def run(
         self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None

@@ -159,8 +159,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             watch = [Path(config.docs_dir), site, Path(config.site_dir)]
             settings = settings_of(self.config)
             self._engine = Engine.from_config(settings, self._root, watch=watch, execute=self.config.execute)
-            if self._engine.runs_all():  # its worker imports torch while the pages are read
-                self._engine.pool.start()
+            self._engine.start_early()  # with an empty cache: while the pages are read
         self._site = page_markdown.Site(
             running=self._engine is not None, serving=self._serving, examples_dir=self.examples_dir,
             folder=settings_of(self.config).folder, limit=self.config.max_output, repository=github(config.repo_url),

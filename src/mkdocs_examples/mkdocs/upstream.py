@@ -98,6 +98,7 @@ def jupyter_used_cache(plugin: Any) -> set[Path]:
 # -- nbconvert --------------------------------------------------------------------------------------
 
 NBCONVERT = "7.17.2"  # the version of nbconvert the function below was checked against
+_COMPILED: dict[tuple[bool, tuple[str, ...]], _CompiledTemplates] = {}  # by kind of environment: its templates
 
 
 def nbconvert_compile_templates_once() -> None:
@@ -112,12 +113,11 @@ def nbconvert_compile_templates_once() -> None:
     create = TemplateExporter._create_environment
     if getattr(create, "compiles_once", False):
         return
-    caches: dict[tuple[bool, tuple[str, ...]], _CompiledTemplates] = {}
 
     def with_cache(self: Any) -> Environment:
         environment = create(self)
         kind = (environment.is_async, tuple(sorted(environment.extensions)))
-        environment.bytecode_cache = caches.setdefault(kind, _CompiledTemplates())
+        environment.bytecode_cache = _COMPILED.setdefault(kind, _CompiledTemplates())
         return environment
 
     with_cache.compiles_once = True  # type: ignore[attr-defined]

@@ -350,9 +350,7 @@ class Limit:
         return 0
 
     def close(self) -> None:
-        for folder in [*sorted((p for p in self.base.glob("*") if p.is_dir()), reverse=True), self.base]:
-            with contextlib.suppress(OSError):
-                folder.rmdir()
+        _remove_empty(self.base)
 
 
 def remove_abandoned(parent: Path) -> None:
@@ -364,13 +362,15 @@ def remove_abandoned(parent: Path) -> None:
     with contextlib.suppress(OSError):
         for base in parent.glob("mkdocs-examples-*"):
             pid = base.name.rpartition("-")[2]
-            if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
-                continue
-            for folder in sorted((p for p in base.glob("*") if p.is_dir()), reverse=True):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
-            with contextlib.suppress(OSError):
-                base.rmdir()
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                _remove_empty(base)
+
+
+def _remove_empty(base: Path) -> None:
+    """Remove the cgroups beneath ``base``, then ``base``: those in which nothing runs (the kernel refuses others)."""
+    for folder in [*sorted((p for p in base.glob("*") if p.is_dir()), reverse=True), base]:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _enable(folder: Path, controller: str) -> bool:
