@@ -410,7 +410,7 @@ def test_no_runner_image_is_latest(name):
 def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     summary = load("ci.yml")["jobs"]["summary"]
     uses = [s["uses"].split("@")[0] for s in summary["steps"] if "uses" in s]
-    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", *["actions/download-artifact"] * 2]
+    assert uses == ["actions/checkout", "actions/setup-python", "actions/checkout", *["actions/download-artifact"] * 3]
     checkout, head = [s for s in summary["steps"] if "checkout" in s.get("uses", "")]
     assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
     # the pull request's recordings, as data beside the base: nothing else of it, and no credentials kept
@@ -419,7 +419,10 @@ def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
     # the raw HTML of each changed page, read from the head's pages as data, before the list that names them
-    assert 'mkdocs_examples unsandboxed "$changed" --pages head' in scripts
+    assert 'mkdocs_examples unsandboxed "$changed" --pages head "${site[@]}"' in scripts
+    # the built site of the pull request, as data, before that list: what the strict build's last check finds
+    built = next(s for s in summary["steps"] if s.get("with", {}).get("name") == "preview")
+    assert built["with"]["path"] == "built" and "site=(--site built/site)" in scripts
     names = [s.get("name", s.get("uses", "")) for s in summary["steps"]]
     assert names.index(head["uses"]) < names.index("Files a reviewer must look at first")
     assert "-m mkdocs_examples diff outputs/base/base.json outputs/head/head.json" in scripts
@@ -689,7 +692,7 @@ def test_the_previews_idea_of_the_real_site_is_mkdocs_yml_s():
 def test_the_summary_downloads_each_snapshot_by_its_name_into_its_own_folder():
     downloads = [s for _, _, s in steps(load("ci.yml")) if "download-artifact" in s.get("uses", "")]
     found = {s["with"].get("name"): s["with"].get("path") for s in downloads}
-    assert found == {"outputs-head": "outputs/head", "outputs-base": "outputs/base"}
+    assert found == {"outputs-head": "outputs/head", "outputs-base": "outputs/base", "preview": "built"}
     assert not any("pattern" in s["with"] or "merge-multiple" in s["with"] for s in downloads)
 
 

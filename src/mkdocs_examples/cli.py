@@ -16,7 +16,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mkdocs_examples import texts
+from mkdocs_examples import texts, yaml_files
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute.cache import Cache, cache_key, entries, fingerprint
 from mkdocs_examples.execute.child import headers
@@ -54,7 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     code.add_argument("changed", type=Path, help="changed paths, one a line, relative to the repository ('-': stdin)")
     code.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
     code.add_argument("--pages", type=Path, metavar="CHECKOUT",
-                      help="the change's checkout: also list each changed page's raw HTML (read as text)")  # fmt: skip
+                      help="the change's checkout: also list each changed page's raw HTML (read as text) and "
+                      "the keys of its front matter the build refuses")  # fmt: skip
+    code.add_argument("--site", type=Path, metavar="SITE",
+                      help="the change's built site: also list what the build's last check finds in its HTML files, "
+                      "by this checkout's templates (theme.custom_dir) and the installed theme's")  # fmt: skip
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -81,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "diff":
         return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
     if args.command == "unsandboxed":
-        return _unsandboxed(args.changed, args.config_file, args.pages)
+        return _unsandboxed(args.changed, args.config_file, args.pages, args.site)
     if args.command != "run":
         return record.main(args)
 
@@ -167,9 +171,10 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compar
     return 0
 
 
-def _unsandboxed(changed: Path, config_file: Path, pages: Path | None) -> int:
-    """Print the summary's list of the changed files that run outside the sandbox, and with ``pages`` (the
-    change's checkout) the raw HTML of each changed page (nothing when there is none)."""
+def _unsandboxed(changed: Path, config_file: Path, pages: Path | None, built: Path | None = None) -> int:
+    """Print the summary's list of the changed files that run outside the sandbox, with ``pages`` (the change's
+    checkout) the raw HTML and refused front matter of each changed page, and with ``built`` (the change's built
+    site) what the build's last check finds in it (nothing where there is none)."""
     try:
         text = sys.stdin.read() if str(changed) == "-" else changed.read_text(encoding="utf-8")
         site = load_site(config_file)
@@ -181,6 +186,14 @@ def _unsandboxed(changed: Path, config_file: Path, pages: Path | None) -> int:
     print(review.section(text.splitlines(), examples=examples.as_posix(), docs=docs.as_posix()), end="")
     if pages is not None:
         print(review.pages_section(text.splitlines(), pages, docs=docs.as_posix()), end="")
+        print(review.front_matter_section(text.splitlines(), pages, docs=docs.as_posix()), end="")
+    if built is not None:
+        from mkdocs_examples.site import built_html  # needs MkDocs: only for this option
+
+        theme = (yaml_files.load(config_file) or {}).get("theme")
+        custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+        folders = built_html.template_folders([site.root / str(custom)] if custom else [])
+        print(review.built_section(built, folders), end="")
     return 0
 
 

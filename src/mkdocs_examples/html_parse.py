@@ -22,8 +22,9 @@ byte changed by reading is a page that differs for nothing.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from html import escape, unescape
 from html.parser import HTMLParser
@@ -32,6 +33,14 @@ from html.parser import HTMLParser
 VOID = frozenset(
     ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]
 )
+
+# the types a browser runs as script (HTML's "JavaScript MIME type essence matches", and modules); others are data
+SCRIPT_TYPES = {
+    "", "module", "text/javascript", "application/javascript", "application/ecmascript", "application/x-ecmascript",
+    "application/x-javascript", "text/ecmascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
+    "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+    "text/x-ecmascript", "text/x-javascript",
+}  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -287,3 +296,87 @@ def with_attribute(element: Element, name: str, value: str) -> str:
             return f"{tag[: found.start(3)]}{written}{tag[found.end(3) :]}"
     closing = len(tag) - (2 if tag.endswith("/>") else 1)
     return f"{tag[:closing].rstrip()} {name}={written}{tag[closing:]}"
+
+
+
+# The HTML standard's tokenizer, for where each tag is: a tag's name, its attributes (a quoted value may hold
+# `>`), the ends of comments (`-->`, `--!>`, `<!-->`) and of the bogus comments of `<!`, `<?` and `</` but a
+# letter (a CDATA section or a doctype ends at its first `>` in HTML). Possessive quantifiers: no backtracking,
+# so one pass over each tag. Where a tag or comment has no end, a browser reads the rest of the document into
+# it: so does the last alternative, and nothing after it is a tag.
+_S = "\t\n\f\r "
+
+
+def _run(chars: str, guard: str = "") -> str:
+    """Any number of characters of the class ``chars``, each after the lookahead ``guard`` (if any), possessive."""
+    return f"(?:{guard}{chars})*+" if guard else f"{chars}*+"
+
+
+def _attribute(guard: str = "", first: str = "") -> str:
+    """The pattern of one attribute of a start tag with the space before it: a name (its first character after the
+    lookahead ``first``), then ``=`` and a value (in double or single quotes, or bare) or no value; each of its
+    characters after the lookahead ``guard``."""
+    name = rf"{first}{guard}[^{_S}/>]{_run(f'[^{_S}/>=]', guard)}"
+    quoted = rf""""{_run('[^"]', guard)}"|'{_run("[^']", guard)}'"""
+    value = rf"""[{_S}]*+=[{_S}]*+(?:{quoted}|(?!["']){_run(f'[^{_S}>]', guard)})"""
+    return rf"[{_S}/]*+{name}(?:{value}|(?![{_S}]*+=))"
+
+
+_TAG_ATTRIBUTE = re.compile(
+    rf"""[{_S}/]*+([^{_S}/>][^{_S}/>=]*+)([{_S}]*+=[{_S}]*+(?:"([^"]*+)"|'([^']*+)'|(?!["'])([^{_S}>]*+)))?+"""
+)
+_SCRIPT_END = re.compile(rf"</script(?=[{_S}/>])[^>]*+>|</script$", re.I)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A tag as a browser's tokenizer reads it, ``source[start:end]``; ``closing`` for an end tag."""
+
+    name: str  # in lower case
+    attrs: list[tuple[str, str | None]]  # names in lower case, values with character references resolved
+    closing: bool
+    start: int
+    end: int
+
+
+def tags(source: str, *, names: Collection[str] | None = None, words: Collection[str] = ()) -> Iterator[Tag]:
+    """Each tag of ``source`` in order, as a browser's tokenizer finds them (comments and their like skipped), in
+    linear time. With ``names``, only the tags of those names, those with an attribute named ``on…`` and those
+    whose attributes hold one of ``words`` (in any case): the regular expression engine passes over the others
+    without a step of Python, which makes a check of a whole page fast. A script's text is raw (no tag in it):
+    its end tag follows its start tag, the text between them. Where a tag or comment never ends, a browser reads
+    the rest as part of it: no tag after."""
+    scan = _scanner(None if names is None else frozenset(n.lower() for n in names), frozenset(words))
+    at = 0
+    while at < len(source) and (found := scan.match(source, at)) is not None and found.end() > at:
+        at = found.end()
+        if found.group("unended") is not None:
+            return
+        if found.group("tag") is None:
+            continue  # the end of the source
+        name, closing, written = found.group("tag").lower(), bool(found.group("closing")), found.group("attrs")
+        attrs = [
+            (m.group(1).lower(), None if m.group(2) is None else unescape(m.group(3) or m.group(4) or m.group(5) or ""))
+            for m in _TAG_ATTRIBUTE.finditer(written)
+        ]  # fmt: skip
+        yield Tag(name, attrs, closing, found.start("tag") - 1 - closing, at)
+        if name == "script" and not closing:
+            if (end := _SCRIPT_END.search(source, at)) is None:
+                return  # a script without its end tag: the rest is its text
+            yield Tag("script", [], True, end.start(), end.end())
+            at = end.end()
+
+
+@functools.lru_cache(maxsize=8)
+def _scanner(names: frozenset[str] | None, words: frozenset[str]) -> re.Pattern[str]:
+    """What :func:`tags` matches from where it is: what it passes over, then the next tag it reads (or the end)."""
+    comment = r"<!--(?:-?>|.*?--!?>)|<(?:!|\?|/(?![A-Za-z]))[^>]*+>"
+    tag = rf"<(?P<closing>/?)(?P<tag>[A-Za-z][^{_S}/>]*+)(?P<attrs>(?:{_attribute()})*+)[{_S}/]*+>"
+    unended = r"(?P<unended><(?:[A-Za-z!?]|/[^>]).*)"
+    passed = [r"[^<]++", comment, r"<(?![A-Za-z!?/])"]
+    if names is not None:  # a tag of another name, with no attribute on… and none of the words
+        guard = f"(?!(?i:{'|'.join(re.escape(w) for w in sorted(words))}))" if words else ""
+        other = "|".join(re.escape(n) for n in sorted(names)) or "(?!)"
+        attribute = _attribute(guard, first="(?!(?i:on))")
+        passed.append(rf"</?(?!(?i:{other})[{_S}/>])[A-Za-z][^{_S}/>]*+(?:{attribute})*+[{_S}/]*+>")
+    return re.compile(rf"(?:{'|'.join(passed)})*+(?:{tag}|{unended})?", re.S)

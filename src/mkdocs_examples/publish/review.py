@@ -11,8 +11,11 @@ image: opened by its address, a script in it runs on the site's origin.
 
 A page's Markdown is content, but Markdown publishes its raw HTML and its attribute lists
 (``{: key=value }``) as written, into readers' browsers: given the change's checkout, the summary
-also lists, page by page, each line that holds some, for a reviewer to read as markup. The
-checkout is read as text, and a page that is a symbolic link is named, not followed.
+also lists, page by page, each line that holds some, for a reviewer to read as markup, and each key
+of a page's front matter that the build refuses (read as YAML, as the build reads it: escapes such
+as ``\\x3c`` are ``<`` there). The checkout is read as text, and a page that is a symbolic link is
+named, not followed. Given the change's built site, it lists what the build's last check (examples-csp,
+site/built_html.py) finds in each of its HTML files, pages and notebook views alike.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from mkdocs_examples.site import front_matter
 from mkdocs_examples.source.blocks import fenced_lines
 
 IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico")
@@ -90,6 +94,67 @@ def pages_section(paths: Iterable[str], checkout: Path, *, docs: str = "docs") -
         elif file.is_file() and (found := raw_html(file.read_text(encoding="utf-8", errors="replace"))):
             items.append(f"- `{path}`: " + ", ".join(f"line {line} `{what}`" for line, what in found))
     return "\n".join([PAGES_HEADING, "", PAGES_INTRO, "", *items, ""]) + "\n" if items else ""
+
+
+FRONT_HEADING = "### Front matter the build refuses"
+FRONT_INTRO = (
+    "The theme prints a page's front matter into every page's `<head>` and navigation as it is: a value with "
+    "markup, a key a page may not set or a template of its own fails the strict build (examples-page-html)."
+)
+
+
+def front_matter_section(paths: Iterable[str], checkout: Path, *, docs: str = "docs") -> str:
+    """The summary's Markdown section naming, for each changed page of ``checkout``, each key of its front matter
+    (read as YAML, as the build reads it) that the build refuses; empty when there is none."""
+    items = []
+    for path in _pages(paths, checkout, docs):
+        source = (checkout / path).read_text(encoding="utf-8", errors="replace")
+        try:
+            found = front_matter.check(front_matter.read(source, path))
+        except ValueError as error:  # the build cannot read it either
+            items.append(f"- `{path}`: {error}")
+            continue
+        items += [
+            f"- `{path}`{f' line {line}' if (line := front_matter.line(source, f.key)) else ''}: {f.message}"
+            for f in found
+        ]
+    return "\n".join([FRONT_HEADING, "", FRONT_INTRO, "", *items, ""]) + "\n" if items else ""
+
+
+BUILT_HEADING = "### What the built site holds that the site refuses"
+BUILT_INTRO = (
+    "The pull request's built site (its pages, notebook views, error index, 404 pages), read as a browser reads "
+    "it by the check a strict build runs last (examples-csp): the policy first in every `<head>`, no element "
+    "or attribute that scripts the site, no inline script the theme's templates do not write."
+)
+
+
+def built_section(site: Path, folders: Iterable[Path]) -> str:
+    """The summary's Markdown section naming each HTML file of the built ``site`` (data: read, never run, links
+    not followed) that the post-build check refuses, with what it finds; ``folders``: the base's templates.
+    Needs MkDocs (the check reads attributes as examples-page-html does): imported here, not by the CLI."""
+    from mkdocs_examples.site import built_html
+
+    scripts = built_html.theme_scripts(folders)
+    items = []
+    for file in built_html.html_files(site):
+        problems = built_html.check(file.read_text(encoding="utf-8", errors="replace"), scripts)
+        if problems:
+            shown = "; ".join(p.replace("`", "'") for p in problems[:5])
+            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+            items.append(f"- `{file.relative_to(site).as_posix()}`: {shown}{more}")
+    return "\n".join([BUILT_HEADING, "", BUILT_INTRO, "", *items, ""]) + "\n" if items else ""
+
+
+def _pages(paths: Iterable[str], checkout: Path, docs: str) -> list[str]:
+    """The changed pages' paths that are files of ``checkout`` (a symbolic link is not read)."""
+    found = []
+    for path in sorted({p.strip() for p in paths if p.strip()}):
+        name = PurePosixPath(path)
+        file = checkout / path
+        if _under(name, docs) and name.suffix.lower() == ".md" and file.is_file() and not file.is_symlink():
+            found.append(path)
+    return found
 
 
 def _harmless(path: str, examples: str, docs: str) -> bool:

@@ -26,29 +26,27 @@ import secrets
 import string
 from collections.abc import Callable
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples.mkdocs import upstream
+from mkdocs_examples.html_parse import SCRIPT_TYPES
+from mkdocs_examples.mkdocs import i18n, upstream
+from mkdocs_examples.site import built_html
+
+log = get_plugin_logger("csp")
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 TOKEN = "'inline-script-hashes'"  # what the template's policy holds where the hashes go, by default
 _MARK = secrets.token_hex(16)
 START, END = f"<!--mx-content {_MARK}-->", f"<!--/mx-content {_MARK}-->"
-# the types a browser runs as script (HTML's "JavaScript MIME type essence matches", and modules); others are data
-SCRIPT_TYPES = {
-    "", "module", "text/javascript", "application/javascript", "application/ecmascript", "application/x-ecmascript",
-    "application/x-javascript", "text/ecmascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
-    "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
-    "text/x-ecmascript", "text/x-javascript",
-}  # fmt: skip
 
 
 class _Scripts(HTMLParser):
@@ -114,9 +112,41 @@ def with_hashes(output: str, *trusted: str, token: str = TOKEN) -> str:
 class CSPConfig(Config):
     # what the template's policy holds in its script-src where the hashes go
     placeholder = config_options.Type(str, default=TOKEN)
+    # after the build, every HTML file of the site is checked (site/built_html.py)
+    check_site = config_options.Type(bool, default=True)
 
 
 class CSPPlugin(BasePlugin[CSPConfig]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clean: dict[str, str] = {}  # a built file's path: the sha256 of its text, last found clean
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.clean.clear()
+
+    @event_priority(-500)  # after static-i18n built every language and examples-pages wrote their 404 pages
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if not self.config.check_site or i18n.is_nested_build(config):
+            return
+        site = Path(config.site_dir)
+        scripts = built_html.theme_scripts(built_html.template_folders(config.theme.dirs))
+        for path in built_html.html_files(site):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            if self.clean.get(str(path)) == digest:
+                continue
+            problems = built_html.check(text, scripts)
+            if not problems:
+                self.clean[str(path)] = digest
+                continue
+            shown = f"{_site_name(site)}/{path.relative_to(site).as_posix()}"
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            log.warning(
+                f"{shown}: {'; '.join(problems[:3])}{more}. A built page holds only the site's template, with "
+                "its policy first, and a page's own HTML as examples-page-html lets it through: a template or a "
+                "plugin printed something of a page as markup"
+            )
+
     @event_priority(-1000)  # the last change to the content: what the other hooks and plugins add is content too
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         return f"{START}{html}{END}"
@@ -143,6 +173,15 @@ class CSPPlugin(BasePlugin[CSPConfig]):
     ) -> LiveReloadServer:
         upstream.mkdocs_wrap_live_reload(server, _with_live_reload)
         return server
+
+
+def _site_name(site: Path) -> str:
+    """The name of the site's folder, as the reader of a warning knows it: the engine's plugin writes the site into
+    ``.<site>.building-<pid>`` beside it (publish/staging.py) and swaps it in when the build ends well."""
+    name = site.name
+    if name.startswith(".") and ".building-" in name and name.rsplit("-", 1)[-1].isdigit():
+        return name[1:].rsplit(".building-", 1)[0]
+    return name
 
 
 def _with_live_reload(inject: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:

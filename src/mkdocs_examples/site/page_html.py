@@ -38,11 +38,14 @@ from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
+from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+
+from mkdocs_examples.site import front_matter
 
 log = get_plugin_logger("page_html")
 
@@ -187,7 +190,8 @@ def _line(source: str, token: str, seen: int) -> int | None:
 
 
 class PageHTMLConfig(Config):
-    """No options: what a page may not hold is the same for every site."""
+    # the keys a page's front matter may set (site/front_matter.py); never `template`
+    front_matter = config_options.ListOfItems(config_options.Type(str), default=list(front_matter.ALLOWED))
 
 
 class PageHTMLPlugin(BasePlugin[PageHTMLConfig]):
@@ -200,6 +204,21 @@ class PageHTMLPlugin(BasePlugin[PageHTMLConfig]):
 
     def on_shutdown(self) -> None:
         self.clean.clear()
+
+    @event_priority(100)  # before any plugin reads the front matter or adds to it (a description, a date)
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if not page.file.src_uri.endswith(".md"):  # the engine's notebook views: their front matter is the engine's
+            return markdown
+        found = front_matter.check(page.meta, self.config.front_matter)
+        if found:
+            shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+            path = page.file.abs_src_path
+            source = Path(path).read_text(encoding="utf-8") if path else ""
+            for finding in found:
+                line = front_matter.line(source, finding.key)
+                log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
+                del page.meta[finding.key]  # a build that goes on publishes the page without it
+        return markdown
 
     @event_priority(100)  # before search indexes the content and examples-pages links API names in it
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
