@@ -116,3 +116,32 @@ def test_a_script_in_a_pages_content_does_not_run(watched, base_url):
     assert sum(v.startswith("script-src-elem inline") for v in found) == 2, found  # the script and the link
     assert sum(v.startswith("script-src-attr inline") for v in found) == 1, found  # the handler
     assert watched.evaluate("typeof __md_get") == "function"  # the site's own still ran
+
+
+REGISTER = """() => navigator["service" + "Worker"].register("sw.js").then(() => "registered", e => e.name)"""
+
+
+def test_a_preview_page_cannot_register_a_service_worker_however_it_spells_the_call(browser, real_site, tmp_path):
+    import shutil
+
+    from test_workflows import CHECK_SITE, HEAD, _preview_site, _run_step
+
+    env = {**_preview_site(tmp_path, {}), "MAX_PREVIEW_MB": "100"}  # preview.yml's limit
+    site = tmp_path / "preview" / "site"
+    shutil.copytree(real_site[0], site, dirs_exist_ok=True)
+    (site / "sw.js").write_text("self.addEventListener('fetch', e => e.respondWith(new Response('kept')))")
+
+    def register() -> str:
+        context = browser.new_context()
+        try:
+            with search_queries.served(site) as url:
+                page = context.new_page()
+                page.goto(f"{url}/")
+                return page.evaluate(REGISTER)
+        finally:
+            context.close()
+
+    assert register() == "registered"  # the site's own policy lets a script of its files register one
+    code, log, _ = _run_step("preview.yml", CHECK_SITE, env, tmp_path, gh=f"echo {HEAD}")
+    assert code == 0, log
+    assert register() == "SecurityError"  # the preview's: worker-src 'none', first in <head>
