@@ -25,7 +25,6 @@ import hashlib
 import secrets
 import string
 from collections.abc import Callable
-from html.parser import HTMLParser
 from typing import Any
 
 from mkdocs.config import config_options
@@ -36,6 +35,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples.html_parse import Parser
 from mkdocs_examples.mkdocs import upstream
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -51,7 +51,7 @@ SCRIPT_TYPES = {
 }  # fmt: skip
 
 
-class _Scripts(HTMLParser):
+class _Scripts(Parser):
     """The text of each inline script of a piece of HTML, as a browser hashes it."""
 
     def __init__(self) -> None:
@@ -94,8 +94,7 @@ def hashes(*pieces: str) -> list[str]:
     for piece in pieces:
         scripts = _Scripts()
         for element in _script_elements(piece):
-            scripts.feed(element)
-            scripts.close()
+            scripts.parse(element)
             scripts.reset()
         for text in scripts.texts:
             normal = text.replace("\r\n", "\n").replace("\r", "\n")  # as a browser reads the page
