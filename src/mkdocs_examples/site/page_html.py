@@ -33,9 +33,10 @@ checks that nothing an example brings becomes markup there).
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 from html import escape
-from html.parser import HTMLParser
 from pathlib import Path
 
 from mkdocs.config import config_options
@@ -45,6 +46,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples.html_parse import Parser
 from mkdocs_examples.site import front_matter
 
 log = get_plugin_logger("page_html")
@@ -81,8 +83,7 @@ def check(content: str) -> tuple[list[Finding], str]:
     """What in ``content`` (a page's HTML) could script the site, and the content without it (``content``
     itself, unchanged, when nothing is found)."""
     checker = _Checker()
-    checker.feed(content)
-    checker.close()
+    checker.parse(content)
     return checker.found, "".join(checker.out) if checker.found else content
 
 
@@ -102,7 +103,7 @@ def _attribute(tag: str, name: str, value: str | None) -> Finding | None:
     return None
 
 
-class _Checker(HTMLParser):
+class _Checker(Parser):
     """Reads a page's HTML, keeps what it finds, and writes it again without (``out``)."""
 
     def __init__(self) -> None:
@@ -179,14 +180,23 @@ class _Checker(HTMLParser):
             self.handle_data(written)
 
 
-def _line(source: str, token: str, seen: int) -> int | None:
-    """The line of the ``seen``-th (from 0) occurrence of ``token`` in ``source``, in any case; None if absent."""
-    text, at = source.lower(), -1
-    for _ in range(seen + 1):
-        at = text.find(token, at + 1)
+class _Lines:
+    """Where tokens occur in a page's Markdown, in any case, each occurrence given once, in order: each
+    token is searched for from after its last occurrence given, and a place's line is found by bisection,
+    so that many findings on a large page take time in its size, not in its size times their number."""
+
+    def __init__(self, source: str) -> None:
+        self.text = source.lower()
+        self.breaks = [found.start() for found in re.finditer("\n", self.text)]
+        self.after: dict[str, int] = {}  # token: where its last occurrence given starts
+
+    def next(self, token: str) -> int | None:
+        """The line of the next occurrence of ``token`` not given yet; None if there is none."""
+        at = self.text.find(token, self.after.get(token, -1) + 1)
         if at < 0:
             return None
-    return text.count("\n", 0, at) + 1
+        self.after[token] = at
+        return bisect.bisect_left(self.breaks, at) + 1
 
 
 class PageHTMLConfig(Config):
@@ -234,12 +244,11 @@ class PageHTMLPlugin(BasePlugin[PageHTMLConfig]):
         shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         path = page.file.abs_src_path
         source = Path(path).read_text(encoding="utf-8") if path else (page.markdown or "")
-        seen: dict[str, int] = {}  # token: how many findings were placed at an occurrence of it
+        lines = _Lines(source)
         for finding in found:
             line = None
             for token in finding.tokens:  # a scheme written as character references: the attribute's name
-                if (line := _line(source, token, seen.get(token, 0))) is not None:
-                    seen[token] = seen.get(token, 0) + 1
+                if (line := lines.next(token)) is not None:
                     break
             log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
         return safe
