@@ -111,6 +111,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         """
         return self._build.examples_of(src_uri)
 
+    def example_of_view(self, src_uri: str) -> str | None:
+        """The example a notebook view shows, by the view's ``src_uri``: a path relative to :attr:`examples_dir`;
+        None for any other page. Known from this language build's ``on_files`` on."""
+        view = self._views.get(src_uri)
+        return view.example if view else None
+
     def build_no_notebook_views(self) -> None:
         """No notebook view in this build, whatever the option ``notebook_views`` says: for a preview that
         builds less than the site (the site's fast `mkdocs serve`). Called from an ``on_config`` that runs

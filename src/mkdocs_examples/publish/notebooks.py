@@ -217,7 +217,6 @@ def _markdown(text: str, cell_id: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": disarmed(unwrap(text))}
 
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _LINKING = re.compile(r"([\[\]!])")
 
 
@@ -229,11 +228,39 @@ def disarmed(markdown: str) -> str:
     inside a code span nothing needs escaping, as Markdown shows it as it is.
     """
     parts, last = [], 0
-    for span in _CODE_SPAN.finditer(markdown):
-        parts += [_LINKING.sub(r"\\\1", html.escape(markdown[last : span.start()], quote=False)), span[0]]
-        last = span.end()
+    for start, end in code_spans(markdown):
+        parts += [_LINKING.sub(r"\\\1", html.escape(markdown[last:start], quote=False)), markdown[start:end]]
+        last = end
     parts.append(_LINKING.sub(r"\\\1", html.escape(markdown[last:], quote=False)))
     return "".join(parts)
+
+
+def code_spans(markdown: str) -> list[tuple[int, int]]:
+    """Where each code span of ``markdown`` is, as CommonMark reads them: a run of backticks that a backslash
+    does not escape (`` \\` `` is a backtick, and the run goes on after it), closed by the next run of the same
+    length (inside a span, a backslash is itself). In linear time: the runs of each length are taken in order."""
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", markdown)]
+    by_length: dict[int, list[int]] = {}  # length: the indexes of the runs of that length, in order
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    taken = dict.fromkeys(by_length, 0)  # length: how many of its runs were passed
+    spans, index = [], 0
+    while index < len(runs):
+        start, end = runs[index]
+        before = start
+        while before > 0 and markdown[before - 1] == "\\":  # each backslash is counted once: they end a run
+            before -= 1
+        opening = start + (start - before) % 2  # an escaped backtick is text
+        closers = by_length.get(end - opening, [])
+        while taken.get(end - opening, 0) < len(closers) and closers[taken[end - opening]] <= index:
+            taken[end - opening] += 1
+        if opening == end or taken.get(end - opening, 0) >= len(closers):
+            index += 1  # no span: the backticks are text
+            continue
+        closer = closers[taken[end - opening]]
+        spans.append((opening, runs[closer][1]))
+        index = closer + 1
+    return spans
 
 
 def _code(cell: Cell, source: str, shown: Any, count: int) -> dict[str, Any]:
