@@ -48,8 +48,8 @@ FailureKind = Literal[
     "record",  # its process ended normally, but what it recorded could not be read, or does not add up
     "figure",  # a figure it left open is not one a page can show (not a PNG, or too big)
     "not-executed",  # no cached result, and the build does not execute examples (option `execute: false`)
-    "leftover",  # processes it started were still running after it ended
-    "limit",  # it went past a limit of the plugin options (max_source, max_memory, max_output_bytes...)
+    "leftover",  # processes it started were still running after it ended, or its folder could not be removed
+    "limit",  # it went past a limit of the plugin options (max_source, max_memory, max_files, max_output_bytes...)
 ]
 
 
@@ -64,6 +64,8 @@ class Options:
     max_source: int = 1 << 20  # bytes of source an example may have; a larger one is refused unrun
     max_memory: int = 4096  # MiB of memory per example (RLIMIT_DATA, a memory cgroup); not on cuda; 0: none
     max_file_size: int = 256  # MiB a file the example writes may reach (RLIMIT_FSIZE), its output too; 0: none
+    max_files: int = 10_000  # files and folders in its own folder, its /tmp and its /dev/shm, each; 0: none
+    max_folder_size: int = 1024  # MiB its own folder may hold (a tmpfs: memory, counted by max_memory); 0: none
     max_output_bytes: int = 256 << 10  # bytes of text all its cells show together (execute/child/budget.py); 0: none
     max_figures: int = 10  # figures one cell may show; 0: no limit
     max_figures_bytes: int = 8 << 20  # bytes of PNG all its figures add up to; 0: no limit

@@ -66,6 +66,8 @@ class Settings:
     max_source: int = _RUN.max_source
     max_memory: int = _RUN.max_memory
     max_file_size: int = _RUN.max_file_size
+    max_files: int = _RUN.max_files
+    max_folder_size: int = _RUN.max_folder_size
     max_output_bytes: int = _RUN.max_output_bytes
     max_figures: int = _RUN.max_figures
     max_figures_bytes: int = _RUN.max_figures_bytes

@@ -316,6 +316,7 @@ def run_options(config: Settings) -> Options:
     return Options(
         device=detect_device(config.device), seed=config.seed, threads=config.threads, max_output=config.max_output,
         max_source=config.max_source, max_memory=config.max_memory, max_file_size=config.max_file_size,
+        max_files=config.max_files, max_folder_size=config.max_folder_size,
         max_output_bytes=config.max_output_bytes, max_figures=config.max_figures,
         max_figures_bytes=config.max_figures_bytes,
     )  # fmt: skip

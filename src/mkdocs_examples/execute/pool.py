@@ -16,7 +16,6 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs_examples.execute.child import processes
+from mkdocs_examples.execute.child import scratch as folders
+from mkdocs_examples.execute.child.mounts import ENGINE_FILES
 from mkdocs_examples.execute.child.processes import Cgroups, kill_group
-from mkdocs_examples.execute.verdict import collect
+from mkdocs_examples.execute.verdict import collect, full
 from mkdocs_examples.results import Failure, Options, Result
 from mkdocs_examples.source.cells import Example
 
@@ -232,7 +233,8 @@ class Pool:
                 ended = time.monotonic()
                 result = collect(job.example, folder / "record.jsonl", folder / "faults", answer, timeout, options)
                 result = _timed(result, sent, ended)
-                shutil.rmtree(folder, ignore_errors=True)
+                checked = "namespaces" in (self.sandbox.get("missing") or {})  # its folder was on this disk
+                result = _removed(result, folder, options, checked)
                 job.pid, job.done = None, True
                 yield job.example, result
             finished = True
@@ -316,7 +318,7 @@ class Pool:
             if isinstance(folder, str) and Path(folder).name == f"mkdocs-examples-{worker}" and Path(folder).is_dir():
                 Cgroups(Path(folder)).close()  # what its examples started, wherever it went
         if isinstance(scratch, str) and Path(scratch).name.startswith("mkx-"):
-            shutil.rmtree(scratch, ignore_errors=True)
+            folders.remove(scratch)  # what could not be removed was named with its example
         self.info = {}
 
     def close(self) -> None:
@@ -378,6 +380,29 @@ def _timed(result: Result, sent: float, ended: float) -> Result:
         "cpu": clock["cpu"],
     }  # fmt: skip
     return replace(result, phases={key: round(value, 4) for key, value in phases.items()})
+
+
+def _removed(result: Result, folder: Path, options: Options, checked: bool) -> Result:
+    """Remove the example's ``folder``; ``result``, failed where that could not be done (it is named, and the
+    build goes on), or, where ``checked`` (no folder of its own in memory, whose size the kernel bounds), where
+    its own folder held more than the options allow when it ended."""
+    box, removed = folders.remove(folder / "box"), folders.remove(folder)
+    if result.failure is not None:
+        return result
+    if box.failed or removed.failed:
+        detail = (
+            f"the folder it wrote in could not be removed after it ended ({box.failed or removed.failed}), and is "
+            f"left at {folder}: {full(options)}"
+        )
+        return replace(result, failure=Failure("leftover", detail=detail))
+    if checked and ((options.max_files and box.entries > options.max_files + ENGINE_FILES)
+                    or (options.max_folder_size and box.size >> 20 > options.max_folder_size)):  # fmt: skip
+        detail = (
+            f"its own folder held {box.entries} files and folders of {box.size >> 20} MiB when it ended (the "
+            f"engine's own few included): {full(options)}"
+        )
+        return replace(result, failure=Failure("limit", detail=detail))
+    return result
 
 
 def _lost(reason: str) -> Result:

@@ -24,6 +24,7 @@ from mkdocs_examples.source.cells import Example
 _RUNNER_KINDS = ("exception", "exit", "no-exception", "figure", "limit")  # the failures a runner may record
 _MEMORY = re.compile(r"^(MemoryError\b|.*DefaultCPUAllocator: can't allocate memory)", re.MULTILINE)
 _FILE_SIZE = re.compile(r"^OSError: \[Errno 27\] File too large", re.MULTILINE)
+_NO_SPACE = re.compile(r"^OSError: \[Errno 28\] No space left on device", re.MULTILINE)
 
 
 class _Untrue(Exception):
@@ -153,6 +154,17 @@ def _out_of_memory(result: Result, killed: int, options: Options) -> Result:
     return replace(result, failure=stopped)
 
 
+def full(options: Options) -> str:
+    """What an example may write, and what to do when it writes more (0 in an option: no limit)."""
+    files = f"{options.max_files} files and folders" if options.max_files else "any number of files"
+    size = f"{options.max_folder_size} MiB" if options.max_folder_size else "any size"
+    return (
+        f"its own folder (its working folder, HOME and TMPDIR) may hold {files} of {size} in all (plugin options "
+        "`max_files` and `max_folder_size`), and /tmp and /dev/shm as many files each, of half of `max_memory`. "
+        "Write fewer or smaller files, or raise the option"
+    )
+
+
 def _limited(failure: Failure | None, options: Options) -> Failure | None:
     """``failure`` as a ``limit`` failure, naming the option, where a limit of the options caused it."""
     if failure is None:
@@ -171,6 +183,8 @@ def _limited(failure: Failure | None, options: Options) -> Failure | None:
             f"it wrote a file, or printed, past {options.max_file_size} MiB (plugin option `max_file_size`); "
             "write or print less, or raise the option"
         )
+    elif failure.kind == "exception" and (options.max_files or options.max_folder_size) and _NO_SPACE.search(text):
+        why = f"a folder it writes in is full: {full(options)}"
     else:
         return failure
     return Failure("limit", failure.cell, failure.line, failure.traceback, failure.returncode, None, why)

@@ -56,6 +56,10 @@ class ExamplesConfig(base.Config):
     max_memory = opt.Type(int, default=_DEFAULT.max_memory)
     # MiB any file it writes may reach, its captured output too
     max_file_size = opt.Type(int, default=_DEFAULT.max_file_size)
+    # files and folders in each of its writable folders: its own, /tmp, /dev/shm (tmpfs nr_inodes)
+    max_files = opt.Type(int, default=_DEFAULT.max_files)
+    # MiB its own folder may hold (a tmpfs, in memory)
+    max_folder_size = opt.Type(int, default=_DEFAULT.max_folder_size)
     max_output_bytes = opt.Type(int, default=_DEFAULT.max_output_bytes)  # bytes of text all its cells show together
     max_figures = opt.Type(int, default=_DEFAULT.max_figures)  # figures one cell may show
     max_figures_bytes = opt.Type(int, default=_DEFAULT.max_figures_bytes)  # bytes of PNG all its figures add up to

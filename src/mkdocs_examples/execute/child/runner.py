@@ -60,7 +60,8 @@ def run_example(
     # The parent checks the record against the example anyway (execute/verdict.py)
     run_cell, dumps, as_dict, write, chdir = _run_cell, json.dumps, asdict, os.write, os.chdir
     spend = Budget(options).spend  # what its cells show in all (the parent counts again)
-    environment, depends, end_processes, gettempdir = _environment, _depends, _end_processes, tempfile.gettempdir
+    environment, depends, end_processes = _environment, _depends, _end_processes
+    gettempdir, mkdtemp = tempfile.gettempdir, tempfile.mkdtemp
     monotonic, began, times = time.monotonic, time.monotonic(), os.times
     in_cells = 0.0
     faulthandler.enable(file=faults)  # a segfault or abort leaves the Python stack here
@@ -73,23 +74,25 @@ def run_example(
 
     module, imports = _prepare(example, options, faults)
     emit("env", env=environment(options))
-    with tempfile.TemporaryDirectory(prefix="example-") as scratch:
-        workdir = Path(scratch, "cwd")
-        workdir.mkdir()
-        chdir(workdir)  # files an example writes land in an empty folder of its own
-        root = example.file.parents[example.path.count("/")]
-        clean = Cleaner(root, workdir, Path(gettempdir()), options.max_output)
-        capture = _Capture(Path(scratch, "output"))
-        for cell in example.cells:
-            emit("start", cell=cell.index)
-            result, failure = run_cell(cell, example, module.__dict__, capture, options, clean)
-            emit("cell", **as_dict(result))
-            in_cells += result.seconds
-            failure = failure or spend(result, cell.lineno)
-            if failure:
-                emit("failure", **as_dict(failure))
-                break
-        chdir("/")
+    # In its TMPDIR, in the folder the engine removes with everything in it once the example has ended
+    # (execute/child/scratch.py): a cleanup here would run what the example left through shutil.rmtree
+    scratch = mkdtemp(prefix="example-")
+    workdir = Path(scratch, "cwd")
+    workdir.mkdir()
+    chdir(workdir)  # files an example writes land in an empty folder of its own
+    root = example.file.parents[example.path.count("/")]
+    clean = Cleaner(root, workdir, Path(gettempdir()), options.max_output)
+    capture = _Capture(Path(scratch, "output"))
+    for cell in example.cells:
+        emit("start", cell=cell.index)
+        result, failure = run_cell(cell, example, module.__dict__, capture, options, clean)
+        emit("cell", **as_dict(result))
+        in_cells += result.seconds
+        failure = failure or spend(result, cell.lineno)
+        if failure:
+            emit("failure", **as_dict(failure))
+            break
+    chdir("/")
     end_processes()
     emit("env", env=environment(options))  # again: the example may have imported torch itself
     emit("depends", depends=depends(root, imports.seen))

@@ -34,7 +34,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs_examples.execute.child import headers, landlock, mounts, namespaces, processes
+from mkdocs_examples.execute.child import headers, landlock, masks, mounts, namespaces, processes
 from mkdocs_examples.results import Options
 
 # Processes and threads an example may have at once: DataLoader workers and a compiler's pool fit
@@ -136,29 +136,32 @@ def _isolated(views: tuple[Path, ...], scratch: Path) -> None:
     else:
         namespaces.isolate_network(namespaces.EXAMPLE)
         namespaces.forked_init()
-    mounts.build(scratch / "root", list(views), scratch / "box", gpu=False)
-    mounts.enter(scratch / "root")
+    mounts.build(scratch / "root", list(views), scratch / "box", gpu=False, in_memory=True)
+    mounts.enter(scratch / "root", masks.write(scratch / "proc", 0))
 
 
 def confine(
     prepared: Prepared, folder: Path, options: Options, *, cgroups: list[Path] | None = None,
-    deadline: float = float("inf"), keep: list[int] | None = None, cloned: bool = False,
+    deadline: float = float("inf"), keep: list[int] | None = None, cloned: bool = False, in_memory: bool = False,
 ) -> None:
     """Enter the sandbox: the one way any runner of an example's code (the engine's worker, a notebook's
     kernel, a plain script) confines the process it forked for it, before the first line of that code.
 
     ``folder`` holds ``box``, the example's own folder (its home, TMPDIR and usually its working
     folder); ``cgroups``: the ones it joins; ``keep``: descriptors it keeps besides 0, 1 and 2;
-    ``cloned``: this process was started by :func:`.namespaces.clone`, in the example's namespaces. With
+    ``cloned``: this process was started by :func:`.namespaces.clone`, in the example's namespaces;
+    ``in_memory``: with namespaces, its box is a tmpfs of its own, capped by ``max_files`` and
+    ``max_folder_size``, where nothing outside needs what is in ``box`` (:func:`.mounts.build`). With
     namespaces this returns in a new process (:func:`enter`); the one that called it waits for that
     one and ends as it ends. What it cannot enter raises :class:`OSError`: nothing runs unconfined."""
-    enter(prepared, folder, cgroups or [], options, deadline, cloned=cloned)
+    enter(prepared, folder, cgroups or [], options, deadline, cloned=cloned, in_memory=in_memory)
     close_descriptors(keep=keep or [])  # the runner's pipes and sockets, Landlock's folders
 
 
 def enter(
-    prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float, *, cloned: bool = False
-) -> None:
+    prepared: Prepared, folder: Path, cgroups: list[Path], options: Options, deadline: float, *,
+    cloned: bool = False, in_memory: bool = False,
+) -> None:  # fmt: skip
     """In the forked child, before the example runs: everything above, in the order it needs.
 
     With namespaces, the child waits for the namespace's first process, which waits for the
@@ -171,7 +174,7 @@ def enter(
         for cgroup in cgroups:  # its own, and its limit's where that is another hierarchy
             processes.Cgroups.join(cgroup)  # needs write access to /sys/fs/cgroup: before Landlock
         if prepared.namespaces is None:
-            isolate(prepared, folder, options, deadline, cloned=cloned)  # needs the capability: before it is dropped
+            isolate(prepared, folder, options, deadline, cloned=cloned, in_memory=in_memory)  # with the capability
         elif prepared.network is None:
             namespaces.isolate_network()
         processes.become_subreaper()  # what its processes orphan stays below it until it ends
@@ -190,7 +193,10 @@ def enter(
             raise OSError("the kernel refused this example's Landlock rules: it does not run unconfined")
 
 
-def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float, *, cloned: bool = False) -> None:
+def isolate(
+    prepared: Prepared, folder: Path, options: Options, deadline: float, *, cloned: bool = False,
+    in_memory: bool = False,
+) -> None:  # fmt: skip
     """New namespaces (``cloned``: this process is already the first of them), the new root, then the
     example's process, below the namespace's first one."""
     if cloned:
@@ -205,10 +211,12 @@ def isolate(prepared: Prepared, folder: Path, options: Options, deadline: float,
         shared[place] = prepared.headers
         built = {place / header.name: header for header in prepared.built}
     gpu = options.device == "cuda"
+    covers = masks.write(folder / "proc", memory_limit(options))  # read here, from the host's /proc
     mounts.build(
-        folder / "root", list(prepared.views), box, gpu=gpu, shared=shared, read_only=built, memory=options.max_memory
-    )
-    mounts.enter(folder / "root")
+        folder / "root", list(prepared.views), box, gpu=gpu, shared=shared, read_only=built, memory=options.max_memory,
+        files=options.max_files, folder=options.max_folder_size, in_memory=in_memory,
+    )  # fmt: skip
+    mounts.enter(folder / "root", covers)
     example = os.fork()
     if example != 0:
         namespaces.init(example, report, processes.LEFTOVER, deadline)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mkdocs_examples.execute.child import headers, namespaces, processes, sandbox
+from mkdocs_examples.execute.child import headers, namespaces, processes, sandbox, scratch
 from mkdocs_examples.execute.child.runner import REAL_EXIT, preload_metadata, run_example
 from mkdocs_examples.results import Options
 from mkdocs_examples.source.cells import Example
@@ -381,7 +381,9 @@ class Worker:
             if limits:
                 limits.close()
         self.end_orphans()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        left = scratch.remove(self.scratch)  # each example's folder went with it, or was named then
+        if left.failed:
+            print(f"mkdocs-examples: the worker's folder {self.scratch} was left: {left.failed}", file=sys.stderr)
         REAL_EXIT(0)  # no interpreter shutdown: torch's teardown costs about a second
 
     def child(
@@ -412,7 +414,8 @@ class Worker:
             example = Example.from_source(job["path"], Path(job["file"]), job["source"], job["folder"])
             deadline = time.monotonic() + timeout + GRACE / 2  # what it left is named before the timeout
             sandbox.confine(
-                self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record], cloned=cloned
+                self.sandbox, folder, options, cgroups=cgroups, deadline=deadline, keep=[faults, record], cloned=cloned,
+                in_memory=True,
             )
             run_example(example, record, faults, options, timeout, clock=(started, forked, time.monotonic()))
             code = 0
