@@ -75,6 +75,16 @@ def test_chinese_prose_quotes_messages_in_code_font_not_ascii_quotes():
     assert not (found := wording.ascii_quotes(DOCS)), "\n".join(found)
 
 
+def test_an_html_tags_attributes_are_no_prose_but_the_text_between_tags_is(tmp_path):
+    page = tmp_path / "docs" / "zh" / "index.md"
+    page.parent.mkdir(parents=True)
+    page.write_text('<input id="field" placeholder="RuntimeError: CUDA">\n<label for="x">粘贴 "CUDA error"</label>\n')
+    assert [line for _, line in prose(page)] == ["", '粘贴 "CUDA error"']
+    assert wording.ascii_quotes(tmp_path / "docs") == [
+        'docs/zh/index.md:2: "CUDA error" (a message goes in code font, not in quotes)'
+    ]
+
+
 def test_no_page_or_note_keeps_a_sentence_of_the_template():
     assert not (found := wording.placeholders(ROOT)), "\n".join(found)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from new_page import INDEX_LINES
 
-from mkdocs_examples import yaml_files
+from mkdocs_examples import html_parse, yaml_files
 from mkdocs_examples.source.cells import is_code, split_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,8 +35,8 @@ _SHORTEST = 25  # characters: a shorter piece of a template's sentence ("Pages i
 
 
 def prose(page: Path) -> list[tuple[int, str]]:
-    """The lines of ``page`` that readers read as text: no fenced code, code spans, link targets
-    or example blocks."""
+    """The lines of ``page`` that readers read as text: no fenced code, code spans, link targets, HTML
+    tags or example blocks."""
     lines, fenced = [], False
     for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
         if line.lstrip().startswith("```"):
@@ -44,9 +44,18 @@ def prose(page: Path) -> list[tuple[int, str]]:
             continue
         if fenced or line.lstrip().startswith("///"):
             continue
-        text = re.sub(r"`[^`]*`", "", line)
+        text = _without_tags(re.sub(r"`[^`]*`", "", line))
         lines.append((number, re.sub(r"\]\([^)]*\)", "]", text)))
     return lines
+
+
+def _without_tags(line: str) -> str:
+    """``line`` with its HTML tags taken out: their names and attributes are markup, the text between them prose."""
+    kept, at = [], 0
+    for tag in html_parse.tags(line):
+        kept.append(line[at : tag.start])
+        at = tag.end
+    return "".join(kept) + line[at:]
 
 
 def zh_pages(docs: Path) -> list[Path]:
