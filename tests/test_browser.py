@@ -338,6 +338,91 @@ def test_a_missing_page_shows_the_404_of_its_language_at_the_address_typed(
     assert "404" not in page.locator("article h1").first.inner_text()
 
 
+@pytest.mark.parametrize(
+    ("lang", "typed", "nearest"),
+    [
+        ("", "training/pretrained-weight/", "training/pretrained-weights/"),  # a letter missing
+        ("zh/", "traning/fine-tuning/", "training/fine-tuning/"),  # in the section's name
+        ("", "training/compile/", "performance/compile/"),  # the page of another section
+    ],
+)
+def test_a_mistyped_address_suggests_the_nearest_page_first(page, base_url, lang, typed, nearest):
+    """docs/assets/nearest.js: the 404 page of the address's language lists its pages nearest to it."""
+    page.goto(f"{base_url}{SITE_PATH}{lang}{typed}")
+    first = page.locator("#mx-nearest a").first
+    first.wait_for()
+    assert urlsplit(urljoin(page.url, first.get_attribute("href"))).path == f"{SITE_PATH}{lang}{nearest}"
+    assert page.locator("#mx-nearest li").count() <= 3
+
+
+# the pages whose title holds the longest words, in both languages
+LONG_TITLES = sorted(
+    {
+        path.relative_to(search_queries.ROOT / "docs").with_suffix("").as_posix()
+        for path in (search_queries.ROOT / "docs").glob("*/*/*.md")
+        if re.search(r"^# .*[A-Za-z_]{16}", path.read_text(encoding="utf-8"), re.M)
+    }
+)
+
+
+@pytest.mark.parametrize("path", LONG_TITLES)
+def test_a_phones_page_title_breaks_between_words_only(browser, base_url, path):
+    """assets/site.css: at 390 px each Latin word of a page's title (WeightedRandomSampler) is on one line."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        lang, _, rest = path.partition("/")
+        page.goto(f"{base_url}{SITE_PATH}{'' if lang == 'en' else 'zh/'}{rest.removesuffix('/index')}/")
+        split = page.locator("article h1").first.evaluate(
+            """h => {
+                const found = [];
+                const walker = document.createTreeWalker(h, NodeFilter.SHOW_TEXT);
+                for (let node; (node = walker.nextNode()); ) {
+                    for (const word of node.data.matchAll(/[A-Za-z_.()]{8,}/g)) {
+                        const range = document.createRange();
+                        range.setStart(node, word.index);
+                        range.setEnd(node, word.index + word[0].length);
+                        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                        if (lines.size > 1) found.push(word[0]);
+                    }
+                }
+                return found;
+            }"""
+        )
+        assert split == [], split
+    finally:
+        page.close()
+
+
+# -- the home page: where to start --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "asked", "found"),
+    [("", "CUDA out of memory", "errors/cuda/"), ("zh/", "KL散度", "losses/kl-div/")],
+)
+def test_the_home_pages_first_phone_screen_asks_for_a_question_and_answers_it(browser, base_url, lang, asked, found):
+    """docs/*/index.md and assets/ask.js: on a phone's first screen, the question field and the places most
+    readers start from; what is typed there opens the site's search with it. Every section is listed."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.goto(f"{base_url}{SITE_PATH}{lang}")
+        field = page.locator("#mx-ask-field")
+        starts = page.locator(".mx-start a")
+        assert starts.count() == 6
+        for element in [field, *(starts.nth(i) for i in range(6))]:
+            box = element.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 844, (element, box)
+        assert page.locator("label[for=mx-ask-field]").is_visible()
+        sections = {urlsplit(a).path for a in page.locator(".md-tabs__link").evaluate_all("l => l.map(a => a.href)")}
+        listed = {urlsplit(a).path for a in page.locator("article a").evaluate_all("l => l.map(a => a.href)")}
+        assert sections - {f"{SITE_PATH}{lang}"} <= listed, sections - listed
+        field.fill(asked)
+        assert page.locator(".md-search__input").input_value() == asked
+        assert f"{SITE_PATH}{lang}{found}" in search_queries.result_pages(page)[:3]
+    finally:
+        page.close()
+
+
 # -- reading: what a reader looks for stands out ------------------------------------------------
 
 
