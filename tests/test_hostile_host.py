@@ -27,7 +27,8 @@ def project(request, tmp_path_factory):
     (root / "examples").mkdir()
     old = os.environ.get("MKDOCS_EXAMPLES_PORTABLE")
     os.environ["MKDOCS_EXAMPLES_PORTABLE"] = "1" if request.param == "portable" else "0"
-    engine = Engine(root / "examples", None, options=Options(), preload=[], jobs=2, timeout=20)
+    # the deep tree's example takes seconds (Landlock walks up its folders at each step): room for a loaded machine
+    engine = Engine(root / "examples", None, options=Options(), preload=[], jobs=2, timeout=120)
     try:
         engine.pool.start()  # the worker reads the variable when it starts
         yield root, engine, request.param
