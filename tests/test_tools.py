@@ -315,6 +315,17 @@ def test_the_search_tool_reads_a_list_of_questions_in_both_languages_and_a_quest
         search_queries.queries(asked)
 
 
+def test_the_wider_questions_name_pages_the_site_has_in_both_languages():
+    """tests/questions_wider.yml: each expected page is a page of docs/en and of docs/zh; ids differ."""
+    from helpers import ROOT, search_queries
+
+    listed = search_queries.queries(ROOT / "tests" / "questions_wider.yml")
+    for lang, query, page in listed:
+        assert page is None or (ROOT / "docs" / lang / f"{page}.md").is_file(), (lang, query, page)
+    ids = [item["id"] for item in yaml.safe_load((ROOT / "tests" / "questions_wider.yml").read_text())["questions"]]
+    assert len(ids) == len(set(ids))
+
+
 def test_a_release_pip_cannot_install_is_a_manifest_the_changes_page_states(tmp_path, capsys):
     import record_release
 
