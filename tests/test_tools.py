@@ -295,6 +295,37 @@ def test_the_search_tools_server_answers_a_missing_page_with_the_sites_404_under
             assert missing.value.code == 404 and missing.value.read() == b"not here"
 
 
+def test_the_search_tool_reads_a_list_of_questions_in_both_languages_and_a_question_without_page_misses(tmp_path):
+    """tools/search_queries.queries: the questions form, English first, ``page: null`` a miss whatever comes."""
+    from helpers import search_queries
+
+    asked = tmp_path / "questions.yml"
+    asked.write_text(
+        "questions:\n"
+        "- {id: a, topic: t, en: one, zh: 一, source: 'https://x', page: data/loader}\n"
+        "- {id: b, topic: t, en: two, zh: 二, source: 'https://y', page: null}\n"
+    )
+    assert search_queries.queries(asked) == [
+        ("en", "one", "data/loader"), ("en", "two", None), ("zh", "一", "data/loader"), ("zh", "二", None),
+    ]  # fmt: skip
+    assert search_queries.rank(["/data/loader/"], "en", None) == 0
+    assert search_queries.rank(["/zh/data/loader/"], "zh", "data/loader") == 1
+    asked.write_text("questions:\n- {id: a, en: one, zh: 一, page: null}\n")
+    with pytest.raises(ValueError, match="give en, id, page, source, topic, zh"):
+        search_queries.queries(asked)
+
+
+def test_the_wider_questions_name_pages_the_site_has_in_both_languages():
+    """tests/questions_wider.yml: each expected page is a page of docs/en and of docs/zh; ids differ."""
+    from helpers import ROOT, search_queries
+
+    listed = search_queries.queries(ROOT / "tests" / "questions_wider.yml")
+    for lang, query, page in listed:
+        assert page is None or (ROOT / "docs" / lang / f"{page}.md").is_file(), (lang, query, page)
+    ids = [item["id"] for item in yaml.safe_load((ROOT / "tests" / "questions_wider.yml").read_text())["questions"]]
+    assert len(ids) == len(set(ids))
+
+
 def test_a_release_pip_cannot_install_is_a_manifest_the_changes_page_states(tmp_path, capsys):
     import record_release
 

@@ -1,6 +1,7 @@
 """How well the built site's search answers what readers type: tests/search_queries.yml in Chromium.
 
     .venv/bin/python tools/search_queries.py [SITE]   # SITE: a built site folder, site/ by default
+    .venv/bin/python tools/search_queries.py SITE --queries tests/questions_wider.yml   # another list
 
 For every query of the list, the search of its language (the home page of `/` or `/zh/`) as a
 reader uses it, and where the expected page comes: first, in the top 3, further down, or not among
@@ -42,10 +43,22 @@ def chromium() -> str:
     return os.environ.get("CHROMIUM") or found or "/usr/bin/chromium-headless-shell"
 
 
-def queries(path: Path = QUERIES) -> list[tuple[str, str, str]]:
-    """The list: (language, query, the page it must find first), in the file's order."""
+def queries(path: Path = QUERIES) -> list[tuple[str, str, str | None]]:
+    """The list: (language, query, the page it must find first), in the file's order.
+
+    Two forms: ``{lang: [{query, page}, ...]}``, as tests/search_queries.yml, or a list of questions,
+    ``questions: [{id, topic, en, zh, source, page}, ...]``, each asked in both languages (all the
+    English ones first), where ``page: null`` marks a question the site has no page for: a miss."""
     data = yaml_files.load(path)
-    found = []
+    found: list[tuple[str, str, str | None]] = []
+    if set(data) == {"questions"}:
+        fields = {"id", "topic", "en", "zh", "source", "page"}
+        for item in data["questions"]:
+            if set(item) != fields:
+                raise ValueError(f"{path}: {item!r}: give {', '.join(sorted(fields))}")
+        for lang in ("en", "zh"):
+            found += [(lang, str(item[lang]), item["page"] and str(item["page"])) for item in data["questions"]]
+        return found
     for lang, items in data.items():
         for item in items:
             if set(item) != {"query", "page"}:
@@ -106,8 +119,11 @@ def ask(page: Any, query: str) -> list[str]:
     return result_pages(page)
 
 
-def rank(pages: list[str], lang: str, expected: str) -> int:
-    """Where the page ``expected`` (its path under docs/<lang>/) comes in ``pages``, from 1; 0: not there."""
+def rank(pages: list[str], lang: str, expected: str | None) -> int:
+    """Where the page ``expected`` (its path under docs/<lang>/) comes in ``pages``, from 1; 0: not there
+    (always where no page is expected)."""
+    if expected is None:
+        return 0
     url = f"/{home(lang)}{expected}/"
     return pages.index(url) + 1 if url in pages else 0
 
@@ -116,7 +132,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
     parser.add_argument("--chromium", default=chromium())
-    parser.add_argument("--queries", type=Path, default=QUERIES, help="another list, in the same form")
+    parser.add_argument("--queries", type=Path, default=QUERIES, help="another list (see queries())")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -138,7 +154,8 @@ def main() -> int:
             tally["miss"] += found == 0
             if found != 1:
                 shown = " ".join(p.removeprefix(f"/{home(lang)}") for p in pages[:3])
-                print(f"{lang} {query!r}: {expected} {f'#{found}' if found else 'missing'} (first: {shown})")
+                where = f"#{found}" if found else "missing" if expected else "no page"
+                print(f"{lang} {query!r}: {expected or '-'} {where} (first: {shown})")
         browser.close()
     for lang, tally in counts.items():
         print(f"{lang}: " + ", ".join(f"{name} {number}" for name, number in tally.items()))
