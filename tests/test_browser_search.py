@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from helpers import DRAWN, search_queries
@@ -20,7 +20,8 @@ from helpers import DRAWN, search_queries
 @pytest.fixture(scope="module")
 def search_box(browser, base_url):
     """``(path, query)``: the result pages of ``query`` typed into the search box of the page at ``path``
-    (``""`` or ``"zh/"``, a language's home page), opened once for the module and kept open."""
+    (``""`` or ``"zh/"``, a language's home page), opened once for the module and kept open (``.tabs``: by
+    ``path``, where the results are shown)."""
     tabs = {}
 
     def ask(path: str, query: str) -> list[str]:
@@ -29,6 +30,7 @@ def search_box(browser, base_url):
             search_queries.open_search(tabs[path], base_url, path)
         return search_queries.ask(tabs[path], query)
 
+    ask.tabs = tabs  # type: ignore[attr-defined]
     yield ask
     for tab in tabs.values():
         tab.close()
@@ -335,17 +337,101 @@ def test_pasting_with_the_mouse_searches_at_once(page, base_url):
     "lang, path, query", [("en", "autograd/graph/", "leaf"), ("zh", "zh/autograd/graph/", "叶子节点")]
 )
 def test_a_page_opened_from_a_result_marks_the_words_searched_for(browser, page, base_url, lang, path, query):
-    """Every result links with ?h=<the query>: the page it opens marks those words, though its reader has not
-    touched its search box (which is when a page loads the index otherwise)."""
+    """Every result links with ?h=<the query's words>: the page it opens marks those words, without the search
+    index, which it loads only when its reader goes to its search box."""
     search_queries.search(page, base_url, "" if lang == "en" else "zh/", query)
     href = page.locator(".md-search-result__item > a").first.get_attribute("href")
     assert "h=" in urlsplit(href).query
     fresh = browser.new_page()
+    indexes = []
+    fresh.on("request", lambda r: indexes.append(r.url) if "search_index" in r.url else None)
     fresh.goto(f"{base_url}/{path}?h={query}")
     fresh.wait_for_selector("article mark", timeout=10_000)
     marked = {text.strip() for text in fresh.locator("article mark").all_inner_texts()}
     fresh.close()
     assert any(query.lower() in text.lower() for text in marked), marked
+    assert not indexes
+
+
+# Three errors readers paste whole, as the site's pages print them (errors/cuda, errors/autograd)
+PASTED = [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4096.00 GiB. GPU 0 has a total capacity of "
+    "139.80 GiB of which 139.10 GiB is free. Including non-PyTorch memory, this process has 710.00 MiB memory in "
+    "use. Of the allocated memory 32.00 MiB is allocated by PyTorch, and 2.00 MiB is reserved by PyTorch but "
+    "unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+    "Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)",
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor [2, 1]], which is output 0 of AsStrided, is at version 2; expected version 1 "
+    "instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False).",
+    "RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, different from other "
+    "tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)",
+]  # fmt: skip
+# words of those errors that say nothing of their subject (English stop words)
+STOP_WORDS = {"a", "an", "the", "of", "in", "is", "to", "on", "at", "be", "by", "and", "but", "if", "for", "from",
+              "has", "been", "its", "it", "this", "which", "with", "when", "all", "not", "no", "or", "other", "than"}
+# every <mark> of the article, with the characters either side of it, and whether it is in the section the
+# page opened on (from its heading to the next heading of its level or above)
+MARKS = """() => {
+    const article = document.querySelector(".md-content article")
+    const heading = document.getElementById(decodeURIComponent(location.hash.slice(1)))
+    const headings = [...article.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+    const next = headings.slice(headings.indexOf(heading) + 1).find(h => h.tagName <= heading.tagName)
+    const text = node => node ? node.textContent : ""
+    return [...article.querySelectorAll("mark")].map(mark => {
+        const before = mark.previousSibling, after = mark.nextSibling
+        const following = heading.contains(mark) || !!(heading.compareDocumentPosition(mark) & 4)  // following
+        const inside = following && (!next || !!(next.compareDocumentPosition(mark) & 2))  // preceding
+        return {text: mark.textContent, before: text(before).slice(-1), after: text(after).slice(0, 1), inside,
+                nested: !!mark.querySelector("mark") || !!mark.parentElement.closest("mark")}
+    })
+}"""
+
+
+@pytest.mark.parametrize("error", PASTED, ids=["out-of-memory", "in-place", "device"])
+def test_a_pasted_error_marks_its_content_words_whole_in_its_section_only(browser, search_box, base_url, error):
+    """A result's page marks the query's content words (search_assets/input.js, from the ?h= its link names):
+    no word under three letters, stop word or number, never inside a word, and in the section the result
+    opens only. Material's highlighting marked each term anywhere: thousands of marks on errors/cuda."""
+    search_box("", error)
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        home = search_box.tabs[""]
+        href = home.locator(".md-search-result__item > a").first.get_attribute("href")
+        tab.goto(urljoin(home.url, href))
+        assert urlsplit(tab.url).fragment, f"{href} opens no section"
+        tab.wait_for_selector("article mark", timeout=10_000)
+        marks = tab.evaluate(MARKS)
+    finally:
+        tab.close()
+    words = [mark["text"].lower() for mark in marks]
+    print(f"{len(marks)} marks: {sorted(set(words))}")
+    assert all(mark["inside"] for mark in marks), [mark["text"] for mark in marks if not mark["inside"]]
+    assert not [w for w in words if len(w) < 3 or w in STOP_WORDS or re.match(r"[\d.]+$", w)], words
+    inside_a_word = [m for m in marks if re.match(r"\w", m["before"] + " ") or re.match(r"\w", m["after"] + " ")]
+    assert not inside_a_word, inside_a_word
+    assert not [m for m in marks if m["nested"]]
+
+
+@pytest.mark.parametrize(
+    ("lang", "query"),
+    [  # two words of the query on one position of the index: the pieces 冻结 and 层 of the term 冻结层
+        ("zh/", "冻结部分层"),
+        ("zh/", "冻结 层"),
+    ],
+)
+def test_no_result_title_or_teaser_holds_broken_markup(search_box, lang, query):
+    """A result marks each word once, on the text of its entry: Material's worker marked a position twice where
+    two words of the query shared it (a term and its pieces, a word and its synonym): "rk>冻结层" in a title."""
+    assert search_box(lang, query)
+    home = search_box.tabs[lang]
+    shown = home.locator(".md-search-result__article").evaluate_all(
+        "articles => articles.map(a => [a.innerText, a.querySelectorAll('mark mark').length])"
+    )
+    assert shown and any("<mark>" not in text for text, _ in shown)
+    broken = [text for text, nested in shown if "k>" in text or "rk>" in text or "<mar" in text or nested]
+    assert not broken, broken
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -33,7 +33,9 @@ mkdocs-static-i18n), around both:
   textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are (and
   counted as found where it is whole); a pasted error line (one that names its type, or quotes a line of the index's
   errors), or a part of one, ranks first the page with a section headed by that error (the errors pages);
-  a page with a phrase of terms.yml that the query holds comes first; each result's
+  a page with a phrase of terms.yml that the query holds comes first;
+  a result and the page it opens (the words its link names, ``?h=``) mark the query's content words, whole
+  (Material's ``search.highlight``, which marks each term anywhere in a word, is off); each result's
   text is cut to the lines its teaser shows, from the sentence of the first word found, without the
   index's zero-width spaces and the code's names; its "Missing" line names only words the reader
   typed; it searches when the reader pastes with the mouse, and loads the index when the reader goes

@@ -39,6 +39,7 @@ var PT_STOP = new Set([
 function ptQuery(query, index) {
   ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   ptNames = []
+  ptMarking(ptTyped, index)
   if (ptErrorLine) return query
   // a dotted name typed whole (torch.where) counts where it is whole (ptShare), its words apart do not
   ptNames = (query.match(/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g) || []).map(function (name) {
@@ -430,10 +431,118 @@ function ptOnlyTypedMissing(item) {
     if (typed) item.terms[word] = false
   })
 }
+// What a result marks, in its card and on the page it opens (its link's ?h=, search_assets/input.js):
+// the query's content words, whole, once. A word of Latin letters, digits and underscores (a name is
+// one word: memory_stats; a dotted name is several: torch.cuda) of three or more, not a stop word, a
+// number or a size (4096, 4x3, GiB), nor torch (the namespace of every name) nor part of a web
+// address, marked where a word of the text has its stem (allocate marks allocated, never the "a" of
+// every word); a Chinese word of two characters or more as the index holds it (ptSegment), marked
+// where the index holds it as a word of its own (jieba's), not inside a longer one (训练 is not marked in 训练集). Material's worker marked every position its
+// matches held, twice where two words of a query shared one (a synonym's, a term's piece:
+// "<mark><mar</mark>k>"), and its page marked the query's terms anywhere in a word (the "0" of 1024);
+// these marks replace its, made once on the text of the entry as the index holds it
+var PT_UNMARKED = /^(?:\d|[kmgtp]i?b$|torch$)/ // numbers and sizes, the namespace
+var ptMarkStems = Object.create(null) // the stem of a Latin content word of the query: true
+var ptMarkHan = new Set() // its Chinese content words
+var ptMarkTyped = [] // its content words as typed, lowercased
+var ptMarkPrefix = "" // its last word, still being typed: the start of the words it marks
+var ptStems = new Map() // a word: its stem, as the index's pipeline makes it
+function ptStem(word) {
+  var stem = ptStems.get(word)
+  if (stem === undefined) ptStems.set(word, stem = lunr.stemmer(new lunr.Token(word)).toString())
+  return stem
+}
+function ptMarking(typed, index) {
+  ptMarkStems = Object.create(null)
+  ptMarkHan = new Set()
+  ptMarkTyped = []
+  ptMarkPrefix = ""
+  var latin = typed.replace(/\bhttps?:\/\/\S*/g, " ").match(/[a-z0-9_]+/g) || []
+  latin.forEach(function (word, i) {
+    if (!ptContentWord(word)) return
+    ptMarkStems[ptStem(word)] = true
+    ptMarkTyped.push(word)
+    var last = i === latin.length - 1 && new RegExp(word + "$").test(typed)
+    if (last && !ptErrorLine && !(word in index.invertedIndex)) ptMarkPrefix = word
+  })
+  ;(typed.match(/\p{sc=Han}+/gu) || []).forEach(function (run) {
+    ptSegment(run, index.invertedIndex).forEach(function (word) {
+      if (word.length < 2 || PT_STOP.has(word) || (lunr.zh && !lunr.zh.stopWordFilter(word))) return
+      if (!ptMarkHan.has(word)) ptMarkTyped.push(word)
+      ptMarkHan.add(word)
+    })
+  })
+}
+function ptContentWord(word) {
+  return word.length > 2 && !PT_UNMARKED.test(word) && !!lunr.stopWordFilter(word) && !PT_STOP.has(word)
+}
+function ptMarks(word) {
+  word = word.toLowerCase()
+  // a content word of the text only: one, a content word, has the stem of on, a stop word
+  return ptContentWord(word) && (ptMarkStems[ptStem(word)] === true || (!!ptMarkPrefix && word.startsWith(ptMarkPrefix)))
+}
+// The entry's words: runs of Latin letters, digits and underscores, and each run of Han characters (a
+// word of jieba's: the index puts zero-width spaces between them)
+var PT_WORDS = /(<[^>]*>|&#?\w+;)|([A-Za-z0-9_]+)|(\p{sc=Han}+)/gu
+function ptMark(html) {
+  return html.replace(PT_WORDS, function (all, skipped, latin, han) {
+    return (latin && ptMarks(latin)) || (han && ptMarkHan.has(han)) ? "<mark>" + all + "</mark>" : all
+  })
+}
+var ptDocs = new Map() // the index's entries as it holds them, by location
+var ptPageDocs = new Map() // a page's location: its entries, its own and its sections'
+var ptWordsOf = new Map() // an entry: its words, lowercased, once each
+function ptEntryWords(doc) {
+  var words = ptWordsOf.get(doc)
+  if (words) return words
+  words = new Set()
+  ;(doc.title + " " + doc.text).replace(PT_WORDS, function (all, skipped, latin, han) {
+    if (latin || han) words.add(all.toLowerCase())
+    return all
+  })
+  ptWordsOf.set(doc, words)
+  return words
+}
+// The words the page a result opens marks (?h=), in the part of it the result opens (a section, or the
+// whole page): the query's content words as typed and the forms of them that part holds; and the words of
+// that part that hold a Chinese one (?hx=), inside which the page marks none: the page's text has no
+// jieba in it
+function ptMarkLink(item) {
+  var path = item.location.split("#")[0]
+  var docs = item.location.indexOf("#") < 0 ? ptPageDocs.get(path) || [] : [ptDocs.get(item.location)].filter(Boolean)
+  var marked = new Set(ptMarkTyped)
+  var holders = new Set()
+  docs.forEach(function (doc) {
+    ptEntryWords(doc).forEach(function (word) {
+      if (!PT_HAN.test(word)) {
+        if (ptMarks(word)) marked.add(word)
+        return
+      }
+      ptMarkHan.forEach(function (han) {
+        if (word !== han && word.indexOf(han) >= 0 && !ptMarkHan.has(word)) holders.add(word)
+      })
+    })
+  })
+  if (!marked.size) return
+  var query = "h=" + ptParameter(marked) + (holders.size ? "&hx=" + ptParameter(holders) : "")
+  var at = item.location.indexOf("#")
+  item.location = at < 0 ? item.location + "?" + query : item.location.slice(0, at) + "?" + query + item.location.slice(at)
+}
+function ptParameter(words) {
+  return Array.from(words).map(encodeURIComponent).join("+")
+}
+function ptMarked(item) {
+  var doc = ptDocs.get(item.location)
+  if (!doc) return
+  item.title = ptMark(doc.title)
+  item.text = ptMark(doc.text)
+}
+
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
+      group.forEach(ptMarked)
       group.forEach(ptVisible)
       if (!ptErrorLine) group.forEach(ptTypedWordsFound)
       group.forEach(ptOnlyTypedMissing)
@@ -444,6 +553,11 @@ self.postMessage = function (message) {
   } else if (message.type === 3) {
     message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) }) // stable
   }
+  if (message.type === 3) {
+    message.data.items.forEach(function (group) {
+      group.forEach(ptMarkLink)
+    })
+  }
   ptPostMessage(message)
 }
 addEventListener("message", function (event) {
@@ -451,6 +565,15 @@ addEventListener("message", function (event) {
   var message = event.data
   if (message.type === 0) {
     ptSeparator = new RegExp(message.data.config.separator, "gu")
+    ptDocs = new Map()
+    ptPageDocs = new Map()
+    ptWordsOf = new Map()
+    message.data.docs.forEach(function (doc) {
+      var path = doc.location.split("#")[0]
+      ptDocs.set(doc.location, doc)
+      if (!ptPageDocs.has(path)) ptPageDocs.set(path, [])
+      ptPageDocs.get(path).push(doc)
+    })
     ptMessages = ptMessagesOf(message.data.docs)
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
