@@ -434,6 +434,26 @@ def test_no_result_title_or_teaser_holds_broken_markup(search_box, lang, query):
     assert not broken, broken
 
 
+@pytest.mark.parametrize(
+    ("lang", "query", "section"),
+    [
+        ("zh/", "显存不够", "zh/errors/cuda/#torchoutofmemoryerror-cuda-out-of-memory-tried-to-allocate-"),
+        ("", "OOM", "errors/cuda/#torchoutofmemoryerror-cuda-out-of-memory-tried-to-allocate-"),
+        # a phrase of terms.yml given to the section that answers it; the page never says "inference"
+        ("", "save and load model for inference", "modules/state-dict/#saving-to-a-file-and-loading-back"),
+        # the page's section holds both words, its title and top both only by their stems
+        ("", "gradient accumulation", "autograd/accumulation/#why-gradients-accumulate"),
+    ],
+)
+def test_a_result_lands_on_the_section_that_answers_it(search_box, lang, query, section):
+    """The first result's title links to the section that holds every word of the query or the term that
+    matched (search_assets/worker.js, ptLandOnTheAnswer), not to the top of its page."""
+    search_box(lang, query)
+    home = search_box.tabs[lang]
+    href = urlsplit(home.locator(".md-search-result__item > a").first.get_attribute("href"))
+    assert f"{href.path}#{href.fragment}" == f"/{section}"
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_enter_on_a_result_opens_the_section_its_card_shows_not_the_pages_top(browser, base_url, width):
     page = browser.new_page(viewport={"width": width, "height": 900})

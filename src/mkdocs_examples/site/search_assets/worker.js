@@ -538,6 +538,55 @@ function ptMarked(item) {
   item.text = ptMark(doc.text)
 }
 
+// A result lands on its answer. Where one of a page's sections answers the query, the best such section
+// outranks its page, and the card's title links to it (search_assets/input.js), as it does where a
+// section's score is above its page's: a section tagged with a term of the query (data/search_terms.yml),
+// whatever its page's tags; else a section headed by the pasted error (ptHeadedByTheError), or one that
+// holds every word of a query of two content words or more, unless the page's title holds every content
+// word of the query as typed (its top is the answer: "cat and stack") or the page is tagged with a term
+// of the query
+function ptTagged(doc) {
+  var terms = doc ? (doc.tags || []).concat(doc.phrases || [], doc.names || []) : []
+  return terms.some(function (term) {
+    term = term.toLowerCase()
+    var at = ptTyped.indexOf(term)
+    if (PT_HAN.test(term)) return at >= 0
+    // a Latin term whole: the tag OOM is not in "room"
+    for (; at >= 0; at = ptTyped.indexOf(term, at + 1)) {
+      if (!/\w/.test(ptTyped.charAt(at - 1)) && !/\w/.test(ptTyped.charAt(at + term.length))) return true
+    }
+    return false
+  })
+}
+function ptAnswers(item) {
+  if (ptErrorLine) return ptHeadedByTheError([item])
+  var terms = Object.keys(item.terms)
+  return ptMarkTyped.length > 1 && terms.length > 0 && terms.every(function (term) { return item.terms[term] })
+}
+function ptNamesTheQuery(doc) {
+  if (!doc || !ptMarkTyped.length) return false
+  var words = new Set((doc.title.toLowerCase().match(PT_WORDS) || []))
+  return ptTagged(doc) || ptMarkTyped.every(function (word) { return words.has(word) })
+}
+function ptBest(group, page, answers) {
+  var best = null
+  group.forEach(function (item) {
+    if (item !== page && (!best || item.score > best.score) && answers(item)) best = item
+  })
+  return best
+}
+function ptLandOnTheAnswer(group) {
+  var page = group.find(function (item) { return item.location.indexOf("#") < 0 })
+  if (!page) return
+  var best = ptBest(group, page, function (item) { return ptTagged(ptDocs.get(item.location)) })
+  if (!best && !ptNamesTheQuery(ptDocs.get(page.location))) best = ptBest(group, page, ptAnswers)
+  if (!best || best.score > page.score) return
+  // above the page's as Material shows a score (two decimals), and first among its sections
+  best.score = page.score + 0.02
+  group.splice(group.indexOf(best), 1)
+  group.unshift(best)
+}
+
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
   if (message.type === 3) {
@@ -555,6 +604,7 @@ self.postMessage = function (message) {
   }
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
+      ptLandOnTheAnswer(group)
       group.forEach(ptMarkLink)
     })
   }
@@ -577,7 +627,8 @@ addEventListener("message", function (event) {
     ptMessages = ptMessagesOf(message.data.docs)
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
-      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
+      var page = doc.location.split("#")[0] // a section's phrase puts its page first
+      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([page, ptPhraseWords(phrase)]) })
     })
     ptSynonymGroups(message.data.config.synonyms || [])
     ptTermPieces(message.data.docs, message.data.config.synonyms || [])
