@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import pytest
 from helpers import DRAWN, search_queries
@@ -432,6 +432,34 @@ def test_no_result_title_or_teaser_holds_broken_markup(search_box, lang, query):
     assert shown and any("<mark>" not in text for text, _ in shown)
     broken = [text for text, nested in shown if "k>" in text or "rk>" in text or "<mar" in text or nested]
     assert not broken, broken
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [  # a tag phrase of one page took the whole query: the page about GPU memory, the other multi-GPU page
+        ("pytorch 显存不够怎么办", ["zh/devices/gpu-memory/", "zh/errors/cuda/"]),
+        ("多卡", ["zh/devices/data-parallel/", "zh/performance/distributed/"]),
+        ("多卡训练", ["zh/devices/data-parallel/", "zh/performance/distributed/"]),
+        ("多 GPU", ["zh/devices/data-parallel/", "zh/performance/distributed/"]),
+    ],
+)
+def test_a_chinese_tag_phrase_finds_the_pages_of_its_parts_too(search_box, query, found):
+    """A query's word that is a tag of terms.yml (显存不够, 多卡训练) is searched with its parts (显存 + 不够,
+    多卡 + 训练): the pages tagged with it come first, the other pages on its subject still come."""
+    pages = search_box("zh/", query)
+    assert not [page for page in found if f"/{page}" not in pages[:5]], pages
+
+
+@pytest.mark.parametrize("query", ["显存不够", "显存不足", "爆显存"])
+def test_out_of_memory_in_readers_words_offers_the_gpu_memory_section(search_box, query):
+    """Out of memory as readers say it opens the error's section first, and offers the page about GPU
+    memory too, on its section about what keeps the memory taken (data/search_terms.yml)."""
+    search_box("zh/", query)
+    links = search_box.tabs["zh/"].locator(".md-search-result__item > a")
+    hrefs = [urlsplit(links.nth(i).get_attribute("href")) for i in range(links.count())]
+    landed = [unquote(f"{href.path}#{href.fragment}") for href in hrefs]
+    assert landed[0] == "/zh/errors/cuda/#torchoutofmemoryerror-cuda-out-of-memory-tried-to-allocate-", landed
+    assert "/zh/devices/gpu-memory/#不要累加损失张量" in landed[:5], landed
 
 
 @pytest.mark.parametrize(

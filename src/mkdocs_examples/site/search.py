@@ -34,6 +34,7 @@ mkdocs-static-i18n), around both:
   counted as found where it is whole); a pasted error line (one that names its type, or quotes a line of the index's
   errors), or a part of one, ranks first the page with a section headed by that error (the errors pages);
   a page with a phrase of terms.yml that the query holds comes first;
+  a Chinese tag of the query made of words of the index is searched with its words too (显存不够: 显存 + 不够);
   a result's title links to the section of its page that answers the query;
   a result and the page it opens (the words its link names, ``?h=``) mark the query's content words, whole
   (Material's ``search.highlight``, which marks each term anywhere in a word, is off); each result's

@@ -1,10 +1,10 @@
 // Segment a run of Han characters of the query into the words of the index (which jieba cut at
 // build time): forward maximum matching, skipping characters the index does not hold. Material's
 // own segmentation never tried the run's last character (梯度累加 was searched as 梯度, 学习率 as 学习).
-function ptSegment(text, vocabulary) {
+function ptSegment(text, vocabulary, longest) {
   var words = []
   for (var start = 0; start < text.length; ) {
-    var end = Math.min(text.length, start + 8)
+    var end = Math.min(text.length, start + (longest || 8))
     while (end > start && !Object.prototype.hasOwnProperty.call(vocabulary, text.slice(start, end))) end--
     if (end > start) {
       words.push(text.slice(start, end))
@@ -39,6 +39,7 @@ var PT_STOP = new Set([
 function ptQuery(query, index) {
   ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   ptNames = []
+  ptSplitTags = []
   ptMarking(ptTyped, index)
   if (ptErrorLine) return query
   // a dotted name typed whole (torch.where) counts where it is whole (ptShare), its words apart do not
@@ -67,6 +68,9 @@ function ptQuery(query, index) {
     ptSegment(part, index.invertedIndex).forEach(function (word) {
       if (lunr.zh && (!lunr.zh.stopWordFilter(word) || PT_STOP.has(word)) && !(last && word === part)) return
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
+      var parts = ptTagParts(word, index)
+      if (parts.length) ptSplitTags.push(word)
+      parts.forEach(function (piece) { if (words.indexOf(piece) < 0) words.push(piece) })
     })
   })
   // the last word is still being typed unless the index holds it whole (梯度, torch: not 梯度累积, torchrun)
@@ -77,6 +81,27 @@ function ptQuery(query, index) {
     var pieces = ptWholePieces(word, i < words.length)
     return pieces === word ? ptFields(word, i === lastTyped, index) : pieces
   }).filter(Boolean).join(" ")
+}
+
+// A Chinese tag of terms.yml is one word of the index (jieba keeps 显存不够, 多卡训练 whole), matched only
+// whole, as a tag: alone it answered only the pages it tags, and a page about the same subject in other
+// words (显存 on the page about GPU memory) was never offered. A tag that is a phrase, words of the index
+// of two characters or more end to end (显存 + 不够, 多卡 + 训练), is searched with its words beside it,
+// and the pages it tags come first (ptTagRank). A tag that is one word (检查点, not 检查 + 点; 爆显存)
+// is searched as it is: its pieces are not its subject
+var ptTagTerms = Object.create(null) // a Chinese tag of a page of the index: true
+var ptSplitTags = [] // the query's tags searched with their parts
+function ptTagRank(group) {
+  return group.some(function (item) {
+    var doc = ptDocs.get(item.location)
+    return !!doc && (doc.tags || []).some(function (tag) { return ptSplitTags.indexOf(tag.toLowerCase()) >= 0 })
+  }) ? 1 : 0
+}
+function ptTagParts(word, index) {
+  if (!(word in ptTagTerms)) return []
+  var parts = ptSegment(word, index.invertedIndex, word.length - 1)
+  if (parts.join("") !== word || parts.some(function (piece) { return piece.length < 2 })) return []
+  return parts.filter(function (piece) { return !PT_STOP.has(piece) && (!lunr.zh || lunr.zh.stopWordFilter(piece)) })
 }
 
 // A word matches the beginning of words in titles and text (layer finds layers), but a tag only whole:
@@ -436,8 +461,9 @@ function ptOnlyTypedMissing(item) {
 // one word: memory_stats; a dotted name is several: torch.cuda) of three or more, not a stop word, a
 // number or a size (4096, 4x3, GiB), nor torch (the namespace of every name) nor part of a web
 // address, marked where a word of the text has its stem (allocate marks allocated, never the "a" of
-// every word); a Chinese word of two characters or more as the index holds it (ptSegment), marked
-// where the index holds it as a word of its own (jieba's), not inside a longer one (训练 is not marked in 训练集). Material's worker marked every position its
+// every word); a Chinese word of two characters or more as the index holds it (ptSegment), and the
+// parts of a tag (ptTagParts), marked where the index holds it as a word of its own (jieba's), not
+// inside a longer one (训练 is not marked in 训练集). Material's worker marked every position its
 // matches held, twice where two words of a query shared one (a synonym's, a term's piece:
 // "<mark><mar</mark>k>"), and its page marked the query's terms anywhere in a word (the "0" of 1024);
 // these marks replace its, made once on the text of the entry as the index holds it
@@ -467,9 +493,11 @@ function ptMarking(typed, index) {
   })
   ;(typed.match(/\p{sc=Han}+/gu) || []).forEach(function (run) {
     ptSegment(run, index.invertedIndex).forEach(function (word) {
-      if (word.length < 2 || PT_STOP.has(word) || (lunr.zh && !lunr.zh.stopWordFilter(word))) return
-      if (!ptMarkHan.has(word)) ptMarkTyped.push(word)
-      ptMarkHan.add(word)
+      ;[word].concat(ptTagParts(word, index)).forEach(function (part) {
+        if (part.length < 2 || PT_STOP.has(part) || (lunr.zh && !lunr.zh.stopWordFilter(part))) return
+        if (!ptMarkHan.has(part)) ptMarkTyped.push(part)
+        ptMarkHan.add(part)
+      })
     })
   })
 }
@@ -600,7 +628,7 @@ self.postMessage = function (message) {
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
   } else if (message.type === 3) {
-    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) }) // stable
+    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a) })
   }
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
@@ -618,11 +646,13 @@ addEventListener("message", function (event) {
     ptDocs = new Map()
     ptPageDocs = new Map()
     ptWordsOf = new Map()
+    ptTagTerms = Object.create(null)
     message.data.docs.forEach(function (doc) {
       var path = doc.location.split("#")[0]
       ptDocs.set(doc.location, doc)
       if (!ptPageDocs.has(path)) ptPageDocs.set(path, [])
       ptPageDocs.get(path).push(doc)
+      ;(doc.tags || []).forEach(function (tag) { if (/^\p{sc=Han}+$/u.test(tag)) ptTagTerms[tag.toLowerCase()] = true })
     })
     ptMessages = ptMessagesOf(message.data.docs)
     ptPhrases = []
