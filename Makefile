@@ -30,7 +30,9 @@ lint: $(READY)  ## ruff, mypy, the workflow checks (actionlint with shellcheck, 
 	$(VENV)/bin/zizmor --offline --quiet .github/workflows
 	$(PYTHON) tools/commit_subjects.py --last $(LINT_COMMITS)
 
-test: lint  ## `make lint`, then the fast lane of the tests, in parallel (about three minutes)
+# outside CI, the notebooks follow the examples before the tests read them; in CI a stale one fails tests/test_notebooks.py
+test: lint  ## `make lint`, the notebooks written again (outside CI), then the fast lane of the tests, in parallel (about three minutes)
+	$(if $(CI),,$(PYTHON) -m mkdocs_examples notebooks notebooks)
 	$(PYTEST) -m "not slow"
 
 # beside `make test`, in CI and before a release: the tests marked `slow` (tests/conftest.py: SLOW_FIXTURES)
@@ -54,7 +56,8 @@ diff: $(READY)  ## the outputs your change moves, cell by cell, compared with BA
 	$(PYTHON) -m mkdocs_examples run --snapshot .cache/head.json > /dev/null
 	$(PYTHON) -m mkdocs_examples diff .cache/base.json .cache/head.json --base "$(BASE)" --recordings recordings \
 	  --compare-recordings .cache/base/recordings recordings
-	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed - --pages .
+	{ git diff --name-only --no-renames "$(BASE)"; git ls-files --others --exclude-standard; } | $(PYTHON) -m mkdocs_examples unsandboxed - --pages . \
+	  --nav .cache/base/mkdocs.yml mkdocs.yml  # a change of mkdocs.yml's nav alone is content
 
 links: $(READY)  ## check every link and anchor of the built site (after `make build`)
 	$(PYTHON) tools/links.py site

@@ -81,8 +81,17 @@ def test_a_long_pages_blocks_are_laid_out_as_they_come_near_the_screen(browser, 
         far = [i for i, block in enumerate(blocks) if block["lazy"] and block["top"] > 844 * 3]
         assert far and not blocks[far[-1]]["drawn"], far
         last = f"() => ({ARTICLE_BLOCKS})()[{far[-1]}]"
-        page.locator(".md-content__inner > :not(.highlight)").nth(far[-1]).scroll_into_view_if_needed()
-        page.wait_for_function(f"() => ({last})().drawn")
+        from playwright.sync_api import TimeoutError as NotYet
+
+        block = page.locator(".md-content__inner > :not(.highlight)").nth(far[-1])
+        for attempt in range(3):  # scrolled to again if the page, still laying out blocks above, moved it away
+            block.scroll_into_view_if_needed()
+            try:
+                page.wait_for_function(f"() => ({last})().drawn", timeout=10_000)
+                break
+            except NotYet:
+                if attempt == 2:
+                    raise
     finally:
         page.close()
 

@@ -4,13 +4,13 @@ it; and the tokenizer it reads with (html_parse.tags) finds tags where a browser
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import material
 import pytest
 from helpers import ROOT, build_site
 from mkdocs.exceptions import Abort
+from test_linear import DEADLINE, FLOOR, RATIO, _deadline, _timed
 from test_site_plugins import fixture
 
 from mkdocs_examples import html_parse
@@ -113,18 +113,15 @@ def test_the_tokenizer_finds_tags_where_a_browser_does():
 @pytest.mark.parametrize("unit", ["<!--", "<!--<!--", '<a x="', "<a ", "<a b=", "<", "<!", "<?", "</", "<script>",
                                   "<![CDATA[", '<b c="d">', "<a title='>' ", "<p " + "x" * 64])  # fmt: skip
 def test_the_tokenizer_and_the_check_are_linear_in_hostile_input(unit, scripts):
-    def seconds(n: int) -> float:
-        html = page(body=unit * n)
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            built_html.check(html, scripts)
-            list(html_parse.tags(html))
-            best = min(best, time.perf_counter() - start)
-        return best
+    def read(html: str) -> None:
+        built_html.check(html, scripts)
+        list(html_parse.tags(html))
 
-    small, large = seconds(4096), seconds(16384)
-    assert large < 12 * small + 0.01, (small, large)  # 4 times the input: about 4 times the time, never 16
+    small, large = page(body=unit * 4096), page(body=unit * 16384)
+    with _deadline(DEADLINE, f"the check on {unit!r}"):
+        at_n = min(_timed(read, small) for _ in range(3))
+        at_4n = min(_timed(read, large) for _ in range(3))
+    assert at_4n < RATIO * max(at_n, FLOOR), (at_n, at_4n)  # CPU time: 4 when linear, 16 when quadratic
 
 
 def test_the_summary_lists_what_the_check_finds_in_a_built_site(tmp_path, capsys):

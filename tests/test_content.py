@@ -5,9 +5,14 @@ Chinese text on the built pages, and the runner the multi-GPU examples are recor
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from mkdocs_examples import yaml_files
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "tools"))
+import wording
+from wording import VARIANTS, prose
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -18,82 +23,17 @@ BLOCK = re.compile(
 )
 
 
-def prose(page: Path) -> list[tuple[int, str]]:
-    """The lines of ``page`` that readers read as text: no fenced code, code spans, link targets
-    or example blocks."""
-    lines, fenced = [], False
-    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced or line.lstrip().startswith("///"):
-            continue
-        text = re.sub(r"`[^`]*`", "", line)
-        lines.append((number, re.sub(r"\]\([^)]*\)", "]", text)))
-    return lines
-
-
-def zh_pages() -> list[Path]:
-    return sorted((DOCS / "zh").rglob("*.md"))
-
-
 def test_chinese_prose_never_says_loss():
-    found = [
-        f"{page.relative_to(DOCS)}:{n}: {line.strip()[:60]}"
-        for page in zh_pages()
-        if page.name != "glossary.md"
-        for n, line in prose(page)
-        if re.search(r"\bloss(es)?\b", line, re.IGNORECASE)
-    ]
-    assert not found, "the glossary says 损失:\n" + "\n".join(found)
-
-
-# The glossary's Chinese term for a concept (a cell of docs/zh/glossary.md), and the other words for it
-# that Chinese text has used and must not: the pages (but the glossary, which names them), the Chinese
-# comments of the examples (examples/<path>.zh.yml) and their Chinese notes (`# %% [markdown] lang="zh"`)
-VARIANTS = {
-    "batch（批次）": [r"批次", r"批量"],  # the glossary keeps "batch"; 批次 only explains it
-    "滑动统计量": [r"移动平均统计量", r"运行时?统计量", r"滑动平均统计量"],
-    "锁页内存": [r"页锁定内存", r"固定内存"],
-    "设备编号": [r"(?:设备|GPU|显卡|device)[^，。；：、（）`\n]{0,6}索引"],
-}
-
-
-def chinese_texts() -> list[tuple[str, str]]:
-    """Every Chinese text readers read, as (where, text): page prose, example comments, example notes."""
-    texts = [
-        (f"{page.relative_to(DOCS)}:{n}", line)
-        for page in zh_pages()
-        if page.name != "glossary.md"
-        for n, line in prose(page)
-    ]
-    for comments in sorted((ROOT / "examples").rglob("*.zh.yml")):
-        for english, chinese in (yaml_files.load(comments) or {}).items():
-            texts.append((f"{comments.relative_to(ROOT)}: {english!r}", re.sub(r"`[^`]*`", "", str(chinese))))
-    for example in sorted((ROOT / "examples").rglob("*.py")):
-        note = False
-        for n, line in enumerate(example.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.startswith("# %%"):
-                note = line.startswith('# %% [markdown] lang="zh"')
-            elif note:
-                texts.append((f"{example.relative_to(ROOT)}:{n}", re.sub(r"`[^`]*`", "", line)))
-    return texts
+    assert not (found := wording.loss_in_chinese(DOCS)), "\n".join(found)
 
 
 def test_chinese_text_uses_the_glossarys_one_term_for_each_concept():
     glossary = (DOCS / "zh" / "glossary.md").read_text(encoding="utf-8")
     for term in VARIANTS:  # each is the glossary's own term, in the first column of its row
         assert f"\n| {term} |" in glossary, f"{term} is not a term of docs/zh/glossary.md"
-    texts = chinese_texts()
+    texts = wording.chinese_texts(ROOT)
     assert len(texts) > 1000  # the pages, comments and notes were all read
-    found = [
-        f"{where}: {match[0]!r} (the glossary says {term})"
-        for where, text in texts
-        for term, patterns in VARIANTS.items()
-        for pattern in patterns
-        for match in re.finditer(pattern, text)
-    ]
-    assert not found, "\n".join(found)
+    assert not (found := wording.variants(texts)), "\n".join(found)
 
 
 def test_the_variants_are_found_where_they_are_written():
@@ -113,12 +53,7 @@ def test_the_errors_section_and_the_common_mistake_boxes_have_different_names_in
     config = yaml_files.load(ROOT / "mkdocs.yml")
     i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
     section = next(lang for lang in i18n["languages"] if lang["locale"] == "zh")["nav_translations"]["Errors"]
-    for page in zh_pages():  # each "Common mistake" box of a page is a 易错点 box of its twin
-        twin = DOCS / "en" / page.relative_to(DOCS / "zh")
-        english = re.findall(r'^\s*!!! warning "Common mistake\b', twin.read_text(encoding="utf-8"), re.M)
-        chinese = re.findall(r'^\s*!!! warning "易错点[："]', page.read_text(encoding="utf-8"), re.M)
-        assert len(english) == len(chinese), page.relative_to(DOCS)
-        assert not re.search(r"^#+ .*常见错误|!!! \w+ \"常见错误", page.read_text(encoding="utf-8"), re.M), page
+    assert not (found := wording.mistake_boxes(DOCS)), "\n".join(found)  # each "Common mistake" box: 易错点
     assert section != "易错点" and "常见错误" not in section
     assert f"\n# {section}\n" in (DOCS / "zh/errors/index.md").read_text(encoding="utf-8")
 
@@ -137,14 +72,25 @@ def test_no_page_says_a_gpu_cell_was_not_run_where_a_recording_is_shown():
 
 
 def test_chinese_prose_quotes_messages_in_code_font_not_ascii_quotes():
-    found = [
-        f"{page.relative_to(DOCS)}:{n}: {m[0]}"
-        for page in zh_pages()
-        for n, line in prose(page)
-        if not line.lstrip().startswith("!!!")
-        for m in re.finditer(r'"[A-Za-z][^"]*"', line)
-    ]
-    assert not found, found
+    assert not (found := wording.ascii_quotes(DOCS)), "\n".join(found)
+
+
+def test_no_page_or_note_keeps_a_sentence_of_the_template():
+    assert not (found := wording.placeholders(ROOT)), "\n".join(found)
+
+
+def test_the_template_sentences_are_found_where_make_page_writes_them(tmp_path):
+    """Each page `make page` starts, and its example's notes, hold sentences of the template until replaced."""
+    for name in ("page.en.md", "page.zh.md", "index.en.md", "index.zh.md", "example.py"):
+        text = (wording.TEMPLATES / name).read_text(encoding="utf-8").replace("$title_zh", "独热").replace("$", "")
+        (tmp_path / "docs").mkdir(exist_ok=True)
+        (tmp_path / "docs" / name.replace(".py", ".md")).write_text(text, encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text("- [One-hot](one-hot.md): one line on what the page shows.\n")
+    found = wording.placeholders(tmp_path)
+    assert {line.partition(":")[0] for line in found} == {
+        "docs/page.en.md", "docs/page.zh.md", "docs/index.en.md", "docs/index.zh.md", "docs/example.md",
+        "docs/index.md",
+    }  # fmt: skip
 
 
 def test_the_multi_gpu_examples_are_recorded_on_a_runner_with_two_gpus():

@@ -364,3 +364,32 @@ def test_every_page_offers_downloads_that_hold_what_it_shows(real_site, lang):
                         assert line.strip() in shown, f"{page.relative_to(site)}: {line!r} not on the page"
                         checked += 1
     assert checked > 200
+
+
+def test_a_build_writes_again_the_notebook_of_an_edited_example_or_in_ci_fails_naming_it(tmp_path, monkeypatch, caplog):
+    """notebooks/ beside mkdocs.yml follows the examples: written by the build, or a warning where CI is set."""
+    import logging
+    import os
+    import shutil
+
+    from helpers import build_site
+    from mkdocs.exceptions import Abort
+
+    from mkdocs_examples.cli import main
+
+    site = tmp_path / "site"
+    shutil.copytree(Path(__file__).parent / "site", site)
+    assert main(["notebooks", str(site / "notebooks"), "-f", str(site / "mkdocs.yml")]) == 0
+    for book in (site / "notebooks").rglob("*.ipynb"):
+        os.utime(book, (1, 1))  # written long before the edit below
+    (site / "examples" / "one.py").write_text("numbers = list(range(4))\n\nprint([n * 2 for n in numbers])\n")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(Abort, match="in strict mode"):
+        build_site(site, strict=True)
+    warnings = {r.getMessage() for r in caplog.records if r.levelno == logging.WARNING}
+    assert warnings == {"mkdocs_examples: notebooks/one.ipynb out of date: make notebooks",
+                        "mkdocs_examples: notebooks/zh/one.ipynb out of date: make notebooks"}  # fmt: skip
+    monkeypatch.delenv("CI")
+    build_site(site, strict=True)  # a contributor's machine: written again, and said
+    assert "range(4)" in (site / "notebooks" / "one.ipynb").read_text()
+    assert main(["notebooks", str(site / "notebooks"), "-f", str(site / "mkdocs.yml"), "--check"]) == 0

@@ -72,7 +72,11 @@ def two_commits(tmp_path_factory) -> tuple[Path, Path]:
     config = str(repo / "mkdocs.yml")
     assert main(["run", "-f", config, "--snapshot", str(snaps / "old.json")]) == 0
     (repo / "examples" / "three.py").write_text(AFTER)
-    (repo / "examples" / "four.py").write_text("print('four')\n")
+    (repo / "examples" / "four.py").write_text(
+        "# %% shown\nprint('four')\n\n# %% shown-checks tags=[\"remove-cell\"]\nprint('hidden')\n"
+    )
+    with (repo / "docs" / "zh" / "index.md").open("a") as page:
+        page.write("\n/// example | four.py#shown\n///\n")
     git(repo, "add", ".")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "change")
     assert main(["run", "-f", config, "--snapshot", str(snaps / "new.json")]) == 0
@@ -98,6 +102,19 @@ def test_the_report_shows_diffs_pages_new_examples_and_what_ran(two_commits, cap
     assert "`same`" not in text and "`added`" not in text  # unchanged, and not in the base
     # only the edited and the new example ran: the others came from the cache the first run filled
     assert "Ran (new, changed, or not in this runner's cache): `four.py`, `three.py`" in text
+
+
+def test_a_new_example_lists_its_pages_linked_into_the_preview_and_what_they_show(two_commits, capsys):
+    assert main(["diff", *map(str, two_commits), "--preview", "https://previews.example/pr-7/"]) == 0
+    text = capsys.readouterr().out
+    new = text[text.index("### `four.py` (new)") :]
+    assert "Shown on [`zh/index.md`](https://previews.example/pr-7/zh/)." in new
+    assert "<summary><code>shown</code> (line 2)</summary>\n\n```\nfour\n```" in new
+    assert "hidden" not in new  # a hidden check shows nothing
+    assert main(["diff", *map(str, two_commits)]) == 0  # without a preview: the pages by name
+    assert "Shown on `zh/index.md`." in capsys.readouterr().out
+    assert outputs.page_url("https://p.example/x", "en/tensors/one-hot.md", "en") == "https://p.example/x/tensors/one-hot/"
+    assert outputs.page_url("https://p.example/x/", "zh/tensors/index.md", "en") == "https://p.example/x/zh/tensors/"
 
 
 def test_recordings_made_stale_by_the_change_are_listed(two_commits, tmp_path, capsys):

@@ -135,7 +135,7 @@ def test_a_build_that_does_not_execute_fails_on_an_uncached_example_naming_it(bu
     with pytest.raises(Abort):
         build_site(built_site)
     text = build_error(caplog)
-    assert "2 example block(s) failed" in text, text  # two.py, on the page of each language
+    assert "1 example failed" in text, text  # two.py, on the page of each language
     assert (
         "examples/two.py: no cached result for this example, and this build does not execute examples "
         "(execute: false): run them in the job that does" in text

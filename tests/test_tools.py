@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import os
 import shutil
 import subprocess
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import tree
+from helpers import build_site, tree
+from mkdocs.exceptions import Abort
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -51,6 +53,8 @@ def make_page(root: Path, **variables: str) -> subprocess.CompletedProcess:
 
 def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
     before = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    pages_before = section(nav(repo), "Tensors")  # whatever the section holds now: this test reads no content
+    index_before = {lang: (repo / "docs" / lang / "tensors" / "index.md").read_text() for lang in ("en", "zh")}
     title = """What's a "view", and `x.view()`?"""  # quotes reach the page as written
     done = make_page(repo, PAGE="tensors/views", TITLE=title, TITLE_ZH="视图与副本")
     assert done.returncode == 0, done.stderr
@@ -66,13 +70,12 @@ def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
     assert (repo / "notebooks" / "tensors" / "views.ipynb").is_file()  # Colab's copy, as a test requires
     assert cli(["notebooks", str(repo / "notebooks"), "-f", str(repo / "mkdocs.yml"), "--check"]) == 0
 
-    pages = section(nav(repo), "Tensors")
-    assert pages[-2:] == ["tensors/memory-size.md", "tensors/views.md"]
+    assert section(nav(repo), "Tensors") == [*pages_before, "tensors/views.md"]  # after the section's last page
     after = (repo / "mkdocs.yml").read_text(encoding="utf-8")
     assert after.replace("      - tensors/views.md\n", "", 1) == before  # one line added, comments kept
     index_en, index_zh = ((repo / "docs" / lang / "tensors" / "index.md").read_text() for lang in ("en", "zh"))
-    assert index_en.endswith(f"- [{title}](views.md): one line on what the page shows.\n")
-    assert index_zh.endswith("- [视图与副本](views.md)：用一句话说明本页讲什么。\n")
+    assert index_en == index_before["en"].rstrip("\n") + f"\n- [{title}](views.md): one line on what the page shows.\n"
+    assert index_zh == index_before["zh"].rstrip("\n") + "\n- [视图与副本](views.md)：用一句话说明本页讲什么。\n"
     assert twins.check(repo / "docs", ["en", "zh"]).ok
 
     again = tree(repo)
@@ -81,12 +84,23 @@ def test_make_page_starts_both_twins_and_the_example_and_lists_the_page(repo):
     assert tree(repo) == again
 
 
+def name_of(item: object) -> str:
+    return str(next(iter(item)) if isinstance(item, dict) else item)
+
+
+def name_of_value(item: dict) -> object:
+    return next(iter(item.values()))
+
+
 def test_a_new_section_gets_index_pages_a_nav_entry_and_its_chinese_name(repo):
+    before = nav(repo)
     done = make_page(repo, PAGE="sparse/coo-basics", SECTION="Sparse tensors", SECTION_ZH="稀疏张量")
     assert done.returncode == 0, done.stderr
     items = nav(repo)
-    names = [next(iter(i)) if isinstance(i, dict) else i for i in items]
-    assert names[-4:] == ["Errors", "Sparse tensors", "Torch releases", "Glossary"]  # after the last section
+    last = max(i for i, item in enumerate(before) if isinstance(item, dict) and isinstance(name_of_value(item), list))
+    expected = [name_of(i) for i in before]
+    expected.insert(last + 1, "Sparse tensors")  # after the last section, before the pages that stand alone
+    assert [name_of(i) for i in items] == expected
     assert section(items, "Sparse tensors") == ["sparse/index.md", "sparse/coo-basics.md"]
     config = yaml_files.load(repo / "mkdocs.yml")
     zh = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)["languages"][1]
@@ -107,11 +121,12 @@ def test_a_new_section_gets_index_pages_a_nav_entry_and_its_chinese_name(repo):
         ({"PAGE": "../../etc/passwd"}, "is not section/name"),
         ({"PAGE": "tensors/deep/views"}, "is not section/name"),
         ({"PAGE": "tensors/index"}, "index pages belong to their section"),
-        ({"PAGE": "tensors/cat-and-stack"}, "docs/en/tensors/cat-and-stack.md already exists"),
+        ({"PAGE": "tensors/existing"}, "docs/en/tensors/existing.md already exists"),
         ({"PAGE": "sparse/basics"}, "sparse/ is a new section: name it in both languages"),
     ],
 )
 def test_a_page_that_cannot_be_started_is_refused_and_nothing_is_written(repo, variables, message):
+    (repo / "docs" / "en" / "tensors" / "existing.md").write_text("# A page of the section\n")
     before = tree(repo)
     done = make_page(repo, **variables)
     assert done.returncode != 0
@@ -119,24 +134,33 @@ def test_a_page_that_cannot_be_started_is_refused_and_nothing_is_written(repo, v
     assert tree(repo) == before
 
 
-def test_a_started_page_builds_strict_in_both_languages(repo, real_project):
-    """A clean clone, `make page`, then `make build`: the template is a page the strict build accepts."""
-    shutil.copytree(real_project / ".cache", repo / ".cache")  # content-addressed, filled by real_site
-    assert make_page(repo, PAGE="tensors/views").returncode == 0
-    built = subprocess.run(["make", "-s", "-o", ".venv/.installed", "build"], cwd=repo, capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr[-3000:]
-    for page in ("site/tensors/views/index.html", "site/zh/tensors/views/index.html"):
-        html = (repo / page).read_text()
-        assert "tensor([[0, 1, 2],\n        [3, 4, 5]])" in html.replace("&#39;", "'")
-        assert "assert x.shape" not in html  # the hidden cell stays hidden
-    assert twins.main(["-f", str(repo / "mkdocs.yml")]) == 0
+def test_the_strict_build_fails_on_a_cell_a_twin_lacks_a_variant_word_and_a_template_sentence(tmp_path, caplog):
+    """The hooks of tools/build_checks.py on the fixture site: what `make test` checks fails the strict build too."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "tests" / "site", site)
+    shutil.copytree(ROOT / "tools", site / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    config = site / "mkdocs.yml"
+    config.write_text(config.read_text() + "hooks:\n  - tools/build_checks.py\n")
+    build_site(site, strict=True)  # the fixture as it is: no problem
+    zh = site / "docs" / "zh" / "index.md"
+    zh.write_text(zh.read_text().replace("/// example | two.py#answer\n///\n", "每个批次：用一句话说明本页讲什么。\n"))
+    with pytest.raises(Abort, match="in strict mode"):
+        build_site(site, strict=True)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert [w.removeprefix("content-checks: ") for w in warnings] == [
+        "docs/en/index.md and docs/zh/index.md embed different cells: docs/zh/index.md lacks two.py#answer "
+        "(docs/en/index.md:8): add `/// example | two.py#answer` and `///` to docs/zh/index.md after line 4, "
+        "or remove it from docs/en/index.md",
+        "docs/zh/index.md:8: '批次' (the glossary says batch（批次）)",
+        "docs/zh/index.md:8: still the template's words (tools/new_page.py): replace them with the page's own",
+    ]
 
 
 def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, capsys):
     for lang in ("en", "zh"):
         (tmp_path / "docs" / lang / "a").mkdir(parents=True)
     write = lambda name, text: (tmp_path / "docs" / name).write_text(text)  # noqa: E731
-    write("en/a/same.md", "# A\n\n/// example | a/one.py#x\n///\n")
+    write("en/a/same.md", "# A\n\n/// example | a/one.py#x\n///\n\n/// example | a/one.py#y\n///\n")
     write("zh/a/same.md", "# 甲\n\n中文。\n\n/// example | a/one.py#x\n///\n")
     write("en/a/only.md", "# Only in English\n")
     write("en/a/order.md", "/// example | a/one.py#x\n///\n\n/// example | a/one.py#y\n///\n")
@@ -151,10 +175,15 @@ def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, ca
     out = capsys.readouterr().out.splitlines()
     assert out == [
         "docs/en/a/only.md: no twin in docs/zh/ (write it at the same path, embedding the same cells)",
-        "docs/en/a/fewer.md and docs/zh/a/fewer.md embed different cells: "
-        "docs/zh/a/fewer.md goes on with a/two.py, which docs/en/a/fewer.md does not embed",
+        "docs/en/a/fewer.md and docs/zh/a/fewer.md embed different cells: docs/en/a/fewer.md lacks a/two.py "
+        "(docs/zh/a/fewer.md:4): add `/// example | a/two.py` and `///` to docs/en/a/fewer.md after line 2, "
+        "or remove it from docs/zh/a/fewer.md",
         "docs/en/a/order.md and docs/zh/a/order.md embed different cells: "
-        "embedded cell 1 is a/one.py#x in docs/en/a/order.md but a/one.py#y in docs/zh/a/order.md",
+        "embedded cell 1 is a/one.py#x in docs/en/a/order.md (line 1) but a/one.py#y in docs/zh/a/order.md "
+        "(line 1): embed the cells in the same order",
+        "docs/en/a/same.md and docs/zh/a/same.md embed different cells: docs/zh/a/same.md lacks a/one.py#y "
+        "(docs/en/a/same.md:6): add `/// example | a/one.py#y` and `///` to docs/zh/a/same.md after line 6, "
+        "or remove it from docs/en/a/same.md",
     ]
     assert twins.main(["-f", str(tmp_path / "mkdocs.yml"), "--markdown"]) == 1
     summary = capsys.readouterr().out
@@ -165,6 +194,7 @@ def test_twins_names_a_missing_twin_and_the_first_cell_that_differs(tmp_path, ca
     (tmp_path / "docs/en/a/only.md").unlink()
     write("en/a/order.md", (tmp_path / "docs/zh/a/order.md").read_text())
     write("en/a/fewer.md", (tmp_path / "docs/zh/a/fewer.md").read_text())
+    write("zh/a/same.md", (tmp_path / "docs/en/a/same.md").read_text())
     assert twins.main(["-f", str(tmp_path / "mkdocs.yml"), "--markdown"]) == 0
     assert "All 3 pages have their twin in en and zh" in capsys.readouterr().out
 
@@ -197,37 +227,55 @@ def test_yaml_written_into_mkdocs_yml_reads_back_as_given():
         assert yaml.safe_load(f"k: {new_page._scalar(text)}") == {"k": text}
 
 
-def test_pre_commit_hooks_pass_a_clean_tree_and_stop_a_missing_twin_lint_and_stale_notebooks(repo, tmp_path):
+def test_pre_commit_hooks_pass_a_clean_tree_and_stop_a_missing_twin_lint_stale_notebooks_and_long_subjects(tmp_path):
+    """The hooks of .pre-commit-config.yaml on a fixture tree (tests/site, its notebooks, the tools they run)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "tests" / "site", repo)
+    (repo / "tools").mkdir()
+    for name in ("twins.py", "commit_subjects.py"):
+        shutil.copy2(ROOT / "tools" / name, repo / "tools" / name)
+    for name in (".pre-commit-config.yaml", "pyproject.toml"):
+        shutil.copy2(ROOT / name, repo / name)
+    (repo / ".venv").symlink_to(ROOT / ".venv")
+    assert cli(["notebooks", str(repo / "notebooks"), "-f", str(repo / "mkdocs.yml")]) == 0
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"), "GIT_CONFIG_GLOBAL": "/dev/null"}
     env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    shutil.copytree(ROOT / "src", repo / "src", ignore=shutil.ignore_patterns("__pycache__"))
 
-    def git(*words: str) -> None:
-        subprocess.run(["git", *words], cwd=repo, env=env, check=True, capture_output=True)
+    def git(*words: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *words], cwd=repo, env=env, capture_output=True, text=True)
 
     def pre_commit(*words: str) -> subprocess.CompletedProcess:
-        command = [str(ROOT / ".venv" / "bin" / "pre-commit"), "run", *words]
+        command = [str(ROOT / ".venv" / "bin" / "pre-commit"), *words]
         return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
 
     git("init", "-q")
     (repo / ".gitignore").write_text(".venv\n.cache\n")
     git("add", "-A")
-    git("commit", "-qm", "start")
-    done = pre_commit("--all-files")
+    assert git("commit", "-qm", "start").returncode == 0
+    done = pre_commit("run", "--all-files")
     assert done.returncode == 0, done.stdout
-    assert done.stdout.count("Passed") == 3
+    assert done.stdout.count("Passed") == 3  # ruff, twins, notebooks; the subject's check waits for a message
 
-    (repo / "docs" / "zh" / "glossary.md").unlink()
+    (repo / "docs" / "zh" / "index.md").unlink()
     (repo / "tools" / "unused.py").write_text("import os\n")
-    with (repo / "examples" / "tensors" / "creating.py").open("a") as example:
+    with (repo / "examples" / "one.py").open("a") as example:
         example.write("\n# %% more\nprint(1)\n")
     git("add", "-A")
-    done = pre_commit()
+    done = pre_commit("run")
     assert done.returncode == 1
-    assert "docs/en/glossary.md: no twin in docs/zh/" in done.stdout
+    assert "docs/en/index.md: no twin in docs/zh/" in done.stdout
     assert "F401" in done.stdout and "tools/unused.py" in done.stdout
     assert "files were modified by this hook" in done.stdout
-    assert "print(1)" in (repo / "notebooks" / "tensors" / "creating.ipynb").read_text()
+    assert "print(1)" in (repo / "notebooks" / "one.ipynb").read_text()
+
+    assert pre_commit("install").returncode == 0  # both hook types: commit-msg too
+    git("checkout", "-q", "HEAD", "--", "docs")
+    git("rm", "-q", "--cached", "tools/unused.py")
+    (repo / "tools" / "unused.py").unlink()
+    git("add", "-A")
+    refused = git("commit", "-qm", "Say in one long subject line everything this commit does and why it does it")
+    assert refused.returncode != 0 and "characters, more than 72: Say in one long" in refused.stderr + refused.stdout
+    assert git("commit", "-qm", "Add a cell to the first example").returncode == 0
 
 
 def test_the_search_tools_server_answers_a_missing_page_with_the_sites_404_under_site_url(tmp_path):

@@ -419,7 +419,8 @@ def test_the_summary_checks_out_the_base_and_only_reads_artifacts():
     scripts = " ".join(s.get("run", "") for s in summary["steps"])
     assert ".venv" not in scripts and "make " not in scripts and not _runs_examples(summary)
     # the raw HTML of each changed page, read from the head's pages as data, before the list that names them
-    assert 'mkdocs_examples unsandboxed "$changed" --pages head "${site[@]}"' in scripts
+    listed = 'mkdocs_examples unsandboxed "$changed" --pages head --nav mkdocs.yml head/mkdocs.yml "${site[@]}"'
+    assert listed in scripts
     # the built site of the pull request, as data, before that list: what the strict build's last check finds
     built = next(s for s in summary["steps"] if s.get("with", {}).get("name") == "preview")
     assert built["with"]["path"] == "built" and "site=(--site built/site)" in scripts
@@ -489,7 +490,7 @@ def test_a_change_to_examples_and_pages_alone_names_no_file(tmp_path):
 
 
 UNSANDBOXED = [  # what runs with the rights of whoever builds, tests or deploys, or in a reader's browser
-    "data/pytorch_api.json", "data/search_terms.yml", "overrides/partials/x.html", "src/mkdocs_examples/cli.py",
+    "data/pytorch_api.json", "data/search_terms.py", "overrides/partials/x.html", "src/mkdocs_examples/cli.py",
     "tests/test_x.py", "tests/conftest.py", "tools/links.py", "bench/bench.py", ".ci/x.sh", ".github/workflows/x.yml",
     "mkdocs.yml", "Makefile", "pyproject.toml", "requirements.txt", "requirements-gpu.txt", "conftest.py",
     "examples/conftest.py", "setup.py", ".pre-commit-config.yaml", "docs/assets/maths.js", "docs/assets/site.css",
@@ -498,7 +499,7 @@ UNSANDBOXED = [  # what runs with the rights of whoever builds, tests or deploys
 SANDBOXED_OR_CONTENT = [
     "examples/tensors/x.py", "examples/data/x.csv", "docs/en/x.md", "docs/zh/x/y.md", "docs/en/img/x.png",
     "docs/en/x.JPG", "README.md", "CONTRIBUTING.md", "LICENSE", "notebooks/tensors/x.ipynb",
-    "recordings/cuda-torch2.11.0-py3.12/x.json",
+    "recordings/cuda-torch2.11.0-py3.12/x.json", "tests/search_queries.yml", "data/search_terms.yml",
 ]  # fmt: skip
 
 
@@ -507,6 +508,32 @@ def test_every_file_but_examples_and_plain_content_is_named():
 
     assert unsandboxed(UNSANDBOXED + SANDBOXED_OR_CONTENT) == sorted(UNSANDBOXED)
     assert unsandboxed(["pages/x.md", "ex/x.py", "examples/x.py"], examples="ex", docs="pages") == ["examples/x.py"]
+
+
+def test_a_change_of_mkdocs_yml_that_touches_only_the_nav_is_content(tmp_path, capsys):
+    from mkdocs_examples.cli import main
+    from mkdocs_examples.publish.review import nav_only
+
+    base = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = base.replace("  - Tensors:\n", "  - Tensors:\n      - tensors/one-hot.md\n", 1)
+    section = pages.replace("nav_translations:\n", "nav_translations:\n            Sparse: 稀疏张量\n", 1)
+    assert pages != base and section != pages and nav_only(base, pages) and nav_only(base, section)
+    assert nav_only(base, base + "\n# a comment\n")
+    assert not nav_only(base, base.replace("strict: true", "strict: false", 1))
+    assert not nav_only("a: !!python/name:os.getcwd\nnav: []\n", "a: !!python/name:os.system\nnav: []\n")
+    assert not nav_only("a: !ENV X\n", "a: !ENV Y\n") and not nav_only(base, "a: [")
+
+    head = tmp_path / "mkdocs.yml"
+    changed = tmp_path / "changed"
+    changed.write_text("mkdocs.yml\ntests/search_queries.yml\ndata/search_terms.yml\ndocs/en/tensors/one-hot.md\n")
+    head.write_text(section, encoding="utf-8")
+    assert main(["unsandboxed", str(changed), "-f", str(ROOT / "mkdocs.yml"), "--nav", str(ROOT / "mkdocs.yml"),
+                 str(head)]) == 0  # fmt: skip
+    assert capsys.readouterr().out == ""  # a content pull request: nothing to read as code
+    head.write_text(section.replace("strict: true", "strict: false", 1), encoding="utf-8")
+    assert main(["unsandboxed", str(changed), "-f", str(ROOT / "mkdocs.yml"), "--nav", str(ROOT / "mkdocs.yml"),
+                 str(head)]) == 0  # fmt: skip
+    assert capsys.readouterr().out.endswith("first.\n\n- `mkdocs.yml`\n\n")  # and only it
 
 
 HTML_PAGE = """\

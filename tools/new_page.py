@@ -33,6 +33,8 @@ from mkdocs_examples import yaml_files
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+# the line a new page gets in its section's index pages, until the contributor writes its own
+INDEX_LINES = {"en": "one line on what the page shows.", "zh": "用一句话说明本页讲什么。"}
 _SLUG = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 _TOP = re.compile(r"^(\s*)- ")
 
@@ -66,7 +68,7 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
     files = {
         docs / "en" / section_name / f"{name}.md": _fill("page.en.md", values),
         docs / "zh" / section_name / f"{name}.md": _fill("page.zh.md", {**values, "title": title_zh}),
-        root / "examples" / example: _fill("example.py", values),
+        root / "examples" / example: _fill("example.py", {**values, "title_zh": title_zh}),  # both notes
         # its comments on Chinese pages (source/comments.py): the template's, translated
         root / "examples" / example.replace(".py", ".zh.yml"): _fill("example.zh.yml", values),
     }
@@ -80,8 +82,8 @@ def plan(root: Path, page: str, title: str = "", title_zh: str = "", section: st
             f'e.g. make page PAGE={page} SECTION="Sparse tensors" SECTION_ZH=稀疏张量'
         )
     section = section or section_name.replace("-", " ").capitalize()
-    for lang, line in (("en", f"- [{title}]({name}.md): one line on what the page shows."),
-                       ("zh", f"- [{title_zh}]({name}.md)：用一句话说明本页讲什么。")):  # fmt: skip
+    for lang, line in (("en", f"- [{title}]({name}.md): {INDEX_LINES['en']}"),
+                       ("zh", f"- [{title_zh}]({name}.md)：{INDEX_LINES['zh']}")):  # fmt: skip
         index = docs / lang / section_name / "index.md"
         if index.exists():
             files[index] = index.read_text(encoding="utf-8").rstrip("\n") + "\n" + line + "\n"

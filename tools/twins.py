@@ -49,8 +49,13 @@ def _default(found: list[dict], locale: str) -> bool:
 
 def embedded(page: Path) -> list[str]:
     """The cells a page embeds, in order, as ``file.py#cell`` (``file.py`` for a whole file)."""
+    return [name for name, _, _ in placed(page)]
+
+
+def placed(page: Path) -> list[tuple[str, int, int]]:
+    """The cells a page embeds, in order, each with the lines of its block's first and last line."""
     blocks = find_blocks(page.read_text(encoding="utf-8"))
-    return [b.path + (f"#{b.cell}" if b.cell else "") for b in blocks]
+    return [(b.path + (f"#{b.cell}" if b.cell else ""), b.start + 1, b.end + 1) for b in blocks]
 
 
 def check(docs: Path, langs: list[str]) -> Report:
@@ -61,9 +66,9 @@ def check(docs: Path, langs: list[str]) -> Report:
     for name in every:
         present = [lang for lang in langs if name in found[lang]]
         report.missing += [(f"docs/{present[0]}/{name}", lang) for lang in langs if lang not in present]
-        first, *others = [(f"docs/{lang}/{name}", embedded(docs / lang / name)) for lang in present]
+        first, *others = [(f"docs/{lang}/{name}", placed(docs / lang / name)) for lang in present]
         for other in others:
-            if other[1] != first[1]:
+            if [c for c, _, _ in other[1]] != [c for c, _, _ in first[1]]:
                 report.different.append((first[0], other[0], _first_difference(first, other)))
     return report
 
@@ -94,15 +99,25 @@ def markdown(report: Report) -> str:
     return "\n".join(out)
 
 
-def _first_difference(first: tuple[str, list[str]], second: tuple[str, list[str]]) -> str:
-    """Where two pages' embedded cells first differ, in words."""
+Placed = tuple[str, list[tuple[str, int, int]]]  # a page and the cells it embeds, each with its block's lines
+
+
+def _first_difference(first: Placed, second: Placed) -> str:
+    """Where two pages' embedded cells first differ, in words: the cell one of them lacks and the line it goes
+    at, a cell only one of them embeds, or two cells in another order."""
     (page, cells), (twin, other) = first, second
-    for i, (a, b) in enumerate(zip(cells, other, strict=False)):
-        if a != b:
-            return f"embedded cell {i + 1} is {a} in {page} but {b} in {twin}"
-    shorter, longer = (twin, page) if len(cells) > len(other) else (page, twin)
-    extra = (cells if len(cells) > len(other) else other)[min(len(cells), len(other)) :]
-    return f"{longer} goes on with {', '.join(extra)}, which {shorter} does not embed"
+    names, other_names = [c for c, _, _ in cells], [c for c, _, _ in other]
+    i = next((i for i, (a, b) in enumerate(zip(names, other_names, strict=False)) if a != b),
+             min(len(names), len(other_names)))  # fmt: skip
+    for (has, mine), (lacks, theirs) in (((page, cells), (twin, other)), ((twin, other), (page, cells))):
+        if i < len(mine) and mine[i][0] not in [c for c, _, _ in theirs[i:]]:
+            cell, line, _ = mine[i]
+            where = (f"before line {theirs[i][1]}" if i < len(theirs) else
+                     f"after line {theirs[-1][2]}" if theirs else "where its prose says what it shows")  # fmt: skip
+            return (f"{lacks} lacks {cell} ({has}:{line}): add `/// example | {cell}` and `///` to {lacks} {where}, "
+                    f"or remove it from {has}")
+    return (f"embedded cell {i + 1} is {names[i]} in {page} (line {cells[i][1]}) but {other_names[i]} in {twin} "
+            f"(line {other[i][1]}): embed the cells in the same order")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,13 +31,13 @@ stacked = torch.stack([x, y], dim=1)
 via_cat = torch.cat([x.unsqueeze(1), y.unsqueeze(1)], dim=1)
 print(torch.equal(stacked, via_cat))
 
-# %% cat-mismatch tags=["raises-exception"]
+# %% cat-mismatch raises="RuntimeError: Sizes of tensors must match except in dimension 0"
 torch.cat([torch.ones(2, 3), torch.ones(2, 4)], dim=0)
 
-# %% stack-mismatch tags=["raises-exception"]
+# %% stack-mismatch raises="RuntimeError: stack expects each tensor to be equal size"
 torch.stack([torch.ones(2, 3), torch.ones(3, 3)])
 
-# %% scalars-cat tags=["raises-exception"]
+# %% scalars-cat raises="RuntimeError: zero-dimensional tensor (at position 0) cannot be concatenated"
 scalars = [torch.tensor(1), torch.tensor(2), torch.tensor(3)]
 torch.cat(scalars)
 
@@ -63,7 +63,7 @@ losses = [w * 1, w * 2, w * 3]
 print(torch.tensor(losses))
 print(torch.stack(losses))
 
-# %% tensor-of-vectors tags=["raises-exception"]
+# %% tensor-of-vectors raises="TypeError: only integer tensors of a single element can be converted to an index"
 torch.tensor(vectors)
 
 # %% iterate-then-cat

@@ -44,7 +44,7 @@ print(torch.get_default_dtype())
 a = np.array([[1.0, 2.0]])
 print(a.dtype, torch.tensor(a).dtype)
 
-# %% dtype-numpy-mismatch tags=["raises-exception"]
+# %% dtype-numpy-mismatch raises="RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float"
 model = torch.nn.Linear(2, 1)
 model(torch.tensor(a))
 

@@ -8,6 +8,7 @@ the examples and the outcomes of :func:`run`, and the published recordings it re
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -138,3 +139,39 @@ class Build:
         scope = f"{first}/" if first == lang else ""
         pages = {uri.removeprefix(scope): value for uri, value in self.pages.items() if uri.startswith(scope)}
         return pages, src_uri.removeprefix(scope)
+
+
+# Warnings held back while an example fails under `mkdocs serve`: they follow from the failure.
+#
+# A failed example's blocks show an error box instead of its cells, so the anchors other pages link to
+# (the error index, ``errors/all.md``, links each error to its cell) are missing for as long as it fails,
+# and MkDocs' link checks say so about pages the contributor never touched. Those warnings are held back
+# while the build knows of a failed example, and one line counts them: fix the example, and any that
+# remain are real. Only links and anchors are held; every other warning passes.
+_KNOCK_ON = ("anchor", "contains a link")  # MkDocs' link validation (mkdocs.structure.pages)
+
+
+class KnockOn(logging.Filter):
+    """A filter on the handlers of MkDocs' logger: drops (and counts) warnings about links and anchors."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and not record.name.startswith("mkdocs.plugins.mkdocs_examples"):
+            text = record.getMessage()
+            if any(word in text for word in _KNOCK_ON):
+                self.held += 1
+                return False
+        return True
+
+    def attach(self) -> None:
+        for handler in logging.getLogger("mkdocs").handlers:
+            handler.addFilter(self)
+
+    def detach(self) -> int:
+        """Stop holding back; how many warnings were held."""
+        for handler in logging.getLogger("mkdocs").handlers:
+            handler.removeFilter(self)
+        return self.held

@@ -50,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--compare-recordings", nargs=2, type=Path, metavar=("BASE", "HEAD"),
                       help="the base's recordings/ and the change's: list every file the change adds, edits or "
                       "removes there, and whether a key the base trusts signs each recording")  # fmt: skip
+    diff.add_argument("--preview", default="", metavar="URL",
+                      help="the address of the change's built site: link the pages of each new example there")
+    diff.add_argument("--default-language", default="en", metavar="LANG",
+                      help="the language the site serves at its root (default: en)")
     code = commands.add_parser("unsandboxed", help="Markdown list of the changed files that run outside the sandbox")
     code.add_argument("changed", type=Path, help="changed paths, one a line, relative to the repository ('-': stdin)")
     code.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -59,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     code.add_argument("--site", type=Path, metavar="SITE",
                       help="the change's built site: also list what the build's last check finds in its HTML files, "
                       "by this checkout's templates (theme.custom_dir) and the installed theme's")  # fmt: skip
+    code.add_argument("--nav", nargs=2, type=Path, metavar=("BASE", "HEAD"),
+                      help="the configuration file of the base and of the change: a change of it that touches only "
+                      "nav and nav_translations is content, not listed")  # fmt: skip
     books = commands.add_parser("notebooks", help="write each example as a runnable notebook, for Colab")
     books.add_argument("out", type=Path, help="folder for <path>.ipynb (this site: notebooks/)")
     books.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="default: mkdocs.yml")
@@ -83,9 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "comments":
         return _comments(args.config_file, args.paths, args.lang)
     if args.command == "diff":
-        return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings)
+        return _diff(args.old, args.new, args.base, args.recordings, args.compare_recordings, args.preview,
+                     args.default_language)
     if args.command == "unsandboxed":
-        return _unsandboxed(args.changed, args.config_file, args.pages, args.site)
+        return _unsandboxed(args.changed, args.config_file, args.pages, args.site, args.nav)
     if args.command != "run":
         return record.main(args)
 
@@ -148,7 +156,8 @@ def _cuda_recordings(folder: Path) -> dict[str, recordings.Recording]:
     return found
 
 
-def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compare: list[Path] | None = None) -> int:
+def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compare: list[Path] | None = None,
+          preview: str = "", default_lang: str = "en") -> int:
     try:
         old, new = outputs.read(old_file), outputs.read(new_file)
         found = _cuda_recordings(folder) if folder else {}
@@ -167,14 +176,18 @@ def _diff(old_file: Path, new_file: Path, base: str, folder: Path | None, compar
 
         stale = [f"`{path}` (cells {', '.join(map(str, sorted(cells)))})" for path in sorted(found)
                  if (cells := outdated(new, path) - outdated(old, path))]  # fmt: skip
-    print(outputs.report(old, new, base=base, stale=stale, recordings=changed), end="")
+    print(outputs.report(old, new, base=base, stale=stale, recordings=changed, preview=preview,
+                         default_lang=default_lang), end="")
     return 0
 
 
-def _unsandboxed(changed: Path, config_file: Path, pages: Path | None, built: Path | None = None) -> int:
+def _unsandboxed(
+    changed: Path, config_file: Path, pages: Path | None, built: Path | None = None, nav: list[Path] | None = None
+) -> int:
     """Print the summary's list of the changed files that run outside the sandbox, with ``pages`` (the change's
     checkout) the raw HTML and refused front matter of each changed page, and with ``built`` (the change's built
-    site) what the build's last check finds in it (nothing where there is none)."""
+    site) what the build's last check finds in it (nothing where there is none); ``nav``: the base's and the
+    change's configuration files, whose difference, if only in the navigation, is content."""
     try:
         text = sys.stdin.read() if str(changed) == "-" else changed.read_text(encoding="utf-8")
         site = load_site(config_file)
@@ -183,7 +196,15 @@ def _unsandboxed(changed: Path, config_file: Path, pages: Path | None, built: Pa
         return 2
     docs = site.docs_dir.relative_to(site.root) if site.docs_dir.is_relative_to(site.root) else site.docs_dir
     examples = Path(site.config.examples_dir)
-    print(review.section(text.splitlines(), examples=examples.as_posix(), docs=docs.as_posix()), end="")
+    config = config_file.resolve()
+    name = config.relative_to(site.root).as_posix() if config.is_relative_to(site.root) else config.name
+    try:  # a configuration the change removes, or that cannot be read, is no navigation change
+        both = [file.read_text(encoding="utf-8") for file in nav or []]
+    except (OSError, UnicodeDecodeError):
+        both = []
+    content = [name] if both and review.nav_only(*both) else []
+    print(review.section(text.splitlines(), examples=examples.as_posix(), docs=docs.as_posix(), content=content),
+          end="")  # fmt: skip
     if pages is not None:
         print(review.pages_section(text.splitlines(), pages, docs=docs.as_posix()), end="")
         print(review.front_matter_section(text.splitlines(), pages, docs=docs.as_posix()), end="")
@@ -204,29 +225,16 @@ def _notebooks(config_file: Path, out: Path, *, check: bool) -> int:
         paths = find_examples(site.examples_dir, [])
         examples = [read_example(site.examples_dir, path, site.config.folder) for path in paths]
         comments.refuse(examples, texts.LANGUAGES)  # a Chinese notebook is never written with English comments
-        wanted = {
-            Path(notebooks.folder_of(str(out), lang)) / f"{example.path.removesuffix('.py')}.ipynb": notebooks.dumps(
-                notebooks.notebook(  # the English of its strings too: a notebook the reader runs
-                    comments.for_download(example, lang), lang=lang, seed=site.config.seed, threads=site.config.threads
-                )
-            )
-            for lang in texts.LANGUAGES  # each language the engine speaks: its notes and comments
-            for example in examples
-        }
+        wanted = notebooks.committed(examples, out, seed=site.config.seed, threads=site.config.threads)
     except (OSError, ValueError, ExampleError, SiteError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    stale = sorted(str(f) for f, text in wanted.items() if not f.exists() or f.read_text(encoding="utf-8") != text)
-    extra = sorted(str(f) for f in out.rglob("*.ipynb") if f not in wanted) if out.exists() else []
+    stale, extra = notebooks.out_of_date(wanted, out)
     if check:
         for name in stale + extra:
             print(f"out of date: {name} (run `make notebooks`)", file=sys.stderr)
         return 1 if stale or extra else 0
-    for name in stale:
-        Path(name).parent.mkdir(parents=True, exist_ok=True)
-        Path(name).write_text(wanted[Path(name)], encoding="utf-8")
-    for name in extra:
-        Path(name).unlink()
+    notebooks.write_committed(wanted, stale, extra)
     print(f"{len(wanted)} notebooks in {out}: {len(stale)} written, {len(extra)} removed")
     return 0
 

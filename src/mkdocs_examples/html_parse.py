@@ -11,7 +11,9 @@ operations, never with a regular expression (tests/test_html_regexes.py checks i
 - :meth:`Element.text`: an element's text, character references resolved, outside the elements
   a function excludes;
 - :func:`find_all`: the elements of one tag, the rest of the source skipped (for a whole page);
-- :func:`with_attribute`: an element's start tag with one attribute set.
+- :func:`with_attribute`: an element's start tag with one attribute set;
+- :class:`Parser`: html.parser in time linear in its input, which every other parser of HTML of the engine
+  and of its site plugins subclasses (tests/test_linear_parsers.py feeds them hostile pages).
 
 Elements end where their end tags are, as html.parser and Material's indexer read them: an element
 without one ends with the element that holds it (the HTML standard's implied ends, such as a ``<li>``
@@ -41,6 +43,150 @@ SCRIPT_TYPES = {
     "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
     "text/x-ecmascript", "text/x-javascript",
 }  # fmt: skip
+
+
+class Parser(HTMLParser):
+    """html.parser, in time linear in the source on any input: every parser of the engine's is one.
+
+    html.parser finds the end of a comment, a CDATA section, a processing instruction, a declaration
+    or an end tag by searching the rest of its text for it; where the end never comes (``<!--`` many
+    times over, unclosed), each one searches to the end of the text again, and a page of such pieces
+    takes time in the square of its size. Here each search goes on from where the last one of its kind
+    found its end (the first end at or after the one searched from is the same), and :meth:`parse`
+    gives html.parser only the text up to the last ``>`` (nothing after it can end a tag, a comment or
+    anything else: html.parser reads it as text, and so does a browser), so that html.parser's closing
+    pass over unfinished pieces does not search to the end for each. What html.parser reports is the
+    same: the searches find what its own would.
+    """
+
+    def reset(self) -> None:
+        super().reset()
+        self._found: dict[object, tuple[int, int, int]] = {}  # terminator: searched from, its start, its end
+        self._searched = ""  # the text ``_found`` holds places in (html.parser drops what it has read)
+
+    def parse(self, source: str) -> None:
+        """Reads all of ``source``: fed, closed, its text after the last ``>`` given to :meth:`handle_data`
+        (outside a raw-text element, as html.parser does)."""
+        last = source.rfind(">") + 1
+        self.feed(source[:last] if last < len(source) else source)
+        self.fed(last)
+        self.close()
+        if last < len(source) and not self.cdata_elem:
+            self.handle_data(source[last:])
+
+    def fed(self, length: int) -> None:
+        """Called between feeding and closing, with the length of the text fed."""
+
+    def _next(self, terminator: re.Pattern[str] | str, at: int) -> tuple[int, int]:
+        """Where the first ``terminator`` (a pattern, or a string) at or after ``at`` starts and ends in
+        ``rawdata``; (-1, -1) where there is none."""
+        if self.rawdata is not self._searched:
+            self._searched, self._found = self.rawdata, {}
+        known = self._found.get(terminator)
+        if known is not None and known[0] <= at and (known[1] < 0 or at <= known[1]):
+            return known[1], known[2]
+        if isinstance(terminator, str):
+            start = self.rawdata.find(terminator, at)
+            end = start + len(terminator) if start >= 0 else -1
+        else:
+            match = terminator.search(self.rawdata, at)
+            start, end = (match.start(), match.end()) if match else (-1, -1)
+        self._found[terminator] = (at, start, end)
+        return start, end
+
+    # html.parser's and _markupbase's own (Python 3.11), each search of the rest of the text made by _next
+
+    def parse_comment(self, i: int, report: int = 1) -> int:
+        rawdata = self.rawdata
+        if rawdata[i : i + 4] != "<!--":
+            raise AssertionError("unexpected call to parse_comment()")
+        start, end = self._next(_COMMENT_CLOSE, i + 4)
+        if start < 0:
+            return -1
+        if report:
+            self.handle_comment(rawdata[i + 4 : start])
+        return end
+
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        rawdata = self.rawdata
+        name, j = self._scan_name(i + 3, i)  # type: ignore[attr-defined]
+        if j < 0:
+            return j
+        if name in {"temp", "cdata", "ignore", "include", "rcdata"}:
+            start, end = self._next(_SECTION_CLOSE, i + 3)
+        elif name in {"if", "else", "endif"}:
+            start, end = self._next(_MS_SECTION_CLOSE, i + 3)
+        else:
+            raise AssertionError(f"unknown status keyword {rawdata[i + 3 : j]!r} in marked section")
+        if start < 0:
+            return -1
+        if report:
+            self.unknown_decl(rawdata[i + 3 : start])
+        return end
+
+    def parse_html_declaration(self, i: int) -> int:
+        rawdata = self.rawdata
+        if rawdata[i : i + 4] == "<!--":
+            return self.parse_comment(i)
+        if rawdata[i : i + 3] == "<![":
+            try:
+                return self.parse_marked_section(i)
+            except AssertionError:  # no keyword html.parser knows (`<![x]]>`): a bogus comment, as to a browser
+                return self.parse_bogus_comment(i)
+        if rawdata[i : i + 9].lower() == "<!doctype":
+            end, _ = self._next(">", i + 9)
+            if end < 0:
+                return -1
+            self.handle_decl(rawdata[i + 2 : end])
+            return end + 1
+        return self.parse_bogus_comment(i)
+
+    def parse_bogus_comment(self, i: int, report: int = 1) -> int:
+        end, _ = self._next(">", i + 2)
+        if end < 0:
+            return -1
+        if report:
+            self.handle_comment(self.rawdata[i + 2 : end])
+        return end + 1
+
+    def parse_pi(self, i: int) -> int:
+        start, end = self._next(">", i + 2)
+        if start < 0:
+            return -1
+        self.handle_pi(self.rawdata[i + 2 : start])
+        return end
+
+    def parse_endtag(self, i: int) -> int:
+        rawdata = self.rawdata
+        _, gtpos = self._next(">", i + 1)
+        if gtpos < 0:
+            return -1
+        match = _END_TAG.match(rawdata, i)  # </ + tag + >
+        if not match:
+            if self.cdata_elem is not None:
+                self.handle_data(rawdata[i:gtpos])
+                return gtpos
+            name = _TAG_NAME.match(rawdata, i + 2)
+            if not name:
+                if rawdata[i : i + 3] == "</>":
+                    return i + 3
+                return self.parse_bogus_comment(i)
+            self.handle_endtag(name.group(1).lower())
+            return self._next(">", name.end())[0] + 1
+        tag = match.group(1).lower()
+        if self.cdata_elem is not None and tag != self.cdata_elem:
+            self.handle_data(rawdata[i:gtpos])
+            return gtpos
+        self.handle_endtag(tag)
+        self.clear_cdata_mode()
+        return gtpos
+
+
+_COMMENT_CLOSE = re.compile(r"--\s*>")
+_SECTION_CLOSE = re.compile(r"]\s*]\s*>")
+_MS_SECTION_CLOSE = re.compile(r"]\s*>")
+_END_TAG = re.compile(r"</\s*([a-zA-Z][-.a-zA-Z0-9:_]*)\s*>")
+_TAG_NAME = re.compile(r"([a-zA-Z][^\t\n\r\f />\x00]*)(?:\s|/(?!>))*")
 
 
 @dataclass(eq=False)
@@ -115,7 +261,7 @@ class Element:
         return parent is not None
 
 
-class _Reader(HTMLParser):
+class _Reader(Parser):
     """Reads ``source`` into its elements, with their places in it."""
 
     def __init__(self, source: str) -> None:
@@ -134,13 +280,14 @@ class _Reader(HTMLParser):
         return j
 
     def read(self) -> list[Element]:
-        self.feed(self.source)
-        self.base = len(self.source) - len(self.rawdata)
-        self.close()
+        self.parse(self.source)
         while self.open:
             element = self.open.pop()
             element.content_end = element.end = len(self.source)
         return self.found
+
+    def fed(self, length: int) -> None:
+        self.base = length - len(self.rawdata)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._start(tag, attrs, closed=tag in VOID)
@@ -191,6 +338,12 @@ class _One(_Reader):
     def __init__(self, source: str, *, start_only: bool) -> None:
         super().__init__(source)
         self.start_only = start_only
+        self.closing = False
+        self.ended = False  # the element has ended
+
+    def fed(self, length: int) -> None:
+        super().fed(length)
+        self.closing = True  # html.parser reads on to the end, what it left unfinished as text
 
     def _start(self, tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> None:
         super()._start(tag, attrs, closed=closed or self.start_only)
@@ -223,11 +376,17 @@ def find_all(source: str, tag: str, *, start_only: bool = False, holding: str | 
     found: list[Element] = []
     short = start_only or tag in UNNESTED
     end_tag = re.compile(rf"</{re.escape(tag)}(?=[\s/>])[^>]*>", re.I | re.A)
+    last = source.rfind(">")  # no start tag starts after the last `>`
     for opening in re.finditer(rf"<{re.escape(tag)}(?=[\s/>])", source, re.I | re.A):
         start = opening.start()
+        if start > last:
+            break
         if found and start < found[-1].end:
             continue  # inside the one found before
-        if holding is not None and (written := _WRITTEN_START_TAG.match(source, start)) and holding not in written[0]:
+        # (the start tag as written is looked for near its start only: a search to the end of the source for each
+        # would take time in the square of its size where many never end)
+        written = _WRITTEN_START_TAG.match(source, start, start + _START_TAG)
+        if holding is not None and written and holding not in written[0]:
             continue  # its start tag does not hold it: not read
         element = _read(source, start, start_only=short)
         if element is None or (holding is not None and holding not in element.start_tag):
@@ -240,17 +399,25 @@ def find_all(source: str, tag: str, *, start_only: bool = False, holding: str | 
 
 
 def _read(source: str, start: int, *, start_only: bool) -> Element | None:
-    """The element whose start tag is at ``start``, read by html.parser (the start tag only, or all of it)."""
-    for text in ([source[start : start + _START_TAG]] if start_only else []) + [source[start:]]:
-        reader = _One(text, start_only=start_only)
+    """The element whose start tag is at ``start``, read by html.parser (the start tag only, or all of it).
+
+    Read from a piece of ``source`` that starts there and doubles in length until the element ends in it
+    while html.parser is still being fed (what it reports then is what it reports reading all of ``source``),
+    then from all the rest: each element costs time in its own length, not in the length of the source after
+    it. A start tag only is taken from the first piece whenever html.parser finds one in it."""
+    size = _START_TAG
+    while True:
+        whole = start + size >= len(source)
+        reader = _One(source[start:] if whole else source[start : start + size], start_only=start_only)
         try:
             reader.read()
         except _Found:
-            pass
-        if reader.found:
+            reader.ended = True
+        if reader.found and (whole or (start_only and size == _START_TAG) or (reader.ended and not reader.closing)):
             break
-    else:
-        return None
+        if whole:
+            return None
+        size *= 2
     for element in reader.found:
         element.source = source
         element.start, element.content = element.start + start, element.content + start

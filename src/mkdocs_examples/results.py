@@ -38,6 +38,7 @@ class SiteError(Exception):
 FailureKind = Literal[
     "exception",  # an unexpected exception in a cell
     "no-exception",  # a cell tagged raises-exception raised nothing
+    "raises",  # a cell raised another exception than its raises= claim names (execute/raises.py)
     "exit",  # the example called sys.exit()
     "timeout",  # it ran longer than the plugin option `timeout`
     "crash",  # its process died from a signal

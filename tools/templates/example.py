@@ -1,6 +1,9 @@
 # %% [markdown]
 # $title: what this example shows, in one line
 
+# %% [markdown] lang="zh"
+# $title_zh：用一句话说明这个示例演示什么
+
 # %% first
 import torch
 

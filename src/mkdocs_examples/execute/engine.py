@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mkdocs_examples.environment import detect_device
+from mkdocs_examples.execute import raises
 from mkdocs_examples.execute.cache import PACKAGE, Cache, Lines, cache_key, entries, fingerprint, lines_of, relocated
 from mkdocs_examples.execute.child import headers, sandbox
 from mkdocs_examples.execute.child.budget import size
@@ -30,6 +31,11 @@ NOT_EXECUTED = (
     "no cached result for this example, and this build does not execute examples (execute: false): "
     "run them in the job that does, with the same versions, and pass its .cache/examples on to this one"
 )
+
+
+# What a failed hidden check (a `remove-cell` cell) means: never "tag it raises-exception", which would
+# turn the failed claim into an output shown as intended
+CLAIM_FAILED = "a claim of this page no longer holds: fix the code, the prose or the check"
 
 
 class EngineError(Exception):
@@ -147,15 +153,18 @@ class Engine:
             self.pool.start()
 
     def run(
-        self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None
+        self, examples: list[Example], on_outcome: Callable[[Outcome, Progress], None] | None = None,
+        *, claims: bool = True,
     ) -> dict[str, Outcome]:
-        """Results of ``examples`` by path: remembered, cached, or executed now in parallel."""
+        """Results of ``examples`` by path: remembered, cached, or executed now in parallel. ``claims``: each
+        judged by its cells' ``raises=`` claims too (:func:`judged`); a recording keeps the run as it was."""
         unique = {example.path: example for example in examples}
         progress = Progress(total=len(unique))
         outcomes: dict[str, Outcome] = {}
         keys = {path: cache_key(example, self._fingerprint) for path, example in unique.items()}
 
         def done(outcome: Outcome) -> None:
+            outcome = judged(outcome) if claims else outcome
             outcomes[outcome.example.path] = outcome
             progress.count(outcome)
             if on_outcome:
@@ -312,6 +321,16 @@ def run_options(config: Settings) -> Options:
     )  # fmt: skip
 
 
+def judged(outcome: Outcome) -> Outcome:
+    """``outcome``, failed where a cell raised another exception than its ``raises=`` claim names. Judged on every
+    build, after the cache: a claim is no part of a key, so a claim added or changed is checked on the result kept."""
+    if outcome.failure is not None or not (found := raises.mismatches(outcome.example, outcome.result.cells)):
+        return outcome
+    first = found[0]
+    failure = Failure("raises", first.cell.index, first.cell.header or first.cell.lineno, detail=first.detail())
+    return replace(outcome, result=replace(outcome.result, failure=failure))
+
+
 def describe(outcome: Outcome) -> str:
     """One clear message for a failed example: file and line first, then what to do."""
     failure = outcome.failure
@@ -319,8 +338,15 @@ def describe(outcome: Outcome) -> str:
     example = outcome.example
     where = f"{example.display}:{failure.line}" if failure.line else example.display
     kind = failure.kind
-    if kind == "exception":
+    cell = example.cells[failure.cell] if failure.cell is not None and failure.cell < len(example.cells) else None
+    if kind == "exception" and cell is not None and cell.has("remove-cell"):  # a hidden check: a claim, not a demo
+        text = CLAIM_FAILED
+        if failure.line and 0 < failure.line <= len(lines := example.source.splitlines()):
+            text += f"; the check: {lines[failure.line - 1].strip()}"
+    elif kind == "exception":
         text = 'unexpected exception (if the cell should raise, tag it: # %% tags=["raises-exception"])'
+    elif kind == "raises":
+        text = failure.detail or kind
     elif kind == "no-exception":
         text = "the cell is tagged raises-exception but raised nothing"
     elif kind == "exit":

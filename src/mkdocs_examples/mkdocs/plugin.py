@@ -20,6 +20,7 @@ site's own hooks may use; everything else is internal.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,7 +37,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
 from mkdocs_examples import page_markdown
-from mkdocs_examples.build import Build, run
+from mkdocs_examples.build import Build, KnockOn, run
 from mkdocs_examples.execute.engine import Engine, EngineError, Outcome, grouped
 from mkdocs_examples.execute.pool import PoolError
 from mkdocs_examples.mkdocs import i18n, pages
@@ -48,7 +49,7 @@ from mkdocs_examples.recordings.store import RecordingError
 from mkdocs_examples.render.page import branch, github, link_titles
 from mkdocs_examples.results import SiteError
 from mkdocs_examples.source import comments, files
-from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.cells import Example, ExampleError
 from mkdocs_examples.source.pages import refuse_bidi
 
 log = get_plugin_logger(__name__)
@@ -72,6 +73,7 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         self._engine: Engine | None = None
         self._root = Path()
         self._serving = False
+        self._held: KnockOn | None = None  # warnings held back while an example fails (`serve`)
         self._build = Build()  # what this build found: pages, examples, outcomes (build.py)
         self._recordings: PublishedRecordings | None = None  # the option `recordings`, read in each build
         self._site: page_markdown.Site | None = None  # what rendering a page needs of the configuration
@@ -110,6 +112,12 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
         build's ``on_pre_build`` has run, for the pages MkDocs builds (``exclude_docs`` left out).
         """
         return self._build.examples_of(src_uri)
+
+    def example_of_view(self, src_uri: str) -> str | None:
+        """The example a notebook view shows, by the view's ``src_uri``: a path relative to :attr:`examples_dir`;
+        None for any other page. Known from this language build's ``on_files`` on."""
+        view = self._views.get(src_uri)
+        return view.example if view else None
 
     def build_no_notebook_views(self) -> None:
         """No notebook view in this build, whatever the option ``notebook_views`` says: for a preview that
@@ -190,18 +198,23 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             for lang in i18n.site_languages(config):
                 for problem in comments.problems(example, lang) if lang != i18n.default_language(config) else []:
                     log.warning(problem)  # comments a reader would get in English: fails a strict build
+        self._keep_notebooks()
         self._build.outcomes = self._run(list(self._build.loaded().values()))
         try:
             self._build.read_recordings(log.info, log.warning)  # an unverified recording fails a strict build
         except RecordingError as error:
             raise PluginError(str(error)) from None
-        problems = self._build.problems()
+        problems = grouped(self._build.problems())  # one message per example, naming the blocks that embed it
         if problems and not self._serving:
-            raise PluginError(f"{len(problems)} example block(s) failed:\n\n" + "\n\n".join(grouped(problems)))
+            failed = f"{len(problems)} example failed" if len(problems) == 1 else f"{len(problems)} examples failed"
+            raise PluginError(f"{failed}:\n\n" + "\n\n".join(problems))
         for problem in problems:
             # Not a warning: under `strict: true` a warning aborts the rebuild, and `serve` would keep
             # the reader waiting instead of showing the error box on the page
             log.info(f"FAILED (shown on its page; `mkdocs build` stops here): {problem}")
+        if problems and self._held is None:  # what follows from the failure waits until it is fixed
+            self._held = KnockOn()
+            self._held.attach()
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Callable) -> LiveReloadServer:
         server.watch(str(self.examples_dir))  # an edited example rebuilds the pages
@@ -378,8 +391,25 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             raise PluginError(str(error)) from None
         return outcomes
 
+    def _keep_notebooks(self) -> None:
+        """The committed notebooks (notebooks/, for Colab) follow the examples: written again here, or, where the
+        build must not write into the checkout (CI), a warning per stale one, which fails a strict build."""
+        settings, write = settings_of(self.config), not os.environ.get("CI")
+        try:
+            said = notebooks.keep_committed(self._root, self.examples_dir, settings.folder, seed=settings.seed,
+                                            threads=settings.threads, write=write)  # fmt: skip
+        except (OSError, ExampleError, SiteError):
+            return  # an example that cannot be read, or translated: the build says so, `make notebooks` refuses it
+        for line in said:
+            (log.info if write else log.warning)(line)
+
     def _end_build(self) -> None:
         """The end of a build, or of a failed one: nothing of it reaches the next (`mkdocs serve` rebuilds)."""
         self._views, self._view_urls = {}, {}
+        if self._held is not None:
+            if held := self._held.detach():
+                log.info(f"{held} warning(s) about links and anchors held back while an example fails: they "
+                         "follow from its missing cells; fix the example first")  # fmt: skip
+            self._held = None
         if self._engine:
             self._engine.forget_failures()  # a failed example runs again on the next `serve` rebuild

@@ -69,6 +69,7 @@ from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
+from mkdocs_examples.tracebacks import exception_line, message_lines  # noqa: F401 (exception_line: the index's name for it too)
 
 SOURCE_URL = "https://github.com/{repo}/blob/{tag}/{source}"
 PYTORCH = "pytorch/pytorch"
@@ -82,8 +83,6 @@ _PUNCTUATION = {"en": (", ", " ({})"), "zh": ("、", "（{}）")}
 # ... and of a wording's label: between quoted releases, between its devices
 _LABELS = {"en": (", ", "; "), "zh": ("、", "；")}
 
-_FRAME = re.compile(r'^  File "')
-_HEADER = "Traceback (most recent call last):"  # at the start of a line: not the "Original Traceback" of a message
 # A line an example prints of an error it caught: ``RuntimeError: ...``, ``torch.AcceleratorError: ...``
 _PRINTED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*$", re.MULTILINE)
 _SHAPE = re.compile(r"(?<![\w.])\d+(?:x\d+)+(?![\w.])")
@@ -201,17 +200,11 @@ class Entry:
     wordings: list[Wording] = field(default_factory=list)  # every variant: its own first, then the newest release's
 
 
-def exception_line(traceback: str) -> str | None:
-    """The line that names the exception (``Type: message``), after the last frame of ``traceback``."""
-    rest = _message_lines(traceback)
-    return rest[0].strip() if rest else None
-
-
 def index_line(traceback: str, *, innermost: bool = False) -> str | None:
     """The exception line as the index names it: with the head of the next line (up to its
     first colon) when the first ends with a colon, as ``Error(s) in loading state_dict for
     Linear:`` does before ``Missing key(s) in state_dict: ...`` or ``size mismatch for weight: ...``."""
-    rest = _message_lines(traceback, innermost=innermost)
+    rest = message_lines(traceback, innermost=innermost)
     return _with_next_head(rest[0], [line for line in rest[1:] if line.strip()]) if rest else None
 
 
@@ -221,27 +214,6 @@ def _with_next_head(line: str, rest: list[str]) -> str:
         head, colon, _ = rest[0].strip().partition(":")
         line += f" {head}{colon}"
     return line
-
-
-def _message_lines(traceback: str, *, innermost: bool = False) -> list[str]:
-    """The non-empty lines after the frames of ``traceback``'s last traceback: the exception and its message.
-
-    A message may hold a traceback of its own (``Caught RuntimeError in DataLoader worker process 0.``, then
-    the worker's ``Original Traceback``): the exception raised is the line after the frames that follow the
-    last header at the start of a line. ``innermost``: the line after the last frame of all instead, the
-    original error such a message carries."""
-    lines = traceback.rstrip("\n").splitlines()
-    header = max((i for i, line in enumerate(lines) if line == _HEADER), default=-1)
-    if innermost or header < 0:
-        last = max((i for i, line in enumerate(lines) if _FRAME.match(line)), default=-1)
-        i = last + 1
-        while last >= 0 and i < len(lines) and lines[i].startswith("    "):  # the frame's code and carets
-            i += 1
-    else:
-        i = header + 1
-        while i < len(lines) and lines[i].startswith(" "):  # its frames, their code and carets
-            i += 1
-    return [line for line in lines[i:] if line.strip()]
 
 
 def index_lines(cell: CellResult) -> list[tuple[str, str]]:

@@ -42,7 +42,8 @@ from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.render.provenance import described, in_words
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
-from mkdocs_examples.source.cells import Cell, Example, is_code, notes_for, split_chunks
+from mkdocs_examples.source.cells import Cell, Example, find_examples, is_code, notes_for, read_example, split_chunks
+from mkdocs_examples.source.keys import support_digest
 
 
 def notebook(
@@ -197,8 +198,79 @@ def colab_url(repository: str, example: Example, branch: str = "main", lang: str
     `make notebooks`, :func:`folder_of`)."""
     path = example.path.removesuffix(".py")
     owner_repo = repository.removeprefix("https://github.com/")
-    folder = folder_of("notebooks", lang)
+    folder = folder_of(COMMITTED, lang)
     return f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/{folder}/{path}.ipynb"
+
+
+COMMITTED = "notebooks"  # the folder, beside the site's configuration, of the notebooks Colab opens from GitHub
+
+
+def committed(examples: Iterable[Example], out: Path, *, seed: int, threads: int) -> dict[Path, str]:
+    """What `make notebooks` writes under ``out`` for ``examples``: each notebook's path and text, in each
+    language the engine speaks (its notes and comments; the English of its strings, which the reader runs).
+    Examples whose comments are not all translated: :func:`comments.refuse` first."""
+    return {
+        Path(folder_of(str(out), lang)) / f"{example.path.removesuffix('.py')}.ipynb": dumps(
+            notebook(comments.for_download(example, lang), lang=lang, seed=seed, threads=threads)
+        )
+        for lang in texts.LANGUAGES
+        for example in examples
+    }
+
+
+def out_of_date(wanted: dict[Path, str], out: Path) -> tuple[list[Path], list[Path]]:
+    """Of the notebooks under ``out``: those :func:`committed` would write otherwise (or that are missing), and
+    those of no example any more."""
+    stale = sorted(f for f, text in wanted.items() if not f.is_file() or f.read_text(encoding="utf-8") != text)
+    extra = sorted(f for f in out.rglob("*.ipynb") if f not in wanted) if out.is_dir() else []
+    return stale, extra
+
+
+def write_committed(wanted: dict[Path, str], stale: list[Path], extra: list[Path]) -> None:
+    """Bring the notebooks :func:`out_of_date` found up to date: write the stale, remove the extra."""
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(wanted[path], encoding="utf-8")
+    for path in extra:
+        path.unlink()
+
+
+def keep_committed(
+    root: Path, examples_dir: Path, folder: str, *, seed: int, threads: int, write: bool
+) -> list[str]:
+    """The build's care of the notebooks committed under ``root/notebooks/`` (none when there is no such
+    folder). With ``write`` (a contributor's machine): each notebook an edited example made stale is written
+    again, and one line says which, to commit with it; only the examples edited since their notebooks were
+    written are read (:func:`_edited`), so that `mkdocs serve` pays for what changed. Without (CI): every
+    notebook is compared, one line per stale one naming it and the command that writes it.
+    :class:`ExampleError` or :class:`SiteError` for an example that cannot be read or translated."""
+    out = root / COMMITTED
+    if not out.is_dir():
+        return []
+    paths = find_examples(examples_dir, [])
+    every = {Path(folder_of(str(out), lang)) / f"{path.removesuffix('.py')}.ipynb"
+             for lang in texts.LANGUAGES for path in paths}  # fmt: skip
+    read = [path for path in paths if not write or _edited(examples_dir / path, out, path)]
+    support = support_digest(examples_dir) if read else ""  # once, not once per example (a helper is read once)
+    examples = [read_example(examples_dir, path, folder, support) for path in read]
+    comments.refuse(examples, texts.LANGUAGES)  # a Chinese notebook is never written with English comments
+    wanted = committed(examples, out, seed=seed, threads=threads)
+    stale, _ = out_of_date(wanted, out)
+    extra = sorted(f for f in out.rglob("*.ipynb") if f not in every)
+    names = [f.relative_to(root).as_posix() for f in stale + extra]
+    if not write:
+        return [f"{name} out of date: make notebooks" for name in names]
+    write_committed(wanted, stale, extra)
+    return [f"notebooks written again from their examples (commit them with the examples): {', '.join(names)}"] \
+        if names else []  # fmt: skip
+
+
+def _edited(source: Path, out: Path, path: str) -> bool:
+    """Whether example ``source`` (or its translated comments) changed after one of its notebooks was written."""
+    sources = [source, *source.parent.glob(f"{source.stem}.*.yml")]
+    newest = max(f.stat().st_mtime for f in sources)
+    books = [Path(folder_of(str(out), lang)) / f"{path.removesuffix('.py')}.ipynb" for lang in texts.LANGUAGES]
+    return any(not book.is_file() or book.stat().st_mtime < newest for book in books)
 
 
 def folder_of(out: str, lang: str) -> str:
@@ -217,7 +289,6 @@ def _markdown(text: str, cell_id: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": disarmed(unwrap(text))}
 
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _LINKING = re.compile(r"([\[\]!])")
 
 
@@ -229,11 +300,39 @@ def disarmed(markdown: str) -> str:
     inside a code span nothing needs escaping, as Markdown shows it as it is.
     """
     parts, last = [], 0
-    for span in _CODE_SPAN.finditer(markdown):
-        parts += [_LINKING.sub(r"\\\1", html.escape(markdown[last : span.start()], quote=False)), span[0]]
-        last = span.end()
+    for start, end in code_spans(markdown):
+        parts += [_LINKING.sub(r"\\\1", html.escape(markdown[last:start], quote=False)), markdown[start:end]]
+        last = end
     parts.append(_LINKING.sub(r"\\\1", html.escape(markdown[last:], quote=False)))
     return "".join(parts)
+
+
+def code_spans(markdown: str) -> list[tuple[int, int]]:
+    """Where each code span of ``markdown`` is, as CommonMark reads them: a run of backticks that a backslash
+    does not escape (`` \\` `` is a backtick, and the run goes on after it), closed by the next run of the same
+    length (inside a span, a backslash is itself). In linear time: the runs of each length are taken in order."""
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", markdown)]
+    by_length: dict[int, list[int]] = {}  # length: the indexes of the runs of that length, in order
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    taken = dict.fromkeys(by_length, 0)  # length: how many of its runs were passed
+    spans, index = [], 0
+    while index < len(runs):
+        start, end = runs[index]
+        before = start
+        while before > 0 and markdown[before - 1] == "\\":  # each backslash is counted once: they end a run
+            before -= 1
+        opening = start + (start - before) % 2  # an escaped backtick is text
+        closers = by_length.get(end - opening, [])
+        while taken.get(end - opening, 0) < len(closers) and closers[taken[end - opening]] <= index:
+            taken[end - opening] += 1
+        if opening == end or taken.get(end - opening, 0) >= len(closers):
+            index += 1  # no span: the backticks are text
+            continue
+        closer = closers[taken[end - opening]]
+        spans.append((opening, runs[closer][1]))
+        index = closer + 1
+    return spans
 
 
 def _code(cell: Cell, source: str, shown: Any, count: int) -> dict[str, Any]:

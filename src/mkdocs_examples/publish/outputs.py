@@ -237,11 +237,14 @@ def _names(paths: list[str]) -> str:
 
 def report(
     old: Snapshot, new: Snapshot, *, base: str = "main", stale: list[str] | None = None,
-    recordings: list[RecordingChange] | None = None,
+    recordings: list[RecordingChange] | None = None, preview: str = "", default_lang: str = "en",
 ) -> str:  # fmt: skip
     """A Markdown report for a pull request's job summary (or a terminal); ``recordings``: the files under
-    recordings/ the change adds, edits or removes (recordings/attest.py: :func:`~attest.changes`)."""
+    recordings/ the change adds, edits or removes (recordings/attest.py: :func:`~attest.changes`); ``preview``: the
+    address of the change's built site, to link each new example's pages (``default_lang``'s at its root)."""
     out = [*_ran(new), "", f"## Outputs compared with {base}", "", *_compared(old, new, base)]
+    for path in sorted(set(new.examples) - set(old.examples)):
+        out += ["", *_new_example(path, new.examples[path], preview, default_lang)]
     if stale is not None:
         out += ["", "## CUDA recordings", ""]
         if stale:
@@ -324,6 +327,43 @@ def _compared(old: Snapshot, new: Snapshot, base: str) -> list[str]:
         for change in (c for c in real if c.example == path):
             out += _details(change)
     return out
+
+
+def _new_example(path: str, example: dict[str, Any], preview: str, default_lang: str) -> list[str]:
+    """A new example for its reviewer: the pages that show it (linked into the preview) and what each cell they
+    show printed, as a reader sees it."""
+    out = [f"### `{path}` (new)", ""]
+    pages = example["pages"]
+    if pages:
+        named = [f"[`{page}`]({page_url(preview, page, default_lang)})" if preview else f"`{page}`" for page in pages]
+        out += [f"Shown on {', '.join(named)}.", ""]
+    else:
+        out += ["No page embeds it yet.", ""]
+    cells: dict[str, Cell] = example["cells"]
+    shown = [cell for cell in cells.values() if not cell.hidden and (cell.text or cell.images or cell.skipped)]
+    for cell in shown:
+        name = cell.key if not cell.key.startswith("#") else f"cell {cell.key}"
+        out += [f"<details open><summary><code>{html.escape(name)}</code> (line {cell.line})</summary>", ""]
+        if cell.skipped:
+            out.append(f"Not run here ({cell.skipped}).")
+        else:
+            more = len(cell.text) - _LIMIT
+            out += _fence(list(cell.text[:_LIMIT]) + ([f"… {more} more lines\n"] if more > 0 else []))
+        if cell.images:
+            out.append(_plural(len(cell.images), "figure") + ".")
+        out += ["", "</details>"]
+    if not shown:
+        out.append("It shows no output.")
+    return out
+
+
+def page_url(preview: str, page: str, default_lang: str) -> str:
+    """The address in the built site ``preview`` of ``page`` (``<lang>/<path>.md`` under the docs folder, as
+    :func:`embedding` names it): the default language at the root, the others under their own folder."""
+    lang, _, rest = page.partition("/")
+    stem = rest.removesuffix(".md")
+    path = stem.removesuffix("index") if stem == "index" or stem.endswith("/index") else stem + "/"
+    return preview.rstrip("/") + "/" + ("" if lang == default_lang else f"{lang}/") + path
 
 
 def _details(change: Change) -> list[str]:

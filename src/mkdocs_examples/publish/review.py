@@ -9,6 +9,12 @@ content (the pages' Markdown, images, the README, the notebooks written from the
 recordings, which are data read through a schema and reported on their own). An SVG is no plain
 image: opened by its address, a script in it runs on the site's origin.
 
+Two kinds of change a content pull request brings are content too, judged by what changed rather
+than by the path: lists of words that are plain data (:data:`DATA`: search queries a test runs,
+search terms the search index reads; YAML read safely, nothing in them runs), and a change of the
+site's configuration that touches only its navigation (:func:`nav_only`: the two configurations,
+parsed with their tags as written, are the same without ``nav`` and ``nav_translations``).
+
 A page's Markdown is content, but Markdown publishes its raw HTML and its attribute lists
 (``{: key=value }``) as written, into readers' browsers: given the change's checkout, the summary
 also lists, page by page, each line that holds some, for a reviewer to read as markup, and each key
@@ -24,11 +30,17 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+import yaml  # type: ignore[import-untyped]
+
+from mkdocs_examples import yaml_files
 from mkdocs_examples.site import front_matter
 from mkdocs_examples.source.blocks import fenced_lines
 
 IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico")
 NOT_SANDBOXED = ("conftest.py",)  # in the examples' folder too: pytest imports any conftest.py it meets
+# Words as data: read with a safe YAML loader by a test and the search plugin, never run or imported
+DATA = ("tests/search_queries.yml", "data/search_terms.yml")
+NAVIGATION = ("nav", "nav_translations")  # what only the site's navigation shows: titles and their order
 
 HEADING = "### Files that run outside the sandbox"
 INTRO = (
@@ -38,14 +50,21 @@ INTRO = (
 )
 
 
-def unsandboxed(paths: Iterable[str], *, examples: str = "examples", docs: str = "docs") -> list[str]:
-    """The ``paths`` (relative to the repository, as git names them) that run outside the sandbox, sorted, once each."""
-    return sorted({path for path in paths if path.strip() and not _harmless(path.strip(), examples, docs)})
+def unsandboxed(
+    paths: Iterable[str], *, examples: str = "examples", docs: str = "docs", content: Iterable[str] = ()
+) -> list[str]:
+    """The ``paths`` (relative to the repository, as git names them) that run outside the sandbox, sorted, once each;
+    ``content``: changed paths found to be content by what changed in them (:func:`nav_only`)."""
+    known = {path.strip() for path in content}
+    return sorted({path.strip() for path in paths
+                   if path.strip() and path.strip() not in known and not _harmless(path.strip(), examples, docs)})
 
 
-def section(paths: Iterable[str], *, examples: str = "examples", docs: str = "docs") -> str:
+def section(
+    paths: Iterable[str], *, examples: str = "examples", docs: str = "docs", content: Iterable[str] = ()
+) -> str:
     """The summary's Markdown section listing them; empty when there is none."""
-    found = unsandboxed(paths, examples=examples, docs=docs)
+    found = unsandboxed(paths, examples=examples, docs=docs, content=content)
     if not found:
         return ""
     return "\n".join([HEADING, "", INTRO, "", *(f"- `{path}`" for path in found), ""]) + "\n"
@@ -157,12 +176,24 @@ def _pages(paths: Iterable[str], checkout: Path, docs: str) -> list[str]:
     return found
 
 
+def nav_only(base: str, head: str) -> bool:
+    """Whether two texts of the site's configuration (mkdocs.yml) differ at most in their navigation: equal once
+    parsed without :data:`NAVIGATION`, their tags (``!!python/name:``, ``!ENV``) compared as written, never acted
+    on. Comments and layout count for nothing; a text that is not valid YAML is no navigation change."""
+    try:
+        return yaml_files.without_keys(base, NAVIGATION) == yaml_files.without_keys(head, NAVIGATION)
+    except yaml.YAMLError:
+        return False
+
+
 def _harmless(path: str, examples: str, docs: str) -> bool:
     name = PurePosixPath(path)
     top = name.parts[0] if name.parts else ""
     suffix = name.suffix.lower()
     if name.name in NOT_SANDBOXED:
         return False
+    if path in DATA:
+        return True
     if _under(name, examples):
         return True
     if _under(name, docs):

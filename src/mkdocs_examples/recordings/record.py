@@ -181,7 +181,7 @@ def _record(
 
     start = time.perf_counter()
     try:
-        outcomes = list(engine.run(todo, report).values())
+        outcomes = list(engine.run(todo, report, claims=False).values())  # the run as it was: a fact of its release
     finally:
         engine.close()
     if made:

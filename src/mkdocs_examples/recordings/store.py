@@ -48,6 +48,7 @@ from typing import Any
 
 from mkdocs_examples import __version__
 from mkdocs_examples.environment import DEVICES
+from mkdocs_examples.execute import raises
 from mkdocs_examples.execute.cache import lines_of
 from mkdocs_examples.results import MAX_RECORDING, RESULT, CellResult, Result
 from mkdocs_examples.schema import JSONError, loads, validate
@@ -248,6 +249,13 @@ def current(recording: Recording, example: Example) -> Recording | None:
     failed = recording.failed
     if failed is not None:
         failed = replace(failed, line=move.line(failed.line)) if failed.cell < held else None
+    # A claim about an error (raises=) judged on this environment's run: where the exception it recorded is
+    # another, that is its failed check, as if an assertion had failed there (its output stops at that cell)
+    wrong = next(iter(raises.mismatches(example, cells)), None)
+    if wrong is not None and (failed is None or wrong.cell.index < failed.cell):
+        message = f'{wrong.actual} (raises= says "{wrong.expected}")'[:1000]
+        failed = Failed(wrong.cell.index, wrong.cell.header or wrong.cell.lineno, "exception", message)
+        cells = tuple(c for c in cells if c.cell <= failed.cell)
     return replace(recording, cells=cells, failed=failed)
 
 

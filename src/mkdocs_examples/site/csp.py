@@ -25,7 +25,6 @@ import hashlib
 import secrets
 import string
 from collections.abc import Callable
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from mkdocs_examples.html_parse import SCRIPT_TYPES
+from mkdocs_examples.html_parse import SCRIPT_TYPES, Parser
 from mkdocs_examples.mkdocs import i18n, upstream
 from mkdocs_examples.site import built_html
 
@@ -49,7 +48,7 @@ _MARK = secrets.token_hex(16)
 START, END = f"<!--mx-content {_MARK}-->", f"<!--/mx-content {_MARK}-->"
 
 
-class _Scripts(HTMLParser):
+class _Scripts(Parser):
     """The text of each inline script of a piece of HTML, as a browser hashes it."""
 
     def __init__(self) -> None:
@@ -92,8 +91,7 @@ def hashes(*pieces: str) -> list[str]:
     for piece in pieces:
         scripts = _Scripts()
         for element in _script_elements(piece):
-            scripts.feed(element)
-            scripts.close()
+            scripts.parse(element)
             scripts.reset()
         for text in scripts.texts:
             normal = text.replace("\r\n", "\n").replace("\r", "\n")  # as a browser reads the page

@@ -26,17 +26,21 @@ A page's content found clean is kept (in memory, by page, on the plugin, which M
 rebuilds of `mkdocs serve` as it has ``on_startup``): the same content is not read again, and any
 other is checked in full.
 
-Not checked: the theme's templates and overrides/ (never page content), and the engine's notebook
-views (``.ipynb`` pages, rendered by mkdocs-jupyter with its own scripts; tests/test_markup.py
-checks that nothing an example brings becomes markup there).
+The engine's notebook views (``.ipynb`` pages, rendered by mkdocs-jupyter with its own scripts) are
+checked in their Markdown cells only (:func:`check_notes`): the notes of an example, which the engine
+writes disarmed (publish/notebooks.py), and whose findings name the example. Not checked: the
+theme's templates and overrides/ (never page content); examples-csp checks every built file after
+the build, theirs included.
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 from html import escape
-from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
@@ -45,6 +49,8 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from mkdocs_examples import html_parse
+from mkdocs_examples.html_parse import Parser
 from mkdocs_examples.site import front_matter
 
 log = get_plugin_logger("page_html")
@@ -81,8 +87,7 @@ def check(content: str) -> tuple[list[Finding], str]:
     """What in ``content`` (a page's HTML) could script the site, and the content without it (``content``
     itself, unchanged, when nothing is found)."""
     checker = _Checker()
-    checker.feed(content)
-    checker.close()
+    checker.parse(content)
     return checker.found, "".join(checker.out) if checker.found else content
 
 
@@ -102,7 +107,7 @@ def _attribute(tag: str, name: str, value: str | None) -> Finding | None:
     return None
 
 
-class _Checker(HTMLParser):
+class _Checker(Parser):
     """Reads a page's HTML, keeps what it finds, and writes it again without (``out``)."""
 
     def __init__(self) -> None:
@@ -179,14 +184,43 @@ class _Checker(HTMLParser):
             self.handle_data(written)
 
 
-def _line(source: str, token: str, seen: int) -> int | None:
-    """The line of the ``seen``-th (from 0) occurrence of ``token`` in ``source``, in any case; None if absent."""
-    text, at = source.lower(), -1
-    for _ in range(seen + 1):
-        at = text.find(token, at + 1)
+NOTE = "jp-RenderedMarkdown"  # the class of a Markdown cell's HTML in mkdocs-jupyter's views (nbconvert's lab)
+
+
+def check_notes(content: str) -> tuple[list[Finding], str]:
+    """What in the Markdown cells of a notebook view's ``content`` could script the site, and the content with
+    each such cell's HTML made safe (``content`` itself where nothing is found). The rest of a view is
+    mkdocs-jupyter's (its scripts) and the engine's (code and outputs as text): not read here."""
+    found: list[Finding] = []
+
+    def edit(element: html_parse.Element) -> str | None:
+        if NOTE not in element.classes:
+            return None
+        those, safe = check(element.inner)
+        found.extend(those)
+        return f"{element.start_tag}{safe}{element.end_tag}" if those else None
+
+    safe = html_parse.rewrite(content, edit, html_parse.find_all(content, "div", holding=NOTE))
+    return found, safe if found else content
+
+
+class _Lines:
+    """Where tokens occur in a page's Markdown, in any case, each occurrence given once, in order: each
+    token is searched for from after its last occurrence given, and a place's line is found by bisection,
+    so that many findings on a large page take time in its size, not in its size times their number."""
+
+    def __init__(self, source: str) -> None:
+        self.text = source.lower()
+        self.breaks = [found.start() for found in re.finditer("\n", self.text)]
+        self.after: dict[str, int] = {}  # token: where its last occurrence given starts
+
+    def next(self, token: str) -> int | None:
+        """The line of the next occurrence of ``token`` not given yet; None if there is none."""
+        at = self.text.find(token, self.after.get(token, -1) + 1)
         if at < 0:
             return None
-    return text.count("\n", 0, at) + 1
+        self.after[token] = at
+        return bisect.bisect_left(self.breaks, at) + 1
 
 
 class PageHTMLConfig(Config):
@@ -223,23 +257,27 @@ class PageHTMLPlugin(BasePlugin[PageHTMLConfig]):
     @event_priority(100)  # before search indexes the content and examples-pages links API names in it
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         uri = page.file.src_uri
-        if uri.endswith(".ipynb"):  # the engine's notebook views (mkdocs-jupyter's scripts)
-            return html
         if self.clean.get(uri) == html:
             return html
-        found, safe = check(html)
+        view = uri.endswith(".ipynb")  # a notebook view of the engine's: mkdocs-jupyter's scripts, the notes' HTML
+        found, safe = check_notes(html) if view else check(html)
         if not found:
             self.clean[uri] = html
             return html
-        shown = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
-        path = page.file.abs_src_path
+        if view:
+            examples: Any = config.plugins.get("examples")  # the engine's API (docs/site.md)
+            example = examples.example_of_view(uri) if examples is not None else None
+            path = str(examples.examples_dir / example) if example else None
+            shown = f"{Path(examples.examples_dir).name}/{example}" if example else uri
+            hint = " (a note of the example, `# %% [markdown]`: write it as text, code in a code span)"
+        else:
+            path, shown, hint = page.file.abs_src_path, f"{Path(config.docs_dir).name}/{uri}", ""
         source = Path(path).read_text(encoding="utf-8") if path else (page.markdown or "")
-        seen: dict[str, int] = {}  # token: how many findings were placed at an occurrence of it
+        lines = _Lines(source)
         for finding in found:
             line = None
             for token in finding.tokens:  # a scheme written as character references: the attribute's name
-                if (line := _line(source, token, seen.get(token, 0))) is not None:
-                    seen[token] = seen.get(token, 0) + 1
+                if (line := lines.next(token)) is not None:
                     break
-            log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}")
+            log.warning(f"{shown}{f':{line}' if line else ''}: {finding.message}{hint}")
         return safe

@@ -3,8 +3,12 @@
 A cell starts at a line ``# %%``, optionally followed by a name and metadata::
 
     # %% shares-storage tags=["raises-exception"]
+    # %% negative-class raises="RuntimeError: Class values must be non-negative"
 
-Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are notes for
+``raises=`` is a claim about the error a cell raises: the line that names the exception
+(``Type: message``) starts with that text, where ``…`` stands for any text (:mod:`execute.raises`
+checks it on every environment). It implies the tag ``raises-exception`` and, like a name or a
+display tag, changes no key. Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are notes for
 notebook readers, neither executed nor shown on a page. A note may name its language, in
 jupytext's metadata syntax::
 
@@ -43,6 +47,7 @@ _MARKER = re.compile(r"^# ?%%(?!%)(?P<rest>.*)$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _META = re.compile(r"(?P<key>[A-Za-z_][\w-]*)=")
 _NON_CODE = re.compile(r"\[(markdown|md|raw)\]")
+_RAISES = re.compile(r"^[A-Za-z_][\w.]*(:.*)?$")  # Type, or Type: message (a dotted type: torch.OutOfMemoryError)
 _LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")  # a language as the site names it: zh, en, pt-BR
 
 
@@ -62,6 +67,8 @@ class Cell:
     lineno: int  # line of the first source line in the file (1-based)
     name: str | None = None
     tags: tuple[str, ...] = ()
+    raises: str | None = None  # raises="Type: message": the start of the exception line the cell must show
+    header: int | None = None  # line of its ``# %%`` marker in the file, where its tags and claim are written
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -218,7 +225,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
         if not is_code(header):
             _note_language(header, display, marker_line)  # a malformed note is refused with the file
             continue
-        name, tags = _parse_header(header, display, marker_line)
+        name, tags, raises = _parse_header(header, display, marker_line)
         first = next((i for i, text in enumerate(lines) if text.strip()), None)
         if first is None:
             if marker_line and (name or tags):
@@ -229,7 +236,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
             raise ExampleError(display, marker_line, f"cell name {name!r} is already used at line {seen[name]}")
         if name:
             seen[name] = marker_line
-        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags))
+        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None))
     return tuple(cells)
 
 
@@ -285,12 +292,17 @@ def _parse_metadata(rest: str, display: str, line: int, example: str) -> dict[st
     return values
 
 
-def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tuple[str, ...]]:
+def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tuple[str, ...], str | None]:
     tags: tuple[str, ...] = ()
+    raises: str | None = None
     meta_start = _META.search(header)
     title = header[: meta_start.start()].strip() if meta_start else header
     if meta_start:
         values = _parse_metadata(header[meta_start.start() :], display, line, 'tags=["remove-cell"]')
+        unknown_keys = sorted(set(values) - {"tags", "raises"})
+        if unknown_keys:
+            raise ExampleError(display, line, f"unknown cell metadata {unknown_keys[0]}=; a cell takes tags= and "
+                               'raises= (e.g. raises="RuntimeError: Class values must be non-negative")')
         if "tags" in values:
             value = values["tags"]
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
@@ -299,8 +311,20 @@ def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tup
             if unknown:
                 raise ExampleError(display, line, f"unknown tag {unknown[0]!r}; known tags: {', '.join(TAGS)}")
             tags = tuple(value)
+        if "raises" in values:
+            raises = _raises(values["raises"], display, line)
+            if "raises-exception" not in tags:  # raises= alone says the cell must raise: the tag, as if written
+                tags = (*tags, "raises-exception")
     if not title:
-        return None, tags
+        return None, tags, raises
     if not _NAME.match(title):
         raise ExampleError(display, line, f"cell name {title!r} must be one word of letters, digits, '-' or '_'")
-    return title, tags
+    return title, tags, raises
+
+
+def _raises(value: object, display: str, line: int) -> str:
+    """The text of a ``raises=`` claim: ``Type`` or ``Type: message``, one line."""
+    if not isinstance(value, str) or not _RAISES.match(value.strip()) or "\n" in value:
+        raise ExampleError(display, line, "raises= names the exception as Python prints it, on one line, e.g. "
+                           f'raises="RuntimeError: Class values must be non-negative", not {value!r}')
+    return value.strip()
