@@ -40,8 +40,10 @@ mkdocs-static-i18n), around both:
   (Material's ``search.highlight``, which marks each term anywhere in a word, is off); each result's
   text is cut to the lines its teaser shows, from the sentence of the first word found, without the
   index's zero-width spaces and the code's names; its "Missing" line names only words the reader
-  typed; it searches when the reader pastes with the mouse, and loads the index when the reader goes
-  to the search (a focus, a pointer over the box), not with every page (search_assets/input.js).
+  typed; it searches when the reader pastes with the mouse, and loads the index when the browser is idle
+  after the page's load, or sooner when the reader goes to the search (a focus, a pointer over the box),
+  not while the page loads (search_assets/input.js); once the index is built, the worker warms the path
+  of a query, so that the reader's first keystroke does not pay for it.
 """
 
 from __future__ import annotations

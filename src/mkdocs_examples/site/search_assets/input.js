@@ -5,9 +5,12 @@ document.addEventListener("input", function (event) {
   if (input.matches && input.matches(".md-search__input")) input.dispatchEvent(new KeyboardEvent("keyup"))
 })
 
-// Load the search index when the reader goes to the search, not with every page: Material requests it
-// (XMLHttpRequest) as soon as a page loads, and most readers of a page never search. A page opened from
-// a result marks its words without it (below)
+// Load the search index when the reader shows they will search, or when the browser is idle once the
+// page has loaded, not while the page loads: Material requests it (XMLHttpRequest) as soon as its script
+// runs, and the page's own bytes come first. Building the index takes its worker most of a second (the
+// Chinese one more), which a reader who types at once on focusing the field would wait for; ready
+// beforehand, the first keystroke finds it built. A page opened from a result marks its words without it
+// (below)
 ;(function () {
   var open = XMLHttpRequest.prototype.open
   var send = XMLHttpRequest.prototype.send
@@ -27,18 +30,26 @@ document.addEventListener("input", function (event) {
     if (this.ptIndex && !wanted) return void waiting.push([this, arguments])
     return send.apply(this, arguments)
   }
-  function load(event) {
-    var target = event.target
-    if (wanted || !target.closest || !target.closest(".md-search, [for=__search], #__search")) return
+  function prepare() {
+    if (wanted) return
     wanted = true
     waiting.splice(0).forEach(function (request) {
       send.apply(request[0], request[1])
     })
   }
+  function load(event) {
+    var target = event.target
+    if (target.closest && target.closest(".md-search, [for=__search], #__search")) prepare()
+  }
   // a pointer over the search field or its button, a focus in it (also "/" or "s"), the toggle
   document.addEventListener("pointerover", load)
   document.addEventListener("focusin", load)
   document.addEventListener("change", load)
+  // the browser idle after the load (at most two seconds after it where it is never idle)
+  addEventListener("load", function () {
+    if (window.requestIdleCallback) requestIdleCallback(prepare, { timeout: 2000 })
+    else setTimeout(prepare, 200)
+  })
 })()
 
 // A result's card is its page, with the page's best sections below it, and its first link, the page's

@@ -479,6 +479,7 @@ function ptStem(word) {
   return stem
 }
 function ptMarking(typed, index) {
+  ptMarksOf = new Map()
   ptMarkStems = Object.create(null)
   ptMarkHan = new Set()
   ptMarkTyped = []
@@ -504,10 +505,15 @@ function ptMarking(typed, index) {
 function ptContentWord(word) {
   return word.length > 2 && !PT_UNMARKED.test(word) && !!lunr.stopWordFilter(word) && !PT_STOP.has(word)
 }
+var ptMarksOf = new Map() // a word of the entries: whether the query marks it (for one query)
 function ptMarks(word) {
-  word = word.toLowerCase()
+  var known = ptMarksOf.get(word)
+  if (known !== undefined) return known
+  var lower = word.toLowerCase()
   // a content word of the text only: one, a content word, has the stem of on, a stop word
-  return ptContentWord(word) && (ptMarkStems[ptStem(word)] === true || (!!ptMarkPrefix && word.startsWith(ptMarkPrefix)))
+  known = ptContentWord(lower) && (ptMarkStems[ptStem(lower)] === true || (!!ptMarkPrefix && lower.startsWith(ptMarkPrefix)))
+  ptMarksOf.set(word, known)
+  return known
 }
 // The entry's words: runs of Latin letters, digits and underscores, and each run of Han characters (a
 // word of jieba's: the index puts zero-width spaces between them)
@@ -615,8 +621,25 @@ function ptLandOnTheAnswer(group) {
   group.unshift(best)
 }
 
+// Once the index is built, the words of every entry (ptEntryWords: each page's link names the words it
+// marks) and one search that nobody sees, of the title of the index's first entry (Han characters in the
+// Chinese index): the query's path (its segmentation against the index's words, lunr's parser, the marks)
+// is compiled and warmed then, not on the reader's first keystroke
+var ptWarming = false
+function ptWarmUp() {
+  ptDocs.forEach(ptEntryWords)
+  var first = ptDocs.values().next().value
+  if (!first || !first.title) return
+  ptWarming = true
+  self.dispatchEvent(new MessageEvent("message", { data: { type: 2, data: first.title.replace(/<[^>]*>/g, "") } }))
+}
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
+  if (message.type === 1) setTimeout(ptWarmUp) // after the page hears that the search is ready
+  if (message.type === 3 && ptWarming) {
+    ptWarming = false
+    return
+  }
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
       group.forEach(ptMarked)
