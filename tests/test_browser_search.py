@@ -574,14 +574,16 @@ def test_the_first_chinese_result_shows_within_300_ms_of_the_first_keystroke(bro
 
 
 def test_a_notebook_view_switches_to_the_same_view_and_searches_its_language(page, base_url):
+    indexes = []
+    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
     page.goto(f"{base_url}/notebooks/tensors/cat_and_stack/")
+    page.wait_for_load_state("networkidle")  # the English view fetches its index when idle
     page.locator(".md-header__option .md-select").hover()
+    switched = len(indexes)
     page.get_by_role("link", name="中文").click()
     page.wait_for_url("**/zh/notebooks/tensors/cat_and_stack/")
     assert page.title().startswith("torch.cat 与 torch.stack：笔记本")
-    indexes = []
-    page.on("request", lambda r: indexes.append(urlsplit(r.url).path) if "search_index" in r.url else None)
     search_queries.open_search(page)
     pages = search_queries.ask(page, "张量拼接")
     assert pages[0] == "/zh/tensors/cat-and-stack/", pages
-    assert indexes == ["/zh/search/search_index.json"]
+    assert indexes[switched:] == ["/zh/search/search_index.json"]
