@@ -105,6 +105,22 @@ def test_a_term_of_several_words_is_a_phrase_and_a_name_is_kept_whole(indexes):
     assert "weights_only" in checkpoints["names"] and "weights_only" not in checkpoints.get("phrases", [])
 
 
+def test_a_term_of_a_section_tags_that_section_not_its_page(indexes):
+    """data/search_terms.yml: a page's path with `#` and an anchor gives its terms to that section's entry."""
+    oom = "errors/cuda/#torchoutofmemoryerror-cuda-out-of-memory-tried-to-allocate-"
+    assert "显存不够" in entry(indexes["zh"], oom)["tags"]
+    assert "显存不够" not in entry(indexes["zh"], "errors/cuda/").get("tags", [])
+    assert "out of memory" in entry(indexes["en"], oom)["phrases"]
+
+
+def test_a_terms_location_is_its_pages_with_the_anchor_of_its_section():
+    from mkdocs_examples.site import search as hook
+
+    assert hook._url("errors/cuda.md#torchoutofmemoryerror-") == "errors/cuda/#torchoutofmemoryerror-"
+    assert hook._url("devices/index.md#对比") == "devices/#对比"
+    assert hook._url("devices/gpu-memory.md") == "devices/gpu-memory/"
+
+
 def test_a_tables_rows_and_a_codes_names_are_lines_of_their_own(indexes):
     """A row of the glossary is a line of the index (a result shows it as one); the names a block of code
     uses are marked, for the worker to search them and show none."""

@@ -92,13 +92,25 @@ def open_search(page: Any, base_url: str | None = None, path: str = "") -> Any:
     return page.locator(".md-search__input")
 
 
+# the search of a page is ready, its index built: Material's "Initializing search" (in the page's language)
+# has given way to its "Type to start searching" (with no query typed)
+READY = """() => {
+  const config = JSON.parse(document.getElementById("__config").textContent)
+  const meta = document.querySelector(".md-search-result__meta").textContent.trim()
+  return meta === config.translations["search.result.placeholder"]
+}"""
+
+
+def wait_until_ready(page: Any, timeout: float = 60_000) -> None:
+    """Wait until the search of ``page`` has its index built (nothing typed into its search box yet)."""
+    page.wait_for_function(READY, timeout=timeout)
+
+
 def open_phone_search(page: Any) -> None:
-    """Open the search of a phone-sized ``page`` with its header button, which fetches the index, and wait
-    until the index is built: Material's "Initializing search" (in the page's language) gives way."""
-    initializing = page.locator(".md-search-result__meta").text_content()
+    """Open the search of a phone-sized ``page`` with its header button, which fetches the index unless the
+    browser was idle and fetched it already, and wait until the index is built."""
     page.locator("label.md-header__button[for=__search]").click()
-    page.wait_for_function("t => document.querySelector('.md-search-result__meta').textContent !== t",
-                           arg=initializing, timeout=60_000)  # fmt: skip
+    wait_until_ready(page)
 
 
 def search(page: Any, base_url: str, path: str, query: str) -> list[str]:

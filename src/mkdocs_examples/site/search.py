@@ -12,10 +12,10 @@ mkdocs-static-i18n), around both:
   lines; not the code itself, printed values, provenance lines or traceback frames. It is written
   as UTF-8, not \\uXXXX. (A page and its index: at most 125 KB as GitHub Pages sends them, gzipped.)
 - Terms readers type (the YAML file of the option ``terms``) go into jieba's dictionary and onto their
-  page's index entry: a term that is one word of the index as a tag (freeze, 梯度累积); a term the
-  index would cut into words (NaN loss, 多GPU) as a phrase, matched whole by the worker, its words
-  weighing less than a title's (the field `phrases`); a name written as code (weights_only) as a name,
-  matched whole only.
+  page's index entry (or a section's, named by the page's path, ``#`` and its anchor): a term that is
+  one word of the index as a tag (freeze, 梯度累积); a term the index would cut into words (NaN loss,
+  多GPU) as a phrase, matched whole by the worker, its words weighing less than a title's (the field
+  `phrases`); a name written as code (weights_only) as a name, matched whole only.
 - A table's rows are lines of the index (the glossary's), and the names a block of code uses are
   marked: a result's teaser shows sentences of the page, not a run of cells or names.
 - A section's index page, which lists every page of its section, weighs less (the option ``section_boost``):
@@ -33,11 +33,17 @@ mkdocs-static-i18n), around both:
   textual wildcard of ours, a name typed whole (num_workers) found only where all its pieces are (and
   counted as found where it is whole); a pasted error line (one that names its type, or quotes a line of the index's
   errors), or a part of one, ranks first the page with a section headed by that error (the errors pages);
-  a page with a phrase of terms.yml that the query holds comes first; each result's
+  a page with a phrase of terms.yml that the query holds comes first;
+  a Chinese tag of the query made of words of the index is searched with its words too (显存不够: 显存 + 不够);
+  a result's title links to the section of its page that answers the query;
+  a result and the page it opens (the words its link names, ``?h=``) mark the query's content words, whole
+  (Material's ``search.highlight``, which marks each term anywhere in a word, is off); each result's
   text is cut to the lines its teaser shows, from the sentence of the first word found, without the
   index's zero-width spaces and the code's names; its "Missing" line names only words the reader
-  typed; it searches when the reader pastes with the mouse, and loads the index when the reader goes
-  to the search (a focus, a pointer over the box), not with every page (search_assets/input.js).
+  typed; it searches when the reader pastes with the mouse, and loads the index when the browser is idle
+  after the page's load, or sooner when the reader goes to the search (a focus, a pointer over the box),
+  not while the page loads (search_assets/input.js); once the index is built, the worker warms the path
+  of a query, so that the reader's first keystroke does not pay for it.
 """
 
 from __future__ import annotations
@@ -313,7 +319,7 @@ def _write_index(
                     del entry[name]
         docs.append(entry)
     if tags:
-        raise RuntimeError(f"search terms name pages that are not in the {lang} index: {sorted(tags)}")
+        raise RuntimeError(f"search terms name pages or sections that are not in the {lang} index: {sorted(tags)}")
     index = {
         "config": {
             "lang": ["en"] if lang == "en" else ["en", lang],
@@ -369,10 +375,12 @@ def _synonyms(groups: object, lang: str, source: str = "terms.yml") -> list[list
 
 
 def _url(path: str) -> str:
-    """The location of a docs page (path under docs/<lang>/) in the index, without the language."""
+    """The location of a docs page (path under docs/<lang>/) in the index, without the language; with its
+    ``#anchor``, the location of that section of the page."""
+    path, hash_, anchor = path.partition("#")
     url = re.sub(r"(^|/)index\.md$", r"\1", path)
     url = re.sub(r"\.md$", "/", url)
-    return url
+    return url + hash_ + anchor
 
 
 # -- the pages ------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 // Segment a run of Han characters of the query into the words of the index (which jieba cut at
 // build time): forward maximum matching, skipping characters the index does not hold. Material's
 // own segmentation never tried the run's last character (梯度累加 was searched as 梯度, 学习率 as 学习).
-function ptSegment(text, vocabulary) {
+function ptSegment(text, vocabulary, longest) {
   var words = []
   for (var start = 0; start < text.length; ) {
-    var end = Math.min(text.length, start + 8)
+    var end = Math.min(text.length, start + (longest || 8))
     while (end > start && !Object.prototype.hasOwnProperty.call(vocabulary, text.slice(start, end))) end--
     if (end > start) {
       words.push(text.slice(start, end))
@@ -39,6 +39,8 @@ var PT_STOP = new Set([
 function ptQuery(query, index) {
   ptPhrasesFound = ptErrorLine ? {} : ptPhrasesIn(query)
   ptNames = []
+  ptSplitTags = []
+  ptMarking(ptTyped, index)
   if (ptErrorLine) return query
   // a dotted name typed whole (torch.where) counts where it is whole (ptShare), its words apart do not
   ptNames = (query.match(/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/g) || []).map(function (name) {
@@ -66,6 +68,9 @@ function ptQuery(query, index) {
     ptSegment(part, index.invertedIndex).forEach(function (word) {
       if (lunr.zh && (!lunr.zh.stopWordFilter(word) || PT_STOP.has(word)) && !(last && word === part)) return
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
+      var parts = ptTagParts(word, index)
+      if (parts.length) ptSplitTags.push(word)
+      parts.forEach(function (piece) { if (words.indexOf(piece) < 0) words.push(piece) })
     })
   })
   // the last word is still being typed unless the index holds it whole (梯度, torch: not 梯度累积, torchrun)
@@ -76,6 +81,27 @@ function ptQuery(query, index) {
     var pieces = ptWholePieces(word, i < words.length)
     return pieces === word ? ptFields(word, i === lastTyped, index) : pieces
   }).filter(Boolean).join(" ")
+}
+
+// A Chinese tag of terms.yml is one word of the index (jieba keeps 显存不够, 多卡训练 whole), matched only
+// whole, as a tag: alone it answered only the pages it tags, and a page about the same subject in other
+// words (显存 on the page about GPU memory) was never offered. A tag that is a phrase, words of the index
+// of two characters or more end to end (显存 + 不够, 多卡 + 训练), is searched with its words beside it,
+// and the pages it tags come first (ptTagRank). A tag that is one word (检查点, not 检查 + 点; 爆显存)
+// is searched as it is: its pieces are not its subject
+var ptTagTerms = Object.create(null) // a Chinese tag of a page of the index: true
+var ptSplitTags = [] // the query's tags searched with their parts
+function ptTagRank(group) {
+  return group.some(function (item) {
+    var doc = ptDocs.get(item.location)
+    return !!doc && (doc.tags || []).some(function (tag) { return ptSplitTags.indexOf(tag.toLowerCase()) >= 0 })
+  }) ? 1 : 0
+}
+function ptTagParts(word, index) {
+  if (!(word in ptTagTerms)) return []
+  var parts = ptSegment(word, index.invertedIndex, word.length - 1)
+  if (parts.join("") !== word || parts.some(function (piece) { return piece.length < 2 })) return []
+  return parts.filter(function (piece) { return !PT_STOP.has(piece) && (!lunr.zh || lunr.zh.stopWordFilter(piece)) })
 }
 
 // A word matches the beginning of words in titles and text (layer finds layers), but a tag only whole:
@@ -430,10 +456,193 @@ function ptOnlyTypedMissing(item) {
     if (typed) item.terms[word] = false
   })
 }
+// What a result marks, in its card and on the page it opens (its link's ?h=, search_assets/input.js):
+// the query's content words, whole, once. A word of Latin letters, digits and underscores (a name is
+// one word: memory_stats; a dotted name is several: torch.cuda) of three or more, not a stop word, a
+// number or a size (4096, 4x3, GiB), nor torch (the namespace of every name) nor part of a web
+// address, marked where a word of the text has its stem (allocate marks allocated, never the "a" of
+// every word); a Chinese word of two characters or more as the index holds it (ptSegment), and the
+// parts of a tag (ptTagParts), marked where the index holds it as a word of its own (jieba's), not
+// inside a longer one (训练 is not marked in 训练集). Material's worker marked every position its
+// matches held, twice where two words of a query shared one (a synonym's, a term's piece:
+// "<mark><mar</mark>k>"), and its page marked the query's terms anywhere in a word (the "0" of 1024);
+// these marks replace its, made once on the text of the entry as the index holds it
+var PT_UNMARKED = /^(?:\d|[kmgtp]i?b$|torch$)/ // numbers and sizes, the namespace
+var ptMarkStems = Object.create(null) // the stem of a Latin content word of the query: true
+var ptMarkHan = new Set() // its Chinese content words
+var ptMarkTyped = [] // its content words as typed, lowercased
+var ptMarkPrefix = "" // its last word, still being typed: the start of the words it marks
+var ptStems = new Map() // a word: its stem, as the index's pipeline makes it
+function ptStem(word) {
+  var stem = ptStems.get(word)
+  if (stem === undefined) ptStems.set(word, stem = lunr.stemmer(new lunr.Token(word)).toString())
+  return stem
+}
+function ptMarking(typed, index) {
+  ptMarksOf = new Map()
+  ptMarkStems = Object.create(null)
+  ptMarkHan = new Set()
+  ptMarkTyped = []
+  ptMarkPrefix = ""
+  var latin = typed.replace(/\bhttps?:\/\/\S*/g, " ").match(/[a-z0-9_]+/g) || []
+  latin.forEach(function (word, i) {
+    if (!ptContentWord(word)) return
+    ptMarkStems[ptStem(word)] = true
+    ptMarkTyped.push(word)
+    var last = i === latin.length - 1 && new RegExp(word + "$").test(typed)
+    if (last && !ptErrorLine && !(word in index.invertedIndex)) ptMarkPrefix = word
+  })
+  ;(typed.match(/\p{sc=Han}+/gu) || []).forEach(function (run) {
+    ptSegment(run, index.invertedIndex).forEach(function (word) {
+      ;[word].concat(ptTagParts(word, index)).forEach(function (part) {
+        if (part.length < 2 || PT_STOP.has(part) || (lunr.zh && !lunr.zh.stopWordFilter(part))) return
+        if (!ptMarkHan.has(part)) ptMarkTyped.push(part)
+        ptMarkHan.add(part)
+      })
+    })
+  })
+}
+function ptContentWord(word) {
+  return word.length > 2 && !PT_UNMARKED.test(word) && !!lunr.stopWordFilter(word) && !PT_STOP.has(word)
+}
+var ptMarksOf = new Map() // a word of the entries: whether the query marks it (for one query)
+function ptMarks(word) {
+  var known = ptMarksOf.get(word)
+  if (known !== undefined) return known
+  var lower = word.toLowerCase()
+  // a content word of the text only: one, a content word, has the stem of on, a stop word
+  known = ptContentWord(lower) && (ptMarkStems[ptStem(lower)] === true || (!!ptMarkPrefix && lower.startsWith(ptMarkPrefix)))
+  ptMarksOf.set(word, known)
+  return known
+}
+// The entry's words: runs of Latin letters, digits and underscores, and each run of Han characters (a
+// word of jieba's: the index puts zero-width spaces between them)
+var PT_WORDS = /(<[^>]*>|&#?\w+;)|([A-Za-z0-9_]+)|(\p{sc=Han}+)/gu
+function ptMark(html) {
+  return html.replace(PT_WORDS, function (all, skipped, latin, han) {
+    return (latin && ptMarks(latin)) || (han && ptMarkHan.has(han)) ? "<mark>" + all + "</mark>" : all
+  })
+}
+var ptDocs = new Map() // the index's entries as it holds them, by location
+var ptPageDocs = new Map() // a page's location: its entries, its own and its sections'
+var ptWordsOf = new Map() // an entry: its words, lowercased, once each
+function ptEntryWords(doc) {
+  var words = ptWordsOf.get(doc)
+  if (words) return words
+  words = new Set()
+  ;(doc.title + " " + doc.text).replace(PT_WORDS, function (all, skipped, latin, han) {
+    if (latin || han) words.add(all.toLowerCase())
+    return all
+  })
+  ptWordsOf.set(doc, words)
+  return words
+}
+// The words the page a result opens marks (?h=), in the part of it the result opens (a section, or the
+// whole page): the query's content words as typed and the forms of them that part holds; and the words of
+// that part that hold a Chinese one (?hx=), inside which the page marks none: the page's text has no
+// jieba in it
+function ptMarkLink(item) {
+  var path = item.location.split("#")[0]
+  var docs = item.location.indexOf("#") < 0 ? ptPageDocs.get(path) || [] : [ptDocs.get(item.location)].filter(Boolean)
+  var marked = new Set(ptMarkTyped)
+  var holders = new Set()
+  docs.forEach(function (doc) {
+    ptEntryWords(doc).forEach(function (word) {
+      if (!PT_HAN.test(word)) {
+        if (ptMarks(word)) marked.add(word)
+        return
+      }
+      ptMarkHan.forEach(function (han) {
+        if (word !== han && word.indexOf(han) >= 0 && !ptMarkHan.has(word)) holders.add(word)
+      })
+    })
+  })
+  if (!marked.size) return
+  var query = "h=" + ptParameter(marked) + (holders.size ? "&hx=" + ptParameter(holders) : "")
+  var at = item.location.indexOf("#")
+  item.location = at < 0 ? item.location + "?" + query : item.location.slice(0, at) + "?" + query + item.location.slice(at)
+}
+function ptParameter(words) {
+  return Array.from(words).map(encodeURIComponent).join("+")
+}
+function ptMarked(item) {
+  var doc = ptDocs.get(item.location)
+  if (!doc) return
+  item.title = ptMark(doc.title)
+  item.text = ptMark(doc.text)
+}
+
+// A result lands on its answer. Where one of a page's sections answers the query, the best such section
+// outranks its page, and the card's title links to it (search_assets/input.js), as it does where a
+// section's score is above its page's: a section tagged with a term of the query (data/search_terms.yml),
+// whatever its page's tags; else a section headed by the pasted error (ptHeadedByTheError), or one that
+// holds every word of a query of two content words or more, unless the page's title holds every content
+// word of the query as typed (its top is the answer: "cat and stack") or the page is tagged with a term
+// of the query
+function ptTagged(doc) {
+  var terms = doc ? (doc.tags || []).concat(doc.phrases || [], doc.names || []) : []
+  return terms.some(function (term) {
+    term = term.toLowerCase()
+    var at = ptTyped.indexOf(term)
+    if (PT_HAN.test(term)) return at >= 0
+    // a Latin term whole: the tag OOM is not in "room"
+    for (; at >= 0; at = ptTyped.indexOf(term, at + 1)) {
+      if (!/\w/.test(ptTyped.charAt(at - 1)) && !/\w/.test(ptTyped.charAt(at + term.length))) return true
+    }
+    return false
+  })
+}
+function ptAnswers(item) {
+  if (ptErrorLine) return ptHeadedByTheError([item])
+  var terms = Object.keys(item.terms)
+  return ptMarkTyped.length > 1 && terms.length > 0 && terms.every(function (term) { return item.terms[term] })
+}
+function ptNamesTheQuery(doc) {
+  if (!doc || !ptMarkTyped.length) return false
+  var words = new Set((doc.title.toLowerCase().match(PT_WORDS) || []))
+  return ptTagged(doc) || ptMarkTyped.every(function (word) { return words.has(word) })
+}
+function ptBest(group, page, answers) {
+  var best = null
+  group.forEach(function (item) {
+    if (item !== page && (!best || item.score > best.score) && answers(item)) best = item
+  })
+  return best
+}
+function ptLandOnTheAnswer(group) {
+  var page = group.find(function (item) { return item.location.indexOf("#") < 0 })
+  if (!page) return
+  var best = ptBest(group, page, function (item) { return ptTagged(ptDocs.get(item.location)) })
+  if (!best && !ptNamesTheQuery(ptDocs.get(page.location))) best = ptBest(group, page, ptAnswers)
+  if (!best || best.score > page.score) return
+  // above the page's as Material shows a score (two decimals), and first among its sections
+  best.score = page.score + 0.02
+  group.splice(group.indexOf(best), 1)
+  group.unshift(best)
+}
+
+// Once the index is built, the words of every entry (ptEntryWords: each page's link names the words it
+// marks) and one search that nobody sees, of the title of the index's first entry (Han characters in the
+// Chinese index): the query's path (its segmentation against the index's words, lunr's parser, the marks)
+// is compiled and warmed then, not on the reader's first keystroke
+var ptWarming = false
+function ptWarmUp() {
+  ptDocs.forEach(ptEntryWords)
+  var first = ptDocs.values().next().value
+  if (!first || !first.title) return
+  ptWarming = true
+  self.dispatchEvent(new MessageEvent("message", { data: { type: 2, data: first.title.replace(/<[^>]*>/g, "") } }))
+}
 var ptPostMessage = self.postMessage.bind(self)
 self.postMessage = function (message) {
+  if (message.type === 1) setTimeout(ptWarmUp) // after the page hears that the search is ready
+  if (message.type === 3 && ptWarming) {
+    ptWarming = false
+    return
+  }
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
+      group.forEach(ptMarked)
       group.forEach(ptVisible)
       if (!ptErrorLine) group.forEach(ptTypedWordsFound)
       group.forEach(ptOnlyTypedMissing)
@@ -442,7 +651,13 @@ self.postMessage = function (message) {
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
   } else if (message.type === 3) {
-    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) }) // stable
+    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a) })
+  }
+  if (message.type === 3) {
+    message.data.items.forEach(function (group) {
+      ptLandOnTheAnswer(group)
+      group.forEach(ptMarkLink)
+    })
   }
   ptPostMessage(message)
 }
@@ -451,10 +666,22 @@ addEventListener("message", function (event) {
   var message = event.data
   if (message.type === 0) {
     ptSeparator = new RegExp(message.data.config.separator, "gu")
+    ptDocs = new Map()
+    ptPageDocs = new Map()
+    ptWordsOf = new Map()
+    ptTagTerms = Object.create(null)
+    message.data.docs.forEach(function (doc) {
+      var path = doc.location.split("#")[0]
+      ptDocs.set(doc.location, doc)
+      if (!ptPageDocs.has(path)) ptPageDocs.set(path, [])
+      ptPageDocs.get(path).push(doc)
+      ;(doc.tags || []).forEach(function (tag) { if (/^\p{sc=Han}+$/u.test(tag)) ptTagTerms[tag.toLowerCase()] = true })
+    })
     ptMessages = ptMessagesOf(message.data.docs)
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
-      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([doc.location, ptPhraseWords(phrase)]) })
+      var page = doc.location.split("#")[0] // a section's phrase puts its page first
+      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([page, ptPhraseWords(phrase)]) })
     })
     ptSynonymGroups(message.data.config.synonyms || [])
     ptTermPieces(message.data.docs, message.data.config.synonyms || [])
