@@ -40,6 +40,16 @@ TEXT: dict[str, dict[str, str]] = {
         "fails": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
         "since": "A check of {example} (line {line}: {message}) does not hold on torch {releases}; it holds from "
                  "torch {release} on.",
+        # a check's declared range (source/holds.py), in the checks line, beside the claim and in the prose
+        "declared": "A claim of {example} (line {line}) holds on {range}: its check fails on torch {releases}.",
+        "declared.none": "A claim of {example} (line {line}) holds on {range}.",
+        "holds.note": "The claim checked here holds on {range}.",
+        "holds.since": "torch {release} and later",
+        "holds.until": "torch {release} and earlier",
+        "holds.before": "torch releases before {release}",
+        "holds.between": "torch {since} to {last}",
+        "holds.between.before": "torch {since} and later releases before {until}",
+        "holds.only": "torch {release} only",
         "failed": "This example failed to build",
         # render: the take-away line under an example's first block
         "download": "Take it away:",
@@ -158,6 +168,15 @@ TEXT: dict[str, dict[str, str]] = {
         "and": "和",
         "sep": "、",
         "gap": "",
+        "declared": "{example} 中的一项说法（第 {line} 行）适用于 {range}：它的检验在 torch {releases} 上不成立。",
+        "declared.none": "{example} 中的一项说法（第 {line} 行）适用于 {range}。",
+        "holds.note": "此处检验的说法适用于 {range}。",
+        "holds.since": "torch {release} 及以上",
+        "holds.until": "torch {release} 及以下",
+        "holds.before": "torch {release} 之前的版本",
+        "holds.between": "torch {since} 至 {last}",
+        "holds.between.before": "torch {since} 及以上、{until} 之前的版本",
+        "holds.only": "仅 torch {release}",
         "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
         "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
                  "自 torch {release} 起成立。",
