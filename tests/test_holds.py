@@ -47,6 +47,7 @@ def example(source: str, path: str = "t/claims.py") -> Example:
         ("<2.14", "torch 2.13 and earlier", "torch 2.13 及以下", ["2.13.0+cpu", "2.4.1"], ["2.14.1", "2.15.0"]),
         (">=2.7,<2.14", "torch 2.7 to 2.13", "torch 2.7 至 2.13", ["2.7.1", "2.13.0"], ["2.6.0", "2.14.1"]),
         (">=2.6, <2.7", "torch 2.6 only", "仅 torch 2.6", ["2.6.0"], ["2.5.1", "2.7.1"]),
+        ("!=2.6", "every torch release but 2.6", "除 torch 2.6 以外的各个版本", ["2.5.1", "2.7.1"], ["2.6.0"]),
     ],
 )
 def test_a_range_reads_in_each_language_and_covers_patch_releases_of_its_minors(declared, en, zh, inside, outside):

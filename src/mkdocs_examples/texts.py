@@ -50,6 +50,8 @@ TEXT: dict[str, dict[str, str]] = {
         "holds.between": "torch {since} to {last}",
         "holds.between.before": "torch {since} and later releases before {until}",
         "holds.only": "torch {release} only",
+        "holds.but": "{range}, but not {releases}",
+        "holds.but.only": "every torch release but {releases}",
         "failed": "This example failed to build",
         # render: the take-away line under an example's first block
         "download": "Take it away:",
@@ -177,6 +179,8 @@ TEXT: dict[str, dict[str, str]] = {
         "holds.between": "torch {since} 至 {last}",
         "holds.between.before": "torch {since} 及以上、{until} 之前的版本",
         "holds.only": "仅 torch {release}",
+        "holds.but": "{range}（{releases} 除外）",
+        "holds.but.only": "除 torch {releases} 以外的各个版本",
         "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
         "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
                  "自 torch {release} 起成立。",

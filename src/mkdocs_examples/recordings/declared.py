@@ -6,7 +6,8 @@ and did not, or a ``raises=`` claim another exception contradicts). The declarat
 exactly that: a release inside its range where the check fails, a release outside it where the
 check holds, or a failure on a cell that declares nothing is a *problem*, which fails the strict
 build naming the example, the cell's line and the releases. A release where the cell never ran as
-it is now (its recording is stale there, or an earlier failure stopped the run) says nothing.
+it is now (its recording is stale there, or an earlier failure stopped the run) says nothing, nor
+does a recording on another device than the build's (a GPU): a range names releases.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def verdicts(example: Example, result: Result | None, recordings: Iterable[Recor
         ran = [c.cell for c in result.cells if c.skipped is None and (stop is None or c.cell < stop)]
         seen(ran, failed, result.env["torch"])
     for recording in recordings:
+        if result is not None and recording.device != result.env.get("device", recording.device):
+            continue  # a declaration is about the releases of the build's device (a GPU may fail where a CPU holds)
         failed = {f.cell: f.message for f in (*recording.declared, *([recording.failed] if recording.failed else []))}
         seen([c.cell for c in recording.cells if c.skipped is None], failed, recording.env.get("torch", "?"))
     found = []
