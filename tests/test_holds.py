@@ -24,7 +24,7 @@ from mkdocs_examples.cli import main
 from mkdocs_examples.recordings.attest import PrivateKey, Signer, add_signer
 from mkdocs_examples.recordings.declared import problems
 from mkdocs_examples.recordings.store import Failed, Recording, current, manifest_of, read_folder, write_folder
-from mkdocs_examples.results import CellResult, Failure, Result
+from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
 from mkdocs_examples.source.holds import Holds
 from mkdocs_examples.texts import text
@@ -202,7 +202,8 @@ def test_a_failure_the_declaration_expects_on_this_torch_lets_the_run_go_on_and_
     assert made.cells[3].output == "after 2\n"  # the cell after the failed check ran, and is recorded
     # without the declaration, the same failure stops the run there
     (site / "examples/three.py").write_text(HERE.format(holds=""))
-    assert main(["record", str(site / "examples/three.py"), "--keep-failed", "--out", str(site / "plain"), *config]) == 0
+    plain = ["record", str(site / "examples/three.py"), "--keep-failed", "--out", str(site / "plain"), *config]
+    assert main(plain) == 0
     stopped = read_folder(site / "plain")["three.py"]
     assert stopped.failed is not None and stopped.failed.cell == 2 and [c.cell for c in stopped.cells] == [0, 1, 2]
     # the declaration covering this torch: the failure is a failed check, as any
@@ -262,8 +263,9 @@ def test_a_check_that_fails_on_one_recorded_release_fails_the_strict_build_until
     with pytest.raises(Abort):
         build_site(site, strict=True)
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert any(m.startswith("mkdocs_examples: examples/three.py:5: the check of cell `shown-checks` fails on torch 2.4.1 "
-                            "(AssertionError), and no holds= declares it") for m in warned), warned  # fmt: skip
+    said = ("mkdocs_examples: examples/three.py:5: the check of cell `shown-checks` fails on torch 2.4.1 "
+            "(AssertionError), and no holds= declares it")  # fmt: skip
+    assert any(m.startswith(said) for m in warned), warned
     # declared: the strict build passes, and each page says the range beside the claim, in the prose and at its end
     (site / "examples/three.py").write_text(CHECKED.format(holds=' holds=">=2.5"'))
     caplog.clear()
@@ -281,3 +283,38 @@ def test_a_check_that_fails_on_one_recorded_release_fails_the_strict_build_until
     build_site(site, strict=True)
     data = json.loads((site / "site/outputs/examples/three.json").read_text())
     assert RELEASE in data["cells"]["3"] and RELEASE not in data["failed"]  # the cell after the check: 2.4.1's too
+
+
+RAISING = """\
+import torch
+# %% wrong-dim raises="IndexError: Dimension out of range"{holds}
+torch.ones(2).sum(dim=2)
+# %% after
+print("after")
+"""
+
+
+def test_a_raises_mismatch_on_a_recorded_release_fails_the_strict_build_until_declared(site, key, caplog):
+    for lang in ("en", "zh"):
+        (site / f"docs/{lang}/claims.md").write_text("# Claims\n\n/// example | three.py\n///\n")
+    (site / "examples/three.py").write_text(RAISING.format(holds=""))
+    ex = example(RAISING.format(holds=""), "three.py")
+    # torch 2.4.1's run of the same code, as `record` wrote it: the cell raised, with another message
+    other = "Traceback (most recent call last):\nIndexError: dimension 2 is out of range for a tensor of 1 dimension\n"
+    cells = (CellResult(0), CellResult(1, traceback=other), CellResult(2, "after\n"))
+    publish(site, key, Recording(ex.path, ex.keys, "2026-11-26T10:00:00Z",
+                                 {"device": "cpu", "torch": "2.4.1+cpu", "python": "3.11.7"}, 1.0, cells,
+                                 tuple(c.name for c in ex.cells)))  # fmt: skip
+    with pytest.raises(Abort):
+        build_site(site, strict=True)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    said = ("mkdocs_examples: examples/three.py:2: the check of cell `wrong-dim` fails on torch 2.4.1 "
+            '(IndexError: dimension 2 is out of range for a tensor of 1 dimension (raises= says "IndexError: '
+            'Dimension out of range")), and no holds= declares it')  # fmt: skip
+    assert any(m.startswith(said) for m in warned), warned
+    (site / "examples/three.py").write_text(RAISING.format(holds=' holds=">=2.5"'))
+    caplog.clear()
+    build_site(site, strict=True)
+    assert "Raised (as intended)" in pages(site)["en"]
+    assert "A claim of examples/three.py (line 2) holds on torch 2.5 and later: its check fails on torch 2.4.1." in \
+        pages(site)["en"]  # fmt: skip
