@@ -60,7 +60,7 @@ def test_raises_implies_the_tag_and_changes_no_key():
     [
         ("raises=1", "raises= names the exception as Python prints it"),
         ('raises="not an error"', "raises= names the exception as Python prints it"),
-        ('raise="RuntimeError"', "unknown cell metadata raise=; a cell takes tags= and raises="),
+        ('raise="RuntimeError"', "unknown cell metadata raise=; a cell takes tags=, raises="),
     ],
 )
 def test_a_claim_that_names_no_exception_is_refused_with_its_line(header, message):

@@ -104,7 +104,7 @@ model.load_state_dict(state)
 # %% size-mismatch-fix-checks tags=["remove-cell"]
 assert model.out_features == 4
 
-# %% weights-only tags=["raises-exception"]
+# %% weights-only tags=["raises-exception"] holds=">=2.6"
 class Config:
     def __init__(self, hidden):
         self.hidden = hidden
@@ -520,7 +520,7 @@ torch.multiprocessing.start_processes(
 record = torch.load("rank0.pt")
 raise RuntimeError(record["error"]) from None  # what rank 0 raised
 
-# %% dist-timeout-checks tags=["remove-cell"]
+# %% dist-timeout-checks tags=["remove-cell"] holds=">=2.12"
 # rank 0 waited the whole timeout, then raised gloo's own message
 assert re.fullmatch(
     r"\[\S+/gloo/transport/tcp/\S+\] Timed out waiting 2000ms "

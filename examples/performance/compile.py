@@ -36,7 +36,7 @@ print(f"first call: {first:.2f} s")
 print(f"later call: {later * 1e6:.0f} µs")
 print(f"ratio:      {first / later:,.0f}")
 
-# %% first-call-checks tags=["remove-cell"]
+# %% first-call-checks tags=["remove-cell"] holds=">=2.6"
 import os
 
 from torch._inductor.runtime.cache_dir_utils import cache_dir
@@ -106,7 +106,7 @@ except torch._dynamo.exc.Unsupported as error:
     print(f"{type(error).__name__}: {message[0]}")
     print(message[1].strip())
 
-# %% fullgraph-checks tags=["remove-cell"]
+# %% fullgraph-checks tags=["remove-cell"] holds=">=2.7"
 assert message[0] == "Data-dependent branching"
 assert message[1].strip().startswith(
     "Explanation: Detected data-dependent branching"
@@ -301,7 +301,7 @@ model.compile()  # compiles in place, at the first call: returns nothing
 print(type(model).__name__)
 print(list(model.state_dict()))  # no wrapper, no prefix
 
-# %% module-compile-checks tags=["remove-cell"]
+# %% module-compile-checks tags=["remove-cell"] holds="<2.14"
 assert type(model) is Net and model.compile(backend="eager") is None
 x = torch.randn(3, 4)
 
@@ -327,7 +327,7 @@ plain = Net()
 plain.load_state_dict(model.state_dict())  # loads into a plain module
 torch._dynamo.reset()
 
-# %% modes
+# %% modes holds=">=2.10"
 from torch._inductor import list_mode_options
 
 print(list(list_mode_options()))

@@ -81,7 +81,7 @@ print([row.shape for row in rows])
 print(torch.equal(torch.stack(rows), inp))
 print(torch.equal(torch.stack(torch.unbind(inp)), inp))
 
-# %% checks tags=["remove-cell"]
+# %% checks tags=["remove-cell"] holds=">=2.13"
 # What the page says, checked on every build
 import warnings
 

@@ -110,7 +110,7 @@ x = torch.randn(8, 4, 9)
 print(x.shape)
 print(x.shape == (8, 4, 9), x.shape[0], x.size(1), x.ndim)
 
-# %% checks tags=["remove-cell"]
+# %% checks tags=["remove-cell"] holds=">=2.7"
 # What the page says, checked on every build
 import warnings
 
@@ -189,7 +189,8 @@ else:
     try:
         torch.tensor([1.0], pin_memory=True)
     except RuntimeError as error:
-        assert "pin_memory=True requires" in str(error)
+        # a CPU-only build names pin_memory; a CUDA build run without a GPU, the missing driver
+        assert "pin_memory=True requires" in str(error) or "Found no NVIDIA driver" in str(error)
     else:
         raise AssertionError(
             "pin_memory=True without an accelerator should fail"

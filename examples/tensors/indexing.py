@@ -277,7 +277,7 @@ else:
 # %% gather-float-index tags=["raises-exception"]
 log_probs.gather(1, target.float().unsqueeze(1))
 
-# %% gather-int32
+# %% gather-int32 holds=">=2.8"
 print(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1))
 
 # %% gather-int32-checks tags=["remove-cell"]

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mkdocs_examples.execute.engine import Engine, Outcome, Progress, describe, summary
+from mkdocs_examples.recordings import declared
+from mkdocs_examples.recordings.declared import Verdict
 from mkdocs_examples.recordings.published import PublishedRecordings
 from mkdocs_examples.recordings.store import Recording
 from mkdocs_examples.results import Result
@@ -128,6 +130,19 @@ class Build:
     def checked(self, example: Example) -> list[Recording]:
         """The fresh recordings of ``example`` on the build's device: the other releases it was checked on."""
         return self.recordings.checked(example) if self.recordings else []
+
+    def verdicts(self, example: Example) -> list[Verdict]:
+        """What the build's run and every fresh recording say of each check of ``example`` that declares the releases
+        where it holds, or failed somewhere (recordings/declared.py)."""
+        outcome = self.outcomes.get(example.path)
+        fresh = self.recordings.fresh(example) if self.recordings else []
+        return declared.verdicts(example, outcome.result if outcome else None, fresh)
+
+    def declaration_problems(self) -> list[str]:
+        """Each check whose declared range (``holds=``) the environments contradict, or that fails somewhere and
+        declares none: one message each, naming the example, the cell's line and the releases."""
+        return [p for path, example in sorted(self.loaded().items()) if path in self.outcomes
+                for v in self.verdicts(example) if (p := v.problem(example))]  # fmt: skip
 
     def checked_elsewhere(self, example: Example) -> list[Recording]:
         """The whole recordings of ``example`` on another device (a GPU): what the checks line adds for it."""

@@ -19,6 +19,7 @@ page made of the same is not rendered again.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +34,7 @@ from mkdocs_examples.results import SiteError
 from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example, ExampleError, read_example
 from mkdocs_examples.source.markdown import Markdown, Replacement, in_place_of, parse
+from mkdocs_examples.texts import text as texts
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def render(
     lists = parsed.markers  # made of every page: kept apart
     if kept is None or lists or not site.running:  # without running, a block reads its example's file
         return _render(parsed, page=page, lang=lang, prefix=prefix, build=build, site=site, views=views, kept=kept)
-    paths = dict.fromkeys(b.path for b in parsed.blocks)
+    paths = dict.fromkeys([*(b.path for b in parsed.blocks), *(m["path"] for m in HOLDS.finditer(markdown))])
     # copies of what others change after this event: hooks add to a page's front matter
     inputs = (markdown, replace(page, meta=copy.deepcopy(dict(page.meta))), prefix, site, dict(views), build.docs,
               dict(build.site_env()), [_state(build, p) for p in paths])  # fmt: skip
@@ -112,6 +114,7 @@ def _render(
     kept: Kept | None = None,
 ) -> str:  # fmt: skip
     made = error_index.quote_boxes(parsed, build.site_env().get("torch", ""), lang)
+    made += _ranges(parsed, build, site, page, lang)
     if site.running:
         lists = {"error-index": lambda: _error_index(build, page, lang, kept),
                  "torch-changes": lambda: _changes(build, site, page, lang, kept)}  # fmt: skip
@@ -138,6 +141,49 @@ def _render(
     if at_top and lines:  # under the title, where a reader looks for them
         made.append(under_title(parsed, "".join(lines.values())))
     return parsed.replaced(made) + sources.block(lang) + _checks(build, site, blocks, lang)
+
+
+# In prose, a check's declared range in the reader's words: ``[holds: tensors/indexing.py#gather-int32-checks]``
+HOLDS = re.compile(r"\[holds: *(?P<path>[\w./-]+\.py)#(?P<cell>[A-Za-z0-9][\w-]*) *\]")
+
+
+def _ranges(parsed: Markdown, build: Build, site: Site, page: Page, lang: str) -> list[Replacement]:
+    """Each line of prose that names a check's range (:data:`HOLDS`) with the range in words ("torch 2.8 and
+    later"), from the cell's ``holds=`` (source/holds.py): the version the prose states is the one the build checks
+    against every recording. A mark that names no such cell fails a strict build."""
+    made = []
+    taken = {i for b in parsed.blocks for i in range(b.start, b.end + 1)} | set(parsed.fenced)
+    for number, line in enumerate(parsed.lines):
+        if number in taken or "[holds:" not in line:
+            continue
+        pieces, at = [], 0
+        for found in HOLDS.finditer(line):
+            if line[: found.start()].count("`") % 2:  # in inline code: the syntax shown, not used
+                continue
+            words = _range_words(found["path"], found["cell"], build, site, page, number + 1, lang)
+            pieces += [line[at : found.start()], words if words is not None else found[0]]
+            at = found.end()
+        if pieces:
+            made.append(Replacement(number, number + 1, ("".join(pieces) + line[at:],)))
+    return made
+
+
+def _range_words(path: str, name: str, build: Build, site: Site, page: Page, line: int, lang: str) -> str | None:
+    """The range cell ``name`` of example ``path`` declares, in ``lang``'s words; None, and a warning, where it has
+    none."""
+    where = f"{build.shown(page.src_uri)}:{line}"
+    try:
+        loaded = build.examples.get(path)
+        example = loaded if isinstance(loaded, Example) else read_example(site.examples_dir, path, site.folder)
+        cell = example.cell(name)
+    except ExampleError as error:
+        site.warn(f"{where}: [holds: {path}#{name}]: {error}")
+        return None
+    if cell.holds is None:
+        site.warn(f'{where}: [holds: {path}#{name}] names a cell that declares no range: add e.g. holds=">=2.8" to '
+                  f"its `# %%` line ({example.display}:{cell.header or cell.lineno}), or state no version")
+        return None
+    return cell.holds.words(texts(lang))
 
 
 def _take_away_at_top(page: Page, build: Build, site: Site) -> bool:
@@ -183,16 +229,18 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
 
 def _checks(build: Build, site: Site, blocks: Sequence[Block], lang: str) -> str:
     """The line on the torch releases the page's examples were checked on, where recordings add any."""
-    recorded, elsewhere, differ = {}, {}, set()
+    recorded, elsewhere, declared, differ = {}, {}, {}, set()
     for path in dict.fromkeys(b.path for b in blocks):
         example = build.examples.get(path)
         if isinstance(example, Example) and path in build.outcomes:
             recorded[path] = build.checked(example)
             elsewhere[path] = build.checked_elsewhere(example)
+            declared[path] = build.verdicts(example)
             differ |= differing(example, build.outcomes[path].result, recorded[path])
     if not any(recorded.values()):
         return ""
-    return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere)
+    return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere,
+                         declared=declared)  # fmt: skip
 
 
 def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) -> str:

@@ -136,6 +136,8 @@ class Result:
     depends: dict[str, str] = field(default_factory=dict)
     # the sandbox's protections it ran under (settings.PROTECTIONS), set by the engine once it ran
     protections: tuple[str, ...] = ()
+    # the checks that failed where their cell's holds= says they do not hold (source/holds.py): the run went on
+    declared: tuple[Failure, ...] = ()
     # where the seconds of a run went beyond its cells' own (execute/pool.py: PHASES); for `make bench`,
     # not stored (nor in the schema): a result read back has none
     phases: dict[str, float] = field(default_factory=dict, compare=False, metadata={"stored": False})
@@ -162,4 +164,5 @@ class Result:
             seconds=float(data["seconds"]),
             depends=dict(data["depends"]),
             protections=tuple(data["protections"]),
+            declared=tuple(Failure.from_valid(f) for f in data["declared"]),
         )

@@ -1,7 +1,8 @@
 """Content-addressed store of example results.
 
 A key covers everything known before an example runs that can change what it prints:
-the code that runs and its path (``Example.key``, source/keys.py: comments are not in it),
+the code that runs and its path (``Example.key``, source/keys.py: comments are not in it), the
+cells' ``holds=`` declarations where it has any (they say whether a run goes on past a failed check),
 the engine (version and the source of the modules that execute),
 Python, the versions of torch and the preloaded packages, the device and the run options.
 What the example turns out to import (other packages, helper modules beside it) is
@@ -63,6 +64,11 @@ def fingerprint(options: Options, preload: list[str]) -> dict[str, Any]:
 
 def cache_key(example: Example, fingerprint: dict[str, Any]) -> str:
     payload = {"path": example.path, "code": example.key, **fingerprint}
+    if holds := {str(c.index): str(c.holds) for c in example.cells if c.holds is not None}:
+        # where a check may fail as declared, the run goes on past it or stops (source/holds.py): a result of
+        # another declaration is another run. Not in the cells' keys: a recording is judged against the declaration
+        # as it is now, and the keys of an example without one stay as they are
+        payload["holds"] = holds
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,6 +55,7 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
     env: dict[str, str] = {}
     depends: dict[str, str] = {}
     failure: Failure | None = None
+    declared: list[Failure] = []  # failed checks its cells' holds= expect on this torch (source/holds.py)
     running: int | None = None
     phases: dict[str, float] = {}
     events: list[str | None] = []  # the names of the record's events, in order
@@ -74,6 +76,8 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
                 running = None
             elif name == "failure":
                 failure = Failure.from_json(event)
+            elif name == "declared":
+                declared.append(Failure.from_json(event))
             elif name == "depends":
                 depends = dict(validate(event.get("depends"), f"{RESULT}#/$defs/depends"))
             elif name == "phases":  # timings alone: what does not look like one is left out
@@ -89,23 +93,42 @@ def _read(example: Example, record: Path, faults: Path, done: dict, timeout: flo
         return Result(tuple(cells), env, Failure("record", detail=unreadable), seconds, depends)
     if events[-1:] == ["end"] and code == 0 and not timed_out:
         try:
-            failure = _check(example, events, cells, failure, options)
+            _check_declared(example, cells, declared, env)
+            failure = _check(example, events, cells, failure, options, {f.cell for f in declared})
         except _Untrue as untrue:
             failure = Failure("record", detail=f"its record does not add up: {untrue}")
-        return Result(tuple(cells), env, _limited(failure, options), seconds, depends, phases=phases)
+        return Result(tuple(cells), env, _limited(failure, options), seconds, depends, phases=phases,
+                      declared=tuple(declared))  # fmt: skip
     stack = faults.read_text(errors="replace") if faults.exists() else ""
     cell = example.cells[running] if running is not None and running < len(example.cells) else None
     found = re.findall(rf'File "{re.escape(example.display)}", line (\d+)', stack)
     line = int(found[0]) if found else (cell.lineno if cell else None)  # faulthandler: innermost first
     kind: FailureKind = "timeout" if timed_out else "crash" if code < 0 else "early-exit"
     failure = Failure(kind, cell.index if cell else None, line, stack.strip() or None, code, timeout)
-    return Result(tuple(cells), env, _limited(failure, options), seconds, depends)
+    return Result(tuple(cells), env, _limited(failure, options), seconds, depends, declared=tuple(declared))
+
+
+def _check_declared(example: Example, cells: list[CellResult], declared: list[Failure], env: dict[str, str]) -> None:
+    """:class:`_Untrue` unless each failure the run went on after is one its cell's ``holds=`` expects on the torch
+    the record names: a failed check, of a cell that ran, outside the cell's range."""
+    ran = {c.cell for c in cells}
+    torch = env.get("torch")
+    for failed in declared:
+        cell = example.cells[failed.cell] if failed.cell is not None and failed.cell < len(example.cells) else None
+        if (cell is None or cell.index not in ran or cell.holds is None or failed.kind not in KEPT_DECLARED
+                or torch is None or cell.holds.covers(torch)):  # fmt: skip
+            raise _Untrue(f"a failure at cell {failed.cell} that no holds= declares on torch {torch}")
+
+
+KEPT_DECLARED = ("exception", "no-exception")  # the failures a holds= declaration may expect: failed checks
 
 
 def _check(
-    example: Example, events: list[str | None], cells: list[CellResult], failure: Failure | None, options: Options
+    example: Example, events: list[str | None], cells: list[CellResult], failure: Failure | None, options: Options,
+    declared: Collection[int | None] = (),
 ) -> Failure | None:
-    """The failure the record shows, as the parent judges it; :class:`_Untrue` if it does not add up."""
+    """The failure the record shows, as the parent judges it; :class:`_Untrue` if it does not add up. ``declared``:
+    the cells whose failed check their holds= expects (:func:`_check_declared`)."""
     if events.count("end") != 1:
         raise _Untrue("more than one end")
     starts = events.count("start")
@@ -122,7 +145,7 @@ def _check(
             raise _Untrue(f"cell {result.cell} was skipped ({result.skipped!r}), which its tags do not allow")
         if result.traceback is not None and not cell.has("raises-exception"):
             raise _Untrue(f"cell {result.cell} shows an exception but is not tagged raises-exception")
-        raised = result.traceback is not None or result.skipped is not None
+        raised = result.traceback is not None or result.skipped is not None or result.cell in declared
         if cell.has("raises-exception") and not raised and failure is None:
             return Failure("no-exception", cell.index, cell.lineno)
     over = _over_budget(example, cells, options)

@@ -204,6 +204,8 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
             self._build.read_recordings(log.info, log.warning)  # an unverified recording fails a strict build
         except RecordingError as error:
             raise PluginError(str(error)) from None
+        for problem in self._build.declaration_problems():
+            log.warning(problem)  # a check that fails where its holds= does not say so: fails a strict build
         problems = grouped(self._build.problems())  # one message per example, naming the blocks that embed it
         if problems and not self._serving:
             failed = f"{len(problems)} example failed" if len(problems) == 1 else f"{len(problems)} examples failed"

@@ -153,8 +153,7 @@ def _on_page(
             if recording.env.get("python") and python_minor(recording.env["python"]) != python_minor(
                     result.env.get("python", "?")):  # fmt: skip
                 python[torch] = python_minor(recording.env["python"])
-            if recording.failed:
-                failed = recording.failed
+            for failed in (*([recording.failed] if recording.failed else []), *recording.declared):
                 check = (example.path, failed.line, failed.message)
                 changed.checks.setdefault(check, set()).add(torch)
                 lines = example.source.splitlines()
@@ -166,7 +165,7 @@ def _on_page(
                 theirs, ours = recording.cell(item.index), mine.get(item.index)
                 if theirs is None or ours is None or theirs.skipped or ours.skipped:
                     continue
-                if recording.failed and recording.failed.cell == item.index:
+                if item.index in recording.failed_cells:
                     continue
                 place = anchor(example, item.index)
                 moved = seen.setdefault(place, Moved(example.path, item.name or str(item.index), place, ours,

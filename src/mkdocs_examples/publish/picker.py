@@ -155,8 +155,8 @@ def example_data(example: Example, result: Result, recorded: dict[str, Recording
             continue  # not shown; or a timing, which differs on every run: pages show the build's alone
         for name, run in runs.items():
             found = next((c for c in run if c.cell == item.index), None)
-            failed = recorded[name].failed if name in recorded else None
-            if found is None or found.skipped or (failed and failed.cell == item.index):
+            failed = recorded[name].failed_cells if name in recorded else frozenset()
+            if found is None or found.skipped or item.index in failed:
                 continue  # not run there, or its check failed there: its output stops short
             output = _output(capped(found, limit))
             key = json.dumps(output, sort_keys=True)

@@ -134,7 +134,7 @@ class PublishedRecordings:
 
     def results(self, example: Example) -> list[Result]:
         """The fresh recordings of ``example`` as results: the error index lists what they raised, as pages show it."""
-        return [Result(cells=tuple(c for c in r.cells if not r.failed or c.cell != r.failed.cell), env=r.env)
+        return [Result(cells=tuple(c for c in r.cells if c.cell not in r.failed_cells), env=r.env)
                 for r in self.fresh(example)]  # not the cell whose check failed there: pages leave it out
 
     def first(self, example: Example) -> Recording | None:

@@ -21,8 +21,10 @@ refused, naming ``mkdocs-examples migrate``, never misread.
 
 A recording of a run whose check failed in that environment (``record --keep-failed``: an
 assertion that holds on the build's torch but not on another release) keeps the cells up to
-the failed one and says which cell failed and how (``failed``); pages note it, and never
-fail for it.
+the failed one and says which cell failed and how (``failed``). A check whose cell declares
+the releases where it holds (``holds=">=2.8"``, source/holds.py) and fails outside them does not
+stop the run: the recording lists it (``declared``) and holds the cells after it. The build
+compares each declaration with what every recording shows (recordings/declared.py).
 
 Recordings are kept in one folder per *environment* (:func:`environment_id`: device, torch
 release, Python, e.g. ``cpu-torch2.14.1-py3.11``), with a manifest, ``environment.json``
@@ -50,7 +52,7 @@ from mkdocs_examples import __version__
 from mkdocs_examples.environment import DEVICES
 from mkdocs_examples.execute import raises
 from mkdocs_examples.execute.cache import lines_of
-from mkdocs_examples.results import MAX_RECORDING, RESULT, CellResult, Result
+from mkdocs_examples.results import MAX_RECORDING, RESULT, CellResult, Failure, Result
 from mkdocs_examples.schema import JSONError, loads, validate
 from mkdocs_examples.source import files, keys
 from mkdocs_examples.source.cells import Example
@@ -82,6 +84,7 @@ class Recording:
     failed: Failed | None = None  # the check that failed in this environment, if one did
     lines: dict[str, dict[str, int]] = field(default_factory=dict)  # cited line: its token (keys.anchors)
     signature: Signature | None = None  # who vouches for it, with its folder's name (recordings/attest.py)
+    declared: tuple[Failed, ...] = ()  # the checks that failed where their cell's holds= says so; the run went on
 
     @classmethod
     def of(cls, example: Example, result: Result, env: dict[str, str]) -> Recording:
@@ -91,8 +94,8 @@ class Recording:
         failed = None
         if failure is not None:
             assert failure.cell is not None
-            lines = (failure.traceback or failure.detail or failure.kind).strip().splitlines()
-            failed = Failed(failure.cell, failure.line, failure.kind, (lines[-1] if lines else failure.kind)[:1000])
+            failed = Failed(failure.cell, failure.line, failure.kind, _last_line(failure))
+        declared = tuple(Failed(f.cell, f.line, f.kind, _last_line(f)) for f in result.declared if f.cell is not None)
         return cls(
             example=example.path,
             keys=example.keys,
@@ -102,7 +105,8 @@ class Recording:
             cells=result.cells,
             names=tuple(c.name for c in example.cells),
             failed=failed,
-            lines=lines_of(example, result.cells, [failed.line if failed else None]),
+            lines=lines_of(example, result.cells, [failed.line if failed else None, *(f.line for f in declared)]),
+            declared=declared,
         )
 
     @property
@@ -112,6 +116,11 @@ class Recording:
     @property
     def date(self) -> str:
         return self.recorded[:10]
+
+    @property
+    def failed_cells(self) -> frozenset[int]:
+        """The cells whose check failed here: the one that stopped the run, and those its declarations expected."""
+        return frozenset([*([self.failed.cell] if self.failed else []), *(f.cell for f in self.declared)])
 
     def cell(self, index: int) -> CellResult | None:
         return next((c for c in self.cells if c.cell == index), None)
@@ -144,6 +153,9 @@ class Recording:
         if self.failed:
             f = self.failed
             data["failed"] = {"cell": f.cell, "line": f.line, "kind": f.kind, "message": f.message}
+        if self.declared:
+            data["declared"] = [{"cell": f.cell, "line": f.line, "kind": f.kind, "message": f.message}
+                                for f in self.declared]  # fmt: skip
         if self.signature:
             data["signature"] = {"key": self.signature.key, "ed25519": self.signature.ed25519}
         return data
@@ -169,8 +181,11 @@ class Recording:
                                                f["kind"], f["message"])  # fmt: skip
         s = data.get("signature")
         signature = None if s is None else Signature(s["key"], s["ed25519"])
+        declared = tuple(Failed(int(d["cell"]), None if d["line"] is None else int(d["line"]), d["kind"], d["message"])
+                         for d in data.get("declared", ()))  # fmt: skip
         return cls(data["example"], tuple(data["keys"]), data["recorded"], dict(data["env"]), float(data["seconds"]),
-                   cells, names, failed, {k: dict(v) for k, v in data["lines"].items()}, signature)  # fmt: skip
+                   cells, names, failed, {k: dict(v) for k, v in data["lines"].items()}, signature,
+                   declared)  # fmt: skip
 
     def current(self, example: Example) -> int:
         """How many of ``example``'s cells, from the first, ran here as they are now (source/keys.py: held)."""
@@ -189,6 +204,12 @@ KEPT_FAILURES = ("exception", "no-exception")
 def keepable(result: Result) -> bool:
     """Whether ``result`` is a run a recording may keep although it failed: in a known cell, as a check does."""
     return result.failure is not None and result.failure.kind in KEPT_FAILURES and result.failure.cell is not None
+
+
+def _last_line(failure: Failure) -> str:
+    """What a recording says of a failed check: the last line of its traceback (``AssertionError: ...``)."""
+    lines = (failure.traceback or failure.detail or failure.kind).strip().splitlines()
+    return (lines[-1] if lines else failure.kind)[:1000]
 
 
 @dataclass(frozen=True)
@@ -249,14 +270,24 @@ def current(recording: Recording, example: Example) -> Recording | None:
     failed = recording.failed
     if failed is not None:
         failed = replace(failed, line=move.line(failed.line)) if failed.cell < held else None
+    declared = [replace(f, line=move.line(f.line)) for f in recording.declared if f.cell < held]
     # A claim about an error (raises=) judged on this environment's run: where the exception it recorded is
-    # another, that is its failed check, as if an assertion had failed there (its output stops at that cell)
-    wrong = next(iter(raises.mismatches(example, cells)), None)
-    if wrong is not None and (failed is None or wrong.cell.index < failed.cell):
+    # another, that is its failed check, as if an assertion had failed there: one its cell's holds= expects on this
+    # torch, or one that stops its output at that cell
+    torch = recording.env.get("torch", "")
+    for wrong in raises.mismatches(example, cells):
+        if failed is not None and wrong.cell.index >= failed.cell:
+            break
         message = f'{wrong.actual} (raises= says "{wrong.expected}")'[:1000]
-        failed = Failed(wrong.cell.index, wrong.cell.header or wrong.cell.lineno, "exception", message)
-        cells = tuple(c for c in cells if c.cell <= failed.cell)
-    return replace(recording, cells=cells, failed=failed)
+        found = Failed(wrong.cell.index, wrong.cell.header or wrong.cell.lineno, "exception", message)
+        if wrong.cell.holds is not None and not wrong.cell.holds.covers(torch):
+            declared.append(found)
+            continue
+        failed = found
+        cells = tuple(c for c in cells if c.cell <= found.cell)
+        break
+    declared = sorted((f for f in declared if failed is None or f.cell < failed.cell), key=lambda f: f.cell)
+    return replace(recording, cells=cells, failed=failed, declared=tuple(declared))
 
 
 # --- files ---------------------------------------------------------------------

@@ -11,6 +11,11 @@ Consecutive minor releases that were all checked are named as a range, with an e
 breaks the range, so a range never claims a release nobody ran. Recordings on a GPU in which every
 cell ran as it is now add a sentence of their own ("Checked on CUDA with torch 2.11.0 too.").
 
+A check whose cell declares the releases where it holds (``holds=">=2.8"``, source/holds.py) is
+said in those words instead: "A claim of examples/x.py (line 12) holds on torch 2.8 and later: its
+check fails on torch 2.4\u20132.7." A failure that no declaration covers is a problem of the strict
+build (recordings/declared.py); a build that goes on still says it, as above.
+
 Where a release prints other outputs than the build (:func:`differing`: a cell the page shows,
 noise aside, measurements left out), the line says where, and that the notes under the outputs
 show it: "outputs differ on torch 2.9.1, 2.14.1".
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mkdocs_examples.recordings.declared import Verdict
 from mkdocs_examples.recordings.store import Recording, release
 from mkdocs_examples.render.attribution import change_key, version_key
 from mkdocs_examples.render.provenance import inline
@@ -36,8 +42,7 @@ def differing(example: Example, result: Result, recordings: list[Recording]) -> 
     ours = {cell.cell: change_key(cell, result.env) for cell in result.cells if cell.cell in shown}
     found = set()
     for recording in recordings:
-        failed = recording.failed.cell if recording.failed else None
-        cells = [c for c in recording.cells if c.cell in ours and c.cell != failed]
+        cells = [c for c in recording.cells if c.cell in ours and c.cell not in recording.failed_cells]
         if any(change_key(cell, recording.env) != ours[cell.cell] for cell in cells):
             found.add(release(recording.env.get("torch", "?")))
     return found
@@ -67,12 +72,14 @@ def spans(releases: Iterable[str], text: dict[str, str]) -> str:
 
 def render_checks(
     built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str, differ: Iterable[str] = (),
-    elsewhere: dict[str, list[Recording]] | None = None,
+    elsewhere: dict[str, list[Recording]] | None = None, declared: dict[str, list[Verdict]] | None = None,
 ) -> str:  # fmt: skip
     """The paragraph of checked releases for a page whose examples' fresh recordings are ``recorded`` (example
     path: its recordings); ``built``: the build's env; ``folder``: the examples folder, as messages name it;
     ``differ``: the releases that print other outputs than the build (:func:`differing`); ``elsewhere``: the
-    recordings on other devices (a GPU) in which every cell of the example ran as it is now."""
+    recordings on other devices (a GPU) in which every cell of the example ran as it is now; ``declared``: example
+    path: what the environments say of each of its checks (recordings/declared.py), those that declare a range said
+    in its words."""
     if not recorded:
         return ""
     text = texts(lang)
@@ -82,7 +89,9 @@ def render_checks(
     for path, recordings in sorted(recorded.items()):
         ok = {here} | {release(r.env.get("torch", "?")) for r in recordings if not r.failed}
         checked.append(ok | {release(r.env.get("torch", "?")) for r in recordings if r.failed})
-        failures = {r.failed for r in recordings if r.failed}
+        ranged = {v.cell.index: v for v in (declared or {}).get(path, []) if v.cell.holds is not None}
+        # a failure of a check that declares its range: that declaration says it, below
+        failures = {r.failed for r in recordings if r.failed and r.failed.cell not in ranged}
         for failed in sorted(failures, key=lambda f: (f.cell, f.line or 0, f.message)):  # not by hash: reproducible
             # named with their builds (2.14.1+cu130): a build of torch may be what breaks a claim
             bad = sorted({r.env.get("torch", "?") for r in recordings if r.failed == failed}, key=version_key)
@@ -97,6 +106,14 @@ def render_checks(
                 lines.append(text["since"].format(release=oldest_ok, releases=spans(bad, text), **values))
             else:
                 lines.append(text["fails"].format(releases=spans(bad, text), **values))
+        for verdict in ranged.values():
+            cell = verdict.cell
+            assert cell.holds is not None
+            values = {"example": f"{folder}/{path}", "line": cell.header or cell.lineno,
+                      "range": cell.holds.words(text)}  # fmt: skip
+            failing = [r for r in verdict.failed if not cell.holds.covers(r)]  # inside: a build error of their own
+            lines.append(text["declared"].format(releases=spans(failing, text), **values) if failing
+                         else text["declared.none"].format(**values))  # fmt: skip
     everywhere = set.intersection(*checked) if checked else {here}
     joined = spans(everywhere, text)
     count = text["checked.count"].format(n=len(everywhere)) if "\u2013" in joined else ""  # a range hides how many

@@ -18,7 +18,8 @@ from mkdocs_examples.render.fences import fence
 from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
-from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.cells import Cell, Example
+from mkdocs_examples.source.holds import Holds
 from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
 
@@ -58,6 +59,7 @@ def render_example(
         if not item.has("remove-input"):
             title, titled = (None if titled else example.display), True  # the first code shown has the file name
             parts.append(fence(item.source, "python", title=title, linenums=item.lineno))
+        parts += [holds_note(holds, text) for holds in declared(example, item)]
         if not item.output_shown or item.index not in cell_results:
             continue
         mine = cell_results[item.index]
@@ -67,8 +69,8 @@ def render_example(
             recorded = recording.cell(item.index) if recording else None
             if not recording or not recorded or recorded.skipped:
                 continue
-            if recording.failed and recording.failed.cell == item.index:
-                continue  # its output stops where the check failed: the page's line on checks says so
+            if item.index in recording.failed_cells:
+                continue  # its check failed there (the page's line on checks says so): its output is not the claim
             source = Source(other.environment, recording.env, recording.date, bool(other.unverified))
             views.append(View(source, capped(recorded, limit)))
         varies = not item.compared  # a timing differs on every run: the build's alone, which the picker keeps
@@ -84,6 +86,25 @@ def render_example(
         if not views and mine.skipped == "requires-cuda":
             parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
     return "\n\n".join(parts) + "\n"
+
+
+def declared(example: Example, item: Cell) -> list[Holds]:
+    """The ranges the checks of ``item`` declare (source/holds.py): its own, and those of the hidden checks right
+    after it (``remove-cell`` cells, which check the cell before them), each once."""
+    found = [item.holds] if item.holds is not None else []
+    for after in example.cells[item.index + 1 :]:
+        if not after.has("remove-cell"):
+            break
+        if after.holds is not None and after.holds not in found:
+            found.append(after.holds)
+    return found
+
+
+def holds_note(holds: Holds, text: dict[str, str]) -> str:
+    """The line beside a claim that holds on some releases only: "The claim checked here holds on torch 2.8 and
+    later." """
+    body = html.escape(text["holds.note"].format(range=holds.words(text)))
+    return f'<p class="mx-holds" data-search-exclude><small>{body}</small></p>'
 
 
 def render_downloads(root: str, example: Example, colab: str | None, *, lang: str, view: str | None = None) -> str:

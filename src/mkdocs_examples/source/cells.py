@@ -8,9 +8,10 @@ A cell starts at a line ``# %%``, optionally followed by a name and metadata::
 ``raises=`` is a claim about the error a cell raises: the line that names the exception
 (``Type: message``) starts with that text, where ``…`` stands for any text (:mod:`execute.raises`
 checks it on every environment). It implies the tag ``raises-exception`` and, like a name or a
-display tag, changes no key. Code above the first marker is a cell of its own. ``# %% [markdown]`` cells are notes for
-notebook readers, neither executed nor shown on a page. A note may name its language, in
-jupytext's metadata syntax::
+display tag, changes no key. ``holds=">=2.8"`` names the torch releases where the cell's check
+holds, where it fails on others (:mod:`source.holds`); it changes no key either. Code above the
+first marker is a cell of its own. ``# %% [markdown]`` cells are notes for notebook readers,
+neither executed nor shown on a page. A note may name its language, in jupytext's metadata syntax::
 
     # %% [markdown]
     # torch.cat joins tensors along a dimension they already have
@@ -30,6 +31,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from mkdocs_examples.source import files
+from mkdocs_examples.source.holds import EXAMPLE as HOLDS_EXAMPLE
+from mkdocs_examples.source.holds import Holds, HoldsError
 from mkdocs_examples.source.keys import cell_keys, support_digest
 
 TAGS = {
@@ -69,6 +72,7 @@ class Cell:
     tags: tuple[str, ...] = ()
     raises: str | None = None  # raises="Type: message": the start of the exception line the cell must show
     header: int | None = None  # line of its ``# %%`` marker in the file, where its tags and claim are written
+    holds: Holds | None = None  # holds=">=2.8": the torch releases where its check holds (source/holds.py)
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -225,7 +229,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
         if not is_code(header):
             _note_language(header, display, marker_line)  # a malformed note is refused with the file
             continue
-        name, tags, raises = _parse_header(header, display, marker_line)
+        name, tags, raises, holds = _parse_header(header, display, marker_line)
         first = next((i for i, text in enumerate(lines) if text.strip()), None)
         if first is None:
             if marker_line and (name or tags):
@@ -236,7 +240,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
             raise ExampleError(display, marker_line, f"cell name {name!r} is already used at line {seen[name]}")
         if name:
             seen[name] = marker_line
-        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None))
+        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None, holds))
     return tuple(cells)
 
 
@@ -292,17 +296,21 @@ def _parse_metadata(rest: str, display: str, line: int, example: str) -> dict[st
     return values
 
 
-def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tuple[str, ...], str | None]:
+def _parse_header(
+    header: str, display: str, line: int
+) -> tuple[str | None, tuple[str, ...], str | None, Holds | None]:
     tags: tuple[str, ...] = ()
     raises: str | None = None
+    holds: Holds | None = None
     meta_start = _META.search(header)
     title = header[: meta_start.start()].strip() if meta_start else header
     if meta_start:
         values = _parse_metadata(header[meta_start.start() :], display, line, 'tags=["remove-cell"]')
-        unknown_keys = sorted(set(values) - {"tags", "raises"})
+        unknown_keys = sorted(set(values) - {"tags", "raises", "holds"})
         if unknown_keys:
-            raise ExampleError(display, line, f"unknown cell metadata {unknown_keys[0]}=; a cell takes tags= and "
-                               'raises= (e.g. raises="RuntimeError: Class values must be non-negative")')
+            raise ExampleError(display, line, f"unknown cell metadata {unknown_keys[0]}=; a cell takes tags=, "
+                               'raises= (e.g. raises="RuntimeError: Class values must be non-negative") and '
+                               f"{HOLDS_EXAMPLE}")
         if "tags" in values:
             value = values["tags"]
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
@@ -315,11 +323,23 @@ def _parse_header(header: str, display: str, line: int) -> tuple[str | None, tup
             raises = _raises(values["raises"], display, line)
             if "raises-exception" not in tags:  # raises= alone says the cell must raise: the tag, as if written
                 tags = (*tags, "raises-exception")
+        if "holds" in values:
+            holds = _holds(values["holds"], display, line)
     if not title:
-        return None, tags, raises
+        return None, tags, raises, holds
     if not _NAME.match(title):
         raise ExampleError(display, line, f"cell name {title!r} must be one word of letters, digits, '-' or '_'")
-    return title, tags, raises
+    return title, tags, raises, holds
+
+
+def _holds(value: object, display: str, line: int) -> Holds:
+    """The range of a ``holds=`` declaration (source/holds.py)."""
+    if not isinstance(value, str):
+        raise ExampleError(display, line, f"holds= is a string of torch releases, e.g. {HOLDS_EXAMPLE}, not {value!r}")
+    try:
+        return Holds.parse(value)
+    except HoldsError as error:
+        raise ExampleError(display, line, str(error)) from None
 
 
 def _raises(value: object, display: str, line: int) -> str:
