@@ -227,7 +227,7 @@ assert torch.allclose(per_w[:2], per[:2]) and torch.allclose(per_w[2:], 9 * per[
 
 # %% sampler-limit raises="RuntimeError: number of categories cannot exceed 2^24"
 big = WeightedRandomSampler(torch.ones(2**24 + 1), num_samples=10)
-next(iter(big))  # more than 2^24 weights: torch.multinomial refuses them
+next(iter(big))  # over 2^24 weights: torch.multinomial refuses them
 
 # %% sampler-limit-checks tags=["remove-cell"]
 import inspect

@@ -173,8 +173,7 @@ assert any("Got pickle error when attempting to start a worker" in h
            for h in hint)
 
 # %% notebook
-main_code = script.replace("    main()", "    main()  # a notebook's code")
-returncode, out, err = run("-c", main_code)  # __main__ without a file
+returncode, out, err = run("-c", script)  # __main__ without a file
 print("exit code", returncode)
 for error in errors(err):
     print(error)
@@ -185,17 +184,3 @@ assert errors(err)[0] == (
     "AttributeError: Can't get attribute 'Squares' on <module '__main__' "
     "(built-in)>"
 )
-
-# %% notebook-fix
-module, _, rest = script.partition("\n\ndef main():")
-Path("squares.py").write_text(module)  # the Dataset and collate in a file
-cell = ("from torch.utils.data import DataLoader\n\n"
-        "from squares import Squares, collate  # a module: workers import it"
-        "\n\n\ndef main():" + rest)
-returncode, out, err = run("-c", cell)
-print("exit code", returncode)
-print(out, end="")
-
-# %% notebook-fix-checks tags=["remove-cell"]
-assert returncode == 0 and err == ""
-assert out == "tensor([0, 1, 4, 9])\ntensor([16, 25, 36, 49])\n"
