@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import pytest
 from helpers import DRAWN, search_queries
+from search_timing import WATCH  # tools/search_timing.py, on sys.path by helpers
 
 
 @pytest.fixture(scope="module")
@@ -540,14 +541,7 @@ def test_a_page_and_its_search_index_weigh_at_most_the_budget_as_sent(page, base
 
 
 # the time of the last `input` event in the search box, and of the first result shown after it
-FIRST_RESULT = """() => {
-  window.ptTiming = {typed: 0, shown: 0}
-  document.addEventListener("input", () => { window.ptTiming = {typed: performance.now(), shown: 0} }, true)
-  new MutationObserver(() => {
-    const t = window.ptTiming
-    if (t.typed && !t.shown && document.querySelector(".md-search-result__item")) t.shown = performance.now()
-  }).observe(document.querySelector(".md-search-result__list"), {childList: true, subtree: true})
-}"""
+FIRST_RESULT = WATCH  # the script that tools/search_timing.py times with
 
 
 def test_the_first_chinese_result_shows_within_300_ms_of_the_first_keystroke(browser, base_url):
