@@ -109,8 +109,10 @@ def test_a_term_of_a_section_tags_that_section_not_its_page(indexes):
     """data/search_terms.yml: a page's path with `#` and an anchor gives its terms to that section's entry."""
     oom = "errors/cuda/#torchoutofmemoryerror-cuda-out-of-memory-tried-to-allocate-"
     assert "显存不够" in entry(indexes["zh"], oom)["tags"]
-    assert "显存不够" not in entry(indexes["zh"], "errors/cuda/").get("tags", [])
     assert "out of memory" in entry(indexes["en"], oom)["phrases"]
+    accumulated = "devices/gpu-memory/#不要累加损失张量"  # a term of this section only, not of its page
+    assert "显存不够" in entry(indexes["zh"], accumulated)["tags"]
+    assert "显存不够" not in entry(indexes["zh"], "devices/gpu-memory/").get("tags", [])
 
 
 def test_a_terms_location_is_its_pages_with_the_anchor_of_its_section():
