@@ -9,7 +9,7 @@ On the built site, served as GitHub Pages serves it (tools/pages_server.py), in 
   (overrides/partials/palette.js) and with Material's palette component, the page rewritten in the browser
   to Material's partial (the only differences, as tests/test_overrides.py checks);
 - **blocks**: the same page load as built, with site.css's `content-visibility: auto` on the article's blocks
-  from its 16th on, and with it overridden, every block laid out at once (the page's code blocks as built);
+  from its 24th on, and with it overridden, every block laid out at once (the page's code blocks as built);
 - **search**: the longest main-thread task between typing a Chinese query on /zh/ and its first result
   shown (Material drawing the results), with site.css's `content-visibility: auto` on each result and with
   it overridden, every result laid out at once.

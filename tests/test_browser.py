@@ -65,11 +65,11 @@ ARTICLE_BLOCKS = f"""() => [...document.querySelector('.md-content__inner').chil
                     drawn: ({DRAWN})(block)}}))"""
 
 
-@pytest.mark.parametrize("path", ["zh/losses/mse/", "zh/errors/cuda/", "changes/"])
+@pytest.mark.parametrize("path", ["zh/losses/bce/", "zh/errors/cuda/", "changes/"])
 def test_a_long_pages_blocks_are_laid_out_as_they_come_near_the_screen(browser, base_url, path):
-    """site.css: `content-visibility: auto` on an article's blocks from its 16th on, which spares a phone about a
-    fifth of its main thread's work while zh/errors/cuda loads (bench/pages.py). What a phone shows first and
-    half a screen below is laid out at once, never from a placeholder's height (zh/losses/mse has the most blocks
+    """site.css: `content-visibility: auto` on an article's blocks from its 24th on, which spares a phone about an
+    eighth of its main thread's work while zh/errors/cuda loads (bench/pages.py). What a phone shows first and
+    half a screen below is laid out at once, never from a placeholder's height (zh/losses/bce has the most blocks
     there); a block far below is drawn once the reader scrolls to it."""
     page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
     try:
