@@ -74,7 +74,7 @@ record: $(READY)  ## on a GPU machine: record CUDA and CPU outputs into recordin
 	$(PYTHON) -m mkdocs_examples merge .cache/record/cpu --device cpu --into recordings
 
 record-release: $(READY)  ## record every example on this CPU under one torch release: make record-release TORCH=2.4.1 (MAINTAINING.md: "Torch releases")
-	$(PYTHON) tools/record_release.py "$(TORCH)"
+	$(PYTHON) tools/record_release.py "$(TORCH)" $(ARGS)
 
 lock-gpu: $(READY)  ## after changing requirements.txt: write requirements-gpu.txt, what the GPU job installs, with hashes (from PyPI)
 	$(PYTHON) tools/lock_gpu.py

@@ -355,6 +355,23 @@ def test_record_release_takes_the_pins_of_requirements_and_refuses_a_release_nam
         record_release.main(["2.4"])  # a minor release: PyPI names patches
 
 
+def test_record_release_starts_from_the_releases_recordings_of_examples_that_exist(tmp_path):
+    """`record --resume` then runs only the examples that are new or changed since they were recorded."""
+    import record_release
+
+    folder, out = tmp_path / "cpu-torch2.4.1-py3.11", tmp_path / "out"
+    for name in ("environment.json", "tensors/creating.json", "tensors/gone.json", "data/workers.json"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(name)
+    (out / "data").mkdir(parents=True)
+    (out / "data/workers.json").write_text("recorded here")  # an interrupted run's: kept
+    assert record_release.seed(out, folder) == 1
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json")) == [
+        "data/workers.json", "tensors/creating.json"]  # fmt: skip
+    assert (out / "data/workers.json").read_text() == "recorded here"
+    assert record_release.seed(out, tmp_path / "none") == 0
+
+
 def test_migrate_refuses_a_schema_1_recording_that_names_another_example_than_its_place(tmp_path, capsys):
     import json
 

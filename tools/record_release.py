@@ -7,7 +7,9 @@
    engine's dependencies at the pins of requirements.txt and the engine from this checkout (a
    copy: editing the checkout meanwhile changes nothing of a recording under way);
 2. records every example into ``.cache/releases/<release>/out`` with ``record --device cpu
-   --keep-failed --resume``: a check that fails on that release is kept as a finding;
+   --keep-failed --resume``: a check that fails on that release is kept as a finding. The release's
+   recordings already in ``recordings/`` are copied there first, so that an example they hold as it
+   is now is kept and only new and changed examples run (``--all``: every example runs);
 3. merges them into ``recordings/cpu-torch<release>-py<minor>/`` (``merge --allow-missing``);
 4. deletes the virtualenv (several GB).
 
@@ -78,12 +80,37 @@ def not_installable(release: str, python: str, reason: str, recordings: Path) ->
     return 3
 
 
+def minor(python: Path) -> str:
+    """``python``'s version without its patch: 3.11."""
+    version = subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    return ".".join(version.split(".")[:2])
+
+
+def seed(out: Path, folder: Path) -> int:
+    """Copy the recordings in ``folder`` of examples that still exist into ``out``, where none is yet: ``record
+    --resume`` keeps each one whose example is as it was recorded. How many were copied."""
+    copied = 0
+    for file in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        relative = file.relative_to(folder)
+        if relative.name == "environment.json" or not (ROOT / "examples" / relative.with_suffix(".py")).is_file():
+            continue
+        target = out / relative
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(file, target)
+            copied += 1
+    return copied
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", help="a torch release as PyPI names it, e.g. 2.4.1")
     parser.add_argument("--python", default=sys.executable, help="the Python of the virtualenv (default: this one)")
     parser.add_argument("--keep-venv", action="store_true", help="do not delete the virtualenv at the end")
     parser.add_argument("--recordings", type=Path, default=ROOT / "recordings", help="default: recordings/")
+    parser.add_argument("--all", action="store_true",
+                        help="record every example, not only those new or changed since the release's recordings")
     args = parser.parse_args(argv)
     if not re.fullmatch(r"\d+\.\d+\.\d+", args.release):
         parser.error(f"name a release as PyPI does, e.g. 2.4.1, not {args.release!r}")
@@ -120,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         ready.touch()
     timings["install"] = time.monotonic() - start
 
+    if not args.all:
+        kept = seed(out, args.recordings / f"cpu-torch{args.release}-py{minor(python)}")
+        print(f"{kept} recordings of torch {args.release} copied into {out}: their examples run again only if changed")
     start = time.monotonic()
     recorded = run([str(python), "-m", "mkdocs_examples", "record", "--device", "cpu", "--keep-failed", "--resume",
                     "--out", str(out)], log, cwd=ROOT)  # fmt: skip
