@@ -50,13 +50,13 @@ assert next(model.parameters()).device.type == device.type
 if sys.platform != "darwin" and not torch.cuda.is_available():
     assert device == torch.device("cpu")  # this site's build machine
 
-# %% accelerator
+# %% accelerator holds=">=2.7"
 device = torch.accelerator.current_accelerator(check_available=True)
 device = device or torch.device("cpu")  # no usable accelerator: the CPU
 print(device)
 print(torch.accelerator.current_accelerator())  # the one torch was built for
 
-# %% accelerator-checks tags=["remove-cell"]
+# %% accelerator-checks tags=["remove-cell"] holds=">=2.7"
 assert device.type == expected  # the same choice as the three-way one
 found = torch.accelerator.current_accelerator()
 cpu_only = torch.version.cuda is None and torch.version.hip is None
