@@ -149,8 +149,6 @@ loader = DataLoader(make_dataset(), batch_size=4, num_workers=2,
 next(iter(loader))
 
 # %% pickle-checks tags=["remove-cell"]
-import warnings
-
 # the main process pickles them before any worker starts: fork never does;
 # a partial of a top-level function pickles
 import functools
@@ -171,6 +169,11 @@ assert list(fork) == [[0, 1, 4, 9], [16, 25, 36, 49]]
 main_process = DataLoader(make_dataset(), batch_size=4,
                           collate_fn=lambda batch: batch)
 assert list(main_process) == [[0, 1, 4, 9], [16, 25, 36, 49]]
+
+# %% pickle-hint-checks tags=["remove-cell"] holds=">=2.10"
+import warnings
+
+# torch's hint about start methods, a warning beside the pickling error
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     try:

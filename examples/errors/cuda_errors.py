@@ -451,7 +451,7 @@ print(torch.cuda.get_arch_list())
 print(has_kernels_for(torch.cuda.get_arch_list(), capability))
 assert has_kernels_for(torch.cuda.get_arch_list(), capability)
 
-# %% capability-warning
+# %% capability-warning holds=">=2.11"
 import warnings
 from unittest import mock
 
@@ -466,7 +466,7 @@ with gpu_name, warnings.catch_warnings(record=True) as caught:
     torch.cuda._warn_unsupported_code(0, 61, [75, 80, 86, 90, 100, 120])
 print(caught[0].message)
 
-# %% capability-warning-checks tags=["remove-cell"]
+# %% capability-warning-checks tags=["remove-cell"] holds=">=2.13"
 message = str(caught[0].message)
 assert len(caught) == 1 and caught[0].category is UserWarning
 assert message.startswith("Found GPU0 NVIDIA GeForce GTX 1080 which is of "
