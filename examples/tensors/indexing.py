@@ -280,7 +280,7 @@ log_probs.gather(1, target.float().unsqueeze(1))
 # %% gather-int32 holds=">=2.8"
 print(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1))
 
-# %% gather-int32-checks tags=["remove-cell"]
+# %% gather-int32-checks tags=["remove-cell"] holds=">=2.8"
 try:
     log_probs.gather(1, target.float().unsqueeze(1))
 except RuntimeError as error:
@@ -289,6 +289,12 @@ else:
     raise AssertionError("a float index should fail")
 assert torch.equal(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1),
                    picked)
+
+# %% gather-long-checks tags=["remove-cell"]
+# .long() works on every release
+assert torch.equal(
+    log_probs.gather(1, target.float().long().unsqueeze(1)).squeeze(1), picked
+)
 
 # %% gather-size tags=["raises-exception"]
 x.gather(1, torch.tensor([[0], [1], [2]]))  # 3 rows of indices, x has 2

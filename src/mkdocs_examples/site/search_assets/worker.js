@@ -621,6 +621,19 @@ function ptLandOnTheAnswer(group) {
   group.unshift(best)
 }
 
+// lunr names a node of its token set (the index's words as a graph, merged where two nodes end alike)
+// by its flag, then each edge's label and child's id run together: the node with an edge 1 to node 234
+// and the node with edges 1 to 2 and 3 to 4 are both "01234", and merging the two made words the index
+// lacks (bn2 and bn6 beside bn2d, on the Chinese pages): a query that reached one threw, and found
+// nothing (olivernn/lunr.js#503). A separator after each id keeps the names apart
+function ptTokenSetName() {
+  if (this._str) return this._str
+  var name = this.final ? "1" : "0"
+  var labels = Object.keys(this.edges).sort()
+  for (var i = 0; i < labels.length; i++) name += labels[i] + this.edges[labels[i]].id + ","
+  return name
+}
+
 // Once the index is built, the words of every entry (ptEntryWords: each page's link names the words it
 // marks) and one search that nobody sees, of the title of the index's first entry (Han characters in the
 // Chinese index): the query's path (its segmentation against the index's words, lunr's parser, the marks)
@@ -686,6 +699,7 @@ addEventListener("message", function (event) {
     ptSynonymGroups(message.data.config.synonyms || [])
     ptTermPieces(message.data.docs, message.data.config.synonyms || [])
     if (!(lunr.Pipeline.registeredFunctions.ptOneWord)) lunr.Pipeline.registerFunction(ptOneWord, "ptOneWord")
+    lunr.TokenSet.prototype.toString = ptTokenSetName
     if (!lunr.Builder.prototype.ptAdd) {
       lunr.Builder.prototype.ptAdd = lunr.Builder.prototype.add
       lunr.Builder.prototype.add = function () {
