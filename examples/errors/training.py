@@ -600,3 +600,71 @@ if library.is_file():
     del text
 scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
 assert scripts["torchfrtrace"] == "torch.distributed.flight_recorder.fr_trace:main"
+
+# %% assign-before-init raises="AttributeError: cannot assign module before Module.__init__() call"
+class Model(nn.Module):
+    def __init__(self):
+        self.linear = nn.Linear(2, 1)  # super().__init__() never called
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+model = Model()
+
+# %% no-init-attribute raises="AttributeError: 'Scale' object has no attribute …"
+class Scale(nn.Module):
+    def __init__(self, factor):
+        self.factor = factor  # a plain number: no error yet
+
+    def forward(self, x):
+        return x * self.factor
+
+
+Scale(2.0)(torch.ones(3))
+
+# %% assign-before-init-fix
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()  # first: it sets up the registries
+        self.linear = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+model = Model()
+print(model)
+print([name for name, _ in model.named_parameters()])
+
+# %% assign-before-init-fix-checks tags=["remove-cell"]
+assert [name for name, _ in model.named_parameters()] == ["linear.weight", "linear.bias"]
+# Module.__init__ creates the dictionaries that __setattr__ registers into
+assert {"_parameters", "_buffers", "_modules"} <= set(vars(nn.Module()))
+assert not hasattr(Scale.__new__(Scale), "_modules")
+# a parameter or a buffer before it: the same error, named for what it is
+
+
+class Early(nn.Module):
+    def __init__(self, what):
+        if what == "parameters":
+            self.weight = nn.Parameter(torch.ones(1))
+        else:
+            self.register_buffer("mean", torch.zeros(1))
+        super().__init__()
+
+
+for what, message in (
+    ("parameters", "cannot assign parameters before Module.__init__() call"),
+    ("buffer", "cannot assign buffer before Module.__init__() call"),
+):
+    try:
+        Early(what)
+    except AttributeError as error:
+        assert str(error) == message, error
+    else:
+        raise AssertionError(f"{what} assigned before Module.__init__()")
+# the plain number was kept: what failed is the call, which needs the hooks
+scale = Scale.__new__(Scale)
+scale.__init__(2.0)
+assert scale.factor == 2.0
