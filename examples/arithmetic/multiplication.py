@@ -174,3 +174,40 @@ assert torch.equal(
 assert torch.equal(torch.mul(u, w), torch.tensor([4.0, 10.0, 18.0]))
 for dotted in (torch.matmul(u, w), torch.dot(u, w), u @ w):
     assert dotted.dim() == 0 and dotted.item() == 32.0
+
+# %% einsum
+a, b = torch.randn(2, 3), torch.randn(3, 4)
+print(torch.einsum("ij,jk->ik", a, b).shape)  # j is summed: a @ b
+print(torch.allclose(torch.einsum("ij,jk->ik", a, b), a @ b))
+u, w = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0])
+print(torch.einsum("i,i->", u, w))  # i summed, nothing kept: dot
+print(torch.einsum("i,i->i", u, w))  # i kept: element by element
+print(torch.einsum("i,j->ij", u, w))  # nothing summed: outer product
+
+# %% einsum-checks tags=["remove-cell"]
+assert torch.allclose(torch.einsum("ij,jk->ik", a, b), torch.mm(a, b))
+assert torch.einsum("i,i->", u, w) == torch.dot(u, w) == 32
+assert torch.equal(torch.einsum("i,i->i", u, w), u * w)
+assert torch.equal(torch.einsum("i,j->ij", u, w), torch.outer(u, w))
+# without "->", the output is the letters that appear once, alphabetically
+assert torch.allclose(torch.einsum("ij,jk", a, b), a @ b)
+assert torch.allclose(torch.einsum("jk,ij", b, a), a @ b)  # ik, not ki
+# a letter twice in one operand takes the diagonal
+assert torch.einsum("ii->", torch.eye(3)) == 3
+assert torch.einsum("ij->ji", a).data_ptr() == a.data_ptr()  # a view: a.t()
+
+# %% einsum-batched
+q = torch.randn(2, 5, 8)  # (batch, queries, dim)
+k = torch.randn(2, 6, 8)  # (batch, keys, dim)
+scores = torch.einsum("bqd,bkd->bqk", q, k)  # no transpose to write
+print(scores.shape, torch.allclose(scores, q @ k.transpose(1, 2)))
+x = torch.randn(7, 4, 2, 3)
+print(torch.einsum("...ij,jk->...ik", x, b).shape)  # ...: any batch dims
+
+# %% einsum-batched-checks tags=["remove-cell"]
+assert scores.shape == (2, 5, 6)
+assert torch.allclose(scores, torch.bmm(q, k.transpose(1, 2)))
+assert torch.allclose(torch.einsum("...ij,jk->...ik", x, b), x @ b)
+
+# %% einsum-dims raises="RuntimeError: einsum(): the number of subscripts in the equation (2) does not match the number of dimensions (3) for operand 0 and no ellipsis was given"
+torch.einsum("ij,jk->ik", torch.randn(5, 2, 3), b)

@@ -494,3 +494,37 @@ assert "extra traversal of the autograd graph every iteration" in warning
 # %% unused-end tags=["remove-cell"]
 del model, found, static  # DDP holds the group: free the models first
 dist.destroy_process_group()
+
+# %% sync-bn-convert
+model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
+model[1].running_mean.fill_(0.5)  # statistics learned so far
+synced = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+print(synced)
+print(synced[1].running_mean[:3])  # kept, like the weights
+
+# %% sync-bn-convert-checks tags=["remove-cell"]
+assert isinstance(synced[1], nn.SyncBatchNorm)
+assert not any(type(m) is nn.BatchNorm2d for m in synced.modules())
+assert synced is model  # the BatchNorm inside is replaced in place
+assert torch.equal(synced[1].running_mean, torch.full((8,), 0.5))
+# outside a process group, and in eval mode, it is BatchNorm
+bn = nn.BatchNorm2d(8)
+bn.load_state_dict({k: v for k, v in synced[1].state_dict().items()})
+images = torch.randn(4, 8, 5, 5)
+assert torch.allclose(nn.SyncBatchNorm.convert_sync_batchnorm(
+    nn.Sequential(nn.BatchNorm2d(8)))[0](images), nn.BatchNorm2d(8)(images))
+assert torch.allclose(synced[1].eval()(images), bn.eval()(images))
+synced.train()
+
+# %% sync-bn-cpu raises="ValueError: SyncBatchNorm expected input tensor to be on GPU"
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-sync-bn')}",
+    rank=0, world_size=1,
+)
+try:
+    synced(torch.randn(4, 3, 10, 10))  # training mode, on the CPU
+finally:
+    dist.destroy_process_group()
+
+# %% sync-bn-cpu-checks tags=["remove-cell"]
+assert not dist.is_initialized()
