@@ -174,6 +174,32 @@ assert torch.isclose(
     nn.CrossEntropyLoss(weight=balanced)(logits, target), weighted
 )
 
+# %% cross-entropy-weight-soft
+soft = F.one_hot(target, 2).float()  # the same targets as probabilities
+soft_weighted = nn.CrossEntropyLoss(weight=class_weights)(logits, soft)
+print(f"class indices {weighted:.4f}, probabilities {soft_weighted:.4f}")
+# with probability targets the mean is over the samples, not the weights
+print(f"by hand {(w * per_sample).sum() / len(target):.4f}")
+
+# %% cross-entropy-weight-soft-checks tags=["remove-cell"]
+assert torch.isclose(soft_weighted, (w * per_sample).sum() / len(target))
+assert soft_weighted < weighted / 10
+# "balanced" weights average 1 over the samples
+balanced = len(dataset) / (2 * class_counts.float())
+assert torch.isclose(balanced[labels].mean(), torch.tensor(1.0))
+# here scaling the weights scales the loss
+assert torch.isclose(
+    nn.CrossEntropyLoss(weight=class_weights * 1000)(logits, soft),
+    soft_weighted * 1000,
+)
+# soft labels (mixup, label smoothing by hand): the same division by N
+mixed = torch.tensor([[0.7, 0.3], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1]])
+log_p = F.log_softmax(logits, dim=1)
+assert torch.isclose(
+    nn.CrossEntropyLoss(weight=class_weights)(logits, mixed),
+    -(class_weights * mixed * log_p).sum() / len(mixed),
+)
+
 # %% bce-pos-weight
 scores = torch.tensor([2.0, 1.0, -1.0, 0.5])  # one logit per sample
 y = torch.tensor([0.0, 0.0, 1.0, 1.0])
@@ -198,3 +224,18 @@ per_w = F.binary_cross_entropy_with_logits(
     scores, y, pos_weight=pos_weight, reduction="none"
 )
 assert torch.allclose(per_w[:2], per[:2]) and torch.allclose(per_w[2:], 9 * per[2:])
+
+# %% sampler-limit raises="RuntimeError: number of categories cannot exceed 2^24"
+big = WeightedRandomSampler(torch.ones(2**24 + 1), num_samples=10)
+next(iter(big))  # over 2^24 weights: torch.multinomial refuses them
+
+# %% sampler-limit-checks tags=["remove-cell"]
+import inspect
+
+from torch.utils.data import DistributedSampler
+
+assert len(list(WeightedRandomSampler(torch.ones(2**24), num_samples=3))) == 3
+# DistributedSampler splits the indices between processes; it takes no weights
+assert not {"weights", "sample_weights"} & set(
+    inspect.signature(DistributedSampler).parameters
+)

@@ -282,9 +282,12 @@ with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     assert torch.equal(torch.cat([b for (b,) in loader]), torch.arange(8.0))
 # without an accelerator: one warning per iterator (each epoch), none when
-# pin_memory follows torch.accelerator.is_available()
+# pin_memory follows torch.accelerator.is_available() or, on every release,
+# torch.cuda.is_available()
 if not torch.accelerator.is_available():
-    for pin, expected in [(True, 2), (torch.accelerator.is_available(), 0)]:
+    runs = [(True, 2), (torch.accelerator.is_available(), 0),
+            (torch.cuda.is_available(), 0)]
+    for pin, expected in runs:
         loader = DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4,
                             pin_memory=pin)
         with warnings.catch_warnings(record=True) as caught:

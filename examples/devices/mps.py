@@ -49,13 +49,24 @@ assert model(x).device.type == device.type
 assert next(model.parameters()).device.type == device.type
 if sys.platform != "darwin" and not torch.cuda.is_available():
     assert device == torch.device("cpu")  # this site's build machine
-if hasattr(torch, "accelerator"):  # torch 2.6 and later
-    found = torch.accelerator.current_accelerator()  # the one torch was built for
-    cpu_only = torch.version.cuda is None and torch.version.hip is None
-    if cpu_only and sys.platform == "linux":
-        assert found is None  # this site's build: a CPU-only torch
-    if torch.version.cuda is not None:  # a CUDA build, with or without a GPU
-        assert found.type == "cuda"
+
+# %% accelerator holds=">=2.7"
+device = torch.accelerator.current_accelerator(check_available=True)
+device = device or torch.device("cpu")  # no usable accelerator: the CPU
+print(device)
+print(torch.accelerator.current_accelerator())  # the one torch was built for
+
+# %% accelerator-checks tags=["remove-cell"] holds=">=2.7"
+assert device.type == expected  # the same choice as the three-way one
+found = torch.accelerator.current_accelerator()
+cpu_only = torch.version.cuda is None and torch.version.hip is None
+if cpu_only and sys.platform == "linux":
+    assert found is None  # this site's build: a CPU-only torch
+if torch.version.cuda is not None:  # a CUDA build, with or without a GPU
+    assert found.type == "cuda"
+    # check_available=True: None where the build's accelerator is missing
+    checked = torch.accelerator.current_accelerator(check_available=True)
+    assert (checked is not None) == torch.cuda.is_available()
 
 # %% mps-device-object
 mps = torch.device("mps")

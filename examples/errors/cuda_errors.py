@@ -450,3 +450,58 @@ print(torch.cuda.get_device_name(), capability)
 print(torch.cuda.get_arch_list())
 print(has_kernels_for(torch.cuda.get_arch_list(), capability))
 assert has_kernels_for(torch.cuda.get_arch_list(), capability)
+
+# %% capability-warning
+import warnings
+from unittest import mock
+
+# The warning torch gives at CUDA start when no kernel fits the GPU, written
+# here by torch's own function for a made-up GTX 1080 (6.1) and the wheel
+# above: only the GPU's name is made up, the text is this torch's
+gpu_name = mock.patch.object(
+    torch.cuda, "get_device_name", return_value="NVIDIA GeForce GTX 1080"
+)
+with gpu_name, warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.cuda._warn_unsupported_code(0, 61, [75, 80, 86, 90, 100, 120])
+print(caught[0].message)
+
+# %% capability-warning-checks tags=["remove-cell"]
+message = str(caught[0].message)
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith("Found GPU0 NVIDIA GeForce GTX 1080 which is of "
+                          "compute capability (CC) 6.1.")
+assert "does not include kernels for this GPU" in message
+base = torch.__version__.split("+")[0]
+assert (f"pip install torch=={base} --index-url "
+        "https://download.pytorch.org/whl/cu126") in message
+# torch's rule has exceptions to "same major, this minor or newer": code for
+# 8.6 does not run on 8.7 (Jetson Orin), nor 10.0 on 10.1
+compatible = torch.cuda._code_compatible_with_device
+assert not compatible(87, 86) and not compatible(101, 100)
+assert compatible(89, 86) and compatible(86, 80) and not compatible(90, 86)
+# the older warning, sm_... is not compatible, compares the major version
+# only: a build with sm_86 alone on a 8.0 GPU (which cannot run 8.6 code)
+# gets no word from it, and the Found GPU0 warning from the newer check
+import contextlib
+
+
+def startup_warnings(check, arch_list, capability):
+    with contextlib.ExitStack() as stack:
+        for name, value in [("get_arch_list", arch_list), ("device_count", 1),
+                            ("get_device_capability", capability),
+                            ("get_device_name", "GPU")]:
+            stack.enter_context(
+                mock.patch.object(torch.cuda, name, return_value=value))
+        stack.enter_context(mock.patch.object(torch.version, "cuda", "12.9"))
+        caught = stack.enter_context(warnings.catch_warnings(record=True))
+        warnings.simplefilter("always")
+        check()
+    return [str(w.message) for w in caught]
+
+
+assert startup_warnings(torch.cuda._check_cubins, ["sm_86"], (8, 0)) == []
+found = startup_warnings(torch.cuda._check_capability, ["sm_86"], (8, 0))
+assert len(found) == 1 and found[0].startswith("Found GPU0 GPU which is")
+old_style = startup_warnings(torch.cuda._check_cubins, ["sm_86"], (6, 1))
+assert len(old_style) == 1 and "is not compatible" in old_style[0]

@@ -110,9 +110,15 @@ assert set(state) == (
 def summary(model, x):
     rows, names = [], {}
 
+    def shapes(output):  # a tensor's shape, or those of the tensors in a tuple
+        if isinstance(output, torch.Tensor):
+            return list(output.shape)
+        tensors = [o for o in output if isinstance(o, (torch.Tensor, tuple))]
+        return [shapes(o) for o in tensors]
+
     def hook(module, args, output):
         n = sum(p.numel() for p in module.parameters())
-        rows.append((names[module], list(output.shape), n))
+        rows.append((names[module], shapes(output), n))
 
     handles = []
     for name, module in model.named_modules():
@@ -175,6 +181,41 @@ with torch.no_grad():
     model.eval()(x)
 model.train()
 assert len(rows) == 3
+
+# %% summary-tuple
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(100, 8)
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, tokens):
+        out, (h, c) = self.lstm(self.embed(tokens))  # the LSTM returns a tuple
+        return self.head(out)
+
+
+tokens = torch.randint(0, 100, (2, 7))  # 2 sequences of 7 tokens
+tagger_rows = summary(Tagger(), tokens)
+
+# %% summary-tuple-checks tags=["remove-cell"]
+assert [r[1] for r in tagger_rows] == [
+    [2, 7, 8], [[2, 7, 16], [[1, 2, 16], [1, 2, 16]]], [2, 7, 5]
+]
+# the hook that reads output.shape alone fails on the LSTM's tuple
+naive = Tagger()
+handle = naive.lstm.register_forward_hook(lambda m, a, out: out.shape)
+try:
+    naive(tokens)
+except AttributeError as error:
+    assert "'tuple' object has no attribute 'shape'" in str(error)
+else:
+    raise AssertionError("output.shape worked on a tuple")
+handle.remove()
+gru = nn.Sequential(nn.Embedding(100, 8), nn.GRU(8, 16, batch_first=True))
+with contextlib.redirect_stdout(io.StringIO()):
+    gru_rows = summary(gru, tokens)
+assert gru_rows[1][1] == [[2, 7, 16], [1, 2, 16]]  # GRU: (output, h)
 
 # %% size
 param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())

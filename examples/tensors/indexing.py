@@ -289,6 +289,10 @@ else:
     raise AssertionError("a float index should fail")
 assert torch.equal(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1),
                    picked)
+# .long() works on every release
+assert torch.equal(
+    log_probs.gather(1, target.float().long().unsqueeze(1)).squeeze(1), picked
+)
 
 # %% gather-size tags=["raises-exception"]
 x.gather(1, torch.tensor([[0], [1], [2]]))  # 3 rows of indices, x has 2

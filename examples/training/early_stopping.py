@@ -266,3 +266,29 @@ for namespace in (torch, torch.nn, torch.optim, torch.optim.lr_scheduler,
 # ReduceLROnPlateau watches a metric with mode, patience and threshold
 plateau = inspect.signature(torch.optim.lr_scheduler.ReduceLROnPlateau)
 assert {"mode", "patience", "threshold"} <= set(plateau.parameters)
+
+# %% plateau-threshold
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+losses = [2.0, 1.985, 1.978]
+bad_epochs = {}
+for mode in ("rel", "abs"):
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    plateau = ReduceLROnPlateau(optimizer, threshold=0.01, threshold_mode=mode)
+    bad_epochs[mode] = []
+    for loss in losses:
+        plateau.step(loss)
+        bad_epochs[mode].append(plateau.num_bad_epochs)
+    print(f"threshold_mode={mode!r}: epochs without improvement",
+          bad_epochs[mode])
+
+# %% plateau-threshold-checks tags=["remove-cell"]
+# rel: better means below best * (1 - 0.01) = 1.98; abs: below best - 0.01
+assert bad_epochs == {"rel": [0, 1, 0], "abs": [0, 0, 1]}
+defaults = ReduceLROnPlateau(torch.optim.SGD([torch.zeros(1)], lr=0.1))
+assert defaults.threshold == 1e-4 and defaults.threshold_mode == "rel"
+# min_delta of this page's EarlyStopping is absolute, like threshold_mode="abs"
+stopper = EarlyStopping(patience=5, min_delta=0.01)
+for loss in losses:
+    stopper.step(loss)
+assert stopper.bad_epochs == bad_epochs["abs"][-1]

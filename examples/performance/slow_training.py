@@ -1,0 +1,219 @@
+# %% [markdown]
+# Why training is slow, step by step: measure where the time goes first
+# (loading or compute), then DataLoader workers, pin_memory and
+# non_blocking, mixed precision, torch.compile, channels_last and the
+# batch size, each measured before and after. The CPU cells run on the
+# build machine; the CUDA cells are recorded on a GPU
+
+# %% [markdown] lang="zh"
+# 训练为什么慢，逐项排查：先测量时间花在哪里（加载数据还是计算），再看
+# `DataLoader` 的 worker、`pin_memory` 与 `non_blocking`、混合精度、
+# `torch.compile`、`channels_last` 和 batch 大小，每一项都测量前后对比。
+# CPU 单元在构建机器上运行，CUDA 单元在 GPU 上录制
+
+# %% setup
+import time
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, Dataset
+
+
+class SlowDataset(Dataset):
+    """Samples that take 1 ms each to load, as reading a file does"""
+
+    def __init__(self, n=256):
+        self.x = torch.randn(n, 128)
+        self.y = torch.randint(0, 10, (n,))
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, index):
+        time.sleep(0.001)  # stands for reading and decoding a sample
+        return self.x[index], self.y[index]
+
+
+def make_model():
+    return nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 10))
+
+
+def train_epoch(loader, model, optimizer):
+    """Seconds spent waiting for batches, and seconds spent computing"""
+    waiting = computing = 0.0
+    start = time.perf_counter()
+    for x, y in loader:
+        loaded = time.perf_counter()
+        waiting += loaded - start
+        loss = F.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        start = time.perf_counter()
+        computing += start - loaded
+    return waiting, computing
+
+
+def fastest(fn, repeat=5):  # the best of a few runs: the least disturbed
+    fn()  # a warm-up run
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+# %% measure tags=["varies"]
+loader = DataLoader(SlowDataset(), batch_size=32, shuffle=True)
+train_epoch(loader, model, optimizer)  # a warm-up epoch
+waiting, computing = train_epoch(loader, model, optimizer)
+share = waiting / (waiting + computing)
+print(f"waiting for data: {share:.0%} of the epoch")
+
+# %% measure-checks tags=["remove-cell"]
+# 256 samples of 1 ms: at least a quarter of a second of waiting
+assert waiting >= 0.256 and share > 0.5
+
+# %% workers tags=["varies"]
+def epoch(loader):
+    return lambda: train_epoch(loader, model, optimizer)
+
+
+plain = DataLoader(SlowDataset(), batch_size=32, shuffle=True)
+workers = DataLoader(SlowDataset(), batch_size=32, shuffle=True,
+                     num_workers=2, persistent_workers=True)
+before, after = fastest(epoch(plain), 3), fastest(epoch(workers), 3)
+print(f"num_workers=2: the epoch is {before / after:.1f}x as fast")
+waiting, computing = train_epoch(workers, model, optimizer)
+print(f"waiting for data: {waiting / (waiting + computing):.0%} of the epoch")
+del workers  # shuts its workers down
+
+# %% workers-checks tags=["remove-cell"]
+assert before / after > 1.3
+assert waiting / (waiting + computing) > 0.5  # still waiting most of the time
+
+# %% pin-memory tags=["requires-cuda"]
+device = "cuda"
+images = torch.randn(64, 3, 224, 224)  # 37 MiB, a batch of images
+
+
+def copy_batches(pinned):
+    source = images.pin_memory() if pinned else images  # pin_memory=True
+    def run():
+        for _ in range(5):
+            x = source.to(device, non_blocking=pinned)
+            x.mul_(2)  # work on the GPU that needs the batch
+        torch.cuda.synchronize()
+    return run
+
+
+pageable_s = fastest(copy_batches(False))
+pinned_s = fastest(copy_batches(True))
+print(f"pin_memory + non_blocking: {pageable_s / pinned_s:.1f}x as fast")
+
+# %% mixed-precision tags=["varies"]
+wide = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 256))
+x = torch.randn(64, 256)
+
+
+def step(autocast):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+        out = wide(x)
+    out.float().sum().backward()
+    return out.dtype
+
+
+fp32_s = fastest(lambda: step(False), 3)
+bf16_s = fastest(lambda: step(True), 3)
+print("CPU:", torch.backends.cpu.get_cpu_capability())
+print(f"bfloat16 autocast: {fp32_s / bf16_s:.2f}x as fast as float32")
+
+# %% mixed-precision-checks tags=["remove-cell"]
+assert step(True) == torch.bfloat16 and step(False) == torch.float32
+if torch.backends.cpu.get_cpu_capability() == "AVX2":  # no bfloat16 in it
+    assert bf16_s > 2 * fp32_s
+
+# %% mixed-precision-gpu tags=["requires-cuda"]
+wide_gpu = wide.to("cuda")
+x_gpu = torch.randn(8192, 256, device="cuda")
+
+
+def gpu_step(autocast):
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+        out = wide_gpu(x_gpu)
+    out.float().sum().backward()
+    torch.cuda.synchronize()
+
+
+fp32_s = fastest(lambda: [gpu_step(False) for _ in range(10)])
+bf16_s = fastest(lambda: [gpu_step(True) for _ in range(10)])
+print(f"bfloat16 autocast on the GPU: {fp32_s / bf16_s:.1f}x as fast")
+
+# %% compile-gpu tags=["requires-cuda"]
+compiled = torch.compile(wide_gpu)
+start = time.perf_counter()
+compiled(x_gpu).sum().backward()  # the first call compiles
+torch.cuda.synchronize()
+first_s = time.perf_counter() - start
+
+
+def steps(module):
+    def run():
+        for _ in range(10):
+            module(x_gpu).sum().backward()
+        torch.cuda.synchronize()
+    return run
+
+
+eager_s, compiled_s = fastest(steps(wide_gpu)), fastest(steps(compiled))
+print(f"torch.compile: {eager_s / compiled_s:.1f}x as fast, after a first "
+      f"call as long as {first_s / (eager_s / 10):.0f} eager steps")
+
+# %% channels-last tags=["varies"]
+conv = nn.Sequential(
+    nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(),
+    nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
+)
+images = torch.randn(16, 3, 64, 64)
+conv_last = conv.to(memory_format=torch.channels_last)  # the same module
+images_last = images.to(memory_format=torch.channels_last)
+conv_first = nn.Sequential(
+    nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(),
+    nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(),
+)
+first_s = fastest(lambda: conv_first(images).sum().backward())
+last_s = fastest(lambda: conv_last(images_last).sum().backward())
+print(f"channels_last: {first_s / last_s:.2f}x as fast")
+
+# %% channels-last-checks tags=["remove-cell"]
+out = conv_last(images_last)
+assert out.is_contiguous(memory_format=torch.channels_last)
+assert conv_last[0].weight.is_contiguous(memory_format=torch.channels_last)
+assert conv_first(images).is_contiguous()  # the default layout, NCHW
+
+# %% batch-size tags=["varies"]
+data = torch.randn(2048, 128)
+labels = torch.randint(0, 10, (2048,))
+
+
+def samples_per_second(batch_size):
+    def one_epoch():
+        for i in range(0, len(data), batch_size):
+            x, y = data[i:i + batch_size], labels[i:i + batch_size]
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return len(data) / fastest(one_epoch, 3)
+
+
+small, large = samples_per_second(8), samples_per_second(256)
+print(f"batch size 256: {large / small:.1f}x the samples per second of 8")
+
+# %% batch-size-checks tags=["remove-cell"]
+assert large / small > 3
