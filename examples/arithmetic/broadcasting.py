@@ -128,3 +128,63 @@ else:
 y = torch.zeros(2, 3)
 y += torch.ones(3)
 assert torch.equal(y, torch.ones(2, 3))
+
+# %% expand-repeat
+x = torch.tensor([[1, 2, 3]])  # (1, 3)
+e = x.expand(4, 3)  # the new size; -1 keeps one: x.expand(4, -1)
+r = x.repeat(4, 1)  # how many times along each dimension
+print(torch.equal(e, r))
+print(e.stride(), e.data_ptr() == x.data_ptr())  # a view, stride 0
+print(r.stride(), r.data_ptr() == x.data_ptr())  # a copy of 12 elements
+
+# %% expand-repeat-checks tags=["remove-cell"]
+assert torch.equal(e, r) and e.shape == r.shape == (4, 3)
+assert torch.equal(x.expand(4, -1), e)
+assert e.stride() == (0, 1) and e.data_ptr() == x.data_ptr()
+assert e.untyped_storage().nbytes() == 3 * 8  # still the 3 elements of x
+assert r.stride() == (3, 1) and r.data_ptr() != x.data_ptr()
+assert r.untyped_storage().nbytes() == 12 * 8
+# cat does not broadcast: a learned token joins a batch through expand
+token, batch = torch.zeros(1, 1, 4), torch.ones(2, 5, 4)
+try:
+    torch.cat([token, batch], dim=1)
+except RuntimeError as error:
+    assert "Sizes of tensors must match" in str(error)
+else:
+    raise AssertionError("cat broadcast its inputs")
+assert torch.cat([token.expand(2, -1, -1), batch], dim=1).shape == (2, 6, 4)
+
+# %% expand-size-one raises="RuntimeError: The expanded size of the tensor (6) must match the existing size (3) at non-singleton dimension 1"
+x.expand(4, 6)
+
+# %% repeat-tiles
+print(x.repeat(4, 2))  # any size: the whole tensor, tiled
+y = torch.tensor([1, 2, 3])
+print(y.repeat(2))  # the whole tensor, twice
+print(y.repeat_interleave(2))  # each element, twice
+
+# %% repeat-tiles-checks tags=["remove-cell"]
+assert x.repeat(4, 2).shape == (4, 6)
+assert y.repeat(2).tolist() == [1, 2, 3, 1, 2, 3]
+assert y.repeat_interleave(2).tolist() == [1, 1, 2, 2, 3, 3]
+# more repetitions than dimensions add dimensions in front
+assert x.repeat(2, 1, 1).shape == (2, 1, 3)
+# NumPy's repeat repeats each element: torch's repeat_interleave
+import numpy as np
+
+assert np.repeat(y.numpy(), 2).tolist() == y.repeat_interleave(2).tolist()
+assert np.tile(y.numpy(), 2).tolist() == y.repeat(2).tolist()
+
+# %% expand-write-all raises="RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+e.add_(1)
+
+# %% expand-write-one
+e[0, 0] = 100  # one element of one row...
+print(e)  # ...is the element of every row
+print(x)
+
+# %% expand-write-one-checks tags=["remove-cell"]
+assert e[:, 0].tolist() == [100] * 4 and x[0, 0] == 100
+assert r[:, 0].tolist() == [1] * 4  # the copy is not touched
+r[0, 0] = -1
+assert r[1:, 0].tolist() == [1] * 3  # each row of a repeat is its own

@@ -1,11 +1,12 @@
 # %% [markdown]
 # Errors of the training loop: checkpoints,
 # data loading (a worker killed by the system), modules,
-# targets and devices, a distributed collective timing out
+# targets and devices, a distributed collective timing out,
+# a distributed job's port already in use
 
 # %% [markdown] lang="zh"
 # 训练循环中的报错：检查点、数据加载（被系统杀掉的 worker）、模块、
-# 目标（target）与设备，以及分布式集合通信超时
+# 目标（target）与设备，分布式集合通信超时，以及分布式任务的端口已被占用
 
 # %% setup
 import torch
@@ -600,3 +601,130 @@ if library.is_file():
     del text
 scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
 assert scripts["torchfrtrace"] == "torch.distributed.flight_recorder.fr_trace:main"
+
+# %% assign-before-init raises="AttributeError: cannot assign module before Module.__init__() call"
+class Model(nn.Module):
+    def __init__(self):
+        self.linear = nn.Linear(2, 1)  # super().__init__() never called
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+model = Model()
+
+# %% no-init-attribute raises="AttributeError: 'Scale' object has no attribute …"
+class Scale(nn.Module):
+    def __init__(self, factor):
+        self.factor = factor  # a plain number: no error yet
+
+    def forward(self, x):
+        return x * self.factor
+
+
+Scale(2.0)(torch.ones(3))
+
+# %% assign-before-init-fix
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()  # first: it sets up the registries
+        self.linear = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+model = Model()
+print(model)
+print([name for name, _ in model.named_parameters()])
+
+# %% assign-before-init-fix-checks tags=["remove-cell"]
+assert [name for name, _ in model.named_parameters()] == ["linear.weight", "linear.bias"]
+# Module.__init__ creates the dictionaries that __setattr__ registers into
+assert {"_parameters", "_buffers", "_modules"} <= set(vars(nn.Module()))
+assert not hasattr(Scale.__new__(Scale), "_modules")
+# a parameter or a buffer before it: the same error, named for what it is
+
+
+class Early(nn.Module):
+    def __init__(self, what):
+        if what == "parameters":
+            self.weight = nn.Parameter(torch.ones(1))
+        else:
+            self.register_buffer("mean", torch.zeros(1))
+        super().__init__()
+
+
+for what, message in (
+    ("parameters", "cannot assign parameters before Module.__init__() call"),
+    ("buffer", "cannot assign buffer before Module.__init__() call"),
+):
+    try:
+        Early(what)
+    except AttributeError as error:
+        assert str(error) == message, error
+    else:
+        raise AssertionError(f"{what} assigned before Module.__init__()")
+# the plain number was kept: what failed is the call, which needs the hooks
+scale = Scale.__new__(Scale)
+scale.__init__(2.0)
+assert scale.factor == 2.0
+
+# %% address-in-use raises="torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address"
+import os
+from datetime import timedelta
+
+import torch.distributed as dist
+
+
+def training_job(port, started, finish):
+    # silence a log line of this site's sandbox, which has no DNS
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    started.set()
+    finish.wait()  # still training
+    dist.destroy_process_group()
+
+
+context = torch.multiprocessing.get_context("fork")
+started, finish = context.Event(), context.Event()
+job = context.Process(target=training_job, args=(29500, started, finish))
+job.start()
+assert started.wait(timeout=30)  # the first job holds port 29500
+saved_environ = dict(os.environ)
+# a second job on the same machine, with the same port
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29500")
+try:
+    dist.init_process_group(
+        "gloo", rank=0, world_size=1, timeout=timedelta(seconds=5)
+    )
+finally:
+    finish.set()
+    job.join()
+    os.environ.clear()
+    os.environ.update(saved_environ)
+
+# %% address-in-use-fix
+jobs, finish = [], context.Event()
+for port in (29500, 29501):  # a port for each job
+    started = context.Event()
+    job = context.Process(target=training_job, args=(port, started, finish))
+    job.start()
+    assert started.wait(timeout=30)  # in its group, and still running
+    jobs.append(job)
+print(sum(job.is_alive() for job in jobs), "jobs running at once")
+finish.set()
+for job in jobs:
+    job.join()
+print("exit codes:", [job.exitcode for job in jobs])
+
+# %% address-in-use-fix-checks tags=["remove-cell"]
+assert [job.exitcode for job in jobs] == [0, 0]
+assert not dist.is_initialized()  # the failed second job joined no group
+assert os.environ == saved_environ
+# torchrun takes the port as --master-port (or --master_port)
+from torch.distributed.run import get_args_parser
+
+for flag in ("--master-port", "--master_port"):
+    assert get_args_parser().parse_args([flag, "29501", "train.py"]).master_port == 29501

@@ -169,3 +169,36 @@ assert y.reshape(2, -1).data_ptr() != x.data_ptr()
 assert x.contiguous() is x
 c[0, 0, 0] = 100
 assert x[0, 0, 0] == 0  # the copy is new memory
+
+# %% transpose-permute
+x = torch.arange(24).view(2, 3, 4)  # (batch, channels, length)
+print(x.transpose(1, 2).shape)  # swaps two dimensions
+print(x.permute(2, 0, 1).shape)  # every dimension, in its new order
+print(torch.equal(x.transpose(1, 2), x.permute(0, 2, 1)))
+y = x.permute(2, 0, 1)
+print(y.data_ptr() == x.data_ptr(), y.is_contiguous())
+
+# %% transpose-permute-checks tags=["remove-cell"]
+assert x.transpose(1, 2).shape == (2, 4, 3) and y.shape == (4, 2, 3)
+# two transposes make the same permutation
+assert torch.equal(y, x.transpose(1, 2).transpose(0, 1))
+assert torch.equal(x.transpose(1, 2), x.permute(0, 2, 1))
+# views of the same memory, strides reordered, nothing copied
+assert y.data_ptr() == x.data_ptr() and y.stride() == (1, 12, 4)
+assert not y.is_contiguous() and not x.transpose(1, 2).is_contiguous()
+assert torch.equal(x[0].t(), x[0].transpose(0, 1))  # t(): 2-D only
+
+# %% permute-all-dims raises="RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions"
+x.permute(2, 0)
+
+# %% permute-not-reshape
+x = torch.tensor([[[1, 2, 3], [10, 20, 30]]])  # (batch, channels, length)
+print(x.permute(0, 2, 1))  # (batch, length, channels)
+print(x.reshape(1, 3, 2))  # the same shape, the elements in their old order
+
+# %% permute-not-reshape-checks tags=["remove-cell"]
+# permute: position i holds channel 0 and channel 1 of position i
+assert torch.equal(x.permute(0, 2, 1)[0], torch.tensor([[1, 10], [2, 20], [3, 30]]))
+# reshape and view keep the row-major order: the channels are mixed up
+assert torch.equal(x.reshape(1, 3, 2), x.view(1, 3, 2))
+assert torch.equal(x.reshape(1, 3, 2)[0], torch.tensor([[1, 2], [3, 10], [20, 30]]))
