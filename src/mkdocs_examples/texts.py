@@ -88,8 +88,9 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from {project}'s source, not an output",
         "quoted.commit": "(commit {commit})",
-        "quoted.from": "The message as {source} of {project} {release} words it. Nothing on this site ran it: "
-        "it is a quotation, not a recording.",
+        # true of a message some recorded release raised too: the box itself shows no run's output
+        "quoted.from": "The message as {source} of {project} {release} words it: a quotation from the source, "
+        "not a recording.",
         # publish: the page "What changed between torch releases"
         "changes.summary": "Compared with torch {torch} (Python {python}), whose outputs the pages show by default, "
         "once noise such as a warning's file:line is taken out.",
@@ -225,8 +226,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.device": "{device} 上的 {releases}",
         "quoted.title": "引自 {project} 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",
-        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"
-        "本站没有运行过它：这是引文，不是录制的输出。",
+        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}：这是源码里的原文，不是录制的输出。",
         "changes.summary": "与页面默认显示的 torch {torch}（Python {python}）相比，"
         "去掉警告的文件名与行号等噪声之后的差异。",
         "changes.none": "本站尚未在同一设备上录制其他 torch 版本。",
