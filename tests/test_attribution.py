@@ -47,7 +47,7 @@ def recording(env: dict[str, str], output: str, failed: Failed | None = None) ->
 def page(build_output: str, *recorded: Recording, lang: str = "en") -> str:
     site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
     published = tuple(Published.holding(r.device, r, EXAMPLE, site) for r in recorded)
-    sources = Sources()
+    sources = Sources(lang=lang)
     md = render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published, sources=sources)
     return md + sources.block(lang)  # as a page ends: each environment of its outputs in full
 
@@ -75,7 +75,9 @@ def test_a_device_difference_in_another_release_whose_cpu_output_is_not_the_buil
 def test_a_release_only_difference_is_a_version_note_never_a_tab():
     text = page("old wording\n", recording(CPU_2_14, "new wording\n"))
     assert "===" not in text
-    assert '??? note mx-other "torch 2.14.1 prints"' in text and "new wording" in text and "old wording" in text
+    # a release's wheel from PyPI, a CUDA build, run without a GPU: its name says so, beside a CPU build's outputs
+    assert '??? note mx-other "torch 2.14.1 · CUDA build, no GPU prints"' in unescape(text)
+    assert "new wording" in text and "old wording" in text
     assert text.index("old wording") < text.index("??? note")  # the build's output first, the note folded below
 
 
@@ -92,14 +94,55 @@ def test_a_device_difference_that_the_same_release_cpu_run_shares_is_a_note():
     text = page("80\n", recording(CPU_2_11, "72\n"), recording(GPU_2_11, "72\n"))
     assert "===" not in text
     assert text.count("??? note") == 1  # one note for the output both printed, naming both
-    both = "torch 2.11.0 · Python 3.12 / torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 print"
+    both = ("torch 2.11.0 · Python 3.12 · CUDA build, no GPU / torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 "
+            "print")
     assert both in unescape(text)
 
 
 def test_a_python_only_difference_is_a_note():
     text = page("80\n", recording(CPU_2_13_PY312, "72\n"))
     assert "===" not in text
-    assert '??? note mx-other "torch 2.13.0 · Python 3.12 prints"' in text
+    assert '??? note mx-other "torch 2.13.0 · Python 3.12 · CUDA build, no GPU prints"' in unescape(text)
+
+
+def _wheel(torch: str, cuda: str) -> dict[str, str]:
+    """A release's wheel from PyPI, a CUDA build, run on a CPU (test data)."""
+    return {"device": "cpu", "torch": f"{torch}+cu{cuda.replace('.', '')}", "python": "3.11.7"}
+
+
+def test_releases_that_print_alike_but_for_their_own_versions_are_one_note_naming_them_as_a_range():
+    wheels = [_wheel("2.4.1", "12.1"), _wheel("2.5.1", "12.4"), _wheel("2.6.0", "12.4"), _wheel("2.9.1", "12.8")]
+    printed = [recording(env, f"{env['torch']} {cuda}\nRuntimeError: Found no NVIDIA driver\n")
+               for env, cuda in zip(wheels, ("12.1", "12.4", "12.4", "12.8"), strict=True)]  # fmt: skip
+    other = recording(_wheel("2.7.1", "12.6"), "2.7.1+cu126 12.6\nRuntimeError: something else\n")
+    text = unescape(page("2.13.0+cpu None\nAssertionError: Torch not compiled\n", *printed, other))
+    titles = re.findall(r'\?\?\? note mx-other "(.+?)"', text)
+    assert titles == ["torch 2.4–2.6 and 2.9.1 · CUDA builds without a GPU print",  # a gap (2.7) breaks the range
+                      "torch 2.7.1 · CUDA build, no GPU prints"]  # fmt: skip
+    note = text[text.index(titles[0]) : text.index(titles[1])]
+    assert "2.9.1+cu128 12.8" in note and "12.1" not in note  # the newest's output, once
+    assert "torch 2.9.1 · CUDA build, no GPU; the others print the same, each with its own version" in note
+    assert 'data-mx-shows="cpu-torch2.9.1-py3.11"' in note  # which of them the picker finds here
+    assert re.search(r'data-mx-envs="cpu-torch2\.4\.1-py3\.11 [^"]*cpu-torch2\.9\.1-py3\.11"', note)
+    zh = unescape(page("2.13.0+cpu None\n", *printed, lang="zh"))
+    assert '"torch 2.4–2.6 和 2.9.1 · CUDA 版本，无 GPU 的输出"' in zh
+
+
+def test_releases_that_print_the_same_are_one_note_named_by_their_range():
+    printed = [recording(_wheel(f"2.{minor}.0", "12.4"), "same words\n") for minor in (4, 5, 6)]
+    text = unescape(page("other words\n", *printed))
+    assert re.findall(r'\?\?\? note mx-other "(.+?)"', text) == ["torch 2.4–2.6 · CUDA builds without a GPU print"]
+    assert "print the same, each with its own version" not in text  # the same words: nothing to add
+
+
+def test_a_version_is_taken_out_only_where_it_stands_alone():
+    from mkdocs_examples.render.attribution import change_key
+
+    env = _wheel("2.4.1", "12.1")
+    assert change_key(CellResult(0, "12.1 2.4.1+cu121\n"), env) == change_key(CellResult(0, "13.0 2.9.1+cu130\n"),
+                                                                               _wheel("2.9.1", "13.0"))  # fmt: skip
+    for text in ("2.12.1\n", "12.10\n", "tensor([12.1000])\n", "v12.1a\n"):  # other numbers, not CUDA 12.1
+        assert change_key(CellResult(0, text), env)[0] == text
 
 
 def test_noise_only_shows_once():
@@ -424,7 +467,8 @@ def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
 
 def test_notes_of_other_releases_come_oldest_first_not_in_the_order_of_text():
     releases = ("2.10.0", "2.4.1", "2.11.0", "2.9.1")  # as folder names sort: 2.10 before 2.4
-    text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"printed by {r}\n") for r in releases))
+    outputs = dict(zip(releases, ("ten", "four", "eleven", "nine"), strict=True))  # not their versions: four notes
+    text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"{outputs[r]}\n") for r in releases))
     titles = re.findall(r'\?\?\? note mx-other "torch ([\d.]+) prints"', text)
     assert titles == ["2.4.1", "2.9.1", "2.10.0", "2.11.0"]
 

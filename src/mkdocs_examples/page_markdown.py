@@ -256,7 +256,7 @@ def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) 
 
     def make() -> str:
         memo = kept.found_errors.setdefault(lang, {}) if kept is not None else None
-        return error_index.render(error_index.collect(pages, examples, results, quoted, memo), here, lang)
+        return error_index.render(error_index.collect(pages, examples, results, quoted, memo, lang), here, lang)
 
     return _list(kept, "error-index", page, lang, (pages, here, examples, results, quoted), make)
 

@@ -30,6 +30,8 @@ TEXT: dict[str, dict[str, str]] = {
         "trusts signs it, so nothing shows that this machine printed it.",
         "prints": "{what} prints",
         "print": "{what} print",
+        # a folded note of outputs the same but for the versions each environment prints of itself
+        "versions.own": "{label}; the others print the same, each with its own version",
         "checked": "Checked on torch {releases}{count}.",
         "checked.count": " ({n} releases)",
         "checked.gpu": "Checked on {device} with torch {releases} too.",
@@ -61,12 +63,20 @@ TEXT: dict[str, dict[str, str]] = {
         "colab": "open in Colab",
         # the torch picker in the header (assets/mkdocs_examples_picker.js, publish/picker.py)
         "picker.label": "Outputs of torch",
-        "picker.built": "{release} (shown by default)",
+        # the build's own release, shown by default: the one the text is written about (the picker's comment says why)
+        "picker.built": "{release} (default: the text's)",
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
         "picker.unverified": "{label} · unverified",
-        "picker.fails": "On torch {release} this page's claim does not hold: its check (line {line}: {message}) "
-        "fails there, so nothing that release printed here is shown.",
+        # above a picked release's output where the check of its cell fails on that release
+        "picker.differs.holds": "This check holds on {range}; torch {release} printed:",
+        "picker.differs": "This check fails on torch {release}, which printed:",
+        # ... where the cell itself raised there: what it printed before, if anything, follows
+        "picker.raised.holds": "This check holds on {range}; torch {release} raised {error} here",
+        "picker.raised": "This check fails on torch {release}, which raised {error} here",
+        "picker.raised.after": ", after printing:",
+        "picker.raised.end": ".",
+        "picker.stopped": "{label} (torch {release} stopped at a check before this cell: no output of it)",
         "picker.source": "{label}: {what}.",
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
@@ -78,8 +88,9 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from {project}'s source, not an output",
         "quoted.commit": "(commit {commit})",
-        "quoted.from": "The message as {source} of {project} {release} words it. Nothing on this site ran it: "
-        "it is a quotation, not a recording.",
+        # true of a message some recorded release raised too: the box itself shows no run's output
+        "quoted.from": "The message as {source} of {project} {release} words it: a quotation from the source, "
+        "not a recording.",
         # publish: the page "What changed between torch releases"
         "changes.summary": "Compared with torch {torch} (Python {python}), whose outputs the pages show by default, "
         "once noise such as a warning's file:line is taken out.",
@@ -121,6 +132,9 @@ TEXT: dict[str, dict[str, str]] = {
         "has no GPU.",
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
+        # in an environment's name: a CUDA build of torch (PyPI's wheel on Linux) run on a machine without a GPU
+        "words.nogpu": "CUDA build, no GPU",
+        "words.nogpu.many": "CUDA builds without a GPU",
         # what printed an environment's outputs (render/provenance.py: described)
         "words.what.torch": "printed on {device} with PyTorch {torch} (Python {python})",
         "words.what.cuda": "printed on {device} with PyTorch {torch} and CUDA {cuda} (Python {python})",
@@ -163,6 +177,7 @@ TEXT: dict[str, dict[str, str]] = {
         "无法证明这些输出确实出自这台机器。",
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
+        "versions.own": "{label}；其余版本的输出与此相同，只是各自打印自己的版本号",
         "checked": "本页示例已在 torch {releases} 上检验{count}。",
         "checked.count": "（共 {n} 个版本）",
         "checked.gpu": "也已在 {device} 上用 torch {releases} 检验。",
@@ -191,12 +206,17 @@ TEXT: dict[str, dict[str, str]] = {
         "view": "笔记本视图",
         "colab": "在 Colab 中打开",
         "picker.label": "输出来自 torch",
-        "picker.built": "{release}（默认显示）",
+        "picker.built": "{release}（默认：正文所用）",
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "picker.unverified": "{label} · 未经验证",
-        "picker.fails": "本页的这一说法在 torch {release} 上不成立：它的检验（第 {line} 行：{message}）在该版本上失败，"
-        "因此这里不显示该版本的输出。",
+        "picker.differs.holds": "这项检验适用于 {range}；torch {release} 实际打印的是：",
+        "picker.differs": "这项检验在 torch {release} 上不成立，该版本实际打印的是：",
+        "picker.raised.holds": "这项检验适用于 {range}；torch {release} 在这里抛出了 {error}",
+        "picker.raised": "这项检验在 torch {release} 上不成立，该版本在这里抛出了 {error}",
+        "picker.raised.after": "，此前打印了：",
+        "picker.raised.end": "。",
+        "picker.stopped": "{label}（torch {release} 在本单元之前的一项检验处停止，没有本单元的输出）",
         "picker.source": "{label}：{what}。",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
@@ -206,8 +226,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.device": "{device} 上的 {releases}",
         "quoted.title": "引自 {project} 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",
-        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"
-        "本站没有运行过它：这是引文，不是录制的输出。",
+        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}：这是源码里的原文，不是录制的输出。",
         "changes.summary": "与页面默认显示的 torch {torch}（Python {python}）相比，"
         "去掉警告的文件名与行号等噪声之后的差异。",
         "changes.none": "本站尚未在同一设备上录制其他 torch 版本。",
@@ -245,6 +264,8 @@ TEXT: dict[str, dict[str, str]] = {
         "notebook.recorded": "这个单元格的输出录制于 {date}，{what}；构建本站的机器没有 GPU。",
         "words.gpu": "GPU",
         "words.cpu": "CPU",
+        "words.nogpu": "CUDA 版本，无 GPU",
+        "words.nogpu.many": "CUDA 版本，无 GPU",
         "words.what.torch": "在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到",
         "words.what.cuda": "在 {device} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）实际运行得到",
         "words.what.wheel": "在 {device} 上用 PyTorch {torch}（为 CUDA {cuda} 构建的版本，在没有 GPU 的机器上运行；"

@@ -12,10 +12,11 @@ import re
 from dataclasses import replace
 
 from mkdocs_examples import html_parse
-from mkdocs_examples.recordings.store import Published
-from mkdocs_examples.render.attribution import View, attribute
+from mkdocs_examples.recordings.store import Published, release
+from mkdocs_examples.render.attribution import View, attribute, key
+from mkdocs_examples.render.checks import spans
 from mkdocs_examples.render.fences import fence
-from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
+from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline, parts
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
 from mkdocs_examples.source.cells import Cell, Example
@@ -235,12 +236,43 @@ OTHER = "mx-other"
 
 
 def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources) -> str:
-    """A folded note: what other environments printed, each named as its label names it."""
-    names = list(dict.fromkeys(sources.name(v.env) for v in group))
-    title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
-    body = "\n\n".join([*_outputs(group[0].cell, text, limit), sources.labels([v.source for v in group])])
+    """A folded note: what other environments printed, each named as its label names it. Environments whose outputs
+    differ only in the versions each prints of itself are one note (render/attribution.py), which shows the newest
+    release's and says that the others print theirs."""
+    shown = group[-1]  # the group comes oldest first
+    named = _named(group, sources, text)
+    title = text["prints" if len({sources.name(v.env) for v in group}) == 1 else "print"].format(what=named)
+    label = named
+    if len({key(v.cell) for v in group}) > 1:  # the same once each one's own versions are out: not all alike
+        alike = [v for v in group if key(v.cell) == key(shown.cell)]
+        label = text["versions.own"].format(label=_named(alike, sources, text))
+    body = "\n\n".join([*_outputs(shown.cell, text, limit),
+                         sources.labels([v.source for v in group], label=label, shows=shown.source)])  # fmt: skip
     indented = "\n".join("    " + line if line else line for line in body.splitlines())
     return f'??? note {OTHER} "{inline(title)}"\n\n{indented}'
+
+
+def _named(views: list[View], sources: Sources, text: dict[str, str]) -> str:
+    """The environments of ``views`` in a few words: those whose names differ only in their torch release as one
+    name, their releases as a range where they are consecutive (render/checks.py ``spans``): ``torch 2.4\u20132.12,
+    2.14.1 and 2.15.0 · CUDA builds without a GPU``; the others after it, each by its name."""
+    groups: dict[tuple[tuple[str, ...], bool], list[View]] = {}
+    for view in views:
+        if "torch" in view.env:
+            parted = tuple(parts(view.env, sources.built, sources.lang))
+        else:
+            parted = (sources.name(view.env),)  # no release to group by: named as it is
+        groups.setdefault((parted, view.source.unverified), []).append(view)
+    names = []
+    for (parted, unverified), alike in groups.items():
+        if "torch" not in alike[0].env:
+            named = parted[0]
+        else:
+            releases = list(dict.fromkeys(release(v.env["torch"]) for v in alike))
+            many = parts(alike[0].env, sources.built, sources.lang, many=len(releases) > 1)
+            named = " · ".join([f"torch {spans(releases, text)}", *many])
+        names.append(text["unverified"].format(label=named) if unverified else named)
+    return " / ".join(dict.fromkeys(names))
 
 
 def _labelled(
