@@ -15,6 +15,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "Output",
         "exception": "Raised (as intended)",
         "figure": "Figure",
+        "figure.of": "{alt} (figure {n} of {count})",  # the alt text of one of a cell's figures (alt=)
         "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
         "cuda": "This cell runs only on a CUDA GPU. Its output is not shown here: this version of the code has "
         "not been run on a GPU yet.",
@@ -152,6 +153,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "输出",
         "exception": "抛出的异常（预期之中）",
         "figure": "图",
+        "figure.of": "{alt}（第 {n} 幅，共 {count} 幅）",
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
         "cuda": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：这一版代码还没有在 GPU 上运行过。",
         "stale": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：代码在 {gpu} 上运行之后（{date}）又改过了。",
