@@ -38,7 +38,7 @@ model = nn.Linear(3, 2).to(device)
 x = torch.ones(4, 3, device=device)
 print(model(x).device)
 
-# %% pick-device-checks tags=["remove-cell"] holds="!=2.6"
+# %% pick-device-checks tags=["remove-cell"] holds="!=2.6" claim="Where `torch.accelerator` exists, `current_accelerator()` returns `None` on a CPU-only torch instead of raising"
 expected = (
     "cuda" if torch.cuda.is_available()
     else "mps" if torch.backends.mps.is_available()

@@ -350,7 +350,7 @@ if sys.version_info < (3, 14):
 if torch.cuda.is_available():
     assert started  # the workers were forked after CUDA had started, and worked
 
-# %% device-mismatch-quoted-checks tags=["remove-cell"] holds=">=2.8"
+# %% device-mismatch-quoted-checks tags=["remove-cell"] holds=">=2.8" claim="An operation that checks its arguments on entry (`addmm`, a linear layer) says which device the odd argument is on" about="device-mismatch"
 # The two wordings the page quotes from source are in the torch this site runs
 from pathlib import Path
 
@@ -371,7 +371,7 @@ if library.is_file():  # Linux wheels
 # what a device-side assert raises, as the page says
 assert issubclass(torch.AcceleratorError, RuntimeError)
 
-# %% cublas-quoted-checks tags=["remove-cell"] holds=">=2.10"
+# %% cublas-quoted-checks tags=["remove-cell"] holds=">=2.10" claim="Deterministic mode needs no `CUBLAS_WORKSPACE_CONFIG` for cuBLAS matrix products"
 # The cuBLAS workspace check the page quotes from torch 2.9.1 is gone from this
 # torch (since 2.10): use_deterministic_algorithms no longer names the variable,
 # and neither the header that declared the check nor the library that raised it

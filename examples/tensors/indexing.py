@@ -277,7 +277,7 @@ else:
 # %% gather-float-index tags=["raises-exception"]
 log_probs.gather(1, target.float().unsqueeze(1))
 
-# %% gather-int32 holds=">=2.8"
+# %% gather-int32 holds=">=2.8" claim="`gather` takes an `int32` index, not only an `int64` one"
 print(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1))
 
 # %% gather-int32-checks tags=["remove-cell"] holds=">=2.8"
