@@ -579,7 +579,7 @@ if header.is_file():  # wheels ship the headers
     ):
         assert declared in work, declared
 
-# %% flight-recorder-checks tags=["remove-cell"] holds=">=2.11"
+# %% flight-recorder-checks tags=["remove-cell"] holds=">=2.11" claim="The flight recorder is on by default, keeping the last 2000 collectives of each rank" about="dist-timeout"
 # The flight recorder as the page describes it in this torch: on by default
 # (2000 entries), dumped as comm_lib_trace_rank_<rank> under
 # $XDG_CACHE_HOME/torch or ~/.cache/torch, read by torchfrtrace
