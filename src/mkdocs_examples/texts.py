@@ -15,6 +15,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "Output",
         "exception": "Raised (as intended)",
         "figure": "Figure",
+        "figure.of": "{alt} (figure {n} of {count})",  # the alt text of one of a cell's figures (alt=)
         "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
         "cuda": "This cell runs only on a CUDA GPU. Its output is not shown here: this version of the code has "
         "not been run on a GPU yet.",
@@ -39,12 +40,21 @@ TEXT: dict[str, dict[str, str]] = {
         "and": "and",
         "sep": ", ",  # between items of a list in a sentence
         "gap": " ",  # between two sentences
-        "fails": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
-        "since": "A check of {example} (line {line}: {message}) does not hold on torch {releases}; it holds from "
-                 "torch {release} on.",
-        # a check's declared range (source/holds.py), in the checks line, beside the claim and in the prose
-        "declared": "A claim of {example} (line {line}) holds on {range}: its check fails on torch {releases}.",
-        "declared.none": "A claim of {example} (line {line}) holds on {range}.",
+        # a check that fails on some release, for readers: what differs, linked to the cell (render/checks.py)
+        "claim": "{claim}: true on {range}.",
+        "claim.not": "{claim}: true on {range}, not on torch {releases}.",
+        "claim.unsaid": "One claim of this page",  # a check without claim=
+        "check.link": "a check of this page",
+        "check.fails": "On torch {releases}, {check} fails: what the page shows may not hold there.",
+        "check.since": "On torch {releases}, {check} fails: what the page shows holds from torch {release} on.",
+        # ... and folded below it, for contributors: the file, the line, the builds and what the check said
+        "detail.title": "For contributors",
+        "detail.where": "{example}, line {line}",
+        "detail.failure": "fails on torch {builds} ({message})",
+        "detail.declared": "{where}, {holds}: the check {failures}.",
+        "detail.declared.none": "{where}, {holds}: every recorded release passes the check.",
+        "detail.fails": "{where}: the check {failures}, and no holds= declares it.",
+        # a check's declared range (source/holds.py), beside the claim and in the prose
         "holds.note": "The claim checked here holds on {range}.",
         "holds.since": "torch {release} and later",
         "holds.until": "torch {release} and earlier",
@@ -101,6 +111,13 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.uninstallable": "torch {release} cannot be installed on Python {python} ({platform}), so it has no "
         "recordings here. pip said: {reason}",
         "changes.cell": "cell",
+        # the behaviour changes at the top: the claim of each check that holds on some releases (source/holds.py)
+        "changes.behaviour": "What changed in behaviour",
+        "changes.starts": "{claim} ({page})",
+        "changes.stops": "No longer true: {claim} ({page})",
+        "changes.breaks": "Not true in this release: {claim} ({page})",
+        "changes.again": "True again: {claim} ({page})",
+        "changes.unsaid": "one claim of this page",
         "changes.overview": "In short",
         "changes.by_page": "Page by page",
         "changes.by_release": "What each release changes in the outputs, against the release before it:",
@@ -166,6 +183,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "输出",
         "exception": "抛出的异常（预期之中）",
         "figure": "图",
+        "figure.of": "{alt}（第 {n} 幅，共 {count} 幅）",
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
         "cuda": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：这一版代码还没有在 GPU 上运行过。",
         "stale": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：代码在 {gpu} 上运行之后（{date}）又改过了。",
@@ -185,8 +203,6 @@ TEXT: dict[str, dict[str, str]] = {
         "and": "和",
         "sep": "、",
         "gap": "",
-        "declared": "{example} 中的一项说法（第 {line} 行）适用于 {range}：它的检验在 torch {releases} 上不成立。",
-        "declared.none": "{example} 中的一项说法（第 {line} 行）适用于 {range}。",
         "holds.note": "此处检验的说法适用于 {range}。",
         "holds.since": "torch {release} 及以上",
         "holds.until": "torch {release} 及以下",
@@ -195,10 +211,19 @@ TEXT: dict[str, dict[str, str]] = {
         "holds.between.before": "torch {since} 及以上、{until} 之前的版本",
         "holds.only": "仅 torch {release}",
         "holds.but": "{range}（{releases} 除外）",
-        "holds.but.only": "除 torch {releases} 以外的各个版本",
-        "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
-        "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
-                 "自 torch {release} 起成立。",
+        "holds.but.only": "torch {releases} 以外的所有版本",
+        "claim": "{claim}：适用于 {range}。",
+        "claim.not": "{claim}：适用于 {range}，在 torch {releases} 上并非如此。",
+        "claim.unsaid": "本页的一项说法",
+        "check.link": "本页的一项检验",
+        "check.fails": "在 torch {releases} 上，{check}不通过：页面所说的在这些版本上未必成立。",
+        "check.since": "在 torch {releases} 上，{check}不通过：页面所说的自 torch {release} 起才成立。",
+        "detail.title": "给贡献者",
+        "detail.where": "{example} 第 {line} 行",
+        "detail.failure": "在 torch {builds} 上不通过（{message}）",
+        "detail.declared": "{where}，{holds}：检验{failures}。",
+        "detail.declared.none": "{where}，{holds}：所有已录制的版本都通过了检验。",
+        "detail.fails": "{where}：检验{failures}，且没有 holds= 声明这一点。",
         "failed": "示例构建失败",
         "download": "下载本示例：",
         "script": "脚本（.py）",
@@ -236,6 +261,12 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.uninstallable": "torch {release} 无法安装在 Python {python}（{platform}）上，因此本站没有它的录制。"
         "pip 的提示：{reason}",
         "changes.cell": "单元",
+        "changes.behaviour": "行为变化",
+        "changes.starts": "{claim}（{page}）",
+        "changes.stops": "不再成立：{claim}（{page}）",
+        "changes.breaks": "这个版本上不成立：{claim}（{page}）",
+        "changes.again": "重新成立：{claim}（{page}）",
+        "changes.unsaid": "该页的一项说法",
         "changes.overview": "概览",
         "changes.by_page": "逐页详情",
         "changes.by_release": "各版本的输出与前一个版本相比有哪些变化：",
