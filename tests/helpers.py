@@ -63,6 +63,18 @@ DRAWN = "e => (e.firstElementChild || e).checkVisibility({contentVisibilityAuto:
 BUILT_TORCH = metadata.version("torch")  # the torch the tests' builds run
 
 
+# What the name of an environment adds for PyPI's wheel of a release, a CUDA build, run on a CPU (the build runs a
+# CPU build): by language
+NO_GPU = {"en": " · CUDA build, no GPU", "zh": " · CUDA 版本，无 GPU"}
+
+
+def release_label(folder: Path, lang: str = "en") -> str:
+    """The label beside an output of the CPU recordings of ``folder``, a release on the build's Python, read from
+    its manifest: ``torch 2.4.1 · CUDA build, no GPU`` for a CUDA build (``2.4.1+cu121``)."""
+    torch = json.loads((folder / "environment.json").read_text())["torch"]
+    return f"torch {torch.split('+')[0]}" + (NO_GPU[lang] if "+cu" in torch else "")
+
+
 def cpu_releases() -> list[tuple[str, Path]]:
     """Each torch release recorded on a CPU in this repository but the build's own, and the folder whose
     outputs the picker shows for it (from its manifest): of two Pythons of one release, the first by name, as

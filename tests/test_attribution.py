@@ -47,7 +47,7 @@ def recording(env: dict[str, str], output: str, failed: Failed | None = None) ->
 def page(build_output: str, *recorded: Recording, lang: str = "en") -> str:
     site = {"torch": BUILD_ENV["torch"], "python": BUILD_ENV["python"]}
     published = tuple(Published.holding(r.device, r, EXAMPLE, site) for r in recorded)
-    sources = Sources()
+    sources = Sources(lang=lang)
     md = render_example(EXAMPLE, built(build_output), None, lang=lang, limit=1000, published=published, sources=sources)
     return md + sources.block(lang)  # as a page ends: each environment of its outputs in full
 
@@ -75,7 +75,9 @@ def test_a_device_difference_in_another_release_whose_cpu_output_is_not_the_buil
 def test_a_release_only_difference_is_a_version_note_never_a_tab():
     text = page("old wording\n", recording(CPU_2_14, "new wording\n"))
     assert "===" not in text
-    assert '??? note mx-other "torch 2.14.1 prints"' in text and "new wording" in text and "old wording" in text
+    # a release's wheel from PyPI, a CUDA build, run without a GPU: its name says so, beside a CPU build's outputs
+    assert '??? note mx-other "torch 2.14.1 · CUDA build, no GPU prints"' in unescape(text)
+    assert "new wording" in text and "old wording" in text
     assert text.index("old wording") < text.index("??? note")  # the build's output first, the note folded below
 
 
@@ -92,14 +94,55 @@ def test_a_device_difference_that_the_same_release_cpu_run_shares_is_a_note():
     text = page("80\n", recording(CPU_2_11, "72\n"), recording(GPU_2_11, "72\n"))
     assert "===" not in text
     assert text.count("??? note") == 1  # one note for the output both printed, naming both
-    both = "torch 2.11.0 · Python 3.12 / torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 print"
+    both = ("torch 2.11.0 · Python 3.12 · CUDA build, no GPU / torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12 "
+            "print")
     assert both in unescape(text)
 
 
 def test_a_python_only_difference_is_a_note():
     text = page("80\n", recording(CPU_2_13_PY312, "72\n"))
     assert "===" not in text
-    assert '??? note mx-other "torch 2.13.0 · Python 3.12 prints"' in text
+    assert '??? note mx-other "torch 2.13.0 · Python 3.12 · CUDA build, no GPU prints"' in unescape(text)
+
+
+def _wheel(torch: str, cuda: str) -> dict[str, str]:
+    """A release's wheel from PyPI, a CUDA build, run on a CPU (test data)."""
+    return {"device": "cpu", "torch": f"{torch}+cu{cuda.replace('.', '')}", "python": "3.11.7"}
+
+
+def test_releases_that_print_alike_but_for_their_own_versions_are_one_note_naming_them_as_a_range():
+    wheels = [_wheel("2.4.1", "12.1"), _wheel("2.5.1", "12.4"), _wheel("2.6.0", "12.4"), _wheel("2.9.1", "12.8")]
+    printed = [recording(env, f"{env['torch']} {cuda}\nRuntimeError: Found no NVIDIA driver\n")
+               for env, cuda in zip(wheels, ("12.1", "12.4", "12.4", "12.8"), strict=True)]  # fmt: skip
+    other = recording(_wheel("2.7.1", "12.6"), "2.7.1+cu126 12.6\nRuntimeError: something else\n")
+    text = unescape(page("2.13.0+cpu None\nAssertionError: Torch not compiled\n", *printed, other))
+    titles = re.findall(r'\?\?\? note mx-other "(.+?)"', text)
+    assert titles == ["torch 2.4–2.6 and 2.9.1 · CUDA builds without a GPU print",  # a gap (2.7) breaks the range
+                      "torch 2.7.1 · CUDA build, no GPU prints"]  # fmt: skip
+    note = text[text.index(titles[0]) : text.index(titles[1])]
+    assert "2.9.1+cu128 12.8" in note and "12.1" not in note  # the newest's output, once
+    assert "torch 2.9.1 · CUDA build, no GPU; the others print the same, each with its own version" in note
+    assert 'data-mx-shows="cpu-torch2.9.1-py3.11"' in note  # which of them the picker finds here
+    assert re.search(r'data-mx-envs="cpu-torch2\.4\.1-py3\.11 [^"]*cpu-torch2\.9\.1-py3\.11"', note)
+    zh = unescape(page("2.13.0+cpu None\n", *printed, lang="zh"))
+    assert '"torch 2.4–2.6 和 2.9.1 · CUDA 版本，无 GPU 的输出"' in zh
+
+
+def test_releases_that_print_the_same_are_one_note_named_by_their_range():
+    printed = [recording(_wheel(f"2.{minor}.0", "12.4"), "same words\n") for minor in (4, 5, 6)]
+    text = unescape(page("other words\n", *printed))
+    assert re.findall(r'\?\?\? note mx-other "(.+?)"', text) == ["torch 2.4–2.6 · CUDA builds without a GPU print"]
+    assert "print the same, each with its own version" not in text  # the same words: nothing to add
+
+
+def test_a_version_is_taken_out_only_where_it_stands_alone():
+    from mkdocs_examples.render.attribution import change_key
+
+    env = _wheel("2.4.1", "12.1")
+    assert change_key(CellResult(0, "12.1 2.4.1+cu121\n"), env) == change_key(CellResult(0, "13.0 2.9.1+cu130\n"),
+                                                                               _wheel("2.9.1", "13.0"))  # fmt: skip
+    for text in ("2.12.1\n", "12.10\n", "tensor([12.1000])\n", "v12.1a\n"):  # other numbers, not CUDA 12.1
+        assert change_key(CellResult(0, text), env)[0] == text
 
 
 def test_noise_only_shows_once():
@@ -137,16 +180,23 @@ def test_checked_releases_and_a_check_that_does_not_hold_on_a_newer_release():
     failed = Failed(cell=2, line=5, kind="exception", message="AssertionError")
     line = unescape(render_checks(BUILD_ENV, {"d/x.py": [recording(CPU_2_14, "a\n", failed)]}, "examples", lang="en"))
     assert "Checked on torch 2.13.0 and 2.14.1." in line
-    assert "A check of examples/d/x.py (line 5: AssertionError) does not hold on torch 2.14.1+cu130." in line
+    reader, contributors = line.split("<details", 1)
+    assert "On torch 2.14.1, a check of this page fails: what the page shows may not hold there." in reader
+    # what a contributor needs is folded below the line: the file, the line, the build of torch, the message
+    for detail in ("examples/d/x.py", "line 5", "2.14.1+cu130", "AssertionError"):
+        assert detail in contributors and detail not in reader, detail
+    assert "<code>examples/d/x.py</code>, line 5: the check fails on torch 2.14.1+cu130 (<code>AssertionError</code>)" \
+        ", and no holds= declares it." in contributors
 
 
 def test_a_check_that_fails_only_on_older_releases_holds_since():
     failed = Failed(cell=2, line=5, kind="exception", message="AssertionError")
     recorded = {"d/x.py": [recording(CPU_2_11, "a\n", failed), recording(CPU_2_14, "a\n")]}
     line = unescape(render_checks(BUILD_ENV, recorded, "examples", lang="zh"))
-    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。examples/d/x.py" in line
     # the release it failed on is named, with where it holds from: 2.12, never checked, is claimed by neither
-    assert "在 torch 2.11.0+cu130 上不成立，自 torch 2.13.0 起成立" in line
+    assert "本页示例已在 torch 2.11.0、2.13.0 和 2.14.1 上检验。在 torch 2.11.0 上，本页的一项检验不通过：页面所说的" \
+        "自 torch 2.13.0 起才成立。" in line
+    assert "<summary>给贡献者</summary>" in line and "在 torch 2.11.0+cu130 上不通过" in line.split("<details")[1]
 
 
 def test_views_attribute_directly():
@@ -361,7 +411,7 @@ def test_consecutive_checked_releases_read_as_a_range_and_a_gap_breaks_it():
     failed = Failed(cell=1, line=3, kind="exception", message="AssertionError")
     older = [recording({**CPU_2_14, "torch": f"2.{m}.0+cu121"}, "a\n", failed) for m in (4, 5, 6)]
     line = unescape(render_checks(BUILD_ENV, {"d/x.py": older}, "examples", lang="en"))
-    assert "does not hold on torch 2.4\u20132.6; it holds from torch 2.13.0 on." in line
+    assert "On torch 2.4\u20132.6, a check of this page fails: what the page shows holds from torch 2.13.0 on." in line
 
 
 def test_a_check_holds_from_the_oldest_release_where_it_ran_and_passed_though_a_later_check_failed_there():
@@ -370,11 +420,13 @@ def test_a_check_holds_from_the_oldest_release_where_it_ran_and_passed_though_a_
     recorded = [recording({**CPU_2_14, "torch": f"2.{m}.0+cu121"}, "a\n", first) for m in (4, 5)]
     recorded += [recording({**CPU_2_14, "torch": f"2.{m}.0+cu126"}, "a\n", later) for m in (6, 7)]
     line = unescape(render_checks(BUILD_ENV, {"d/x.py": recorded}, "examples", lang="en"))
-    assert "(line 3: AssertionError) does not hold on torch 2.4.0+cu121 and 2.5.0+cu121; it holds from torch " \
-           "2.6.0 on." in line
+    assert "On torch 2.4.0 and 2.5.0, a check of this page fails: what the page shows holds from torch 2.6.0 on." \
+        in line
     # 2.4 and 2.5 never reached it: it holds from the build's release, the oldest where it ran and passed
-    assert "(line 5: AssertionError) does not hold on torch 2.6.0+cu126 and 2.7.0+cu126; it holds from torch " \
-           "2.13.0 on." in line
+    assert "On torch 2.6.0 and 2.7.0, a check of this page fails: what the page shows holds from torch 2.13.0 on." \
+        in line
+    assert "line 3: the check fails on torch 2.4.0+cu121 and 2.5.0+cu121" in line  # for contributors
+    assert "line 5: the check fails on torch 2.6.0+cu126 and 2.7.0+cu126" in line
 
 
 def test_two_failed_checks_of_one_cell_are_listed_in_the_order_of_their_lines_whatever_the_hash_seed():
@@ -424,7 +476,8 @@ def test_a_diff_on_the_changes_page_is_inert_text_whatever_a_release_printed():
 
 def test_notes_of_other_releases_come_oldest_first_not_in_the_order_of_text():
     releases = ("2.10.0", "2.4.1", "2.11.0", "2.9.1")  # as folder names sort: 2.10 before 2.4
-    text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"printed by {r}\n") for r in releases))
+    outputs = dict(zip(releases, ("ten", "four", "eleven", "nine"), strict=True))  # not their versions: four notes
+    text = page("build\n", *(recording({**CPU_2_14, "torch": f"{r}+cpu"}, f"{outputs[r]}\n") for r in releases))
     titles = re.findall(r'\?\?\? note mx-other "torch ([\d.]+) prints"', text)
     assert titles == ["2.4.1", "2.9.1", "2.10.0", "2.11.0"]
 
@@ -472,3 +525,99 @@ def test_a_memo_of_the_changes_page_gives_what_a_fresh_collect_gives_after_an_ed
     assert changes.collect(pages, examples, edited, recorded, memo=memo) == fresh
     assert [c.page for c in fresh.pages] == ["o.md"]
     assert memo["o.md"] is kept["o.md"] and memo["c.md"] is not kept["c.md"]
+
+
+# --- a check that holds on some releases: said for readers, in words, linked to its cell -----------------------------
+
+CLAIMED_SOURCE = """\
+import torch
+# %% shown
+print(torch.ones(1))
+# %% shown-checks tags=["remove-cell"] holds=">=2.6" claim="`torch.ones` prints *one* tensor"
+assert True
+# %% other
+print(2)
+# %% page-checks tags=["remove-cell"] holds="<2.14" claim="It holds" about="shown"
+assert True
+"""
+
+
+def claimed_example(tmp_path: Path) -> Example:
+    file = tmp_path / "d" / "c.py"
+    file.parent.mkdir()
+    file.write_text(CLAIMED_SOURCE, encoding="utf-8")
+    file.with_name("c.zh.yml").write_text("'`torch.ones` prints *one* tensor': '`torch.ones` 打印*一个*张量'\n"
+                                          "It holds: 这一点成立\n", encoding="utf-8")  # fmt: skip
+    return Example.from_source("d/c.py", file, CLAIMED_SOURCE)
+
+
+def claimed_recordings(example: Example) -> list[Recording]:
+    made = []
+    for torch, failed in (("2.4.1+cu121", (2,)), ("2.5.1+cu124", (2,)), ("2.6.0+cu124", ()), ("2.14.1+cu130", (4,))):
+        cells = tuple(CellResult(i) for i in range(5))
+        declared = tuple(Failed(cell, example.cells[cell].lineno, "exception", "AssertionError") for cell in failed)
+        made.append(Recording(example.path, example.keys, "2026-11-22T10:00:00Z", {**CPU_2_14, "torch": torch}, 1.0,
+                              cells, tuple(c.name for c in example.cells), declared=declared))  # fmt: skip
+    return made
+
+
+def test_the_checks_line_says_each_claim_in_words_for_readers_and_folds_the_rest_for_contributors(tmp_path):
+    from mkdocs_examples.recordings.declared import verdicts
+
+    example = claimed_example(tmp_path)
+    recorded = claimed_recordings(example)
+    result = Result(env=BUILD_ENV, cells=tuple(CellResult(i) for i in range(5)))
+    declared = {"d/c.py": verdicts(example, result, recorded)}
+    places = {"d/c.py#1": "ex-d-c-shown", "d/c.py#3": "ex-d-c-other"}
+    line = render_checks(BUILD_ENV, {"d/c.py": recorded}, "examples", lang="en", declared=declared,
+                         examples={"d/c.py": example}, places=places)  # fmt: skip
+    reader, contributors = line.split("<details", 1)
+    # each claim in its words (code as code, nothing else read into them), linked to the cell it is about
+    assert ('<a href="#ex-d-c-shown"><code>torch.ones</code> prints &#42;one&#42; tensor</a>: true on torch 2.6 and '
+            "later, not on torch 2.4.1 and 2.5.1.") in reader  # fmt: skip
+    assert '<a href="#ex-d-c-shown">It holds</a>: true on torch 2.13 and earlier, not on torch 2.14.1.' in reader
+    # nothing for contributors in the reader's line: no file, no line, no message, no build of torch
+    for detail in ("examples/", ".py", "line ", "AssertionError", "+cu", "holds="):
+        assert detail not in unescape(reader), detail
+    assert '<summary>For contributors</summary>' in contributors
+    assert ('<code>examples/d/c.py</code>, line 4, <code>holds="&gt;=2.6"</code>: the check fails on torch '
+            "2.4.1+cu121 and 2.5.1+cu124 (<code>AssertionError</code>).") in contributors  # fmt: skip
+    assert '<code>holds="&lt;2.14"</code>: the check fails on torch 2.14.1+cu130' in contributors
+    zh = render_checks(BUILD_ENV, {"d/c.py": recorded}, "examples", lang="zh", declared=declared,
+                       examples={"d/c.py": example}, places=places)  # fmt: skip
+    reader = zh.split("<details", 1)[0]
+    assert ('<a href="#ex-d-c-shown"><code>torch.ones</code> 打印&#42;一个&#42;张量</a>：适用于 torch 2.6 及以上，在 '
+            "torch 2.4.1 和 2.5.1 上并非如此。") in reader  # fmt: skip
+    assert "<summary>给贡献者</summary>" in zh
+    assert not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,} [A-Za-z]{3,}", unescape(re.sub(r"<code>.*?</code>", "", reader)))
+    # a page that does not show the cell a claim is about: said, unlinked
+    alone = render_checks(BUILD_ENV, {"d/c.py": recorded}, "examples", lang="en", declared=declared,
+                          examples={"d/c.py": example}, places={"d/c.py#3": "ex-d-c-other"})  # fmt: skip
+    assert "It holds: true on" in alone and "href" not in alone.split("<details")[0]
+
+
+def test_the_changes_page_leads_with_each_behaviour_change_in_words_at_its_release(tmp_path):
+    from mkdocs_examples.publish import changes
+    from mkdocs_examples.source.blocks import Block
+
+    example = claimed_example(tmp_path)
+    result = Result(env=BUILD_ENV, cells=tuple(CellResult(i) for i in range(5)))
+    block = Block(start=2, end=3, indent="", path="d/c.py")
+    found = changes.collect({"a/page.md": ("A `page`", [block])}, {"d/c.py": example}, {"d/c.py": result},
+                            {"d/c.py": claimed_recordings(example)})  # fmt: skip
+    text = changes.render(found, BUILD_ENV, "changes.md", "examples", "en")
+    # before any count or diff, the releases where behaviour changed, newest first, a sentence each, linked
+    assert text.index("## What changed in behaviour") < text.index("## In short")
+    assert text.index("### torch 2.14") < text.index("### torch 2.6") < text.index("## In short")
+    assert ("### torch 2.14 { #changes-torch-2-14 }\n\n- No longer true: [It holds](a/page.md#ex-d-c-shown) "
+            "(A `page`)") in text  # fmt: skip
+    assert ("### torch 2.6 { #changes-torch-2-6 }\n\n- [`torch.ones` prints \\*one\\* tensor](a/page.md#ex-d-c-shown)"
+            " (A `page`)") in text  # fmt: skip
+    zh = changes.render(found, BUILD_ENV, "changes.md", "examples", "zh")
+    assert "## 行为变化" in zh and "- 不再成立：[这一点成立](a/page.md#ex-d-c-shown)（A `page`）" in zh
+    # a bound the site did not see on both sides is no change: recorded on 2.6 and later only, nothing starts
+    later = [r for r in claimed_recordings(example) if not r.env["torch"].startswith(("2.4", "2.5"))]
+    found = changes.collect({"a/page.md": ("A `page`", [block])}, {"d/c.py": example}, {"d/c.py": result},
+                            {"d/c.py": later})  # fmt: skip
+    text = changes.render(found, BUILD_ENV, "changes.md", "examples", "en")
+    assert "### torch 2.14" in text and "### torch 2.6" not in text

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
-from helpers import BUILT_TORCH, DRAWN, ROOT, cpu_releases, search_queries
+from helpers import BUILT_TORCH, DRAWN, NO_GPU, ROOT, cpu_releases, release_label, search_queries
 from links import site_base  # tools/links.py
 
 
@@ -491,11 +491,12 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
     picker = page.get_by_role("combobox", name=name)  # a labelled <select> in the header
     expect(picker.locator("xpath=ancestor::header")).to_have_count(1)  # the picker comes with environments.json
     picker.select_option(folder.name)  # each choice is named by the environment it shows
-    expect(label).to_have_text(f"torch {release}")
+    named = release_label(folder, lang.rstrip("/") or "en")  # a CUDA build without a GPU says so at the output
+    expect(label).to_have_text(named)
     recorded = _recorded(folder, "check_install.py", "versions")
     assert label.evaluate(SHOWN_OUTPUT) == recorded and f"torch {BUILT_TORCH}" not in recorded
     page.reload()  # remembered
-    expect(label).to_have_text(f"torch {release}")
+    expect(label).to_have_text(named)
     assert label.evaluate(SHOWN_OUTPUT) == recorded and picker.input_value() == folder.name
     page.goto(f"{base_url}/{lang}tensors/cat-and-stack/")  # and on every other page
     expect(page.locator('.mx-provenance[data-mx-device="cpu"]').first).to_contain_text(f"torch {release}")
@@ -536,8 +537,10 @@ def test_each_choice_names_its_release_and_device_and_no_two_read_alike(page, ba
     expect(picker.locator("option").nth(1)).to_be_attached()  # the options come with environments.json
     labels = {o.get_attribute("value"): o.inner_text() for o in picker.locator("option").all()}
     assert len(set(labels.values())) == len(labels), labels
-    cpu = {folder.name for _, folder in cpu_releases()}  # on the build's device and Python: its release alone
-    assert all(re.fullmatch(r"[\d.]+", labels[key]) for key in cpu), labels
+    # on the build's device and Python: its release alone, and that its build is for CUDA, where it is
+    cpu = {folder.name: release_label(folder).removeprefix("torch ") for _, folder in cpu_releases()}
+    assert all(labels[key] == named for key, named in cpu.items()), labels
+    assert any(labels[key].endswith(NO_GPU["en"]) for key in cpu), labels  # PyPI's wheels: CUDA builds
     for key, text in labels.items():  # a GPU's choice names its model: the H200 of "NVIDIA H200"
         if key.startswith("cuda-"):
             gpu = json.loads((ROOT / "recordings" / key / "environment.json").read_text())["gpu"]

@@ -10,6 +10,7 @@ import pytest
 
 PHONE = {"width": 390, "height": 844}
 MOST = 8000  # px at a phone's width, every line closed: under ten screens
+BEHAVIOUR = 4500  # px of the behaviour changes above them: a sentence each, in five or six screens
 # Every block laid out, as a reader who scrolls to the end sees it (site.css lays out a block only near the screen)
 LAID_OUT = "*{content-visibility: visible !important}"
 # How many folded blocks the deepest diff or link to a cell lies in: the clicks that open it
@@ -48,9 +49,13 @@ def test_the_changes_page_on_a_phone_is_a_few_screens_of_lines_each_opening_what
     height = page.evaluate("document.documentElement.scrollHeight")
     cells = page.locator("details.mx-change").count()
     assert cells > 20 and not page.locator("details[open]").count()  # each line opened on demand
-    # a line per release and per page, under its page's heading: scanned in a few screens of a phone
-    assert height < MOST, f"{height} px at 390 px, every line closed"
-    headings = page.locator("article h3").count()
+    # first the behaviour changes, a sentence each (test_browser_readers.py), in a few screens of their own
+    behaviour = page.evaluate("document.querySelectorAll('article h2')[1].getBoundingClientRect().top + scrollY")
+    assert behaviour < BEHAVIOUR, f"{behaviour} px of behaviour changes at 390 px"
+    # then a line per release and per page, under its page's heading: scanned in a few screens of a phone
+    rest = height - behaviour
+    assert rest < MOST, f"{rest} px at 390 px below the behaviour changes, every line closed"
+    headings = page.locator("article h3:has(a:not(.headerlink))").count()  # a page's, titled by its link
     assert page.locator("article h3 + details.mx-changes").count() == headings > 10  # each heading has its line
     # every change one or two clicks away: a cell's diffs open inside its page's line, no deeper
     assert page.evaluate(DEEPEST) == 2

@@ -1,15 +1,18 @@
 """The torch picker on the real site, in Chromium: what a reader who picks another release sees in each cell.
 
-Each pick shows that release's output in the cell's place, highlighted and with its copy button, or says plainly
-that the page's check fails there; the build's own output stays one click away, folded, and no output is shown
-twice. What a release printed is read here from its recording's file, never from the picker's data.
+Each pick shows that release's output in the cell's place, highlighted and with its copy button, under a sentence
+that says what differs where the page's check fails there; the build's own output stays one click away, folded,
+and no output is shown twice. What a release printed is read here from its recording's file, never from the
+picker's data.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
-from helpers import ROOT
+import pytest
+from helpers import NO_GPU, ROOT
 from test_browser import SHOWN_OUTPUT
 
 OLDEST = "cpu-torch2.4.1-py3.11"  # a CPU recording of the oldest release, whose outputs differ most
@@ -26,6 +29,16 @@ CELL = """label => {
 }"""
 
 
+# The environments whose outputs the folded notes after a label's output hold
+NOTE_ENVS = """label => {
+    const envs = [];
+    let next = (label.closest(".tabbed-set") || label.closest("p")).nextElementSibling;
+    for (; next && next.matches("details"); next = next.nextElementSibling)
+        envs.push(...next.querySelector("[data-mx-envs]").dataset.mxEnvs.split(" "));
+    return envs;
+}"""
+
+
 def _printed(folder: str, example: str, cell: int) -> str:
     """What a recording says a cell printed last: its traceback, where it raised, or else its output."""
     data = json.loads((ROOT / "recordings" / folder / f"{example.removesuffix('.py')}.json").read_text())
@@ -36,7 +49,8 @@ def _printed(folder: str, example: str, cell: int) -> str:
 def _pick(page, key: str) -> None:
     from playwright.sync_api import expect
 
-    picker = page.get_by_role("combobox", name="Outputs of torch")
+    name = "输出来自 torch" if page.evaluate("document.documentElement.lang").startswith("zh") else "Outputs of torch"
+    picker = page.get_by_role("combobox", name=name)
     expect(picker.locator(f'option[value="{key}"]')).to_be_attached()  # the options come with environments.json
     picker.select_option(key)
     expect(page.locator("html[data-mx-torch]")).to_have_count(1)  # applied
@@ -57,7 +71,7 @@ def test_a_picked_output_takes_the_cells_place_and_the_builds_stays_folded_never
         assert shown not in folded  # shown once
         if shown != built[i]:
             changed += 1
-            assert label.text_content() == "torch 2.4.1"
+            assert label.text_content() == "torch 2.4.1" + NO_GPU["en"]  # PyPI's wheel, run without a GPU
             assert built[i] in folded  # the build's own, one click away, under its own name
             holder = next(n for n in cell["notes"] if built[i] in n["outputs"])
             assert holder["title"] == "torch 2.13.0 prints"
@@ -84,19 +98,75 @@ def test_a_picked_output_keeps_its_highlighting_and_copy_button(page, base_url):
         expect(block.locator('.md-code__button[data-md-type="copy"]')).to_have_count(1)
 
 
-def test_where_a_check_fails_on_the_picked_release_the_page_says_so_and_shows_no_output_as_its(page, base_url):
-    warning = "Converting a tensor with requires_grad=True to a scalar"  # the build's; torch 2.4.1 never prints it
-    page.goto(f"{base_url}/devices/gpu-memory/")
-    visible = page.locator("code:visible", has_text=warning)
-    assert visible.count() > 0
+def _cell(example: str, name: str) -> int:
+    """The index of the cell ``name`` of ``example``, as its recordings number it."""
+    data = json.loads((ROOT / "recordings" / OLDEST / f"{example.removesuffix('.py')}.json").read_text())
+    return next(c["cell"] for c in data["cells"] if c["name"] == name)
+
+
+def _holds_since(example: str, name: str) -> str:
+    """The release from which the cell ``name`` of ``example`` declares that its check holds (``holds=">=2.6"``)."""
+    source = (ROOT / "examples" / example).read_text()
+    return re.search(rf'^# %% {name} .*holds=">=(\d+\.\d+)"$', source, re.M)[1]
+
+
+# The sentence right above the output a label names, where the picker wrote one, and the lines beside the claim
+# (render/page.py: holds_note) a reader sees
+SENTENCE = """label => {
+    let node = label.closest("p").previousElementSibling;
+    while (node && (node.hidden || node.matches(".highlight, p:has(> img)"))) node = node.previousElementSibling;
+    const holds = [...label.closest("article").querySelectorAll(".mx-holds")].filter(p => !p.hidden);
+    return {sentence: node && node.matches(".mx-differs") ? node.textContent : null,
+            holds: holds.map(p => p.textContent)};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_where_a_check_fails_on_the_picked_release_its_output_is_shown_under_a_sentence_that_says_so(page, base_url,
+                                                                                                    lang):
+    """modules/state-dict at torch 2.4.1: loading a whole model raises nothing there (its `weights_only` default is
+    still False), which is what a reader on 2.4 needs to see; the cell's `holds=` says from which release on the
+    page's claim holds, in the page's language."""
+    example, name = "modules/state_dict.py", "whole-model"
+    index, since = _cell(example, name), _holds_since(example, name)
+    page.goto(f"{base_url}/{'' if lang == 'en' else 'zh/'}modules/state-dict/")
+    label = page.locator(f'.mx-provenance[data-mx-example="{example}"][data-mx-cell="{index}"]')
+    built = label.evaluate(SHOWN_OUTPUT)
+    claim = label.evaluate(SENTENCE)
+    assert claim["sentence"] is None and claim["holds"]  # as built: the line beside the claim, no sentence
     _pick(page, OLDEST)
-    failure = page.locator(".admonition.failure")
-    assert failure.count() > 0
-    assert all("On torch 2.4.1 this page's claim does not hold" in t for t in failure.all_text_contents())
-    assert visible.count() == 0  # folded, under the build's own name
-    assert "(no output of this cell recorded" not in page.locator("article").text_content()
-    assert page.locator("details:has(code:text-matches('requires_grad=True to a scalar')) summary").first \
-        .text_content() == "torch 2.13.0 prints"
+    shown = label.evaluate(SHOWN_OUTPUT)
+    assert shown == _printed(OLDEST, example, index) and shown != built  # what 2.4.1 printed, in the cell's place
+    assert label.text_content() == "torch 2.4.1" + NO_GPU[lang]
+    said = {"en": f"This check holds on torch {since} and later; torch 2.4.1 printed:",
+            "zh": f"这项检验适用于 torch {since} 及以上；torch 2.4.1 实际打印的是："}[lang]
+    claim = label.evaluate(SENTENCE)
+    assert claim["sentence"] == said
+    assert len(claim["holds"]) < len(label.evaluate(SENTENCE.replace("!p.hidden", "true"))["holds"])  # said once
+    assert built in [o for note in label.evaluate(CELL)["notes"] for o in note["outputs"]]  # folded, one click away
+    _pick(page, "build")
+    assert label.evaluate(SENTENCE)["sentence"] is None and label.evaluate(SHOWN_OUTPUT) == built
+
+
+def test_where_the_picked_release_raised_in_a_cell_the_sentence_names_the_error_and_later_cells_say_why_not(
+        page, base_url):  # fmt: skip
+    """devices/gpu-memory at torch 2.4.1: the cell that shows a warning raised there (no warning was caught), and
+    its run stopped: the sentence names the error the recording names, and the cells after it keep the build's
+    output, saying that torch 2.4.1 stopped before them."""
+    example = "devices/gpu_memory.py"
+    failed = json.loads((ROOT / "recordings" / OLDEST / "devices/gpu_memory.json").read_text())["failed"]
+    page.goto(f"{base_url}/devices/gpu-memory/")
+    label = page.locator(f'.mx-provenance[data-mx-example="{example}"][data-mx-cell="{failed["cell"]}"]')
+    _pick(page, OLDEST)
+    sentence = label.evaluate(SENTENCE)["sentence"]
+    assert sentence.startswith("This check holds on torch ")
+    assert f"torch 2.4.1 raised {failed['message']} here" in sentence
+    assert page.locator(".mx-differs code", has_text=failed["message"]).count() == 1  # the error, in code
+    after = page.locator(f'.mx-provenance[data-mx-example="{example}"][data-mx-device="cpu"]')
+    later = [a for a in after.all() if int(a.get_attribute("data-mx-cell")) > failed["cell"]]
+    stopped = "(torch 2.4.1 stopped at a check before this cell: no output of it)"
+    assert later and all(a.text_content().endswith(stopped) for a in later)
+    assert page.locator(".admonition.failure").count() == 0
 
 
 def test_the_block_on_where_outputs_come_from_names_the_picked_release_first(page, base_url):
@@ -106,7 +176,7 @@ def test_the_block_on_where_outputs_come_from_names_the_picked_release_first(pag
     first = page.locator(".mx-sources li").first
     expect(first).to_contain_text("torch 2.13.0:")
     _pick(page, OLDEST)
-    expect(first).to_contain_text("torch 2.4.1:")
+    expect(first).to_contain_text("torch 2.4.1 · CUDA build, no GPU:")
     assert "PyTorch 2.4.1+cu121, a build for CUDA 12.1 run without a GPU" in first.text_content()
     _pick(page, "build")
     expect(first).to_contain_text("torch 2.13.0:")
@@ -141,7 +211,7 @@ NAMES = """() => {
     for (const item of document.querySelectorAll("[data-mx-source]"))
         add(item.dataset.mxSource, "sources", item.textContent.split(/[:：]/)[0]);
     for (const option of document.querySelectorAll(".mx-picker__select option")) {
-        const release = option.textContent.replace(/ \\(shown by default\\)$|（默认显示）$/, "");
+        const release = option.textContent.replace(/ \\(default: [^)]*\\)$|（默认：[^）]*）$/, "");
         add(option.value, "picker", "torch " + release);
     }
     return Object.fromEntries(Object.entries(named).map(([key, where]) =>
@@ -159,7 +229,49 @@ def test_one_environment_has_one_name_in_labels_notes_sources_and_the_picker(pag
             expect(page.locator(".mx-picker__select option").nth(1)).to_be_attached()  # with environments.json
             for key, where in page.evaluate(NAMES).items():
                 for place, texts in where.items():
-                    seen.setdefault(key, {}).setdefault(tuple(texts), []).append(f"{lang}{path} {place}")
-    assert {GPU, "build"} <= set(seen) and any(len(places) > 1 for by in seen.values() for places in by.values())
+                    seen.setdefault((key, lang), {}).setdefault(tuple(texts), []).append(f"{lang}{path} {place}")
+    assert {GPU, "build"} <= {key for key, _ in seen} and any(len(places) > 1 for by in seen.values()
+                                                               for places in by.values())  # fmt: skip
     differ = {key: by for key, by in seen.items() if len(by) > 1}
     assert not differ, f"environments named differently in two places: {differ}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_output_of_a_cuda_build_run_without_a_gpu_says_so_beside_it(page, base_url, lang):
+    """errors/cuda at torch 2.4.1: `torch.version.cuda` prints a version under prose about a CPU build; the label at
+    that output says it is PyPI's CUDA build run without a GPU, in the page's language."""
+    example = "errors/cuda_errors.py"
+    index = _cell(example, "not-compiled")
+    page.goto(f"{base_url}/{'' if lang == 'en' else 'zh/'}errors/cuda/")
+    label = page.locator(f'.mx-provenance[data-mx-example="{example}"][data-mx-cell="{index}"]')
+    _pick(page, OLDEST)
+    torch = json.loads((ROOT / "recordings" / OLDEST / "environment.json").read_text())["torch"]
+    assert "+cu" in torch  # PyPI's wheel: a CUDA build
+    said = {"en": "torch 2.4.1 · CUDA build, no GPU", "zh": "torch 2.4.1 · CUDA 版本，无 GPU"}[lang]
+    assert label.text_content() == said
+    assert label.evaluate(SHOWN_OUTPUT) == _printed(OLDEST, example, index)
+    # its first line, `torch.__version__` and `torch.version.cuda`: a version where the prose's CPU build has None
+    printed = label.evaluate("""l => { const found = [];
+        for (let n = l.closest('p').previousElementSibling; n && n.matches('.highlight'); n = n.previousElementSibling)
+            found.unshift(n.textContent);
+        return found.join('\\n'); }""")
+    assert torch in printed
+
+
+def test_the_first_output_of_errors_cuda_folds_every_release_into_at_most_three_notes_on_a_phone(browser, base_url):
+    """Twelve releases print the same error but for the version each prints of itself: one note names them all,
+    as a range, beside the notes of the runs that print something else."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        page.goto(f"{base_url}/errors/cuda/")
+        label = page.locator(".mx-provenance[data-mx-env]").first
+        notes = label.evaluate(CELL)["notes"]
+        envs = label.evaluate(NOTE_ENVS)
+        recorded = {folder.parent.parent.name for folder in (ROOT / "recordings").glob("*/errors/cuda_errors.json")}
+        assert 1 <= len(notes) <= 3, [n["title"] for n in notes]
+        assert len(envs) > len(notes) and set(envs) <= recorded, envs  # several releases in one note
+        assert any("CUDA builds without a GPU" in n["title"] and "\u2013" in n["title"] for n in notes), notes
+        visible = [n for n in page.locator("details.mx-other").all()[: len(notes)] if n.is_visible()]
+        assert len(visible) == len(notes)
+    finally:
+        page.close()

@@ -265,6 +265,24 @@ def test_missing_lists_only_words_the_reader_typed(page, base_url, lang, query):
 
 
 @pytest.mark.parametrize(
+    ("lang", "query"),
+    [
+        ("", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)"),
+        ("", "how to view a 4096 tensor as 64x64"),
+        ("zh/", "怎么把 64x512 的张量变成 512x64"),
+    ],
+)
+def test_missing_lists_no_number_size_or_stop_word_of_the_reader(page, base_url, lang, query):
+    """A result's "Missing" line names what the reader looks for and the result lacks: never the reader's own
+    numbers and sizes, which no page holds, nor a stop word."""
+    search_queries.search(page, base_url, lang, query)
+    page.locator(".md-search-result__item").first.wait_for()
+    missing = page.locator(".md-search-result__terms del, .md-search-result__terms s").all_inner_texts()
+    wrong = [w for w in missing if re.match(r"\d", w) or w.lower() in {"a", "as", "to", "how", "and", "的", "把"}]
+    assert not wrong, (wrong, missing)
+
+
+@pytest.mark.parametrize(
     ("lang", "query", "found"),
     [  # the word of a term of several words answered each query with that term's page
         ("", "what loss for multi-class classification", "losses/cross-entropy-and-nll/"),  # "class imbalance"

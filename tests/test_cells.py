@@ -68,6 +68,15 @@ def test_file_without_markers_is_one_cell():
         ('x = 1\n# %% [markdown] lang="Chinese"\n# 注释\n', 2, "names a language as the site does"),
         ('x = 1\n# %% [markdown] lang=["zh"]\n# 注释\n', 2, "names a language as the site does"),
         ('x = 1\n# %% [markdown] language="zh"\n# 注释\n', 2, "takes only lang="),
+        # a claim in words goes with the range it holds on, and names a cell a page shows
+        ('# %% a claim="x is 1"\nx = 1\n', 1, "claim= goes with the releases where the check holds"),
+        ('# %% a\nx = 1\n# %% b tags=["remove-cell"] holds=">=2.6" about="c"\nassert x\n', 3,
+         "about='c' names no cell a page shows"),
+        ('# %% a tags=["remove-cell"]\nx = 1\n# %% b holds=">=2.6" about="a"\nx\n', 3,
+         "about='a' names no cell a page shows"),
+        ('# %% a holds=">=2.6" claim="x < 2"\nx = 1\n', 1, "plain text (code between backticks), without '<'"),
+        ('# %% a alt=""\nx = 1\n', 1, "alt= says what the cell's figures show in one line"),
+        (f'# %% a alt="{"x" * 301}"\nx = 1\n', 1, "at most 300 characters"),
     ],
 )
 def test_malformed_headers_name_the_line(script, line, words):
@@ -127,3 +136,23 @@ def test_a_reader_gets_the_notes_in_their_language_else_those_in_none():
     assert [n.lineno for n in notes_for(notes, "en")] == [1, 12]
     assert [n.lineno for n in notes_for(notes, "zh")] == [6, 12, 17]  # no Chinese note after setup: the English one
     assert [n.lineno for n in notes_for(notes, "fr")] == [1, 12]
+
+
+def test_a_check_says_its_claim_in_words_and_which_cell_it_is_about():
+    from pathlib import Path
+
+    from mkdocs_examples.source.cells import Example, claimed
+
+    source = ('# %% shown alt="A  line   through  the origin"\nx = 1\n'
+              '# %% shown-checks tags=["remove-cell"] holds=">=2.6" claim="`x` is 1"\nassert x == 1\n'
+              '# %% later-checks tags=["remove-cell"] holds="<2.14" claim="It holds" about="shown"\nassert x\n'
+              '# %% quoted-checks tags=["remove-cell"] holds="!=2.6"\nassert x\n'
+              '# %% own holds=">=2.8"\nprint(x)\n')  # fmt: skip
+    example = Example.from_source("demo.py", Path("demo.py"), source)
+    shown, checks, later, quoted, own = example.cells
+    assert (shown.alt, checks.claim, later.claim) == ("A line through the origin", "`x` is 1", "It holds")
+    bare = source.replace(' claim="`x` is 1"', "").replace(' alt="A  line   through  the origin"', "")
+    assert example.keys == Example.from_source("demo.py", Path("demo.py"), bare).keys  # words change no key
+    # a hidden check is about the cell right before it, or the one it names; one after another hidden check, and
+    # naming none, is about no shown cell (its range is said in the checks line only); a shown cell about itself
+    assert [claimed(example, c) for c in (checks, later, quoted, own)] == [shown, shown, None, own]

@@ -146,6 +146,28 @@ def test_the_template_keeps_translations_adds_new_comments_and_drops_old_ones(tm
     assert comments.problems(example, "zh") == []
 
 
+def test_a_headers_claim_and_alt_text_are_translated_with_the_comments(tmp_path):
+    source = SOURCE.replace('# %% second tags=["remove-cell"]', '# %% second tags=["remove-cell"] holds=">=2.6" '
+                            'claim="`x` holds two ones"').replace("# %% first", '# %% first alt="Two ones, drawn"')
+    example = example_at(tmp_path, source, YAML)
+    assert comments.problems(example, "zh") == [
+        "examples/demo.py:3: alt text 'Two ones, drawn' has no zh translation; run `make comments` to add it to "
+        "examples/demo.zh.yml, then write its translation there",
+        "examples/demo.py:10: claim '`x` holds two ones' has no zh translation; run `make comments` to add it to "
+        "examples/demo.zh.yml, then write its translation there",
+    ]
+    text = comments.template(example, "zh")
+    assert text is not None and text.splitlines()[1:] == [
+        "Two ones, drawn: ''", "make a tensor: 建一个张量", "two ones: 两个 1", "'`x` holds two ones': ''"]
+    assert comments.words(example, "`x` holds two ones", "zh") == "`x` holds two ones"  # English until translated
+    translated = YAML + "Two ones, drawn: 画出的两个 1\n'`x` holds two ones': '`x` 里是两个 1'\n"
+    (tmp_path / "demo.zh.yml").write_text(translated, encoding="utf-8")
+    assert comments.problems(example, "zh") == []
+    assert comments.words(example, "`x` holds two ones", "zh") == "`x` 里是两个 1"
+    assert comments.words(example, "`x` holds two ones", "en") == "`x` holds two ones"
+    assert comments.translated(example, "zh").keys == example.keys  # the code and its keys as they were
+
+
 def test_chinese_pages_open_chinese_notebooks_in_colab(tmp_path):
     example = example_at(tmp_path)
     assert colab_url("https://github.com/o/r", example, lang="zh").endswith("/blob/main/notebooks/zh/demo.ipynb")

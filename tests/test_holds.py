@@ -47,7 +47,7 @@ def example(source: str, path: str = "t/claims.py") -> Example:
         ("<2.14", "torch 2.13 and earlier", "torch 2.13 及以下", ["2.13.0+cpu", "2.4.1"], ["2.14.1", "2.15.0"]),
         (">=2.7,<2.14", "torch 2.7 to 2.13", "torch 2.7 至 2.13", ["2.7.1", "2.13.0"], ["2.6.0", "2.14.1"]),
         (">=2.6, <2.7", "torch 2.6 only", "仅 torch 2.6", ["2.6.0"], ["2.5.1", "2.7.1"]),
-        ("!=2.6", "every torch release but 2.6", "除 torch 2.6 以外的各个版本", ["2.5.1", "2.7.1"], ["2.6.0"]),
+        ("!=2.6", "every torch release but 2.6", "torch 2.6 以外的所有版本", ["2.5.1", "2.7.1"], ["2.6.0"]),
     ],
 )
 def test_a_range_reads_in_each_language_and_covers_patch_releases_of_its_minors(declared, en, zh, inside, outside):
@@ -266,8 +266,10 @@ def test_a_check_that_fails_on_one_recorded_release_fails_the_strict_build_until
     said = ("mkdocs_examples: examples/three.py:5: the check of cell `shown-checks` fails on torch 2.4.1 "
             "(AssertionError), and no holds= declares it")  # fmt: skip
     assert any(m.startswith(said) for m in warned), warned
-    # declared: the strict build passes, and each page says the range beside the claim, in the prose and at its end
-    (site / "examples/three.py").write_text(CHECKED.format(holds=' holds=">=2.5"'))
+    # declared: the strict build passes, and each page says the range beside the claim, in the prose and at its end,
+    # there with the claim in words, in the page's language
+    (site / "examples/three.py").write_text(CHECKED.format(holds=' holds=">=2.5" claim="The sum of `x` is 3"'))
+    (site / "examples/three.zh.yml").write_text("The sum of `x` is 3: '`x` 的和是 3'\n")
     caplog.clear()
     build_site(site, strict=True)
     text = pages(site)
@@ -275,8 +277,12 @@ def test_a_check_that_fails_on_one_recorded_release_fails_the_strict_build_until
     assert "The sum of x is 3 (torch 2.5 及以上)." in text["zh"]
     assert "The claim checked here holds on torch 2.5 and later." in text["en"]
     assert "此处检验的说法适用于 torch 2.5 及以上。" in text["zh"]
-    assert ("A claim of examples/three.py (line 5) holds on torch 2.5 and later: its check fails on torch 2.4.1."
-            in text["en"])  # fmt: skip
+    assert "The sum of x is 3: true on torch 2.5 and later, not on torch 2.4.1." in text["en"]
+    assert "x 的和是 3：适用于 torch 2.5 及以上，在 torch 2.4.1 上并非如此。" in text["zh"]
+    html = (site / "site/claims/index.html").read_text()
+    assert '<a href="#ex-three-shown">The sum of <code>x</code> is 3</a>' in html  # to the cell the check is about
+    assert ('For contributors' in text["en"] and 'examples/three.py, line 5, holds=">=2.5": the check fails on torch '
+            "2.4.1+cpu (AssertionError)." in text["en"])  # fmt: skip
     assert "does not hold on torch" not in text["en"]  # the checks line lists what is declared, only
     # recorded again by an engine that goes on past a declared failure: the cells after it are that release's too
     publish(site, key, recorded(ex, "2.4.1+cpu", declared=(2,)))
@@ -316,5 +322,4 @@ def test_a_raises_mismatch_on_a_recorded_release_fails_the_strict_build_until_de
     caplog.clear()
     build_site(site, strict=True)
     assert "Raised (as intended)" in pages(site)["en"]
-    assert "A claim of examples/three.py (line 2) holds on torch 2.5 and later: its check fails on torch 2.4.1." in \
-        pages(site)["en"]  # fmt: skip
+    assert "One claim of this page: true on torch 2.5 and later, not on torch 2.4.1." in pages(site)["en"]

@@ -80,15 +80,16 @@ WITH_TWINS = [*SITE, Environment("cpu-torch2.11.0-py3.11", CPU_2_11), Environmen
 
 
 def test_each_environment_is_a_choice_named_by_its_release_and_a_device_or_python_not_the_builds():
-    offered = [(c["key"], c["release"], c["device"], c["name"]) for c in choices(WITH_TWINS)]
+    offered = [(c["key"], c["release"], c["device"], c["name"]["en"]) for c in choices(WITH_TWINS)]
     assert offered == [
-        ("cpu-torch2.14.1-py3.11", "2.14.1", "cpu", "2.14.1"),
+        ("cpu-torch2.14.1-py3.11", "2.14.1", "cpu", "2.14.1 · CUDA build, no GPU"),  # PyPI's wheel, on a CPU
         (BUILD, "2.13.0", "cpu", "2.13.0"),
-        ("cpu-torch2.11.0-py3.11", "2.11.0", "cpu", "2.11.0"),  # three runs of 2.11.0: each a choice of its own,
-        ("cpu-torch2.11.0-py3.12", "2.11.0", "cpu", "2.11.0 · Python 3.12"),  # named by what differs from the
-        ("cuda-torch2.11.0-py3.12", "2.11.0", "cuda", "2.11.0 · FIXTURE GPU (test data) · Python 3.12"),  # build's
-        ("cpu-torch2.9.1-py3.11", "2.9.1", "cpu", "2.9.1"),
+        ("cpu-torch2.11.0-py3.11", "2.11.0", "cpu", "2.11.0 · CUDA build, no GPU"),  # three runs of 2.11.0: each a
+        ("cpu-torch2.11.0-py3.12", "2.11.0", "cpu", "2.11.0 · Python 3.12 · CUDA build, no GPU"),  # choice, named by
+        ("cuda-torch2.11.0-py3.12", "2.11.0", "cuda", "2.11.0 · FIXTURE GPU (test data) · Python 3.12"),  # what
+        ("cpu-torch2.9.1-py3.11", "2.9.1", "cpu", "2.9.1"),  # differs from the build's; a CPU build, as the build's
     ]
+    assert choices(WITH_TWINS)[0]["name"]["zh"] == "2.14.1 · CUDA 版本，无 GPU"  # in the reader's language
 
 
 def test_the_releases_of_choices_sort_by_version_not_as_text():
@@ -128,10 +129,10 @@ def test_the_sites_file_names_each_environment_and_what_each_choice_shows():
     assert shown[BUILD] == {"cpu": BUILD, "cuda": None}
     assert shown["cuda-torch2.11.0-py3.12"] == {"cpu": None, "cuda": "cuda-torch2.11.0-py3.12"}
     gpu = data["environments"]["cuda-torch2.11.0-py3.12"]
-    assert gpu["label"] == "torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12" and gpu["device"] == "cuda"
+    assert gpu["label"]["en"] == "torch 2.11.0 · FIXTURE GPU (test data) · Python 3.12" and gpu["device"] == "cuda"
     assert gpu["printed"] == {"en": "Printed on FIXTURE GPU (test data) with PyTorch 2.11.0+cu130 (Python 3.12.3)",
                               "zh": "在 FIXTURE GPU (test data) 上用 PyTorch 2.11.0+cu130（Python 3.12.3）实际运行得到"}
-    assert data["environments"][BUILD]["label"] == "torch 2.13.0"
+    assert data["environments"][BUILD]["label"] == {"en": "torch 2.13.0", "zh": "torch 2.13.0"}
     assert data["texts"]["en"]["cut"] == "… {n} more characters cut (this page shows at most 1,000 per cell)"
     assert data["texts"]["zh"]["picker.label"] and set(data["texts"]["zh"]) == set(data["texts"]["en"])
 
@@ -173,17 +174,44 @@ def test_an_examples_file_holds_each_shown_cells_output_in_each_environment_once
     assert data["cells"]["4"] == {"cuda-torch2.11.0-py3.12": outputs.index("cuda only")}  # the build skipped it
 
 
-def test_a_stale_recording_and_a_cell_whose_check_failed_there_have_no_output_in_the_file():
+def test_a_stale_recording_has_no_output_in_the_file_and_a_cell_whose_check_failed_there_has_its_own():
     stale = recording(CPU_2_14, "old source\n", keys=("0" * 64,) * len(EXAMPLE.cells))
     failed = recording(CPU_2_9, "stops short\n", failed=Failed(1, 4, "exception", "AssertionError"))
     assert current(stale, EXAMPLE) is None  # no cell of it ran the code as it is now: a build publishes nothing of it
     held = {name: h for name, r in {"stale": stale, "failed": failed}.items() if (h := current(r, EXAMPLE))}
     data = example_data(EXAMPLE, BUILT, held, limit=1000)
     assert "stale" not in data["cells"]["0"] and "stale" not in data["cells"]["1"]
-    assert "failed" in data["cells"]["0"] and "failed" not in data["cells"]["1"]
-    # where its check failed, so that the picker says so there, and in the cells after it
+    assert "old source" not in json.dumps(data)
+    # what the release printed where the cell's own check fails, and that it fails, for the picker to say in words
+    assert data["outputs"][data["cells"]["1"]["failed"]]["output"] == "stops short"
+    # it raised (an assert of its own) where it stands: no traceback recorded, so the error's line says it
+    assert data["claims"] == {"failed": {"1": {"line": 4, "holds": None, "raised": "AssertionError"}}}
+    # the run stopped there: the cells after it have no output, and their labels say why
     assert data["failed"] == {"failed": {"cell": 1, "line": 4, "message": "AssertionError"}}
-    assert "old source" not in json.dumps(data) and "stops short" not in json.dumps(data)
+
+
+HOLDS = """\
+# %% shown
+print("loads")
+# %% shown-checks tags=["remove-cell"] holds=">=2.6"
+assert False
+# %% after
+print("after")
+"""
+
+
+def test_a_hidden_check_that_fails_outside_its_declared_range_is_a_claim_of_the_cell_it_checks_in_words():
+    example = Example("d/h.py", Path("/x/d/h.py"), HOLDS, parse_cells(HOLDS))
+    cells = (CellResult(0, "loads, with a warning\n"), CellResult(1), CellResult(2, "after\n"))
+    old = Recording(example.path, example.keys, "2026-11-23T10:00:00Z", {**CPU_2_9, "torch": "2.4.1+cu121"}, 1.0,
+                    cells, tuple(c.name for c in example.cells), None,
+                    declared=(Failed(1, 3, "assertion", "AssertionError"),))  # fmt: skip
+    built = Result(env=BUILD_ENV, cells=(CellResult(0, "loads\n"), CellResult(1), CellResult(2, "after\n")))
+    data = example_data(example, built, {"old": current(old, example)}, limit=1000)
+    assert data["outputs"][data["cells"]["0"]["old"]]["output"] == "loads, with a warning"
+    assert data["claims"] == {"old": {"0": {"line": 3, "raised": None,  # a hidden check's: the cell printed all
+                                            "holds": {"en": "torch 2.6 and later", "zh": "torch 2.6 及以上"}}}}
+    assert data["failed"] == {} and "old" in data["cells"]["2"]  # a declared failure stops nothing
 
 
 def test_outputs_are_cut_as_pages_cut_them_and_kept_as_text():
@@ -259,11 +287,12 @@ def test_in_the_browser_a_cell_recorded_there_shows_it_and_one_not_recorded_says
         page.get_by_role("combobox", name="Outputs of torch").select_option("cpu-torch2.14.1-py3.11")
         # named as the page names it (its Python: the build ran no torch, so the site names none of its own); test
         # data no trusted key signs: said so
-        expect(one).to_have_text("torch 2.14.1 · CPU · Python 3.11 · unverified")
+        expect(one).to_have_text("torch 2.14.1 · CPU · Python 3.11 · CUDA build, no GPU · unverified")
         assert one.get_attribute("title") == ("Printed on a CPU with PyTorch 2.14.1+cu130, a build for "
                                                  "CUDA 13.0 run without a GPU (Python 3.11.7)")
         assert one.evaluate(shown) == "[0, 2, 4] as torch 2.14.1 printed it (test data)"
-        expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU · Python 3.11)")
+        expect(two).to_have_text(f"{built} (no output of this cell recorded with torch 2.14.1 · CPU · Python 3.11 · "
+                                 "CUDA build, no GPU)")
         assert two.evaluate(shown) == "answer: 42"  # the build's, under its own label
 
 
@@ -307,9 +336,9 @@ def test_one_environment_has_one_name_beside_outputs_in_notes_sources_the_picker
     for key, line in re.findall(r'<li data-mx-source="([^"]+)">([^:]+):', md):
         names.setdefault(key, set()).add(line)  # the page's list of sources
     for choice in data["choices"]:
-        names.setdefault(choice["key"], set()).add("torch " + choice["name"])
+        names.setdefault(choice["key"], set()).add("torch " + choice["name"]["en"])
     for key, environment in data["environments"].items():
-        names.setdefault(key, set()).add(environment["label"])  # what the picker relabels an output with
+        names.setdefault(key, set()).add(environment["label"]["en"])  # what the picker relabels an output with
     assert set(names) == {*twins, BUILD} and all(len(n) == 1 for n in names.values()), names
     assert len({n for (n,) in names.values()}) == len(names)  # and no two environments alike
     # the error index marks a link to a GPU's output with that GPU, as the GPU's name says it

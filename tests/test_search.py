@@ -190,7 +190,8 @@ def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
 
     sources = Sources()
     built = Source(BUILD, {"torch": "2.13.0+cpu", "device": "cpu"}, None)
-    for label in (sources.label(built, example="a_b.py", cell=3), sources.labels([built])):
+    note = sources.labels([built], label="torch 2.13.0", shows=built)
+    for label in (sources.label(built, example="a_b.py", cell=3), note):
         parser = Parser()
         parser.feed(f"<h1 id='t'>Title</h1><p>Prose.</p>\n<p>{label}</p>\n")
         parser.close()

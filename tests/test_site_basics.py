@@ -6,7 +6,7 @@ import html
 import re
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from mkdocs.commands.build import build
@@ -346,3 +346,74 @@ def test_a_description_with_quotes_and_markup_stays_inside_its_attribute(tmp_pat
         head.feed(page.read_text().split("</head>")[0])
         assert head.description == intro, page
         assert head.scripts == [], page
+
+
+def _checks_lines(site: Path) -> dict[str, str]:
+    """Each page's checks line (render/checks.py), by the page's path: its HTML, the box for contributors apart."""
+    found = {}
+    for file in pages(site):
+        text = file.read_text()
+        if (line := re.search(r'<p class="mx-checked".*?</p>', text, re.S)) is not None:
+            found[file.relative_to(site).as_posix()] = line[0]
+    return found
+
+
+def test_the_checks_line_speaks_to_readers_and_folds_what_contributors_need(real_site):
+    """The line at a page's end says what differs for a reader, in the page's language, linked to the cell; the
+    file, the line, the message a check printed and the builds of torch are in the folded box under it only."""
+    site, _ = real_site
+    lines = _checks_lines(site)
+    assert len(lines) > 100
+    for path, line in lines.items():
+        words = html.unescape(re.sub(r"<[^>]+>", "", line))
+        for detail in ("examples/", ".py", "line ", "第 ", " 行", "AssertionError", "+cu", "+cpu", "holds="):
+            assert detail not in words, (path, detail, words)
+        if path.startswith("zh/"):  # Chinese sentences, not English quoted inside them: code apart, no English run
+            prose = html.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<code>.*?</code>", "", line)))
+            assert not re.search(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]{3,}", prose), (path, prose)
+    state_dict = lines["modules/state-dict/index.html"]
+    assert ('<a href="#ex-modules-state-dict-whole-model"><code>torch.load</code> defaults to '
+            "<code>weights_only=True</code>") in html.unescape(state_dict)  # the claim in words, linked to its cell
+    for path, summary in (("modules/state-dict/index.html", "For contributors"),
+                          ("zh/modules/state-dict/index.html", "给贡献者")):  # fmt: skip
+        text = (site / path).read_text()
+        box = text[text.index('<details class="mx-checked-more"'):]
+        box = box[: box.index("</details>")]
+        assert f"<summary>{summary}</summary>" in box and "<code>examples/modules/state&#95;dict.py</code>" in box
+        assert "2.4.1+cu121" in box and "no-exception" in box
+
+
+def test_every_figure_says_what_it_shows_in_the_pages_language(real_site):
+    """A figure's alt text is its cell's alt=, translated: not "Figure 1"."""
+    site, _ = real_site
+    alts = {}
+    for file in pages(site):
+        if "notebooks" in file.relative_to(site).parts:
+            continue
+        for alt in re.findall(r'<img alt="([^"]*)" src="data:image/png', file.read_text()):
+            alts.setdefault(file.relative_to(site).as_posix(), []).append(html.unescape(alt))
+    assert alts, "no figure found"
+    for path, found in alts.items():
+        for alt in found:
+            assert len(alt) > 30 and not re.fullmatch(r"(Figure|图) \d+", alt), (path, alt)
+    assert "StepLR" in alts["optimization/learning-rate/index.html"][0]
+    assert "学习率" in alts["zh/optimization/learning-rate/index.html"][0]
+
+
+def test_every_page_has_a_link_to_report_a_problem_prefilled_with_the_page_and_its_language(real_site):
+    site, _ = real_site
+    repository = yaml_files.load(ROOT / "mkdocs.yml")["repo_url"]
+    for file in pages(site):
+        path = file.relative_to(site).as_posix()
+        links = re.findall(r'<a href="([^"]+)"[^>]*data-report="', file.read_text())
+        assert len(links) == 2, (path, links)  # beside the edit button, and at the page's end
+        url = urlsplit(html.unescape(links[0]))
+        assert f"{url.scheme}://{url.netloc}{url.path}" == f"{repository}/issues/new", path
+        query = dict(pair.split("=", 1) for pair in url.query.split("&"))
+        title, body = unquote(query["title"]), unquote(query["body"])
+        address = SITE_URL + path.removesuffix("index.html")
+        zh = path.startswith("zh/")
+        prefix = "页面问题：" if zh else "Problem on: "
+        assert title.startswith(prefix) and len(title) > len(prefix) + 1, (path, title)
+        said = f"页面：{address}\n语言：中文\n" if zh else f"Page: {address}\nLanguage: English\n"
+        assert said in body, (path, body)

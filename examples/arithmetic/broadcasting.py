@@ -57,7 +57,7 @@ y = torch.zeros(2, 3)
 y += torch.ones(3)  # the right operand may broadcast
 print(y)
 
-# %% checks tags=["remove-cell"] holds=">=2.9"
+# %% checks tags=["remove-cell"] holds=">=2.9" claim="The error of `torch.broadcast_shapes` says which dimension and which argument do not broadcast" about="broadcast-shapes-mismatch"
 # What the page says, checked on every build
 import warnings
 

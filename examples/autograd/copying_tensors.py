@@ -76,7 +76,7 @@ w = torch.randn(3, device=device, requires_grad=True)
 print(w.device, w.is_leaf)
 optimizer = torch.optim.SGD([w], lr=0.1)
 
-# %% checks tags=["remove-cell"] holds=">=2.7"
+# %% checks tags=["remove-cell"] holds=">=2.7" claim="Copying a tensor with `torch.tensor` warns you to use `sourceTensor.detach().clone()` instead" about="torch-tensor"
 # What the page says, checked on every build
 import warnings
 

@@ -50,7 +50,7 @@ h.add_(1)
 h.sum().backward()
 print(x.grad)
 
-# %% checks tags=["remove-cell"] holds=">=2.13"
+# %% checks tags=["remove-cell"] holds=">=2.13" claim="The error for a saved tensor changed in place names the forward operation (`Add`), not its backward node (`AddBackward0`)" about="saved-modified"
 # What the page says, checked on every build
 x = torch.tensor([-1.0, 2.0, -3.0])
 y = x.abs()

@@ -254,7 +254,7 @@ with open("starts.txt") as file:
 assert fresh[0] != fresh[1] and fresh[0][1] - fresh[0][0] == 1
 del loader
 
-# %% pin-memory holds=">=2.6"
+# %% pin-memory holds=">=2.6" claim="`torch.accelerator.is_available()` tells whether there is an accelerator"
 import warnings
 
 loader = DataLoader(
@@ -268,7 +268,7 @@ print("batch pinned:", x.is_pinned())
 for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
 
-# %% pin-memory-checks tags=["remove-cell"] holds=">=2.7"
+# %% pin-memory-checks tags=["remove-cell"] holds=">=2.7" claim="Without an accelerator, `DataLoader(pin_memory=True)` warns that it pins nothing"
 # pinned exactly when there is an accelerator; warned exactly when not
 assert x.is_pinned() == torch.accelerator.is_available()
 assert len(caught) == (0 if torch.accelerator.is_available() else 1)

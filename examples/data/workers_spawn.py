@@ -170,7 +170,7 @@ main_process = DataLoader(make_dataset(), batch_size=4,
                           collate_fn=lambda batch: batch)
 assert list(main_process) == [[0, 1, 4, 9], [16, 25, 36, 49]]
 
-# %% pickle-hint-checks tags=["remove-cell"] holds=">=2.10"
+# %% pickle-hint-checks tags=["remove-cell"] holds=">=2.10" claim="Where a worker cannot be pickled, torch adds a warning that hints at the start method" about="local-class"
 import warnings
 
 # torch's hint about start methods, a warning beside the pickling error

@@ -54,7 +54,7 @@ for _ in range(3):
     total_loss += loss.item()  # right: a Python float, no graph
 print(type(total_loss).__name__, total_loss)
 
-# %% float-warns holds=">=2.8"
+# %% float-warns holds=">=2.8" claim="`float(loss)` on a tensor that requires grad warns you to call `tensor.detach()` first"
 import warnings
 
 total_loss = 0.0

@@ -38,7 +38,7 @@ model = nn.Linear(3, 2).to(device)
 x = torch.ones(4, 3, device=device)
 print(model(x).device)
 
-# %% pick-device-checks tags=["remove-cell"] holds="!=2.6"
+# %% pick-device-checks tags=["remove-cell"] holds="!=2.6" claim="The three-way choice picks CUDA, then MPS, then the CPU, and the model's outputs are on the device picked"
 expected = (
     "cuda" if torch.cuda.is_available()
     else "mps" if torch.backends.mps.is_available()
@@ -50,13 +50,13 @@ assert next(model.parameters()).device.type == device.type
 if sys.platform != "darwin" and not torch.cuda.is_available():
     assert device == torch.device("cpu")  # this site's build machine
 
-# %% accelerator holds=">=2.7"
+# %% accelerator holds=">=2.7" claim="`torch.accelerator.current_accelerator(check_available=True)` gives the usable accelerator, or `None`"
 device = torch.accelerator.current_accelerator(check_available=True)
 device = device or torch.device("cpu")  # no usable accelerator: the CPU
 print(device)
 print(torch.accelerator.current_accelerator())  # the one torch was built for
 
-# %% accelerator-checks tags=["remove-cell"] holds=">=2.7"
+# %% accelerator-checks tags=["remove-cell"] holds=">=2.7" claim="On a CPU-only torch, `torch.accelerator.current_accelerator()` returns `None`"
 assert device.type == expected  # the same choice as the three-way one
 found = torch.accelerator.current_accelerator()
 cpu_only = torch.version.cuda is None and torch.version.hip is None

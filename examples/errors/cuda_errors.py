@@ -350,7 +350,7 @@ if sys.version_info < (3, 14):
 if torch.cuda.is_available():
     assert started  # the workers were forked after CUDA had started, and worked
 
-# %% device-mismatch-quoted-checks tags=["remove-cell"] holds=">=2.8"
+# %% device-mismatch-quoted-checks tags=["remove-cell"] holds=">=2.8" claim="An operation that checks its arguments on entry (`addmm`, a linear layer) says which device the odd argument is on" about="device-mismatch"
 # The two wordings the page quotes from source are in the torch this site runs
 from pathlib import Path
 
@@ -371,7 +371,7 @@ if library.is_file():  # Linux wheels
 # what a device-side assert raises, as the page says
 assert issubclass(torch.AcceleratorError, RuntimeError)
 
-# %% cublas-quoted-checks tags=["remove-cell"] holds=">=2.10"
+# %% cublas-quoted-checks tags=["remove-cell"] holds=">=2.10" claim="Deterministic mode needs no `CUBLAS_WORKSPACE_CONFIG` for cuBLAS matrix products"
 # The cuBLAS workspace check the page quotes from torch 2.9.1 is gone from this
 # torch (since 2.10): use_deterministic_algorithms no longer names the variable,
 # and neither the header that declared the check nor the library that raised it
@@ -451,7 +451,7 @@ print(torch.cuda.get_arch_list())
 print(has_kernels_for(torch.cuda.get_arch_list(), capability))
 assert has_kernels_for(torch.cuda.get_arch_list(), capability)
 
-# %% capability-warning holds=">=2.11"
+# %% capability-warning holds=">=2.11" claim="When no kernel of the installed torch fits the GPU, its warning lists the compute capabilities it was built for"
 import warnings
 from unittest import mock
 
@@ -466,7 +466,7 @@ with gpu_name, warnings.catch_warnings(record=True) as caught:
     torch.cuda._warn_unsupported_code(0, 61, [75, 80, 86, 90, 100, 120])
 print(caught[0].message)
 
-# %% capability-warning-checks tags=["remove-cell"] holds=">=2.13"
+# %% capability-warning-checks tags=["remove-cell"] holds=">=2.13" claim="That warning gives the `pip install` command of a CUDA build with kernels for the GPU"
 message = str(caught[0].message)
 assert len(caught) == 1 and caught[0].category is UserWarning
 assert message.startswith("Found GPU0 NVIDIA GeForce GTX 1080 which is of "
@@ -506,6 +506,6 @@ assert len(found) == 1 and found[0].startswith("Found GPU0 GPU which is")
 old_style = startup_warnings(torch.cuda._check_cubins, ["sm_86"], (6, 1))
 assert len(old_style) == 1 and "is not compatible" in old_style[0]
 
-# %% capability-exception-checks tags=["remove-cell"] holds=">=2.13,<2.15"
+# %% capability-exception-checks tags=["remove-cell"] holds=">=2.13,<2.15" claim="Code built for compute capability 8.0 or 8.6 does not run on 8.7 (Jetson Orin)" about="capability-warning"
 # up to torch 2.14, code for 8.0 or 8.6 does not run on 8.7 (Jetson Orin)
 assert not compatible(87, 86) and not compatible(87, 80)

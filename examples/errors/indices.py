@@ -7,7 +7,7 @@
 # 索引越界：在 CPU 上是指向出错那一行的 `IndexError`；在 GPU 上是
 # device-side assert，在不做检查的 kernel 里则是 illegal memory access
 
-# %% accelerator-error-checks tags=["remove-cell"] holds=">=2.8"
+# %% accelerator-error-checks tags=["remove-cell"] holds=">=2.8" claim="`torch.AcceleratorError`, the type of a CUDA error, is a `RuntimeError`"
 import torch
 
 # the type the page names for the CUDA error, a RuntimeError

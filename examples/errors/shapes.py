@@ -307,7 +307,7 @@ F.cross_entropy(logits, targets)
 # %% float-target-fix
 print(F.cross_entropy(logits, targets.long()))
 
-# %% float-target-fix-checks tags=["remove-cell"] holds=">=2.12"
+# %% float-target-fix-checks tags=["remove-cell"] holds=">=2.12" claim="The error for a float target of `cross_entropy` names the dtypes it takes, `Long` or `Byte`" about="float-target"
 for loss_fn in (F.cross_entropy, F.nll_loss):
     for dtype, name in ((torch.float32, "Float"), (torch.int32, "Int")):
         try:

@@ -105,7 +105,7 @@ model.load_state_dict(state)
 # %% size-mismatch-fix-checks tags=["remove-cell"]
 assert model.out_features == 4
 
-# %% weights-only tags=["raises-exception"] holds=">=2.6"
+# %% weights-only tags=["raises-exception"] holds=">=2.6" claim="`torch.load` defaults to `weights_only=True`: a checkpoint holding an object of your own class raises `UnpicklingError`"
 class Config:
     def __init__(self, hidden):
         self.hidden = hidden
@@ -521,7 +521,7 @@ torch.multiprocessing.start_processes(
 record = torch.load("rank0.pt")
 raise RuntimeError(record["error"]) from None  # what rank 0 raised
 
-# %% dist-timeout-checks tags=["remove-cell"] holds=">=2.12"
+# %% dist-timeout-checks tags=["remove-cell"] holds=">=2.12" claim="torch reads the flight recorder's size from `TORCH_FR_BUFFER_SIZE` as well as from its older name `TORCH_NCCL_TRACE_BUFFER_SIZE`" about="dist-timeout"
 # rank 0 waited the whole timeout, then raised gloo's own message
 assert re.fullmatch(
     r"\[\S+/gloo/transport/tcp/\S+\] Timed out waiting 2000ms "
@@ -579,7 +579,7 @@ if header.is_file():  # wheels ship the headers
     ):
         assert declared in work, declared
 
-# %% flight-recorder-checks tags=["remove-cell"] holds=">=2.11"
+# %% flight-recorder-checks tags=["remove-cell"] holds=">=2.11" claim="The flight recorder is on by default, keeping the last 2000 collectives of each rank" about="dist-timeout"
 # The flight recorder as the page describes it in this torch: on by default
 # (2000 entries), dumped as comm_lib_trace_rank_<rank> under
 # $XDG_CACHE_HOME/torch or ~/.cache/torch, read by torchfrtrace

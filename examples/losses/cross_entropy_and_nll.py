@@ -127,7 +127,7 @@ nn.CrossEntropyLoss()(pixels, mask)
 # %% byte-target-nd-fixed
 print(nn.CrossEntropyLoss()(pixels, mask.long()))
 
-# %% float-target-checks tags=["remove-cell"] holds=">=2.12"
+# %% float-target-checks tags=["remove-cell"] holds=">=2.12" claim="A target of another integer dtype is refused with an error saying that class indices must be `Long` or `Byte`" about="float-target"
 # class indices: int64 or uint8 only; int32 and other integers are refused
 assert mask.shape == (2, 4, 4) and mask.dtype == torch.uint8
 for loss_class, scores in (

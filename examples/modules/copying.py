@@ -62,7 +62,7 @@ print(
     any(p is s2[0].weight for p in params)
 )
 
-# %% checks tags=["remove-cell"] holds=">=2.5"
+# %% checks tags=["remove-cell"] holds=">=2.5" claim="`Module._modules` is a plain `dict`, not an `OrderedDict`" about="shared"
 # What the page says, checked on every build
 a = make_model()
 b = nn.Sequential(*a._modules.values())

@@ -98,7 +98,7 @@ restored.eval()
 x = torch.randn(5, 3)
 print(torch.equal(model(x), restored(x)))
 
-# %% whole-model tags=["raises-exception"] holds=">=2.6"
+# %% whole-model tags=["raises-exception"] holds=">=2.6" claim="`torch.load` defaults to `weights_only=True`, so loading a whole pickled model raises `UnpicklingError`"
 torch.save(model, "whole.pt")
 torch.load("whole.pt")
 

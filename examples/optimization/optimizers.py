@@ -123,7 +123,7 @@ optimizer = torch.optim.SGD(
 for group in optimizer.param_groups:
     print(group["lr"], [tuple(p.shape) for p in group["params"]])
 
-# %% checks tags=["remove-cell"] holds=">=2.7"
+# %% checks tags=["remove-cell"] holds=">=2.7" claim="`torch.optim.Adam` takes `decoupled_weight_decay=True`, which makes it AdamW" about="adam-signature"
 # What the page says, checked on every build
 # decreases
 assert all(later < earlier for earlier, later in zip(losses, losses[1:]))

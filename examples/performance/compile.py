@@ -36,7 +36,7 @@ print(f"first call: {first:.2f} s")
 print(f"later call: {later * 1e6:.0f} µs")
 print(f"ratio:      {first / later:,.0f}")
 
-# %% first-call-checks tags=["remove-cell"] holds=">=2.6"
+# %% first-call-checks tags=["remove-cell"] holds=">=2.6" claim="`torch._inductor.runtime.cache_dir_utils.cache_dir()` names the folder where inductor keeps the code it generates" about="first-call"
 import os
 
 from torch._inductor.runtime.cache_dir_utils import cache_dir
@@ -106,7 +106,7 @@ except torch._dynamo.exc.Unsupported as error:
     print(f"{type(error).__name__}: {message[0]}")
     print(message[1].strip())
 
-# %% fullgraph-checks tags=["remove-cell"] holds=">=2.7"
+# %% fullgraph-checks tags=["remove-cell"] holds=">=2.7" claim="With `fullgraph=True`, a graph break raises `Unsupported` with its reason, an explanation and hints"
 assert message[0] == "Data-dependent branching"
 assert message[1].strip().startswith(
     "Explanation: Detected data-dependent branching"
@@ -301,7 +301,7 @@ model.compile()  # compiles in place, at the first call: returns nothing
 print(type(model).__name__)
 print(list(model.state_dict()))  # no wrapper, no prefix
 
-# %% module-compile-checks tags=["remove-cell"] holds="<2.14"
+# %% module-compile-checks tags=["remove-cell"] holds="<2.14" claim="`Module.compile()` compiles nothing on a module whose `forward` is torch's own (`nn.Linear`)"
 assert type(model) is Net and model.compile(backend="eager") is None
 x = torch.randn(3, 4)
 
@@ -328,7 +328,7 @@ plain = Net()
 plain.load_state_dict(model.state_dict())  # loads into a plain module
 torch._dynamo.reset()
 
-# %% modes holds=">=2.10"
+# %% modes holds=">=2.10" claim="`torch.compile` has a `lite` mode"
 from torch._inductor import list_mode_options
 
 print(list(list_mode_options()))

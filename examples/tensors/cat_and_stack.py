@@ -81,7 +81,7 @@ print([row.shape for row in rows])
 print(torch.equal(torch.stack(rows), inp))
 print(torch.equal(torch.stack(torch.unbind(inp)), inp))
 
-# %% checks tags=["remove-cell"] holds=">=2.13"
+# %% checks tags=["remove-cell"] holds=">=2.13" claim="`torch.cat` takes `out` only as a keyword: given by position, it raises a `TypeError` that counts the positional arguments" about="cat"
 # What the page says, checked on every build
 import warnings
 

@@ -110,7 +110,7 @@ x = torch.randn(8, 4, 9)
 print(x.shape)
 print(x.shape == (8, 4, 9), x.shape[0], x.size(1), x.ndim)
 
-# %% checks tags=["remove-cell"] holds=">=2.7"
+# %% checks tags=["remove-cell"] holds=">=2.7" claim="Copying a tensor with `torch.tensor` warns you to use `sourceTensor.detach().clone()` instead" about="from-tensor"
 # What the page says, checked on every build
 import warnings
 

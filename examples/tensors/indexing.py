@@ -277,10 +277,10 @@ else:
 # %% gather-float-index tags=["raises-exception"]
 log_probs.gather(1, target.float().unsqueeze(1))
 
-# %% gather-int32 holds=">=2.8"
+# %% gather-int32 holds=">=2.8" claim="`gather` takes an `int32` index, not only an `int64` one"
 print(log_probs.gather(1, target.int().unsqueeze(1)).squeeze(1))
 
-# %% gather-int32-checks tags=["remove-cell"] holds=">=2.8"
+# %% gather-int32-checks tags=["remove-cell"] holds=">=2.8" claim="A float index makes `gather` say that it takes `int32` or `int64` indices" about="gather-float-index"
 try:
     log_probs.gather(1, target.float().unsqueeze(1))
 except RuntimeError as error:

@@ -228,7 +228,7 @@ assert [k.removeprefix("_orig_mod.") for k in compiled_model.state_dict()] \
     == list(model.state_dict())
 assert compiled_model._orig_mod is model
 
-# %% numpy-state tags=["raises-exception"] holds=">=2.6"
+# %% numpy-state tags=["raises-exception"] holds=">=2.6" claim="`torch.load` defaults to `weights_only=True`, so a checkpoint holding NumPy's random state raises `UnpicklingError`"
 checkpoint["rng"]["numpy"] = np.random.get_state()  # a tuple holding an ndarray
 torch.save(checkpoint, "checkpoint.pt")
 torch.load("checkpoint.pt")

@@ -50,7 +50,7 @@ runnable = loaded.module()
 print(type(runnable).__name__)
 print(torch.equal(runnable(x), model(x)))
 
-# %% save-load-checks tags=["remove-cell"] holds=">=2.6"
+# %% save-load-checks tags=["remove-cell"] holds=">=2.6" claim="AOTInductor's `torch._inductor.aoti_compile_and_package` compiles an exported program ahead of time"
 assert torch.equal(runnable(x), model(x))
 assert isinstance(runnable, torch.fx.GraphModule)
 assert not isinstance(runnable, Net)  # no need for the class to run it
@@ -59,7 +59,7 @@ assert callable(torch._inductor.aoti_compile_and_package)  # AOTInductor
 # %% static-shape tags=["raises-exception"]
 runnable(torch.randn(5, 4))
 
-# %% static-shape-checks tags=["remove-cell"] holds=">=2.9"
+# %% static-shape-checks tags=["remove-cell"] holds=">=2.9" claim="An exported program called with another batch size fails its guard on the batch size"
 try:
     runnable(torch.randn(5, 4))
 except AssertionError as error:
@@ -116,7 +116,7 @@ with warnings.catch_warnings(record=True) as caught:
 for message in dict.fromkeys(str(w.message) for w in caught):
     print(message)
 
-# %% torchscript-checks tags=["remove-cell"] holds=">=2.11,<2.14"
+# %% torchscript-checks tags=["remove-cell"] holds=">=2.11,<2.14" claim="`torch.jit.script`, `trace`, `save` and `load` warn with a `DeprecationWarning` that points to `torch.export`"
 categories = {w.category for w in caught}
 assert categories == {DeprecationWarning}
 messages = [str(w.message) for w in caught]

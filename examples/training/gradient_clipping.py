@@ -26,7 +26,7 @@ param_norms = torch.stack([p.grad.norm() for p in model.parameters()])
 after = torch.linalg.vector_norm(param_norms)
 print(after)
 
-# %% clip-norm-checks tags=["remove-cell"] holds=">=2.6"
+# %% clip-norm-checks tags=["remove-cell"] holds=">=2.6" claim="`nn.utils.get_total_norm` gives the norm of all gradients together, without clipping them"
 before = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
 # the returned norm is the one before clipping
 assert torch.allclose(total, before)

@@ -294,7 +294,7 @@ for mode in [False, True]:
 torch.use_deterministic_algorithms(False)
 assert seeded and not same_as_cpu
 
-# %% cuda-checks tags=["remove-cell"] holds=">=2.10"
+# %% cuda-checks tags=["remove-cell"] holds=">=2.10" claim="Deterministic mode needs no `CUBLAS_WORKSPACE_CONFIG` for cuBLAS matrix products"
 # Up to torch 2.9 a cuBLAS matrix product in deterministic mode needed
 # CUBLAS_WORKSPACE_CONFIG; from 2.10 on torch no longer documents (or checks) it
 assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__

@@ -28,7 +28,7 @@ from typing import Any
 from mkdocs_examples.build import Build
 from mkdocs_examples.publish import changes, downloads, error_index
 from mkdocs_examples.render.checks import differing, render_checks
-from mkdocs_examples.render.page import render_error, render_example, under_title
+from mkdocs_examples.render.page import anchor, render_error, render_example, under_title
 from mkdocs_examples.render.provenance import Sources
 from mkdocs_examples.results import SiteError
 from mkdocs_examples.source.blocks import Block
@@ -230,17 +230,24 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
 def _checks(build: Build, site: Site, blocks: Sequence[Block], lang: str) -> str:
     """The line on the torch releases the page's examples were checked on, where recordings add any."""
     recorded, elsewhere, declared, differ = {}, {}, {}, set()
-    for path in dict.fromkeys(b.path for b in blocks):
-        example = build.examples.get(path)
-        if isinstance(example, Example) and path in build.outcomes:
-            recorded[path] = build.checked(example)
-            elsewhere[path] = build.checked_elsewhere(example)
-            declared[path] = build.verdicts(example)
-            differ |= differing(example, build.outcomes[path].result, recorded[path])
+    examples: dict[str, Example] = {}
+    places: dict[str, str] = {}  # `path#index` of each cell the page shows: its anchor, where a check links to
+    for block in blocks:
+        example = build.examples.get(block.path)
+        if not isinstance(example, Example):
+            continue
+        chosen = [c for c in example.cells if block.cell in (None, c.name) and not c.has("remove-cell")]
+        places.update({f"{block.path}#{c.index}": anchor(example, c.index) for c in chosen})
+        if block.path in build.outcomes and block.path not in examples:
+            examples[block.path] = example
+            recorded[block.path] = build.checked(example)
+            elsewhere[block.path] = build.checked_elsewhere(example)
+            declared[block.path] = build.verdicts(example)
+            differ |= differing(example, build.outcomes[block.path].result, recorded[block.path])
     if not any(recorded.values()):
         return ""
     return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere,
-                         declared=declared)  # fmt: skip
+                         declared=declared, examples=examples, places=places)  # fmt: skip
 
 
 def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) -> str:
@@ -256,7 +263,7 @@ def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) 
 
     def make() -> str:
         memo = kept.found_errors.setdefault(lang, {}) if kept is not None else None
-        return error_index.render(error_index.collect(pages, examples, results, quoted, memo), here, lang)
+        return error_index.render(error_index.collect(pages, examples, results, quoted, memo, lang), here, lang)
 
     return _list(kept, "error-index", page, lang, (pages, here, examples, results, quoted), make)
 

@@ -15,6 +15,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "Output",
         "exception": "Raised (as intended)",
         "figure": "Figure",
+        "figure.of": "{alt} (figure {n} of {count})",  # the alt text of one of a cell's figures (alt=)
         "cut": "… {n:,} more characters cut (this page shows at most {limit:,} per cell)",
         "cuda": "This cell runs only on a CUDA GPU. Its output is not shown here: this version of the code has "
         "not been run on a GPU yet.",
@@ -30,6 +31,8 @@ TEXT: dict[str, dict[str, str]] = {
         "trusts signs it, so nothing shows that this machine printed it.",
         "prints": "{what} prints",
         "print": "{what} print",
+        # a folded note of outputs the same but for the versions each environment prints of itself
+        "versions.own": "{label}; the others print the same, each with its own version",
         "checked": "Checked on torch {releases}{count}.",
         "checked.count": " ({n} releases)",
         "checked.gpu": "Checked on {device} with torch {releases} too.",
@@ -37,12 +40,21 @@ TEXT: dict[str, dict[str, str]] = {
         "and": "and",
         "sep": ", ",  # between items of a list in a sentence
         "gap": " ",  # between two sentences
-        "fails": "A check of {example} (line {line}: {message}) does not hold on torch {releases}.",
-        "since": "A check of {example} (line {line}: {message}) does not hold on torch {releases}; it holds from "
-                 "torch {release} on.",
-        # a check's declared range (source/holds.py), in the checks line, beside the claim and in the prose
-        "declared": "A claim of {example} (line {line}) holds on {range}: its check fails on torch {releases}.",
-        "declared.none": "A claim of {example} (line {line}) holds on {range}.",
+        # a check that fails on some release, for readers: what differs, linked to the cell (render/checks.py)
+        "claim": "{claim}: true on {range}.",
+        "claim.not": "{claim}: true on {range}, not on torch {releases}.",
+        "claim.unsaid": "One claim of this page",  # a check without claim=
+        "check.link": "a check of this page",
+        "check.fails": "On torch {releases}, {check} fails: what the page shows may not hold there.",
+        "check.since": "On torch {releases}, {check} fails: what the page shows holds from torch {release} on.",
+        # ... and folded below it, for contributors: the file, the line, the builds and what the check said
+        "detail.title": "For contributors",
+        "detail.where": "{example}, line {line}",
+        "detail.failure": "fails on torch {builds} ({message})",
+        "detail.declared": "{where}, {holds}: the check {failures}.",
+        "detail.declared.none": "{where}, {holds}: every recorded release passes the check.",
+        "detail.fails": "{where}: the check {failures}, and no holds= declares it.",
+        # a check's declared range (source/holds.py), beside the claim and in the prose
         "holds.note": "The claim checked here holds on {range}.",
         "holds.since": "torch {release} and later",
         "holds.until": "torch {release} and earlier",
@@ -61,12 +73,20 @@ TEXT: dict[str, dict[str, str]] = {
         "colab": "open in Colab",
         # the torch picker in the header (assets/mkdocs_examples_picker.js, publish/picker.py)
         "picker.label": "Outputs of torch",
-        "picker.built": "{release} (shown by default)",
+        # the build's own release, shown by default: the one the text is written about (the picker's comment says why)
+        "picker.built": "{release} (default: the text's)",
         "picker.unrecorded": "{label} (not recorded on {device} with torch {release})",
         "picker.missing": "{label} (no output of this cell recorded with {other})",
         "picker.unverified": "{label} · unverified",
-        "picker.fails": "On torch {release} this page's claim does not hold: its check (line {line}: {message}) "
-        "fails there, so nothing that release printed here is shown.",
+        # above a picked release's output where the check of its cell fails on that release
+        "picker.differs.holds": "This check holds on {range}; torch {release} printed:",
+        "picker.differs": "This check fails on torch {release}, which printed:",
+        # ... where the cell itself raised there: what it printed before, if anything, follows
+        "picker.raised.holds": "This check holds on {range}; torch {release} raised {error} here",
+        "picker.raised": "This check fails on torch {release}, which raised {error} here",
+        "picker.raised.after": ", after printing:",
+        "picker.raised.end": ".",
+        "picker.stopped": "{label} (torch {release} stopped at a check before this cell: no output of it)",
         "picker.source": "{label}: {what}.",
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
@@ -78,8 +98,9 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: a `quoted-error` block of a page
         "quoted.title": "Quoted from {project}'s source, not an output",
         "quoted.commit": "(commit {commit})",
-        "quoted.from": "The message as {source} of {project} {release} words it. Nothing on this site ran it: "
-        "it is a quotation, not a recording.",
+        # true of a message some recorded release raised too: the box itself shows no run's output
+        "quoted.from": "The message as {source} of {project} {release} words it: a quotation from the source, "
+        "not a recording.",
         # publish: the page "What changed between torch releases"
         "changes.summary": "Compared with torch {torch} (Python {python}), whose outputs the pages show by default, "
         "once noise such as a warning's file:line is taken out.",
@@ -90,6 +111,13 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.uninstallable": "torch {release} cannot be installed on Python {python} ({platform}), so it has no "
         "recordings here. pip said: {reason}",
         "changes.cell": "cell",
+        # the behaviour changes at the top: the claim of each check that holds on some releases (source/holds.py)
+        "changes.behaviour": "What changed in behaviour",
+        "changes.starts": "{claim} ({page})",
+        "changes.stops": "No longer true: {claim} ({page})",
+        "changes.breaks": "Not true in this release: {claim} ({page})",
+        "changes.again": "True again: {claim} ({page})",
+        "changes.unsaid": "one claim of this page",
         "changes.overview": "In short",
         "changes.by_page": "Page by page",
         "changes.by_release": "What each release changes in the outputs, against the release before it:",
@@ -121,6 +149,9 @@ TEXT: dict[str, dict[str, str]] = {
         "has no GPU.",
         "words.gpu": "a GPU",
         "words.cpu": "a CPU",
+        # in an environment's name: a CUDA build of torch (PyPI's wheel on Linux) run on a machine without a GPU
+        "words.nogpu": "CUDA build, no GPU",
+        "words.nogpu.many": "CUDA builds without a GPU",
         # what printed an environment's outputs (render/provenance.py: described)
         "words.what.torch": "printed on {device} with PyTorch {torch} (Python {python})",
         "words.what.cuda": "printed on {device} with PyTorch {torch} and CUDA {cuda} (Python {python})",
@@ -152,6 +183,7 @@ TEXT: dict[str, dict[str, str]] = {
         "output": "输出",
         "exception": "抛出的异常（预期之中）",
         "figure": "图",
+        "figure.of": "{alt}（第 {n} 幅，共 {count} 幅）",
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
         "cuda": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：这一版代码还没有在 GPU 上运行过。",
         "stale": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：代码在 {gpu} 上运行之后（{date}）又改过了。",
@@ -163,6 +195,7 @@ TEXT: dict[str, dict[str, str]] = {
         "无法证明这些输出确实出自这台机器。",
         "prints": "{what} 的输出",
         "print": "{what} 的输出",
+        "versions.own": "{label}；其余版本的输出与此相同，只是各自打印自己的版本号",
         "checked": "本页示例已在 torch {releases} 上检验{count}。",
         "checked.count": "（共 {n} 个版本）",
         "checked.gpu": "也已在 {device} 上用 torch {releases} 检验。",
@@ -170,8 +203,6 @@ TEXT: dict[str, dict[str, str]] = {
         "and": "和",
         "sep": "、",
         "gap": "",
-        "declared": "{example} 中的一项说法（第 {line} 行）适用于 {range}：它的检验在 torch {releases} 上不成立。",
-        "declared.none": "{example} 中的一项说法（第 {line} 行）适用于 {range}。",
         "holds.note": "此处检验的说法适用于 {range}。",
         "holds.since": "torch {release} 及以上",
         "holds.until": "torch {release} 及以下",
@@ -180,10 +211,19 @@ TEXT: dict[str, dict[str, str]] = {
         "holds.between.before": "torch {since} 及以上、{until} 之前的版本",
         "holds.only": "仅 torch {release}",
         "holds.but": "{range}（{releases} 除外）",
-        "holds.but.only": "除 torch {releases} 以外的各个版本",
-        "fails": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立。",
-        "since": "{example} 中的一项检验（第 {line} 行：{message}）在 torch {releases} 上不成立，"
-                 "自 torch {release} 起成立。",
+        "holds.but.only": "torch {releases} 以外的所有版本",
+        "claim": "{claim}：适用于 {range}。",
+        "claim.not": "{claim}：适用于 {range}，在 torch {releases} 上并非如此。",
+        "claim.unsaid": "本页的一项说法",
+        "check.link": "本页的一项检验",
+        "check.fails": "在 torch {releases} 上，{check}不通过：页面所说的在这些版本上未必成立。",
+        "check.since": "在 torch {releases} 上，{check}不通过：页面所说的自 torch {release} 起才成立。",
+        "detail.title": "给贡献者",
+        "detail.where": "{example} 第 {line} 行",
+        "detail.failure": "在 torch {builds} 上不通过（{message}）",
+        "detail.declared": "{where}，{holds}：检验{failures}。",
+        "detail.declared.none": "{where}，{holds}：所有已录制的版本都通过了检验。",
+        "detail.fails": "{where}：检验{failures}，且没有 holds= 声明这一点。",
         "failed": "示例构建失败",
         "download": "下载本示例：",
         "script": "脚本（.py）",
@@ -191,12 +231,17 @@ TEXT: dict[str, dict[str, str]] = {
         "view": "笔记本视图",
         "colab": "在 Colab 中打开",
         "picker.label": "输出来自 torch",
-        "picker.built": "{release}（默认显示）",
+        "picker.built": "{release}（默认：正文所用）",
         "picker.unrecorded": "{label}（torch {release} 没有在 {device} 上录制）",
         "picker.missing": "{label}（{other} 没有这个单元的录制输出）",
         "picker.unverified": "{label} · 未经验证",
-        "picker.fails": "本页的这一说法在 torch {release} 上不成立：它的检验（第 {line} 行：{message}）在该版本上失败，"
-        "因此这里不显示该版本的输出。",
+        "picker.differs.holds": "这项检验适用于 {range}；torch {release} 实际打印的是：",
+        "picker.differs": "这项检验在 torch {release} 上不成立，该版本实际打印的是：",
+        "picker.raised.holds": "这项检验适用于 {range}；torch {release} 在这里抛出了 {error}",
+        "picker.raised": "这项检验在 torch {release} 上不成立，该版本在这里抛出了 {error}",
+        "picker.raised.after": "，此前打印了：",
+        "picker.raised.end": "。",
+        "picker.stopped": "{label}（torch {release} 在本单元之前的一项检验处停止，没有本单元的输出）",
         "picker.source": "{label}：{what}。",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
@@ -206,8 +251,7 @@ TEXT: dict[str, dict[str, str]] = {
         "index.device": "{device} 上的 {releases}",
         "quoted.title": "引自 {project} 源码，不是运行输出",
         "quoted.commit": "（提交 {commit}）",
-        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}。"
-        "本站没有运行过它：这是引文，不是录制的输出。",
+        "quoted.from": "这段报错文本引自 {project} {release} 的源码 {source}：这是源码里的原文，不是录制的输出。",
         "changes.summary": "与页面默认显示的 torch {torch}（Python {python}）相比，"
         "去掉警告的文件名与行号等噪声之后的差异。",
         "changes.none": "本站尚未在同一设备上录制其他 torch 版本。",
@@ -217,6 +261,12 @@ TEXT: dict[str, dict[str, str]] = {
         "changes.uninstallable": "torch {release} 无法安装在 Python {python}（{platform}）上，因此本站没有它的录制。"
         "pip 的提示：{reason}",
         "changes.cell": "单元",
+        "changes.behaviour": "行为变化",
+        "changes.starts": "{claim}（{page}）",
+        "changes.stops": "不再成立：{claim}（{page}）",
+        "changes.breaks": "这个版本上不成立：{claim}（{page}）",
+        "changes.again": "重新成立：{claim}（{page}）",
+        "changes.unsaid": "该页的一项说法",
         "changes.overview": "概览",
         "changes.by_page": "逐页详情",
         "changes.by_release": "各版本的输出与前一个版本相比有哪些变化：",
@@ -245,6 +295,8 @@ TEXT: dict[str, dict[str, str]] = {
         "notebook.recorded": "这个单元格的输出录制于 {date}，{what}；构建本站的机器没有 GPU。",
         "words.gpu": "GPU",
         "words.cpu": "CPU",
+        "words.nogpu": "CUDA 版本，无 GPU",
+        "words.nogpu.many": "CUDA 版本，无 GPU",
         "words.what.torch": "在 {device} 上用 PyTorch {torch}（Python {python}）实际运行得到",
         "words.what.cuda": "在 {device} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）实际运行得到",
         "words.what.wheel": "在 {device} 上用 PyTorch {torch}（为 CUDA {cuda} 构建的版本，在没有 GPU 的机器上运行；"

@@ -1,7 +1,8 @@
 /* The torch picker of mkdocs_examples: a <select> in the header (on a phone, above the page's title); the reader
  * picks an environment (a torch release on a device) and each output on the page shows what it printed, labelled
- * with it, the build's own folded below under its label; where the picked release's check fails, a box says so;
- * where that device was not recorded with that release, the output stays and its label says so.
+ * with it, the build's own folded below under its label; where the cell's check fails on the picked release, a
+ * sentence above that output says so in words; where that device was not recorded with that release, the output
+ * stays and its label says so.
  *
  * Data (publish/picker.py): outputs/environments.json (the choices, the environment each shows per
  * device, labels, texts) and outputs/examples/<path>.json (each cell's outputs per environment), fetched
@@ -161,8 +162,8 @@
 
   // The label of an output of `environment`
   function relabel(label, environment, words) {
-    label.textContent = environment.unverified ?
-      format(words["picker.unverified"], {label: environment.label}) : environment.label;
+    var named = inLanguage(environment.label);
+    label.textContent = environment.unverified ? format(words["picker.unverified"], {label: named}) : named;
     label.title = inLanguage(environment.printed);
   }
 
@@ -198,40 +199,41 @@
   }
 
   // Show, in `label`'s place, the output of the environment `target` (a name of environments.json); the note
-  // that held it holds the build's output in turn, so that no output is shown twice and none is lost
+  // that held it holds the build's output in turn, so that no output is shown twice and none is lost. Where a
+  // check of the cell fails on that release, it still shows what that release printed, under a sentence that says
+  // so (claim)
   function show(label, target, site, example, words) {
     var kept = restore(label);
     var environment = site.environments[target];
-    var cell = example && example.cells[label.dataset.mxCell] || {};
-    var failed = example && example.failed && example.failed[target];
-    if (!(target in cell)) {
-      if (!failed || failed.cell > Number(label.dataset.mxCell)) { // not recorded there: keep the build's, say so
-        label.textContent = format(words["picker.missing"], {label: kept.text, other: environment.label});
-        return null;
-      }
-      var box = document.createElement("div"); // a check of this cell, or of one before, fails there: said so
-      box.className = "admonition failure";
-      var says = document.createElement("p");
-      says.textContent = format(words["picker.fails"],
-        {release: environment.release, line: failed.line || "?", message: failed.message});
-      box.appendChild(says);
-      added(kept, box, kept.blocks[0] || spot(label));
-      fold(label, kept, words);
-      relabel(label, environment, words);
-      return target;
+    var index = label.dataset.mxCell;
+    var cell = example && example.cells[index] || {};
+    if (!(target in cell)) { // not recorded there: the build's stays, and its label says why
+      var stopped = example && example.failed && example.failed[target];
+      var why = stopped && stopped.cell < Number(index) ? "picker.stopped" : "picker.missing";
+      label.textContent = format(words[why],
+        {label: kept.text, other: inLanguage(environment.label), release: environment.release});
+      return null;
     }
     relabel(label, environment, words);
-    if (cell[target] === cell[label.dataset.mxEnv]) return target; // the same output, printed there too
+    if (cell[target] !== cell[label.dataset.mxEnv]) swap(label, kept, target, cell, example, words);
+    var claim = example.claims && example.claims[target] && example.claims[target][index];
+    if (claim) differs(label, kept, claim, environment, words);
+    return target;
+  }
+
+  // The output of `target` in the place of the build's, which is folded under its own label: moved from the note
+  // that shows exactly that output, or else written from the data
+  function swap(label, kept, target, cell, example, words) {
     var note = notes(label).filter(function (details) {
-      var names = details.querySelector("[data-mx-envs]");
-      return !details.dataset.mxSwapped && names && names.dataset.mxEnvs.split(" ").indexOf(target) >= 0;
+      var names = details.querySelector("[data-mx-shows]");
+      return !details.dataset.mxSwapped && names && cell[names.dataset.mxShows] === cell[target];
     })[0];
-    if (!note) { // printed by no note of this cell (a device tab prints it): written from the data
+    if (!note) { // a note of several releases shows another's, or a device tab prints it
       render(example.outputs[cell[target]], words).forEach(function (node) { added(kept, node, spot(label)); });
       fold(label, kept, words);
-      return target;
+      return;
     }
-    var names = note.querySelector("[data-mx-envs]");
+    var names = note.querySelector("[data-mx-shows]");
     var theirs = outputs(names);
     move(kept, theirs, kept.blocks[0] || spot(label));
     move(kept, kept.blocks, spot(names));
@@ -239,7 +241,35 @@
     retext(kept, names, kept.text);
     note.dataset.mxSwapped = "1";
     kept.undo.push(function () { delete note.dataset.mxSwapped; });
-    return target;
+  }
+
+  // One sentence above the output a picked release printed where the cell's check fails there: the releases the
+  // check holds on, where its cell declares them, which the line beside the claim says too (hidden meanwhile);
+  // where the cell itself raised there, the error, in code, and whether it printed anything before
+  function differs(label, kept, claim, environment, words) {
+    var range = claim.holds && inLanguage(claim.holds);
+    var key = (claim.raised ? "picker.raised" : "picker.differs") + (range ? ".holds" : "");
+    var template = format(words[key], {range: range, release: environment.release});
+    var sentence = document.createElement("p");
+    sentence.className = "mx-differs";
+    var around = template.split("{error}");
+    sentence.append(around[0]);
+    if (around.length > 1) {
+      var error = document.createElement("code");
+      error.textContent = claim.raised;
+      sentence.append(error, around.slice(1).join(""));
+    }
+    var shown = outputs(label);
+    if (claim.raised) sentence.append(words[shown.length ? "picker.raised.after" : "picker.raised.end"]);
+    var place = shown[0] || spot(label);
+    for (var node = place.previousElementSibling; range && node && node.matches(".mx-holds");
+      node = node.previousElementSibling) hide(kept, node);
+    added(kept, sentence, place);
+  }
+
+  function hide(kept, node) {
+    node.hidden = true;
+    kept.undo.push(function () { node.hidden = false; });
   }
 
   // The page's block on where its outputs come from names first the environments whose outputs the cells show
@@ -255,7 +285,7 @@
         var environment = site.environments[name];
         item = document.createElement("li");
         item.textContent = format(words["picker.source"],
-          {label: environment.label, what: inLanguage(environment.printed)});
+          {label: inLanguage(environment.label), what: inLanguage(environment.printed)});
       }
       list.prepend(item);
     });
@@ -315,9 +345,15 @@
     site.choices.forEach(function (c) {
       var option = document.createElement("option");
       option.value = c.key;
-      option.textContent = c.key === "build" ? format(words["picker.built"], {release: c.name}) : c.name;
+      var named = inLanguage(c.name);
+      option.textContent = c.key === "build" ? format(words["picker.built"], {release: named}) : named;
       select.appendChild(option);
     });
+    // By default the build's own outputs, though newer releases may be recorded: the page's text is written about
+    // them and checked against them (a recorded release may print otherwise, as a CUDA build run without a GPU does
+    // where the text describes a CPU build); they come in the page itself, highlighted, searchable and with their
+    // copy buttons, with no JavaScript and no fetch; and the page does not change under the reader once shown. The
+    // build's choice says so in its name. A reader on another release picks it once: the choice is kept
     var was = stored(); // a choice, or a release as an older page stored it: its first choice
     var same = site.choices.filter(function (c) { return c.release === was; })[0];
     select.value = same && !choice(site, was) ? same.key : was || "build";

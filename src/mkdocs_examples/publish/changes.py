@@ -1,9 +1,14 @@
 """The generated page "What changed between torch releases": what other torch releases print otherwise than
 the build's, read as release notes are read, old to new.
 
-A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with a line on the
-releases compared and those that change nothing, then, so that a reader scans it in a few screens, a line for
-each thing with what it stands for folded below it:
+A page writes the marker block ``/// torch-changes`` ``///``; the build replaces it with, first, the behaviour
+changes the site saw, release by release (newest first), one sentence each linked to the cell that shows it: a
+check that declares the releases where it holds (``holds=">=2.6"``, source/holds.py) starts to hold at its lower
+bound and stops at its upper one, and its ``claim=`` says what in words ("`torch.load` defaults to
+`weights_only=True` ..."); the build checks each range against every recording (recordings/declared.py), so a
+sentence is never the contributor's word alone. Then a line on the releases compared and those that change
+nothing and, so that a reader scans it in a few screens, a line for each thing with what it stands for folded
+below it:
 
 - a summary: for each release, newest first, the number of pages whose outputs it changes against the release
   before it, the pages folded; and the number of pages whose tips (their hidden checks) do not hold on every
@@ -36,8 +41,9 @@ from mkdocs_examples.render.fences import code_span
 from mkdocs_examples.render.page import anchor
 from mkdocs_examples.render.provenance import inline
 from mkdocs_examples.results import CellResult, Result
+from mkdocs_examples.source import comments
 from mkdocs_examples.source.blocks import Block
-from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.cells import Example, claimed
 from mkdocs_examples.source.pages import plain
 from mkdocs_examples.texts import text as texts
 
@@ -83,18 +89,53 @@ class Changed:
     code: dict[tuple[str, int | None, str], str] = field(default_factory=dict)  # a check: the line it fails on
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A check that declares where it holds, and the releases the site saw on either side of the range's bounds."""
+
+    example: Example
+    cell: int  # its index
+    page: str  # the page that shows it (the first, by path)
+    title: str  # the page's title
+    place: str | None  # the anchor on that page of the cell its claim is about; None: the page's top
+    fails: frozenset[str]  # the releases compared where its check failed
+    holds: frozenset[str]  # those where it ran and held (the build's included)
+
+    def changes(self) -> list[tuple[tuple[int, int], str]]:
+        """Each behaviour change the site saw: (the minor release it comes with, its kind: ``starts``, ``stops``,
+        ``breaks`` or ``again``), where releases on both sides of a bound were compared."""
+        declared = self.example.cells[self.cell].holds
+        assert declared is not None
+        minors = {v: _minor(v) for v in self.fails | self.holds}
+        failing, holding = {minors[v] for v in self.fails}, {minors[v] for v in self.holds}
+        found = []
+        if declared.since and any(m < declared.since for m in failing) and any(m >= declared.since for m in holding):
+            found.append((declared.since, "starts"))
+        until = declared.until
+        if until and any(m >= until for m in failing) and any(m < until for m in holding):
+            found.append((until, "stops"))
+        for but in declared.but:
+            if but in failing:
+                found.append((but, "breaks"))
+                after = sorted(m for m in holding if m > but)
+                if after:
+                    found.append((after[0], "again"))
+        return found
+
+
 @dataclass
 class Changes:
     pages: list[Changed]
     releases: set[str]  # every release compared
     python: dict[str, str] = field(default_factory=dict)  # a release recorded under another Python: that Python
     uninstallable: list[dict[str, str]] = field(default_factory=list)  # manifests of releases pip could not install
+    claims: list[Claim] = field(default_factory=list)  # the checks that declare a range, each once
 
 
 # What :func:`collect` kept of each page, for the next call (`mkdocs serve`'s rebuilds): page path: what the page
 # was made of (title, blocks, their examples, results and recordings), and what changes on it (none where nothing
 # does), with the releases compared there and those recorded under another Python
-Memo = dict[str, tuple[tuple[Any, ...], tuple[Changed | None, set[str], dict[str, str]]]]
+Memo = dict[str, tuple[tuple[Any, ...], tuple[Changed | None, set[str], dict[str, str], list[Claim]]]]
 
 
 def collect(
@@ -112,40 +153,45 @@ def collect(
     found: list[Changed] = []
     releases: set[str] = set()
     python: dict[str, str] = {}
+    claims: dict[tuple[str, int], Claim] = {}
     for page, (title, blocks) in sorted(pages.items()):
         paths = dict.fromkeys(block.path for block in blocks)
         inputs = (title, blocks, [(examples.get(p), built.get(p), recorded.get(p, [])) for p in paths])
         kept = memo.get(page) if memo is not None else None
         if kept is not None and kept[0] == inputs:
-            changed, compared, under = kept[1]
+            changed, compared, under, declared = kept[1]
         else:
-            changed, compared, under = _on_page(page, title, blocks, examples, built, recorded)
+            changed, compared, under, declared = _on_page(page, title, blocks, examples, built, recorded)
             if memo is not None:
-                memo[page] = (inputs, (changed, compared, under))
+                memo[page] = (inputs, (changed, compared, under, declared))
         if changed is not None:
             found.append(changed)
         releases |= compared
         python.update(under)
+        for claim in declared:  # said once, on the first page that shows it
+            claims.setdefault((claim.example.path, claim.cell), claim)
     if memo is not None:
         for gone in memo.keys() - pages.keys():
             del memo[gone]
-    return Changes(found, releases, python, uninstallable or [])
+    return Changes(found, releases, python, uninstallable or [], list(claims.values()))
 
 
 def _on_page(
     page: str, title: str, blocks: list[Block], examples: dict[str, Example], built: dict[str, Result],
     recorded: dict[str, list[Recording]],
-) -> tuple[Changed | None, set[str], dict[str, str]]:
-    """What changes on ``page`` (None where nothing does), the releases compared there and those recorded under
-    another Python than the build's."""
+) -> tuple[Changed | None, set[str], dict[str, str], list[Claim]]:
+    """What changes on ``page`` (None where nothing does), the releases compared there, those recorded under
+    another Python than the build's, and the checks its examples declare a range of."""
     releases: set[str] = set()
     python: dict[str, str] = {}
     changed = Changed(page, title)
     seen: dict[str, Moved] = {}  # by the cell's anchor
+    claims: list[Claim] = []
     for block in blocks:
         example, result = examples.get(block.path), built.get(block.path)
         if example is None or result is None:
             continue
+        claims += _claims(page, title, block, example, result, recorded.get(block.path, []))
         mine = {c.cell: c for c in result.cells}
         for recording in _one_per_release(recorded.get(block.path, []), result.env):
             torch = release(recording.env.get("torch", "?"))
@@ -175,7 +221,37 @@ def _on_page(
                 moved.torch[moved.release] = result.env.get("torch", "")
                 if change_key(theirs, recording.env) != change_key(ours, result.env) and moved not in changed.cells:
                     changed.cells.append(moved)
-    return (changed if changed.cells or changed.checks else None), releases, python
+    return (changed if changed.cells or changed.checks else None), releases, python, claims
+
+
+def _claims(page: str, title: str, block: Block, example: Example, result: Result,
+            recordings: list[Recording]) -> list[Claim]:  # fmt: skip
+    """The checks of ``example`` that declare a range, where ``block`` shows the cell each is about (or the whole
+    example), with the releases where each failed and held."""
+    found = []
+    ours = release(result.env.get("torch", "?"))
+    stop = result.failure.cell if result.failure is not None else None
+    for cell in example.cells:
+        if cell.holds is None or (stop is not None and cell.index >= stop):
+            continue
+        about = claimed(example, cell)
+        if block.cell not in (None, about.name if about else None):
+            continue
+        fails, holds = set(), {ours}
+        for recording in _one_per_release(recordings, result.env):
+            failed = {f.cell for f in (*([recording.failed] if recording.failed else []), *recording.declared)}
+            ran = recording.cell(cell.index) is not None or cell.index in failed
+            if cell.index in failed:
+                fails.add(release(recording.env.get("torch", "?")))
+            elif ran:
+                holds.add(release(recording.env.get("torch", "?")))
+        place = anchor(example, about.index) if about is not None else None
+        found.append(Claim(example, cell.index, page, title, place, frozenset(fails), frozenset(holds)))
+    return found
+
+
+def _minor(version: str) -> tuple[int, int]:
+    return (*version_key(version), 0, 0)[:2]  # type: ignore[return-value]
 
 
 def _one_per_release(recordings: list[Recording], built: dict[str, str]) -> list[Recording]:
@@ -194,7 +270,9 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     text = texts(lang)
     base = posixpath.dirname(here) or "."
     ours = release(built_env.get("torch", "?"))
-    parts = [text["changes.summary"].format(torch=ours, python=python_minor(built_env.get("python", "?")))]
+    parts = _behaviour(changes, base, lang, text)
+    parts += [f"## {text['changes.overview']}",
+              text["changes.summary"].format(torch=ours, python=python_minor(built_env.get("python", "?")))]
     for manifest in changes.uninstallable:  # a fact about the release, not a hole in the data
         parts.append(inline(text["changes.uninstallable"].format(
             release=manifest.get("torch", "?"), python=python_minor(manifest.get("python", "?")),
@@ -236,6 +314,36 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     return "\n\n".join(parts) + "\n"
 
 
+def _behaviour(changes: Changes, base: str, lang: str, text: dict[str, str]) -> list[str]:
+    """The top of the page: the behaviour changes the site saw, a heading per minor release, newest first, and a
+    sentence each, the claim of the check linked to the cell it is about (:class:`Claim`)."""
+    by_minor: dict[tuple[int, int], list[tuple[str, Claim]]] = {}
+    for claim in changes.claims:
+        for minor, kind in claim.changes():
+            by_minor.setdefault(minor, []).append((kind, claim))
+    if not by_minor:
+        return []
+    parts = [f"## {text['changes.behaviour']}"]
+    for minor in sorted(by_minor, reverse=True):
+        name = ".".join(map(str, minor))
+        parts.append(f"### torch {name} {{ #changes-torch-{name.replace('.', '-')} }}")
+        items = []
+        for kind, claim in sorted(by_minor[minor], key=lambda item: (item[1].page, item[1].cell)):
+            cell = claim.example.cells[claim.cell]
+            words = comments.words(claim.example, cell.claim, lang) if cell.claim else text["changes.unsaid"]
+            url = posixpath.relpath(claim.page, base) + (f"#{claim.place}" if claim.place else "")
+            items.append("- " + text[f"changes.{kind}"].format(claim=f"[{_claimed(words)}]({url})",
+                                                               page=_title(claim.title)))  # fmt: skip
+        parts.append("\n".join(items))
+    return parts
+
+
+def _claimed(words: str) -> str:
+    """A claim (plain text, code between backticks) as Markdown link text: its code spans kept, the rest escaped."""
+    parts = re.split(r"(`[^`]+`)", words)
+    return "".join(part if part.startswith("`") else _escape(part) for part in parts)
+
+
 def _cell(moved: Moved, url: str, folder: str, text: dict[str, str]) -> str:
     """A cell whose output changes, folded: its summary names the releases where it changes; opened, a link to
     the cell and a diff for each change, old to new."""
@@ -268,7 +376,7 @@ def _summary(changes: Changes, everything: set[str], text: dict[str, str]) -> li
                 counted = by_release.setdefault(new, {})
                 counted[changed.page] = counted.get(changed.page, 0) + 1
     titles = {c.page: _title(c.title) for c in changes.pages}
-    parts = [f"## {text['changes.overview']}"]
+    parts = []
     if by_release:
         parts.append(text["changes.by_release"])
         for torch in sorted(by_release, key=version_key, reverse=True):

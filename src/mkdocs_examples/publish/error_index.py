@@ -259,21 +259,22 @@ Memo = dict[str, tuple[tuple[Any, ...], list[_Found]]]
 
 def collect(
     pages: dict[str, tuple[str, list[Block]]], examples: dict[str, Example], results: dict[str, list[Result]],
-    quoted: dict[str, list[Quote]] | None = None, memo: Memo | None = None,
+    quoted: dict[str, list[Quote]] | None = None, memo: Memo | None = None, lang: str = "en",
 ) -> list[Entry]:
     """The entries for ``pages`` (page path: its title and blocks), sorted by type and message.
 
     ``results``: what each example's blocks show: this build's result first, then the
     published recordings (other releases, other devices) that the pages show beside it.
     ``quoted``: the ``quoted-error`` blocks of the pages, by page path. ``memo``: what an earlier call found on
-    each page, taken where the page, its examples and their results are the same, and updated.
+    each page, taken where the page, its examples and their results are the same, and updated; ``lang``: the
+    language of the pages, in which a link to a recorded output names its environment.
     """
     wordings: dict[tuple[str, str], Wording] = {}  # by identity: type and message, noise out, folded
     places: dict[tuple[str, str], list[Shown]] = {}
     cells: dict[tuple[str, int, str, str], set[tuple[str, str]]] = {}  # a place in a cell, a type: its wordings
     built: set[tuple[str, str]] = set()  # the wordings this build printed
     for page, (title, blocks) in sorted(pages.items()):
-        for key, folded, printed, first, cell, place in _on_page(page, title, blocks, examples, results, memo):
+        for key, folded, printed, first, cell, place in _on_page(page, title, blocks, examples, results, memo, lang):
             wording = wordings.setdefault(key, Wording(*folded))
             wording.printed.add(printed)
             built.update([key] if first else [])
@@ -303,7 +304,7 @@ def collect(
 
 def _on_page(
     page: str, title: str, blocks: list[Block], examples: dict[str, Example], results: dict[str, list[Result]],
-    memo: Memo | None,
+    memo: Memo | None, lang: str,
 ) -> list[_Found]:
     """The errors ``page``'s blocks show, in the order of its blocks, results and cells (``memo``: see collect)."""
     paths = dict.fromkeys(block.path for block in blocks)
@@ -318,7 +319,7 @@ def _on_page(
         shown_cells = {c.index for c in example.cells if block.cell in (None, c.name)}
         shown_results = results.get(block.path, [])
         for n, result in enumerate(shown_results):
-            recorded = _recorded_label(result.env, shown_results[0].env) if n else ""
+            recorded = _recorded_label(result.env, shown_results[0].env, lang) if n else ""
             printed = Printed(result.env.get("device", "?"), release(result.env.get("torch", "")),
                               device_name(result.env))  # fmt: skip
             for cell in result.cells:
@@ -383,13 +384,13 @@ def _newest(wording: Wording) -> tuple[int, ...]:
     return tuple(-part for part in max((p.version for p in wording.printed), default=()))
 
 
-def _recorded_label(env: dict[str, str], built: dict[str, str]) -> str:
+def _recorded_label(env: dict[str, str], built: dict[str, str], lang: str) -> str:
     """What marks a link to a recorded output: its device's name (``H200``) where the build ran on another, else
     its environment's name (``torch 2.14.1 · CPU``): the label under that output, or the title of the note it is
     folded in, says the same (render/provenance.py ``name``)."""
     if env.get("device", "?") != built.get("device", "?"):
         return device_name(env)
-    return name(env, built)
+    return name(env, built, lang=lang)
 
 
 def render(entries: Iterable[Entry], here: str, lang: str) -> str:

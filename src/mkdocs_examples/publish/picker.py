@@ -18,7 +18,8 @@ than the build's:
   language the engine speaks;
 - ``examples/<path>.json`` (:func:`example_data`), one per example that built: for each cell a
   page shows, the index of its output in each environment (the build's, each fresh recording's)
-  into a list of outputs, each once, cut to ``max_output`` as pages cut them.
+  into a list of outputs, each once, cut to ``max_output`` as pages cut them; and, per environment,
+  the cells whose check fails there, so that the picker says so above what that release printed.
 
 Every text in them comes from an example's run or a recording, so from whoever wrote it: the
 picker writes it with ``textContent`` only, and takes a figure only as base64 PNG data.
@@ -51,7 +52,8 @@ SITE = "environments.json"  # the site's file; each example's is examples/<path>
 ROOM = '<div class="mx-picker-room"></div>'
 
 TEXTS = ("picker.label", "picker.built", "picker.unrecorded", "picker.missing", "picker.unverified",
-         "picker.fails", "picker.source", "prints", "output", "exception", "figure")  # fmt: skip
+         "picker.differs", "picker.differs.holds", "picker.raised", "picker.raised.holds", "picker.raised.after",
+         "picker.raised.end", "picker.stopped", "picker.source", "prints", "output", "exception", "figure")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ def choices(environments: list[Environment]) -> list[dict[str, Any]]:
     """What the picker offers: one choice per environment with torch, newest release first; of one release, the
     build's own, then the CPU's before other devices', by Python. A choice is named by its environment (``key``)
     and reads as the environment's one name (render/provenance.py ``name``) after the picker's "Outputs of
-    torch": ``2.11.0 · CPU``, ``2.11.0 · CPU · Python 3.12``, ``2.11.0 · H200 · Python 3.12``.
+    torch", in each language: ``2.11.0``, ``2.11.0 · Python 3.12``, ``2.11.0 · H200 · Python 3.12``, ``2.4.1 · CUDA
+    build, no GPU``.
 
     ``shows``: for a cell of each device, the environment whose output it shows (:func:`alongside`); ``all``: for
     a choice of a GPU, that GPU's run, whose output every cell shows but a device tab's ("CPU | CUDA"), which
@@ -98,7 +101,8 @@ def choices(environments: list[Environment]) -> list[dict[str, Any]]:
                       key=lambda e: (e.name != BUILD, e.device != "cpu", e.device, version_key(e.python), e.name))
         for e in same:
             made.append({"key": e.name, "release": pick, "device": e.device,
-                         "name": provenance.name(e.env, site).removeprefix("torch "),
+                         "name": {lang: provenance.name(e.env, site, lang=lang).removeprefix("torch ")
+                                  for lang in TEXT},
                          "shows": {d: alongside(e, d, torch) for d in sorted({x.device for x in torch})},
                          "all": e.name if e.device != "cpu" else None})  # fmt: skip
     return made
@@ -129,7 +133,8 @@ def site_data(environments: list[Environment], limit: int) -> dict[str, Any]:
         "build": next((e.release for e in environments if e.name == BUILD and "torch" in e.env), None),
         "choices": choices(environments),
         "environments": {
-            e.name: {"device": e.device, "release": e.release, "label": provenance.name(e.env, _site(environments)),
+            e.name: {"device": e.device, "release": e.release,
+                     "label": {lang: provenance.name(e.env, _site(environments), lang=lang) for lang in TEXT},
                      "printed": {lang: _sentence(described(e.env, lang)) for lang in TEXT},
                      **({"unverified": True} if e.unverified else {})}
             for e in environments
@@ -145,7 +150,10 @@ def _sentence(words: str) -> str:
 
 def example_data(example: Example, result: Result, recorded: dict[str, Recording], limit: int) -> dict[str, Any]:
     """The content of an example's file: its cells' outputs in the build (``result``) and in each
-    environment of ``recorded`` (its name: what holds of its recording: the cells that ran the code as it is now)."""
+    environment of ``recorded`` (its name: what holds of its recording: the cells that ran the code as it is now),
+    a cell whose check fails there too: the reader who picked that release sees what it printed, and
+    ``claims`` says which check fails, with the releases it holds on where its cell declares them (in each
+    language), so that the picker says it in words above that output."""
     outputs: list[dict[str, Any]] = []
     index: dict[str, int] = {}  # an output, as JSON: its place in `outputs`
     cells: dict[str, dict[str, int]] = {}
@@ -155,19 +163,46 @@ def example_data(example: Example, result: Result, recorded: dict[str, Recording
             continue  # not shown; or a timing, which differs on every run: pages show the build's alone
         for name, run in runs.items():
             found = next((c for c in run if c.cell == item.index), None)
-            failed = recorded[name].failed_cells if name in recorded else frozenset()
-            if found is None or found.skipped or item.index in failed:
-                continue  # not run there, or its check failed there: its output stops short
+            if found is None or found.skipped:
+                continue  # not run there
             output = _output(capped(found, limit))
             key = json.dumps(output, sort_keys=True)
             if key not in index:
                 index[key] = len(outputs)
                 outputs.append(output)
             cells.setdefault(str(item.index), {})[name] = index[key]
-    # where a check failed: the picker says so in place of that cell's output and of every later one's
+    # where a check failed and the run stopped: the cells after it have no output there, and their labels say why
     stopped = {name: {"cell": f.cell, "line": f.line, "message": f.message}
               for name, r in recorded.items() if (f := r.failed)}  # fmt: skip
-    return {"schema": SCHEMA, "example": example.path, "outputs": outputs, "cells": cells, "failed": stopped}
+    claims = {name: said for name, r in recorded.items() if (said := _claims(example, r))}
+    return {"schema": SCHEMA, "example": example.path, "outputs": outputs, "cells": cells, "failed": stopped,
+            "claims": claims}  # fmt: skip
+
+
+def _claims(example: Example, recording: Recording) -> dict[str, dict[str, Any]]:
+    """The shown cells of ``example`` whose check fails in ``recording``: the cell's own (a ``raises=``, an
+    ``assert`` in it) or a hidden check right after it (``remove-cell`` cells check the cell before them), each
+    with that check's line and the releases its cell declares it holds on (``holds=``), in each language."""
+    found: dict[str, dict[str, Any]] = {}
+    for failed in sorted([*([recording.failed] if recording.failed else []), *recording.declared],
+                         key=lambda f: f.cell):  # fmt: skip
+        if not 0 <= failed.cell < len(example.cells):
+            continue
+        shown = failed.cell
+        while shown >= 0 and example.cells[shown].has("remove-cell"):
+            shown -= 1
+        if shown < 0 or not example.cells[shown].compared:
+            continue  # a check of no output the page shows
+        holds = example.cells[failed.cell].holds
+        # the cell itself raised: its recorded output stops there, and the error is said in words
+        ran = recording.cell(failed.cell)
+        raised = failed.kind == "exception" and failed.cell == shown and not (ran and ran.traceback)
+        found.setdefault(str(shown), {
+            "line": failed.line,
+            "holds": {lang: holds.words(words) for lang, words in TEXT.items()} if holds is not None else None,
+            "raised": failed.message if raised else None,
+        })
+    return found
 
 
 def _output(cell: CellResult) -> dict[str, Any]:

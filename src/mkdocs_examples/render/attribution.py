@@ -20,7 +20,8 @@ Then (:func:`attribute`):
   recording count as one environment when their torch release and Python minor agree;
 - any other difference (a torch release, a Python version, or a device no same-release run
   can vouch for) is a **note** naming the environments that printed it, with their output
-  folded; it never looks like a device difference.
+  folded; it never looks like a device difference. Environments whose outputs are the same
+  once the versions each prints of itself are out (:func:`change_key`) share one note.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import re
 from dataclasses import dataclass
 
 from mkdocs_examples.recordings.store import python_minor, release
-from mkdocs_examples.render.provenance import Source
+from mkdocs_examples.render.provenance import Source, built_for
 from mkdocs_examples.results import CellResult
 
 # (pattern, replacement): what differs between two runs of the same code without meaning anything
@@ -60,15 +61,28 @@ def key(cell: CellResult) -> tuple:
 
 def change_key(cell: CellResult, env: dict[str, str]) -> tuple:
     """What a cell's outputs in two releases are compared by to call it a change (the checks line, the page of
-    changes): :func:`key`, with the version the release of ``env`` prints of itself named alike in each."""
-    return _change_key(cell, env.get("torch", ""))
+    changes), and to fold them into one note: :func:`key`, with the versions the environment ``env`` prints of
+    itself (:func:`own_versions`) named alike in each."""
+    return _change_key(cell, own_versions(env))
+
+
+def own_versions(env: dict[str, str]) -> tuple[str, ...]:
+    """The versions an environment may print of itself, longest first: its torch as it reports itself
+    (``2.4.1+cu121``) and as a release (``2.4.1``), the CUDA its build is for (``12.1``: ``torch.version.cuda``)
+    and its Python (``3.11.7``)."""
+    torch = env.get("torch", "")
+    found = {torch, release(torch), env.get("cuda") or built_for(torch), env.get("python", "")} - {""}
+    return tuple(sorted(found, key=lambda version: (-len(version), version)))
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each cell against every release, on the checks line and the changes page
-def _change_key(cell: CellResult, torch: str) -> tuple:
+def _change_key(cell: CellResult, versions: tuple[str, ...]) -> tuple:
+    # a version on its own, not a part of a longer number: 12.1 is not in 2.12.1, nor in 12.10
+    patterns = [re.compile(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)") for version in versions]
+
     def named(text: str) -> str:
-        for version in sorted({torch, release(torch)} - {""}, key=len, reverse=True):
-            text = text.replace(version, "<torch>")
+        for pattern in patterns:
+            text = pattern.sub("<version>", text)
         return text
 
     output, truncated, traceback, images = key(cell)
@@ -136,6 +150,7 @@ def attribute(views: list[View]) -> Shown:
     for view in others:
         if view in tabs or any(key(view.cell) == key(t.cell) for t in tabs):
             continue  # shown, or the same output once the noise is out
-        notes.setdefault(key(view.cell), []).append(view)
+        # one note for the environments whose outputs are the same but for the versions each prints of itself
+        notes.setdefault(change_key(view.cell, view.env), []).append(view)
     return Shown(tabs, list(notes.values()))
 

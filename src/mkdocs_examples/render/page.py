@@ -12,13 +12,14 @@ import re
 from dataclasses import replace
 
 from mkdocs_examples import html_parse
-from mkdocs_examples.recordings.store import Published
-from mkdocs_examples.render.attribution import View, attribute
+from mkdocs_examples.recordings.store import Published, release
+from mkdocs_examples.render.attribution import View, attribute, key
+from mkdocs_examples.render.checks import spans
 from mkdocs_examples.render.fences import fence
-from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline
+from mkdocs_examples.render.provenance import BUILD, Source, Sources, device_label, inline, parts
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source import comments
-from mkdocs_examples.source.cells import Cell, Example
+from mkdocs_examples.source.cells import Cell, Example, claimed
 from mkdocs_examples.source.holds import Holds
 from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
@@ -76,7 +77,8 @@ def render_example(
         varies = not item.compared  # a timing differs on every run: the build's alone, which the picker keeps
         shown = attribute(views[:1] if varies else views)
         path = None if varies else example.path
-        labelled = [_labelled(v, path, item.index, sources, text, limit) for v in shown.tabs]
+        alt = comments.words(example, item.alt, lang) if item.alt else None  # what its figures show, in words
+        labelled = [_labelled(v, path, item.index, sources, text, limit, alt) for v in shown.tabs]
         if len(shown.tabs) > 1:  # outputs that differ between devices of one environment: one tab each
             parts.append(_tabs([(device_label(v.env), out) for v, out in zip(shown.tabs, labelled, strict=True)]))
         elif shown.tabs:
@@ -89,14 +91,15 @@ def render_example(
 
 
 def declared(example: Example, item: Cell) -> list[Holds]:
-    """The ranges the checks of ``item`` declare (source/holds.py): its own, and those of the hidden checks right
-    after it (``remove-cell`` cells, which check the cell before them), each once."""
-    found = [item.holds] if item.holds is not None else []
-    for after in example.cells[item.index + 1 :]:
-        if not after.has("remove-cell"):
-            break
-        if after.holds is not None and after.holds not in found:
-            found.append(after.holds)
+    """The ranges of the checks whose claim is about ``item`` (source/holds.py; source/cells.py ``claimed``): its
+    own, those of the hidden check right after it, and those that name it with ``about=``, each once."""
+    found: list[Holds] = []
+    for cell in example.cells:
+        if cell.holds is None or cell.holds in found:
+            continue
+        about = claimed(example, cell)
+        if about is not None and about.index == item.index:
+            found.append(cell.holds)
     return found
 
 
@@ -235,20 +238,52 @@ OTHER = "mx-other"
 
 
 def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources) -> str:
-    """A folded note: what other environments printed, each named as its label names it."""
-    names = list(dict.fromkeys(sources.name(v.env) for v in group))
-    title = text["prints" if len(names) == 1 else "print"].format(what=" / ".join(names))
-    body = "\n\n".join([*_outputs(group[0].cell, text, limit), sources.labels([v.source for v in group])])
+    """A folded note: what other environments printed, each named as its label names it. Environments whose outputs
+    differ only in the versions each prints of itself are one note (render/attribution.py), which shows the newest
+    release's and says that the others print theirs."""
+    shown = group[-1]  # the group comes oldest first
+    named = _named(group, sources, text)
+    title = text["prints" if len({sources.name(v.env) for v in group}) == 1 else "print"].format(what=named)
+    label = named
+    if len({key(v.cell) for v in group}) > 1:  # the same once each one's own versions are out: not all alike
+        alike = [v for v in group if key(v.cell) == key(shown.cell)]
+        label = text["versions.own"].format(label=_named(alike, sources, text))
+    body = "\n\n".join([*_outputs(shown.cell, text, limit),
+                         sources.labels([v.source for v in group], label=label, shows=shown.source)])  # fmt: skip
     indented = "\n".join("    " + line if line else line for line in body.splitlines())
     return f'??? note {OTHER} "{inline(title)}"\n\n{indented}'
 
 
+def _named(views: list[View], sources: Sources, text: dict[str, str]) -> str:
+    """The environments of ``views`` in a few words: those whose names differ only in their torch release as one
+    name, their releases as a range where they are consecutive (render/checks.py ``spans``): ``torch 2.4\u20132.12,
+    2.14.1 and 2.15.0 · CUDA builds without a GPU``; the others after it, each by its name."""
+    groups: dict[tuple[tuple[str, ...], bool], list[View]] = {}
+    for view in views:
+        if "torch" in view.env:
+            parted = tuple(parts(view.env, sources.built, sources.lang))
+        else:
+            parted = (sources.name(view.env),)  # no release to group by: named as it is
+        groups.setdefault((parted, view.source.unverified), []).append(view)
+    names = []
+    for (parted, unverified), alike in groups.items():
+        if "torch" not in alike[0].env:
+            named = parted[0]
+        else:
+            releases = list(dict.fromkeys(release(v.env["torch"]) for v in alike))
+            many = parts(alike[0].env, sources.built, sources.lang, many=len(releases) > 1)
+            named = " · ".join([f"torch {spans(releases, text)}", *many])
+        names.append(text["unverified"].format(label=named) if unverified else named)
+    return " / ".join(dict.fromkeys(names))
+
+
 def _labelled(
-    view: View, example: str | None, cell: int, sources: Sources, text: dict[str, str], limit: int
+    view: View, example: str | None, cell: int, sources: Sources, text: dict[str, str], limit: int,
+    alt: str | None = None,
 ) -> list[str]:
     """A view's outputs and the label that names their environment (none where it printed nothing); with
-    ``example``, a label the torch picker may change (:meth:`Sources.label`)."""
-    outputs = _outputs(view.cell, text, limit)
+    ``example``, a label the torch picker may change (:meth:`Sources.label`); ``alt``: what its figures show."""
+    outputs = _outputs(view.cell, text, limit, alt)
     return [*outputs, sources.label(view.source, example=example, cell=cell)] if outputs else []
 
 
@@ -263,7 +298,9 @@ def capped(cell: CellResult, limit: int) -> CellResult:
     return replace(cell, output=cell.output[:limit], truncated=cell.truncated + cut, traceback=traceback)
 
 
-def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
+def _outputs(cell: CellResult, text: dict[str, str], limit: int, alt: str | None = None) -> list[str]:
+    """The Markdown of a cell's outputs: its text, its traceback, its figures, each figure's ``alt`` text the cell's
+    ``alt=`` in the reader's language (numbered where there are several), "Figure 1" where it gives none."""
     parts = []
     output = cell.output
     if cell.truncated:
@@ -273,5 +310,16 @@ def _outputs(cell: CellResult, text: dict[str, str], limit: int) -> list[str]:
     if cell.traceback:
         parts.append(fence(cell.traceback.rstrip("\n"), "pytb", title=text["exception"]))
     for number, image in enumerate(cell.images, start=1):
-        parts.append(f"![{text['figure']} {number}](data:image/png;base64,{image})")
+        if alt is None:
+            words = f"{text['figure']} {number}"
+        elif len(cell.images) > 1:
+            words = text["figure.of"].format(alt=alt, n=number, count=len(cell.images))
+        else:
+            words = alt
+        parts.append(f"![{_alt(words)}](data:image/png;base64,{image})")
     return parts
+
+
+def _alt(words: str) -> str:
+    """``words`` as the text of a Markdown image: plain (a code span's backticks dropped), nothing read into it."""
+    return re.sub(r"([\\\[\]*_])", r"\\\1", words.replace("`", ""))

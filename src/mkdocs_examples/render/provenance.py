@@ -53,10 +53,16 @@ def described(env: dict[str, str], lang: str) -> str:
     output does ("built with CUDA: 12.1")."""
     key = "words.what" if "torch" not in env else "words.what.cuda" if env.get("cuda") else "words.what.torch"
     words = in_words(env, lang, exact=True)
-    wheel = _CUDA_WHEEL.search(env.get("torch", ""))
-    if key == "words.what.torch" and env.get("device", "cpu") == "cpu" and wheel:  # a CUDA build, run on the CPU
-        key, words["cuda"] = "words.what.wheel", f"{wheel[1]}.{wheel[2]}"
+    if key == "words.what.torch" and cuda_build_without_gpu(env):
+        key, words["cuda"] = "words.what.wheel", built_for(env.get("torch", ""))
     return text(lang)[key].format(**words)
+
+
+def built_for(torch: str) -> str:
+    """The CUDA a build of torch is for, from its version: ``2.4.1+cu121`` is a build for CUDA ``12.1``; ``""``
+    for another build (``2.13.0+cpu``)."""
+    wheel = _CUDA_WHEEL.search(torch)
+    return f"{wheel[1]}.{wheel[2]}" if wheel else ""
 
 
 _CUDA_WHEEL = re.compile(r"\+cu(\d+)(\d)$")  # 2.4.1+cu121: a build for CUDA 12.1
@@ -74,22 +80,39 @@ def device_name(env: dict[str, str]) -> str:
     return device_label(env)
 
 
-def name(env: dict[str, str], site: dict[str, str]) -> str:
-    """The one name of an environment, wherever the site names it: the label beside an output, a folded note's
-    title, the page's list of sources, the torch picker's choices, the error index and the changes page. Its
-    torch release, then what differs from the site's build (``site``): its device (:func:`device_name`) and its
-    Python. On a site built on a CPU with Python 3.11: ``torch 2.13.0``, ``torch 2.11.0 · Python 3.12``, ``torch
-    2.11.0 · H200 · Python 3.12``. Short, so that a row of a phone holds two notes' titles; two runs of one release
-    differ in what the name says. An environment without torch is named by its device and Python."""
-    python = f"Python {python_minor(env.get('python', '?'))}"
-    if "torch" not in env:
-        return f"{device_name(env)} · {python}"
-    named = [f"torch {release(env['torch'])}"]
+def cuda_build_without_gpu(env: dict[str, str]) -> bool:
+    """Whether ``env`` ran a CUDA build of torch (``2.4.1+cu121``, PyPI's wheel on Linux) on a CPU: the
+    release recordings do, and print what such a machine prints (``torch.version.cuda`` is ``12.1``, and a
+    request for a GPU says no NVIDIA driver was found), not what a CPU build prints."""
+    return env.get("device", "cpu") == "cpu" and bool(built_for(env.get("torch", "")))
+
+
+def parts(env: dict[str, str], site: dict[str, str], lang: str, *, many: bool = False) -> list[str]:
+    """What :func:`name` says of ``env`` after its torch release: what differs from the site's build (``site``),
+    its device (:func:`device_name`), its Python and its build of torch (``CUDA build, no GPU`` beside a build
+    of CPU builds); ``many``: said of several releases at once (``CUDA builds without a GPU``)."""
+    named = []
     if device_name(env) != device_name(site):
         named.append(device_name(env))
     if python_minor(env.get("python", "?")) != python_minor(site.get("python", "?")):
-        named.append(python)
-    return " · ".join(named)
+        named.append(f"Python {python_minor(env.get('python', '?'))}")
+    if cuda_build_without_gpu(env) and not cuda_build_without_gpu(site):
+        named.append(text(lang)["words.nogpu.many" if many else "words.nogpu"])
+    return named
+
+
+def name(env: dict[str, str], site: dict[str, str], *, lang: str) -> str:
+    """The one name of an environment, wherever the site names it: the label beside an output, a folded note's
+    title, the page's list of sources, the torch picker's choices, the error index and the changes page. Its
+    torch release, then what differs from the site's build (``site``): its device (:func:`device_name`), its
+    Python and its build of torch (:func:`parts`). On a site built on a CPU with a CPU build of torch and Python
+    3.11: ``torch 2.13.0``, ``torch 2.11.0 · Python 3.12``, ``torch 2.11.0 · H200 · Python 3.12``, ``torch 2.4.1 ·
+    CUDA build, no GPU`` (in the reader's language, ``lang``). Short, so that a row of a phone holds two notes'
+    titles; two runs of one release differ in what the name says. An environment without torch is named by its
+    device and Python."""
+    if "torch" not in env:
+        return f"{device_name(env)} · Python {python_minor(env.get('python', '?'))}"
+    return " · ".join([f"torch {release(env['torch'])}", *parts(env, site, lang)])
 
 
 @dataclass(frozen=True)
@@ -116,8 +139,14 @@ class Sources:
 
     def name(self, env: dict[str, str]) -> str:
         """The name of ``env`` (:func:`name`) against the build's environment."""
-        built = next((s.env for s in self.found.values() if s.name == BUILD), {})
-        return name(env, built if self.site is None else self.site)
+        return name(env, self.built, lang=self.lang)
+
+    @property
+    def built(self) -> dict[str, str]:
+        """The build's environment, against which environments are named."""
+        if self.site is not None:
+            return self.site
+        return next((s.env for s in self.found.values() if s.name == BUILD), {})
 
     def _short(self, source: Source) -> str:
         """The label of ``source``, saying "unverified" where it is."""
@@ -135,14 +164,16 @@ class Sources:
             data = "".join(f' data-mx-{key}="{inline(value)}"' for key, value in values.items())
         return f'<small class="mx-provenance"{data} data-search-exclude>{inline(self._short(source))}</small>'
 
-    def labels(self, sources: list[Source]) -> str:
-        """One label for outputs several environments printed alike (a folded note)."""
+    def labels(self, sources: list[Source], *, label: str, shows: Source) -> str:
+        """The label of a folded note, ``label``, for outputs several environments printed alike (each its own
+        version aside), of which the note shows ``shows``'s."""
         for source in sources:
             self.found.setdefault((source.name, source.date, source.unverified), source)
-        names = " / ".join(dict.fromkeys(self._short(s) for s in sources))
-        # the picker finds here the output a picked environment printed, which it shows in the cell's place
+        # the picker finds here the output a picked environment printed, which it shows in the cell's place where
+        # it is the one the note shows
         envs = inline(" ".join(dict.fromkeys(s.name for s in sources)))
-        return f'<small class="mx-provenance" data-mx-envs="{envs}" data-search-exclude>{inline(names)}</small>'
+        return (f'<small class="mx-provenance" data-mx-envs="{envs}" data-mx-shows="{inline(shows.name)}" '
+                f"data-search-exclude>{inline(label)}</small>")
 
     def block(self, lang: str) -> str:
         """The page's one paragraph on where its outputs come from; empty for a page that shows none."""

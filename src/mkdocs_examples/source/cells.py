@@ -9,9 +9,14 @@ A cell starts at a line ``# %%``, optionally followed by a name and metadata::
 (``Type: message``) starts with that text, where ``…`` stands for any text (:mod:`execute.raises`
 checks it on every environment). It implies the tag ``raises-exception`` and, like a name or a
 display tag, changes no key. ``holds=">=2.8"`` names the torch releases where the cell's check
-holds, where it fails on others (:mod:`source.holds`); it changes no key either. Code above the
-first marker is a cell of its own. ``# %% [markdown]`` cells are notes for notebook readers,
-neither executed nor shown on a page. A note may name its language, in jupytext's metadata syntax::
+holds, where it fails on others (:mod:`source.holds`); ``claim="..."`` says in a sentence what that
+check holds to be true (the checks line and the page of changes between releases say it), and
+``alt="..."`` what the figures the cell draws show (their ``alt`` text). Both are English, translated
+beside the example like its comments (:mod:`source.comments`), and change no key either.
+``about="cell-name"`` names the cell a hidden check's claim is about, where a reader is sent and its
+range is said (by default the cell right before it: :func:`claimed`). Code above the first marker is a
+cell of its own. ``# %% [markdown]`` cells are notes for notebook readers, neither executed nor shown
+on a page. A note may name its language, in jupytext's metadata syntax::
 
     # %% [markdown]
     # torch.cat joins tensors along a dimension they already have
@@ -73,6 +78,9 @@ class Cell:
     raises: str | None = None  # raises="Type: message": the start of the exception line the cell must show
     header: int | None = None  # line of its ``# %%`` marker in the file, where its tags and claim are written
     holds: Holds | None = None  # holds=">=2.8": the torch releases where its check holds (source/holds.py)
+    claim: str | None = None  # claim="...": what its check holds to be true, in a sentence (English)
+    alt: str | None = None  # alt="...": what its figures show, for a reader who cannot see them (English)
+    about: str | None = None  # about="name": the shown cell its check's claim is about (see :func:`claimed`)
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -229,7 +237,7 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
         if not is_code(header):
             _note_language(header, display, marker_line)  # a malformed note is refused with the file
             continue
-        name, tags, raises, holds = _parse_header(header, display, marker_line)
+        name, tags, raises, holds, words = _parse_header(header, display, marker_line)
         first = next((i for i, text in enumerate(lines) if text.strip()), None)
         if first is None:
             if marker_line and (name or tags):
@@ -240,8 +248,25 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
             raise ExampleError(display, marker_line, f"cell name {name!r} is already used at line {seen[name]}")
         if name:
             seen[name] = marker_line
-        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None, holds))
+        cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None, holds,
+                          words.get("claim"), words.get("alt"), words.get("about")))
+    for cell in cells:  # about= names a cell a page shows, before or after it
+        if cell.about is not None and not any(c.name == cell.about and not c.has("remove-cell") for c in cells):
+            raise ExampleError(display, cell.header, f"about={cell.about!r} names no cell a page shows; name one "
+                               f"(named cells: {', '.join(c.name for c in cells if c.name) or 'none'})")  # fmt: skip
     return tuple(cells)
+
+
+def claimed(example: Example, cell: Cell) -> Cell | None:
+    """The shown cell the claim of ``cell``'s check is about: the one its ``about=`` names; itself where a page shows
+    it; else, for a hidden check (``remove-cell``), the cell right before it where a page shows that one; None where
+    no shown cell is named (a check of text the page quotes): its range is said in the checks line only."""
+    if cell.about is not None:
+        return next((c for c in example.cells if c.name == cell.about), None)
+    if not cell.has("remove-cell"):
+        return cell
+    before = example.cells[cell.index - 1] if cell.index > 0 else None
+    return before if before is not None and not before.has("remove-cell") else None
 
 
 def parse_notes(source: str, display: str = "<example>") -> tuple[Note, ...]:
@@ -298,19 +323,20 @@ def _parse_metadata(rest: str, display: str, line: int, example: str) -> dict[st
 
 def _parse_header(
     header: str, display: str, line: int
-) -> tuple[str | None, tuple[str, ...], str | None, Holds | None]:
+) -> tuple[str | None, tuple[str, ...], str | None, Holds | None, dict[str, str]]:
     tags: tuple[str, ...] = ()
     raises: str | None = None
     holds: Holds | None = None
+    words: dict[str, str] = {}  # claim=, alt=: sentences a reader reads
     meta_start = _META.search(header)
     title = header[: meta_start.start()].strip() if meta_start else header
     if meta_start:
         values = _parse_metadata(header[meta_start.start() :], display, line, 'tags=["remove-cell"]')
-        unknown_keys = sorted(set(values) - {"tags", "raises", "holds"})
+        unknown_keys = sorted(set(values) - {"tags", "raises", "holds", "about", *WORDS})
         if unknown_keys:
             raise ExampleError(display, line, f"unknown cell metadata {unknown_keys[0]}=; a cell takes tags=, "
-                               'raises= (e.g. raises="RuntimeError: Class values must be non-negative") and '
-                               f"{HOLDS_EXAMPLE}")
+                               'raises= (e.g. raises="RuntimeError: Class values must be non-negative"), '
+                               f"{HOLDS_EXAMPLE} with its claim= and about=, and alt=")
         if "tags" in values:
             value = values["tags"]
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
@@ -325,11 +351,36 @@ def _parse_header(
                 tags = (*tags, "raises-exception")
         if "holds" in values:
             holds = _holds(values["holds"], display, line)
+        words = {key: _words(key, values[key], display, line) for key in WORDS if key in values}
+        if "about" in values:
+            if not isinstance(values["about"], str) or not _NAME.match(values["about"]):
+                raise ExampleError(display, line, f"about= names a cell of this example, not {values['about']!r}")
+            words["about"] = values["about"]
+        for key in ("claim", "about"):
+            if key in words and holds is None:
+                raise ExampleError(display, line, f"{key}= goes with the releases where the check holds: give the "
+                                   f"cell its range ({HOLDS_EXAMPLE}), or leave {key}= out")  # fmt: skip
     if not title:
-        return None, tags, raises, holds
+        return None, tags, raises, holds, words
     if not _NAME.match(title):
         raise ExampleError(display, line, f"cell name {title!r} must be one word of letters, digits, '-' or '_'")
-    return title, tags, raises, holds
+    return title, tags, raises, holds, words
+
+
+# The header's sentences for readers, what each is for (messages say it), and the longest each may be
+WORDS = {"claim": ("what the check holds to be true", 200), "alt": ("what the cell's figures show", 300)}
+
+
+def _words(key: str, value: object, display: str, line: int) -> str:
+    """The text of a ``claim=`` or ``alt=``: one line of prose, at most its length; Markdown's code spans (between
+    backticks) are the only markup it may hold."""
+    what, longest = WORDS[key]
+    if not isinstance(value, str) or not value.strip() or "\n" in value or len(value) > longest:
+        raise ExampleError(display, line, f"{key}= says {what} in one line of at most {longest} characters, "
+                           f"not {value!r}")  # fmt: skip
+    if found := re.search(r"[<>]", value):
+        raise ExampleError(display, line, f"{key}= is plain text (code between backticks), without {found[0]!r}")
+    return " ".join(value.split())
 
 
 def _holds(value: object, display: str, line: int) -> Holds:

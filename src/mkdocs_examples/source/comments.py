@@ -33,6 +33,8 @@ comments lives in ``examples/<path>.zh.yml``, a mapping a contributor reviews in
   Colab notebooks, run by the reader and keyed by nothing, show it (:func:`for_download`). A
   comment continued with ``\\`` becomes one line there; a translation holding ``\\`` or the
   string's quote character, which would change the string's end or escapes, is never used.
+- :func:`headed`: the sentences a cell's header gives readers, ``claim=`` and ``alt=``
+  (source/cells.py). They share the file's entries too, and :func:`words` gives one in a language.
 """
 
 from __future__ import annotations
@@ -190,6 +192,35 @@ def _written(body: list[str], at: int, text: str) -> tuple[int, int, int] | None
         if joined.strip() == text:
             return column, end, len(body[end].rstrip())
     return None
+
+
+@dataclass(frozen=True)
+class Headed:
+    """A sentence a cell's header gives readers (``claim=``, ``alt=``): translated in the same file."""
+
+    kind: str  # "claim" or "alt text", as messages name it
+    line: int  # its header's line in the example's file
+    text: str  # the English, the key of its translation
+    column: int = 0
+
+
+def headed(example: Example) -> list[Headed]:
+    """The ``claim=`` and ``alt=`` of ``example``'s cells, in order."""
+    found = []
+    for cell in example.cells:
+        for kind, text in (("claim", cell.claim), ("alt text", cell.alt)):
+            if text:
+                found.append(Headed(kind, cell.header or cell.lineno, text))
+    return found
+
+
+def words(example: Example, text: str, lang: str) -> str:
+    """``text``, a sentence of ``example``'s headers (:func:`headed`), in ``lang`` where its file has it; the
+    English otherwise (the build warns of a missing one: :func:`problems`)."""
+    if lang == texts.DEFAULT:
+        return text
+    found = read(example, lang)
+    return (found.entries.get(text) if found is not None else None) or text
 
 
 def file_of(example: Example, lang: str) -> Path:
@@ -374,7 +405,7 @@ def problems(example: Example, lang: str) -> list[str]:
     said = list(found.errors)
     seen = set()
     for comment in mine:
-        what = comment.kind if isinstance(comment, InString) else "comment"
+        what = comment.kind if isinstance(comment, (InString, Headed)) else "comment"
         if isinstance(comment, InString) and (char := _breaks_string(found.entries.get(comment.text, ""), comment)):
             said.append(
                 f"{name}:{found.lines.get(comment.text, 1)}: the translation of {comment.text!r} ({what} of "
@@ -400,9 +431,9 @@ def problems(example: Example, lang: str) -> list[str]:
     return said
 
 
-def _everything(example: Example) -> list[Comment | InString]:
-    """The comments of ``example`` and the English of its strings, in the order of the file."""
-    found: list[Comment | InString] = [*comments(example), *in_strings(example)]
+def _everything(example: Example) -> list[Comment | InString | Headed]:
+    """The comments of ``example``, the English of its strings and of its headers, in the order of the file."""
+    found: list[Comment | InString | Headed] = [*comments(example), *in_strings(example), *headed(example)]
     return sorted(found, key=lambda c: (c.line, c.column))
 
 

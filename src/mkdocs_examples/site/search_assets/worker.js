@@ -453,8 +453,14 @@ function ptOnlyTypedMissing(item) {
     var word = term.replace(/\*+$|[~^]\d+$/, "")
     var typed = PT_HAN.test(word) ? ptTyped.indexOf(word) >= 0 : ptTypedWords.has(word)
     delete item.terms[term]
-    if (typed) item.terms[word] = false
+    if (typed && ptSaysMissing(word)) item.terms[word] = false
   })
+}
+// ... and of those, only words that say what the reader looks for: not a number or a size of their own
+// (64x512, 4096, GiB: "Missing: 64x512" on every result of a pasted error), nor a stop word of either language
+function ptSaysMissing(word) {
+  if (PT_HAN.test(word)) return !PT_STOP.has(word) && (!lunr.zh || !!lunr.zh.stopWordFilter(word))
+  return !PT_UNMARKED.test(word) && !!lunr.stopWordFilter(word) && !PT_STOP.has(word)
 }
 // What a result marks, in its card and on the page it opens (its link's ?h=, search_assets/input.js):
 // the query's content words, whole, once. A word of Latin letters, digits and underscores (a name is
