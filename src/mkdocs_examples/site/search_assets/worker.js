@@ -631,7 +631,7 @@ function ptLandOnTheAnswer(group) {
 // by its flag, then each edge's label and child's id run together: the node with an edge 1 to node 234
 // and the node with edges 1 to 2 and 3 to 4 are both "01234", and merging the two made words the index
 // lacks (bn2 and bn6 beside bn2d, on the Chinese pages): a query that reached one threw, and found
-// nothing (olivernn/lunr.js#503). A separator after each id keeps the names apart
+// nothing (lunr 2.3.9, which Material bundles). A separator after each id keeps the names apart
 function ptTokenSetName() {
   if (this._str) return this._str
   var name = this.final ? "1" : "0"
