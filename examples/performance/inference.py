@@ -164,3 +164,51 @@ print(f"{len(x)} batches of 1: {t_single * 1e6:.0f} µs ({ratio:.0f}x)")
 
 # %% batching-speed-checks tags=["remove-cell"]
 assert t_single > 2 * t_batched  # 32 calls pay the per-call overhead 32 times
+
+# %% quantize-dynamic
+import io
+
+model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+model.eval()
+quantized = torch.ao.quantization.quantize_dynamic(
+    model, {nn.Linear}, dtype=torch.qint8  # which layers, which dtype
+)
+print(quantized)
+
+# %% quantize-dynamic-checks tags=["remove-cell"]
+assert isinstance(model[0], nn.Linear)  # a copy: the model is unchanged
+dynamic_linear = torch.ao.nn.quantized.dynamic.Linear
+assert isinstance(quantized[0], dynamic_linear)
+assert isinstance(quantized[2], dynamic_linear)
+assert quantized[0].weight().dtype == torch.qint8
+# int8 kernels for CPUs: fbgemm (x86) or qnnpack (ARM)
+import warnings
+
+# LSTM and GRU layers too (the warnings are the cell's above)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    rnn = torch.ao.quantization.quantize_dynamic(
+        nn.Sequential(nn.LSTM(8, 8), nn.GRU(8, 8)), {nn.LSTM, nn.GRU}
+    )
+assert isinstance(rnn[0], torch.ao.nn.quantized.dynamic.LSTM)
+assert isinstance(rnn[1], torch.ao.nn.quantized.dynamic.GRU)
+assert {"fbgemm", "x86", "qnnpack"} & set(torch.backends.quantized.supported_engines)
+
+# %% quantize-size
+def size_kib(model):
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    return round(buffer.getbuffer().nbytes / 1024)
+
+
+print(size_kib(model), "KiB ->", size_kib(quantized), "KiB")
+x = torch.randn(32, 512)
+with torch.inference_mode():
+    expected, got = model(x), quantized(x)
+error = (got - expected).abs().max() / expected.abs().max()
+print("largest error, relative:", "under 5 %" if error < 0.05 else "5 % or more")
+
+# %% quantize-size-checks tags=["remove-cell"]
+assert size_kib(quantized) < 0.3 * size_kib(model)  # about a quarter
+assert error < 0.05 and error > 0  # close, not equal
+assert (got.argmax(1) == expected.argmax(1)).float().mean() > 0.8
