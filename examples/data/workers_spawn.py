@@ -130,7 +130,8 @@ try:
     next(iter(loader))
 except pickle.PicklingError as error:
     # the lambda's address changes on every run: shown as 0x…
-    raise pickle.PicklingError(re.sub(r"0x[0-9a-f]+", "0x…", str(error))) from None
+    raise pickle.PicklingError(
+        re.sub(r"0x[0-9a-f]+", "0x…", str(error))) from None
 
 # %% local-class raises="AttributeError: Can't pickle local object 'make_dataset.<locals>.Squares'"
 def make_dataset():

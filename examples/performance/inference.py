@@ -206,7 +206,8 @@ x = torch.randn(32, 512)
 with torch.inference_mode():
     expected, got = model(x), quantized(x)
 error = (got - expected).abs().max() / expected.abs().max()
-print("largest error, relative:", "under 5 %" if error < 0.05 else "5 % or more")
+print("largest error, relative:",
+      "under 5 %" if error < 0.05 else "5 % or more")
 
 # %% quantize-size-checks tags=["remove-cell"]
 assert size_kib(quantized) < 0.3 * size_kib(model)  # about a quarter
