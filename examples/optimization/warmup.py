@@ -121,7 +121,7 @@ tiny = LinearLR(torch.optim.SGD(model.parameters(), lr=0.1),
                 start_factor=1e-8, total_iters=warmup_steps)
 assert 0 < tiny.get_last_lr()[0] < 1e-8
 
-# %% plot
+# %% plot alt="The learning rate of each of 40 steps: both schedules warm up linearly to 0.001 over the first 5 steps (a dotted line marks step 5), then SequentialLR falls along a cosine and LambdaLR along a straight line, both towards 0"
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6, 3))
