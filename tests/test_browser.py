@@ -43,16 +43,17 @@ def test_a_code_block_is_mounted_as_it_comes_on_screen_and_a_keyboard_reaches_th
     screen, not every block as the page starts (errors/cuda has 80); yet each block that is wider than a phone's
     screen is a tab stop from the start (examples-pages), so a keyboard reader can scroll it."""
     page = browser.new_page(viewport={"width": 390, "height": 800})
-    state = """() => { const blocks = [...document.querySelectorAll('pre > code')];
-        return {wide_unfocusable: blocks.filter(c => c.scrollWidth > c.clientWidth && c.tabIndex < 0).length,
+    shown = "pre > code:not(details:not([open]) *)"  # not in a folded note, which mounts as it opens
+    state = f"""() => {{ const blocks = [...document.querySelectorAll('{shown}')];
+        return {{wide_unfocusable: blocks.filter(c => c.scrollWidth > c.clientWidth && c.tabIndex < 0).length,
                 wide: blocks.filter(c => c.scrollWidth > c.clientWidth).length,
-                copy: blocks.map(c => !!c.closest('.highlight').querySelector('.md-code__button'))}; }"""
+                copy: blocks.map(c => !!c.closest('.highlight').querySelector('.md-code__button'))}}; }}"""
     try:
         page.goto(f"{base_url}/errors/cuda/")
         before = page.evaluate(state)
         assert before["wide"] > 5 and before["wide_unfocusable"] == 0, before
         assert not before["copy"][-1] and sum(before["copy"]) < len(before["copy"]) / 4, before["copy"]
-        page.locator("pre > code").last.scroll_into_view_if_needed()
+        page.locator(shown).last.scroll_into_view_if_needed()
         page.wait_for_function(f"() => ({state})().copy.at(-1)")
     finally:
         page.close()

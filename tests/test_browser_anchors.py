@@ -41,6 +41,8 @@ def links_of(site: Path, lang: str) -> tuple[list[str], list[str]]:
         article = html.split("<article", 1)[1]
         for href in re.findall(r'<a href="([^"#]*#[^"]+)"', article):
             url = urljoin(f"/{prefix}{listing}", href)
+            if urlsplit(url).netloc:  # a link off the site: the lists also point at PyTorch's documentation
+                continue
             path, _, anchor = url.partition("#")
             target = (site / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
             where = target.find(f'id="{anchor}"')
