@@ -120,9 +120,9 @@ def test_releases_that_print_alike_but_for_their_own_versions_are_one_note_namin
     assert titles == ["torch 2.4–2.6 and 2.9.1 · CUDA builds without a GPU print",  # a gap (2.7) breaks the range
                       "torch 2.7.1 · CUDA build, no GPU prints"]  # fmt: skip
     note = text[text.index(titles[0]) : text.index(titles[1])]
-    assert "2.9.1+cu128 12.8" in note and "12.1" not in note  # the newest's output, once
-    assert "torch 2.9.1 · CUDA build, no GPU; the others print the same, each with its own version" in note
-    assert 'data-mx-shows="cpu-torch2.9.1-py3.11"' in note  # which of them the picker finds here
+    assert "2.4.1+cu121 12.1" in note and "12.8" not in note  # the oldest's output, once
+    assert "torch 2.4.1 · CUDA build, no GPU; the others print the same, each with its own version" in note
+    assert 'data-mx-shows="cpu-torch2.4.1-py3.11"' in note  # which of them the picker finds here
     assert re.search(r'data-mx-envs="cpu-torch2\.4\.1-py3\.11 [^"]*cpu-torch2\.9\.1-py3\.11"', note)
     zh = unescape(page("2.13.0+cpu None\n", *printed, lang="zh"))
     assert '"torch 2.4–2.6 和 2.9.1 · CUDA 版本，无 GPU 的输出"' in zh

@@ -173,8 +173,9 @@ def test_a_phone_keeps_the_pickers_room_so_the_title_does_not_move(browser, base
 
 
 def test_a_phone_shows_what_many_releases_print_as_a_few_rows_of_titles(browser, base_url):
-    """Under check_install, every release prints its own version: closed, those notes share rows (a wall of boxes
-    otherwise, one per release); opened, one takes the column's width."""
+    """Under check_install, every release prints its own version: the releases that print alike but for it are one
+    note (a wall of boxes otherwise, one per release), whose title names them as a range; closed, the notes take a
+    few rows; opened, one takes the column's width."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:
         page.goto(f"{base_url}/")
@@ -188,9 +189,13 @@ def test_a_phone_shows_what_many_releases_print_as_a_few_rows_of_titles(browser,
         )
         page.evaluate("notes => notes[0].scrollIntoView()", notes)
         boxes = page.evaluate("notes => notes.map(n => n.getBoundingClientRect().toJSON())", notes)
-        assert len(boxes) >= 6, boxes  # the releases recorded: enough for a wall
+        envs = "notes => notes.flatMap(n => n.querySelector('[data-mx-envs]').dataset.mxEnvs.split(' '))"
+        named = page.evaluate(envs, notes)
+        assert len(named) >= 6 and len(boxes) <= 3, (named, boxes)  # the releases recorded, in a few notes
+        titles = page.evaluate("notes => notes.map(n => n.querySelector('summary').textContent)", notes)
+        assert any("\u2013" in title for title in titles), titles  # consecutive releases as a range
         rows = {round(box["y"]) for box in boxes}
-        assert len(rows) <= 0.7 * len(boxes), rows  # the short titles pair up
+        assert len(rows) <= len(boxes) and max(box["bottom"] for box in boxes) - boxes[0]["top"] < 844 / 2, boxes
         width = page.evaluate("notes => { notes[0].open = true; return notes[0].getBoundingClientRect().width }", notes)
         assert width > page.locator(".md-content__inner").bounding_box()["width"] * 0.9
     finally:

@@ -239,9 +239,9 @@ OTHER = "mx-other"
 
 def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources) -> str:
     """A folded note: what other environments printed, each named as its label names it. Environments whose outputs
-    differ only in the versions each prints of itself are one note (render/attribution.py), which shows the newest
-    release's and says that the others print theirs."""
-    shown = group[-1]  # the group comes oldest first
+    differ only in the versions each prints of itself are one note (render/attribution.py), which shows the oldest
+    release's, as the error index words an error it shows, and says that the others print theirs."""
+    shown = group[0]  # the group comes oldest first
     named = _named(group, sources, text)
     title = text["prints" if len({sources.name(v.env) for v in group}) == 1 else "print"].format(what=named)
     label = named
