@@ -182,6 +182,24 @@ def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_render
     assert "<p>tensor · <code>张量</code></p>" in indexed and "Term" not in indexed
 
 
+def test_the_title_of_a_note_of_other_releases_is_not_indexed_but_an_error_it_holds_is():
+    """A note's title names environments ("... CUDA builds without a GPU print"): words of no page's subject, on
+    most pages; what the note holds is an output like any other, an error in it found by a pasted message."""
+    import markdown
+
+    from mkdocs_examples.render.fences import fence
+    from mkdocs_examples.site import search as hook
+    body = fence("RuntimeError: Found no NVIDIA driver on your system", "pytb", title="Raised")
+    note = '??? note mx-other "torch 2.4\u20132.12 · CUDA builds without a GPU print"\n\n' + \
+        "\n".join("    " + line for line in body.splitlines())  # fmt: skip
+    page = "\n\n".join(["# Title {#t}", "Prose.", note, '??? note "A note of the page"\n\n    Its words.'])
+    extensions = ["attr_list", "pymdownx.details", "pymdownx.highlight", "pymdownx.superfences"]
+    indexed = hook._for_index(markdown.markdown(page, extensions=extensions))
+    assert "GPU print" not in indexed and "CUDA builds" not in indexed
+    assert "Found no NVIDIA driver on your system" in indexed and "Prose." in indexed
+    assert "A note of the page" in indexed and "Its words." in indexed  # the page's own notes stay
+
+
 def test_materials_indexer_leaves_out_the_label_beside_an_output_by_itself():
     """The engine marks each output's label `data-search-exclude`: a site without examples-search indexes none."""
     from material.plugins.search.plugin import Parser  # type: ignore[import-untyped]

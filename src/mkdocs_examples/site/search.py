@@ -69,6 +69,7 @@ from mkdocs.utils.templates import TemplateContext
 from mkdocs_examples import atomic, cjk, html_parse, yaml_files
 from mkdocs_examples.environment import package_version
 from mkdocs_examples.mkdocs import i18n, upstream
+from mkdocs_examples.render.page import OTHER
 
 ASSETS = Path(__file__).parent / "search_assets"
 WORKERS = "assets/javascripts/workers"
@@ -236,19 +237,24 @@ def _for_index(content: str) -> str:
     as lines.
 
     Left out: file names and "Output" labels, printed values (unless an error or a warning), the code
-    itself (its names stay, once per section), and a table's header. The label under every output
+    itself (its names stay, once per section), a table's header, and the title of a note of what other
+    environments print (render/page.py: OTHER): their names ("torch 2.4\u20132.12 · CUDA builds without a GPU
+    print") would bring every page with one to a query about GPUs. The label under every output
     (its provenance) is marked ``data-search-exclude`` where the engine writes it: Material leaves out what
     such an element holds, and here goes the paragraph that holds nothing else (Material's indexer would
     keep it, empty).
     """
     found = html_parse.elements(content)
     seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
+    notes = [(e.start, e.end) for e in found if e.tag == "details" and e.has_class(OTHER)]
 
     def edit(element: html_parse.Element) -> str | None:
         if element.tag in _HEADINGS:  # a new section: a new entry of the index
             seen.clear()
             return None
         if element.tag == "thead" or _label(element.tag, element.attrs) or _excluded_paragraph(element):
+            return ""
+        if element.tag == "summary" and any(start < element.start < end for start, end in notes):
             return ""
         if element.tag == "tr" and element.start_tag == "<tr>":
             return _row(element)
