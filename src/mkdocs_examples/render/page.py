@@ -84,7 +84,7 @@ def render_example(
         elif shown.tabs:
             parts += labelled[0]
         if shown.tabs:
-            parts += [_note(group, text, limit, sources) for group in shown.notes]
+            parts += [_note(group, text, limit, sources, alt) for group in shown.notes]
         if not views and mine.skipped == "requires-cuda":
             parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
     return "\n\n".join(parts) + "\n"
@@ -237,10 +237,11 @@ def _tabs(views: list[tuple[str, list[str]]]) -> str:
 OTHER = "mx-other"
 
 
-def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources) -> str:
+def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources, alt: str | None = None) -> str:
     """A folded note: what other environments printed, each named as its label names it. Environments whose outputs
     differ only in the versions each prints of itself are one note (render/attribution.py), which shows the oldest
-    release's, as the error index words an error it shows, and says that the others print theirs."""
+    release's, as the error index words an error it shows, and says that the others print theirs. ``alt``: what
+    its figures show (the cell's ``alt=``)."""
     shown = group[0]  # the group comes oldest first
     named = _named(group, sources, text)
     title = text["prints" if len({sources.name(v.env) for v in group}) == 1 else "print"].format(what=named)
@@ -248,7 +249,7 @@ def _note(group: list[View], text: dict[str, str], limit: int, sources: Sources)
     if len({key(v.cell) for v in group}) > 1:  # the same once each one's own versions are out: not all alike
         alike = [v for v in group if key(v.cell) == key(shown.cell)]
         label = text["versions.own"].format(label=_named(alike, sources, text))
-    body = "\n\n".join([*_outputs(shown.cell, text, limit),
+    body = "\n\n".join([*_outputs(shown.cell, text, limit, alt),
                          sources.labels([v.source for v in group], label=label, shows=shown.source)])  # fmt: skip
     indented = "\n".join("    " + line if line else line for line in body.splitlines())
     return f'??? note {OTHER} "{inline(title)}"\n\n{indented}'
