@@ -185,7 +185,7 @@ def test_a_stale_recording_has_no_output_in_the_file_and_a_cell_whose_check_fail
     # what the release printed where the cell's own check fails, and that it fails, for the picker to say in words
     assert data["outputs"][data["cells"]["1"]["failed"]]["output"] == "stops short"
     # it raised (an assert of its own) where it stands: no traceback recorded, so the error's line says it
-    assert data["claims"] == {"failed": {"1": {"line": 4, "holds": None, "raised": "AssertionError"}}}
+    assert data["claims"] == {"failed": {"1": {"line": 4, "holds": None, "claim": None, "raised": "AssertionError"}}}
     # the run stopped there: the cells after it have no output, and their labels say why
     assert data["failed"] == {"failed": {"cell": 1, "line": 4, "message": "AssertionError"}}
 
@@ -193,7 +193,7 @@ def test_a_stale_recording_has_no_output_in_the_file_and_a_cell_whose_check_fail
 HOLDS = """\
 # %% shown
 print("loads")
-# %% shown-checks tags=["remove-cell"] holds=">=2.6"
+# %% shown-checks tags=["remove-cell"] holds=">=2.6" claim="It loads with no `warning`"
 assert False
 # %% after
 print("after")
@@ -209,8 +209,12 @@ def test_a_hidden_check_that_fails_outside_its_declared_range_is_a_claim_of_the_
     built = Result(env=BUILD_ENV, cells=(CellResult(0, "loads\n"), CellResult(1), CellResult(2, "after\n")))
     data = example_data(example, built, {"old": current(old, example)}, limit=1000)
     assert data["outputs"][data["cells"]["0"]["old"]]["output"] == "loads, with a warning"
-    assert data["claims"] == {"old": {"0": {"line": 3, "raised": None,  # a hidden check's: the cell printed all
-                                            "holds": {"en": "torch 2.6 and later", "zh": "torch 2.6 及以上"}}}}
+    claim = data["claims"]["old"].pop("0")
+    assert data["claims"] == {"old": {}}  # one, said of the cell it checks
+    assert claim == {"line": 3, "raised": None,  # a hidden check's: the cell printed all it does
+                     "holds": {"en": "torch 2.6 and later", "zh": "torch 2.6 及以上"},
+                     # in each language (no translation beside this example: the English)
+                     "claim": {"en": "It loads with no `warning`", "zh": "It loads with no `warning`"}}
     assert data["failed"] == {} and "old" in data["cells"]["2"]  # a declared failure stops nothing
 
 

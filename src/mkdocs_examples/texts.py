@@ -84,6 +84,11 @@ TEXT: dict[str, dict[str, str]] = {
         # ... where the cell itself raised there: what it printed before, if anything, follows
         "picker.raised.holds": "This check holds on {range}; torch {release} raised {error} here",
         "picker.raised": "This check fails on torch {release}, which raised {error} here",
+        # ... in the words of its claim= where it has one
+        "picker.claim.holds": "{claim}: true on {range}, not on torch {release}, which printed:",
+        "picker.claim": "{claim}: not true on torch {release}, which printed:",
+        "picker.claim.raised.holds": "{claim}: true on {range}, not on torch {release}, which raised {error} here",
+        "picker.claim.raised": "{claim}: not true on torch {release}, which raised {error} here",
         "picker.raised.after": ", after printing:",
         "picker.raised.end": ".",
         "picker.stopped": "{label} (torch {release} stopped at a check before this cell: no output of it)",
@@ -239,6 +244,11 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.differs": "这项检验在 torch {release} 上不成立，该版本实际打印的是：",
         "picker.raised.holds": "这项检验适用于 {range}；torch {release} 在这里抛出了 {error}",
         "picker.raised": "这项检验在 torch {release} 上不成立，该版本在这里抛出了 {error}",
+        "picker.claim.holds": "{claim}：适用于 {range}，在 torch {release} 上并非如此，该版本实际打印的是：",
+        "picker.claim": "{claim}：在 torch {release} 上并非如此，该版本实际打印的是：",
+        "picker.claim.raised.holds": "{claim}：适用于 {range}，在 torch {release} 上并非如此，"
+        "该版本在这里抛出了 {error}",
+        "picker.claim.raised": "{claim}：在 torch {release} 上并非如此，该版本在这里抛出了 {error}",
         "picker.raised.after": "，此前打印了：",
         "picker.raised.end": "。",
         "picker.stopped": "{label}（torch {release} 在本单元之前的一项检验处停止，没有本单元的输出）",

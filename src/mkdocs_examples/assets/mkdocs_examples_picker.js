@@ -243,28 +243,41 @@
     kept.undo.push(function () { delete note.dataset.mxSwapped; });
   }
 
-  // One sentence above the output a picked release printed where the cell's check fails there: the releases the
-  // check holds on, where its cell declares them, which the line beside the claim says too (hidden meanwhile);
-  // where the cell itself raised there, the error, in code, and whether it printed anything before
+  // One sentence above the output a picked release printed where the cell's check fails there: the check's claim
+  // in the page's language, where it has one, and the releases it holds on, where its cell declares them, which
+  // the line beside the claim says too (hidden meanwhile); where the cell itself raised there, the error, in
+  // code, and whether it printed anything before
   function differs(label, kept, claim, environment, words) {
     var range = claim.holds && inLanguage(claim.holds);
-    var key = (claim.raised ? "picker.raised" : "picker.differs") + (range ? ".holds" : "");
-    var template = format(words[key], {range: range, release: environment.release});
+    var said = claim.claim && inLanguage(claim.claim);
+    var key = said ? "picker.claim" + (claim.raised ? ".raised" : "") :
+      claim.raised ? "picker.raised" : "picker.differs";
+    var template = format(words[key + (range ? ".holds" : "")], {range: range, release: environment.release});
     var sentence = document.createElement("p");
     sentence.className = "mx-differs";
-    var around = template.split("{error}");
-    sentence.append(around[0]);
-    if (around.length > 1) {
-      var error = document.createElement("code");
-      error.textContent = claim.raised;
-      sentence.append(error, around.slice(1).join(""));
-    }
+    template.split(/(\{claim\}|\{error\})/).forEach(function (part) {
+      if (part === "{claim}") sentence.append.apply(sentence, spans(said));
+      else if (part === "{error}") sentence.append(codeSpan(claim.raised));
+      else if (part) sentence.append(part);
+    });
     var shown = outputs(label);
     if (claim.raised) sentence.append(words[shown.length ? "picker.raised.after" : "picker.raised.end"]);
     var place = shown[0] || spot(label);
     for (var node = place.previousElementSibling; range && node && node.matches(".mx-holds");
       node = node.previousElementSibling) hide(kept, node);
     added(kept, sentence, place);
+  }
+
+  // A claim's words (plain text, code between backticks) as nodes: text, and <code> for each code span
+  function spans(words) {
+    return words.split(/`([^`]+)`/).map(function (part, i) { return i % 2 ? codeSpan(part) : part; })
+      .filter(function (part) { return part !== ""; });
+  }
+
+  function codeSpan(text) {
+    var element = document.createElement("code");
+    element.textContent = text;
+    return element;
   }
 
   function hide(kept, node) {

@@ -40,7 +40,8 @@ from mkdocs_examples.render.checks import version_key
 from mkdocs_examples.render.page import capped
 from mkdocs_examples.render.provenance import BUILD, described
 from mkdocs_examples.results import CellResult, Result
-from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source import comments
+from mkdocs_examples.source.cells import Example, claimed
 from mkdocs_examples.texts import TEXT
 
 SCHEMA = 1
@@ -52,7 +53,8 @@ SITE = "environments.json"  # the site's file; each example's is examples/<path>
 ROOM = '<div class="mx-picker-room"></div>'
 
 TEXTS = ("picker.label", "picker.built", "picker.unrecorded", "picker.missing", "picker.unverified",
-         "picker.differs", "picker.differs.holds", "picker.raised", "picker.raised.holds", "picker.raised.after",
+         "picker.differs", "picker.differs.holds", "picker.raised", "picker.raised.holds", "picker.claim",
+         "picker.claim.holds", "picker.claim.raised", "picker.claim.raised.holds", "picker.raised.after",
          "picker.raised.end", "picker.stopped", "picker.source", "prints", "output", "exception", "figure")  # fmt: skip
 
 
@@ -181,25 +183,25 @@ def example_data(example: Example, result: Result, recorded: dict[str, Recording
 
 def _claims(example: Example, recording: Recording) -> dict[str, dict[str, Any]]:
     """The shown cells of ``example`` whose check fails in ``recording``: the cell's own (a ``raises=``, an
-    ``assert`` in it) or a hidden check right after it (``remove-cell`` cells check the cell before them), each
-    with that check's line and the releases its cell declares it holds on (``holds=``), in each language."""
+    ``assert`` in it) or a hidden check's about it (source/cells.py ``claimed``), each with that check's line, and
+    in each language its ``claim=`` and the releases its cell declares it holds on (``holds=``), where it has them;
+    where the cell itself raised there, the error it raised."""
     found: dict[str, dict[str, Any]] = {}
     for failed in sorted([*([recording.failed] if recording.failed else []), *recording.declared],
                          key=lambda f: f.cell):  # fmt: skip
         if not 0 <= failed.cell < len(example.cells):
             continue
-        shown = failed.cell
-        while shown >= 0 and example.cells[shown].has("remove-cell"):
-            shown -= 1
-        if shown < 0 or not example.cells[shown].compared:
-            continue  # a check of no output the page shows
-        holds = example.cells[failed.cell].holds
+        check = example.cells[failed.cell]
+        shown = claimed(example, check)
+        if shown is None or not shown.compared:
+            continue  # a check of no output the page shows: the checks line says it
         # the cell itself raised: its recorded output stops there, and the error is said in words
         ran = recording.cell(failed.cell)
-        raised = failed.kind == "exception" and failed.cell == shown and not (ran and ran.traceback)
-        found.setdefault(str(shown), {
+        raised = failed.kind == "exception" and check is shown and not (ran and ran.traceback)
+        found.setdefault(str(shown.index), {
             "line": failed.line,
-            "holds": {lang: holds.words(words) for lang, words in TEXT.items()} if holds is not None else None,
+            "holds": {lang: check.holds.words(words) for lang, words in TEXT.items()} if check.holds else None,
+            "claim": {lang: comments.words(example, check.claim, lang) for lang in TEXT} if check.claim else None,
             "raised": failed.message if raised else None,
         })
     return found
