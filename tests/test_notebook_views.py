@@ -26,10 +26,12 @@ JUPYTER = """  - search
       include_source: true
 """
 REPOSITORY = "repo_url: https://github.com/owner/repo\nedit_uri: edit/trunk/docs/\n"
-# an output of another device (a tab labelled with a recording's environment) or of another environment (a folded note)
+# an output of another device (a tab labelled with a recording's environment) or of another environment (a folded
+# note), or a message quoted from PyTorch's source (`/// quoted-error`), which no example prints
 OTHER_DEVICE = re.compile(
     r'<div class="tabbed-block">(?:(?!<div class="tabbed-block">).)*?data-mx-env="(?!build")'
-    r'|<details class="note[^"]*">.*?</details>',
+    r'|<details class="note[^"]*">.*?</details>'
+    r'|<div class="admonition quote">.*?</pre></div>',
     re.S,
 )
 EXAMPLES = sorted(p.relative_to(ROOT / "examples").with_suffix("") for p in (ROOT / "examples").rglob("[!_]*.py"))
