@@ -62,7 +62,7 @@ F.one_hot(torch.tensor([0.0, 2.0, 1.0]), num_classes=3)
 # %% not-long-fix
 print(F.one_hot(torch.tensor([0.0, 2.0, 1.0]).long(), num_classes=3))
 
-# %% not-long-checks tags=["remove-cell"]
+# %% not-long-checks tags=["remove-cell"] holds=">=2.5" claim="`one_hot` refuses `int32` and `uint8` labels with the message it gives floats: only `LongTensor`"
 # int32 and uint8 labels are refused too: only int64
 for dtype in (torch.int32, torch.uint8):
     try:
