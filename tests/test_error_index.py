@@ -183,7 +183,8 @@ def _tracebacks(page: str) -> list[str]:
 
 def _entries(index_page: str) -> list[re.Pattern]:
     """Each entry of a built error index as a pattern of the messages it stands for: its N and 0x… stand
-    for any number and address (read from the page, not made with the engine's own ``fold``)."""
+    for any number and address, or for the 0x… an example prints in place of an address (read from the page,
+    not made with the engine's own ``fold``)."""
     patterns = []
     # an entry: each wording, `torch 2.13.0, 2.14.1: <code>message</code>`, then the links
     wordings = [code for item in re.findall(r"<li>(.*?)</li>", index_page, re.S)
@@ -191,7 +192,7 @@ def _entries(index_page: str) -> list[re.Pattern]:
     assert wordings
     for item in wordings:
         message = _built_where(html.unescape(re.sub(r"<[^>]+>", "", item)).strip())
-        pattern = re.escape(message).replace(r"0x…", r"0x[0-9a-fA-F]+")
+        pattern = re.escape(message).replace(r"0x…", r"0x(?:…|[0-9a-fA-F]+)")
         pattern = re.sub(r"(?<![A-Za-wyz0-9])N(?![A-Za-wyz0-9])", r"(?:N|-?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)", pattern)
         patterns.append(re.compile(pattern))
     return patterns
