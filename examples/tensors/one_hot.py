@@ -56,7 +56,7 @@ F.one_hot(padded, num_classes=3)
 # %% too-large raises="RuntimeError: Class values must be smaller than num_classes."
 F.one_hot(torch.tensor([1, 2, 3]), num_classes=3)  # labels counted from 1
 
-# %% not-long raises="RuntimeError: one_hot is only applicable to index tensor of type LongTensor."
+# %% not-long raises="RuntimeError: one_hot is only applicable to index tensor of type LongTensor." holds=">=2.5" claim="`one_hot` names the dtype it wants: `LongTensor`"
 F.one_hot(torch.tensor([0.0, 2.0, 1.0]), num_classes=3)
 
 # %% not-long-fix
