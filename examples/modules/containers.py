@@ -118,7 +118,9 @@ layers(x)
 class Residual(nn.Module):
     def __init__(self, width, depth):
         super().__init__()
-        self.blocks = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+        self.blocks = nn.ModuleList(
+            nn.Linear(width, width) for _ in range(depth)
+        )
 
     def forward(self, x):
         outputs = []
