@@ -428,3 +428,26 @@ model = nn.Linear(3, 1)
 F.mse_loss(model(torch.randn(4, 3)).squeeze(1), labels).backward()
 assert model.weight.grad.dtype == torch.float32
 assert nn.BCELoss()(probs, labels.float()).dtype == torch.float32
+
+# %% one-hot-target raises="RuntimeError: 0D or 1D target tensor expected, multi-target not supported"
+logits = torch.randn(3, 4)  # 3 samples, 4 classes
+one_hot = F.one_hot(torch.tensor([0, 3, 1]), num_classes=4)  # (3, 4)
+F.nll_loss(logits.log_softmax(dim=1), one_hot)
+
+# %% one-hot-target-fix
+labels = one_hot.argmax(dim=1)  # back to class indices, shape (3,)
+print(labels)
+print(round(F.nll_loss(logits.log_softmax(dim=1), labels).item(), 4))
+
+# %% one-hot-target-fix-checks tags=["remove-cell"]
+assert torch.equal(labels, torch.tensor([0, 3, 1]))
+assert torch.allclose(
+    F.nll_loss(logits.log_softmax(dim=1), labels),
+    F.cross_entropy(logits, labels),
+)
+try:  # float one-hot rows are refused too
+    F.nll_loss(logits.log_softmax(dim=1), one_hot.float())
+except RuntimeError as error:
+    assert "multi-target not supported" in str(error)
+else:
+    raise AssertionError("nll_loss accepted float one-hot rows")

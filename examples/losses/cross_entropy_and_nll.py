@@ -246,3 +246,42 @@ except RuntimeError as error:
         and "got Float" in str(error)
 else:
     raise AssertionError("CrossEntropyLoss accepted float class indices")
+
+# %% one-hot-labels
+y = F.one_hot(target, num_classes=3)  # labels stored as one-hot rows
+print(y.dtype, y.shape)  # (N, C) instead of (N,)
+soft = nn.CrossEntropyLoss()(a, y.float())  # float: read as probabilities
+hard = nn.CrossEntropyLoss()(a, target)  # class indices
+print(round(soft.item(), 4), round(hard.item(), 4))  # the same loss
+
+# %% one-hot-labels-checks tags=["remove-cell"]
+assert y.dtype == torch.int64 and y.shape == (3, 3)
+assert torch.allclose(soft, hard)
+
+# %% one-hot-long raises="RuntimeError: Expected floating point type for target with class probabilities, got Long"
+nn.CrossEntropyLoss()(a, y)  # int64 one-hot rows
+
+# %% one-hot-nll raises="RuntimeError: 0D or 1D target tensor expected, multi-target not supported"
+nn.NLLLoss()(log_prob, y.float())  # NLLLoss takes no probabilities
+
+# %% one-hot-fix
+labels = y.argmax(dim=1)  # one-hot rows back to class indices
+print(labels)
+print(round(nn.NLLLoss()(log_prob, labels).item(), 4))
+print(round(nn.CrossEntropyLoss()(a, labels).item(), 4))
+
+# %% one-hot-fix-checks tags=["remove-cell"]
+assert torch.equal(labels, target) and labels.dtype == torch.int64
+assert torch.allclose(
+    nn.NLLLoss()(log_prob, labels), nn.CrossEntropyLoss()(a, labels)
+)
+assert torch.equal(
+    nn.CrossEntropyLoss()(a, labels), nn.CrossEntropyLoss()(a, target)
+)
+for one_hot_target in (y, y.float()):  # F.nll_loss refuses both, as NLLLoss
+    try:
+        F.nll_loss(log_prob, one_hot_target)
+    except RuntimeError as error:
+        assert "multi-target not supported" in str(error)
+    else:
+        raise AssertionError("F.nll_loss accepted a one-hot target")
