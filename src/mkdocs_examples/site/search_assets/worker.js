@@ -338,12 +338,14 @@ function ptWordsFound(group) {
   }))
 }
 // A page with a section headed by the pasted error itself (every word of the heading is a word of
-// the line, and one is Error, Exception or Warning), or by an error the paste is a part of (its
+// the line, but for one name in a heading of PT_NAMED words or more: the reader's module is [Net] where
+// the heading's is [Model]; and one is Error, Exception or Warning), or by an error the paste is a part of (its
 // words, in their order, within the heading's: a reader copied the message without its type or its
 // end): the errors pages' sections, which exist to answer that paste. It comes before a page that
 // only shows the error on the way, however many of the line's words that page holds (an output may
 // print the whole line where the heading cuts it)
 var ptPasted = null
+var PT_NAMED = 6
 var ptPastedRun = "" // the pasted words (ptMessageWords), in their order, one space apart
 function ptWords(text) {
   var entities = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"}
@@ -354,9 +356,9 @@ function ptWords(text) {
 function ptHeadedByTheError(group) {
   return group.some(function (item) {
     var heading = ptMessageWords(item.title)
+    var missing = heading.filter(function (word) { return !ptPasted.has(word) }).length
     return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
-      (heading.every(function (word) { return ptPasted.has(word) }) ||
-       ptRunIn(" " + heading.join(" ") + " "))
+      (missing === 0 || (missing === 1 && heading.length >= PT_NAMED) || ptRunIn(" " + heading.join(" ") + " "))
   })
 }
 // Whether the heading holds the pasted words in their order: all of them, or the first six or more (a
