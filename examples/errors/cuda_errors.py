@@ -506,6 +506,6 @@ assert len(found) == 1 and found[0].startswith("Found GPU0 GPU which is")
 old_style = startup_warnings(torch.cuda._check_cubins, ["sm_86"], (6, 1))
 assert len(old_style) == 1 and "is not compatible" in old_style[0]
 
-# %% capability-exception-checks tags=["remove-cell"] holds=">=2.13,<2.15" claim="Code built for compute capability 8.0 or 8.6 does not run on 8.7 (Jetson Orin)" about="capability-warning"
+# %% capability-exception-checks tags=["remove-cell"] holds=">=2.11,<2.15" claim="Code built for compute capability 8.0 or 8.6 does not run on 8.7 (Jetson Orin)" about="capability-warning"
 # up to torch 2.14, code for 8.0 or 8.6 does not run on 8.7 (Jetson Orin)
 assert not compatible(87, 86) and not compatible(87, 80)

@@ -414,7 +414,7 @@ print(loss.dtype)
 # %% bce-double-fix
 print(nn.BCELoss()(probs, labels.float()).dtype)
 
-# %% bce-double-fix-checks tags=["remove-cell"]
+# %% bce-double-fix-checks tags=["remove-cell"] holds=">=2.12" claim="The backward pass of `F.mse_loss` with a `float32` input and a `float64` target sends `float32` gradients to `float32` parameters" about="mse-double"
 assert labels.dtype == torch.float64 and probs.dtype == torch.float32
 try:
     F.binary_cross_entropy(probs, labels)

@@ -165,7 +165,7 @@ for dtype, name in (
         else:
             raise AssertionError(f"{dtype} accepted")
 
-# %% checks tags=["remove-cell"]
+# %% checks tags=["remove-cell"] holds=">=2.12" claim="`CrossEntropyLoss` refuses float class indices with an error that names the dtypes it takes, `Long` or `Byte`"
 # What the page says, checked on every build
 import math
 
