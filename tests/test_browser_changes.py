@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 PHONE = {"width": 390, "height": 844}
-MOST = 8000  # px at a phone's width, every line closed: under ten screens
+MOST = 10 * PHONE["height"]  # px at a phone's width, every line closed: under ten screens
 BEHAVIOUR = 6 * PHONE["height"]  # px of the behaviour changes above them: a sentence each, in six screens at most
 # Every block laid out, as a reader who scrolls to the end sees it (site.css lays out a block only near the screen)
 LAID_OUT = "*{content-visibility: visible !important}"
