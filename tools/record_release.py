@@ -4,8 +4,10 @@
 
 1. makes a throwaway virtualenv, ``.cache/releases/<release>/venv``, and installs that torch
    from PyPI (a CUDA build there, which runs on the CPU), with numpy, matplotlib and the
-   engine's dependencies at the pins of requirements.txt and the engine from this checkout (a
-   copy: editing the checkout meanwhile changes nothing of a recording under way);
+   engine's dependencies at the pins of requirements.txt, the torchvision built for that torch
+   (cells tagged ``requires-torchvision`` run there and nowhere on the build's CPU torch; where
+   pip finds none, they are skipped) and the engine from this checkout (a copy: editing the
+   checkout meanwhile changes nothing of a recording under way);
 2. records every example into ``.cache/releases/<release>/out`` with ``record --device cpu
    --keep-failed --resume``: a check that fails on that release is kept as a finding. The release's
    recordings already in ``recordings/`` are copied there first, so that an example they hold as it
@@ -48,6 +50,15 @@ def pins(requirements: Path) -> list[str]:
     if missing:
         raise SystemExit(f"error: {requirements} pins no {', '.join(missing)}")
     return [found[name] for name in PINNED]
+
+
+def torchvision(release: str) -> str:
+    """The torchvision releases built for torch ``release``: 0.19.* for 2.4.1 (each torch 2.x has torchvision
+    0.(x+15)); pip picks the one whose pin is this very torch."""
+    major, feature, _ = release.split(".")
+    if major != "2":
+        raise SystemExit(f"error: which torchvision goes with torch {release} is not known here")
+    return f"torchvision==0.{int(feature) + 15}.*"
 
 
 def run(command: list[str], log: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -139,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
                 return not_installable(args.release, version, " ".join(reasons), args.recordings)
             print(f"error: installing torch {args.release} failed (see {log}); run again to retry", file=sys.stderr)
             return 2
+        vision = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", f"torch=={args.release}",
+                      torchvision(args.release)], log, env=env)  # fmt: skip
+        if vision.returncode != 0:  # its cells (requires-torchvision) are then skipped, as on the build
+            print(f"warning: no torchvision for torch {args.release} (see {log}); recording without it")
         engine = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", "--no-deps", str(ROOT)],
                      log, env=env)  # fmt: skip
         if engine.returncode != 0:

@@ -21,6 +21,8 @@ TEXT: dict[str, dict[str, str]] = {
         "not been run on a GPU yet.",
         "stale": "This cell runs only on a CUDA GPU. Its output is not shown here: the code has changed since "
         "it last ran on {gpu} ({date}).",
+        "module": "This cell needs {module}, which the machine that built the site does not have. Its output is not "
+        "shown here: no recorded environment with {module} has run this version of the code yet.",
         # render: the page's one block on where its outputs come from (each output has a short label)
         "sources": "Where the outputs on this page come from:",
         "sources.built": "{label}: {what}, when this site was built.",
@@ -165,6 +167,7 @@ TEXT: dict[str, dict[str, str]] = {
         "(Python {python})",
         "words.what": "printed on {device} with Python {python}",
         "notebook.cuda": "This cell needs a CUDA GPU; the machine that built the site has none.",
+        "notebook.module": "This cell needs {module}; the machine that built the site does not have it.",
         # what a CUDA cell of a downloaded notebook prints where there is no GPU, before the recorded output
         "notebook.gpu.printed": "No CUDA GPU here. On {gpu} with PyTorch {torch} and CUDA {cuda} (Python {python}) "
         "this cell printed:",
@@ -183,6 +186,8 @@ TEXT: dict[str, dict[str, str]] = {
         "runnable.raised": "raised on purpose: the page shows this error",
         "runnable.measured": "a measurement: the build checks it on its own machine",
         "runnable.no-gpu": "(this cell needs a CUDA GPU; none here)",
+        "runnable.module": "cells that need {module} run only where it is installed",
+        "runnable.no-module": "(this cell needs {module}, which is not installed here: pip install {module})",
     },
     "zh": {
         "output": "输出",
@@ -192,6 +197,8 @@ TEXT: dict[str, dict[str, str]] = {
         "cut": "…… 其余 {n:,} 个字符已截去（每个单元最多显示 {limit:,} 个字符）",
         "cuda": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：这一版代码还没有在 GPU 上运行过。",
         "stale": "此单元只能在 CUDA GPU 上运行。这里不显示它的输出：代码在 {gpu} 上运行之后（{date}）又改过了。",
+        "module": "此单元需要 {module}，构建本站的机器上没有装。这里不显示它的输出：还没有装了 {module} 的环境"
+        "运行过这一版代码。",
         "sources": "本页输出的来源：",
         "sources.built": "{label}：构建本站时{what}。",
         "sources.recorded": "{label}：录制于 {date}，{what}。",
@@ -313,6 +320,7 @@ TEXT: dict[str, dict[str, str]] = {
         "Python {python}）实际运行得到",
         "words.what": "在 {device} 上用 Python {python} 实际运行得到",
         "notebook.cuda": "这个单元格需要 CUDA GPU；构建本站的机器没有 GPU。",
+        "notebook.module": "这个单元格需要 {module}；构建本站的机器上没有装。",
         "notebook.gpu.printed": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
         "运行时，这个单元格的输出是：",
         "notebook.gpu.raised": "这里没有 CUDA GPU。在 {gpu} 上用 PyTorch {torch}、CUDA {cuda}（Python {python}）"
@@ -329,6 +337,8 @@ TEXT: dict[str, dict[str, str]] = {
         "runnable.raised": "故意触发的报错：页面上展示的就是这个错误",
         "runnable.measured": "这是一次测量：构建本站时会在自己的机器上检验它",
         "runnable.no-gpu": "（这个单元需要 CUDA GPU，这里没有）",
+        "runnable.module": "需要 {module} 的单元只在装了它的环境里运行",
+        "runnable.no-module": "（这个单元需要 {module}，这里没有安装：pip install {module}）",
     },
 }
 

@@ -4,7 +4,8 @@ The record is written by the runner, in the example's own process, so an example
 with it (patch the runner, write to its descriptor). What the parent can check, it checks here
 instead of believing: every cell accounted for, in order, each with the result its tags call
 for (a ``raises-exception`` cell raised, a skipped cell is a ``requires-cuda`` one on a machine
-without CUDA), one ``end`` event, last, and an exit status of 0. A record that does not add up
+without CUDA or a ``requires-<module>`` one where that module does not import), one ``end``
+event, last, and an exit status of 0. A record that does not add up
 is a failure of its own (``record``). What runs inside the example's process cannot be
 guaranteed beyond this (README: "Examples are untrusted code").
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 from mkdocs_examples.execute.child.budget import Budget
 from mkdocs_examples.results import RESULT, CellResult, Failure, FailureKind, Options, Result
 from mkdocs_examples.schema import JSONError, loads, validate
-from mkdocs_examples.source.cells import Example
+from mkdocs_examples.source.cells import Cell, Example
 
 _RUNNER_KINDS = ("exception", "exit", "no-exception", "figure", "limit")  # the failures a runner may record
 _MEMORY = re.compile(r"^(MemoryError\b|.*DefaultCPUAllocator: can't allocate memory)", re.MULTILINE)
@@ -123,6 +124,14 @@ def _check_declared(example: Example, cells: list[CellResult], declared: list[Fa
 KEPT_DECLARED = ("exception", "no-exception")  # the failures a holds= declaration may expect: failed checks
 
 
+def _may_skip(cell: Cell, skipped: str, options: Options) -> bool:
+    """Whether ``cell`` may be skipped for the reason ``skipped``: a CUDA cell off a GPU, or a cell that needs a
+    module (``requires-<module>``) where that module does not import."""
+    if skipped == "requires-cuda":
+        return cell.has("requires-cuda") and options.device != "cuda"
+    return cell.module is not None and skipped == f"requires-{cell.module}"
+
+
 def _check(
     example: Example, events: list[str | None], cells: list[CellResult], failure: Failure | None, options: Options,
     declared: Collection[int | None] = (),
@@ -140,8 +149,7 @@ def _check(
         raise _Untrue(f"a failure of kind {failure.kind!r} at cell {failure.cell} after {len(cells)} cells")
     for result in cells:
         cell = example.cells[result.cell]
-        if result.skipped is not None and (result.skipped != "requires-cuda" or not cell.has("requires-cuda")
-                                           or options.device == "cuda"):  # fmt: skip
+        if result.skipped is not None and not _may_skip(cell, result.skipped, options):
             raise _Untrue(f"cell {result.cell} was skipped ({result.skipped!r}), which its tags do not allow")
         if result.traceback is not None and not cell.has("raises-exception"):
             raise _Untrue(f"cell {result.cell} shows an exception but is not tagged raises-exception")

@@ -103,6 +103,9 @@ def notebook(
         elif cell.has("requires-cuda") and result is not None and not ran:
             notes += 1
             cells.append(_markdown(f"*{words['notebook.cuda']}*", f"note-{notes}"))
+        elif cell.module and result is not None and not ran:
+            notes += 1
+            cells.append(_markdown(f"*{words['notebook.module'].format(module=cell.module)}*", f"note-{notes}"))
     first = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), len(cells))
     start = as_built(example, seed, threads, lang=lang)
     cells.insert(first, {"cell_type": "code", "execution_count": None, "id": "as-built", "metadata": {}, "outputs": [],
@@ -430,6 +433,8 @@ def _runnable(
     - A CUDA cell's guarded, ``otherwise`` run where there is no GPU; one that also raises, caught
       inside the guard: without a GPU it would print ``Torch not compiled with CUDA enabled``
       instead of the error the page shows.
+    - A cell that needs a module (``requires-torchvision``) runs where that module imports, and
+      elsewhere prints what to install.
     - A check of a measurement (a hidden cell right after a ``varies`` one: a timing, a speed-up)
       reported, not raised, where it does not hold: it depends on the machine and its load. The
       build checks it as written.
@@ -438,6 +443,8 @@ def _runnable(
         body = _wrap_measured(body, lang)
     if catching and cell.has("raises-exception"):
         body = _wrap_raising(body, lang)
+    if cell.module:
+        return _wrap_module(body, cell.module, lang)
     if not cell.has("requires-cuda"):
         return body
     return _wrap_cuda(body, otherwise or f"print({texts.text(lang)['runnable.no-gpu']!r})")
@@ -461,6 +468,16 @@ def _wrap_raising(body: str, lang: str) -> str:
     return (
         f"try:\n{_indent(body)}\n"
         f"except Exception:  # {texts.text(lang)['runnable.raised']}\n    traceback.print_exc()"
+    )
+
+
+def _wrap_module(body: str, module: str, lang: str) -> str:
+    """``body`` run where ``module`` imports; elsewhere a line that says what to install."""
+    words = texts.text(lang)
+    return (
+        f"try:\n    import {module}  # {words['runnable.module'].format(module=module)}\n"
+        f"except ImportError:\n    print({words['runnable.no-module'].format(module=module)!r})\n"
+        f"else:\n{_indent(body)}"
     )
 
 

@@ -19,6 +19,7 @@ recording while its example is the same, so that an edited example costs what th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,8 +139,16 @@ class PublishedRecordings:
                 for r in self.fresh(example)]  # not the cell whose check failed there: pages leave it out
 
     def first(self, example: Example) -> Recording | None:
-        """The first recording of ``example`` on another device: downloads and notebook views carry its outputs."""
-        return next(iter(self.elsewhere(example)), None)
+        """The recording whose outputs downloads and notebook views carry for the cells the build skips: the first
+        on another device (a GPU's, for ``requires-cuda``); for an example with ``requires-<module>`` cells, the
+        newest release's in which they all ran, wherever."""
+        elsewhere = self.elsewhere(example)
+        needing = [c.index for c in example.cells if c.module]
+        if needing:
+            ran = sorted((r for r in self.fresh(example) if all((c := r.cell(i)) and not c.skipped for i in needing)),
+                         key=lambda r: _release(r.env.get("torch", "")), reverse=True)  # fmt: skip
+            elsewhere = [r for r in elsewhere if r in ran] + [r for r in ran if r not in elsewhere]
+        return next(iter(elsewhere), None)
 
     def checked_elsewhere(self, example: Example) -> list[Recording]:
         """The recordings of ``example`` on another device than the build's (a GPU) in which every cell ran as it is
@@ -150,6 +159,11 @@ class PublishedRecordings:
         """The recordings of ``example`` on the build's device in which every cell, hidden checks too, ran as it is
         now: the other releases its claims were checked on."""
         return [r for r in self.fresh(example) if r.device == self.device and r.whole(example)]
+
+
+def _release(torch: str) -> tuple[int, ...]:
+    """A torch version's release numbers, to order by: (2, 15, 0) for "2.15.0+cu128"."""
+    return tuple(int(n) for n in re.findall(r"\d+", torch.partition("+")[0])[:3])
 
 
 @dataclass(frozen=True)

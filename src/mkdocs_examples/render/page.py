@@ -87,6 +87,8 @@ def render_example(
             parts += [_note(group, text, limit, sources, alt) for group in shown.notes]
         if not views and mine.skipped == "requires-cuda":
             parts.append(_missing(example, [p for p in published if p.device == "cuda"], text))
+        elif not views and mine.skipped:  # requires-<module>: no environment with that module has run it
+            parts.append(_admonition(item.module or "", html.escape(text["module"].format(module=item.module))))
     return "\n\n".join(parts) + "\n"
 
 
@@ -216,10 +218,14 @@ def _missing(example: Example, published: list[Published], text: dict[str, str])
         note = text["stale"].format(gpu=gpu, date=date)
     else:
         note = html.escape(text["cuda"])
-    # Material's admonition, as HTML: the same note on many pages is no answer to a search
+    return _admonition("CUDA", note)
+
+
+def _admonition(title: str, note: str) -> str:
+    """Material's admonition, as HTML, left out of the search index: the same note on many pages is no answer."""
     return (
-        '<div class="admonition info" data-search-exclude>\n<p class="admonition-title">CUDA</p>\n'
-        f"<p>{note}</p>\n</div>"
+        '<div class="admonition info" data-search-exclude>\n'
+        f'<p class="admonition-title">{html.escape(title)}</p>\n<p>{note}</p>\n</div>'
     )
 
 

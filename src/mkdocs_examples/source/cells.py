@@ -46,6 +46,8 @@ TAGS = {
     "remove-input": "show only the output",
     "remove-output": "show only the code",
     "requires-cuda": "run only where CUDA is available",
+    "requires-<module>": "run only where that module imports (requires-torchvision: a release's own environment, "
+    "where torch and torchvision match)",
     "varies": "its output is a measurement (a timing) that differs from run to run, shown as measured",
     "environment": "its output describes the machine (versions, devices): each environment's is shown as usual, "
     "but a difference is never called a change between releases",
@@ -56,6 +58,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _META = re.compile(r"(?P<key>[A-Za-z_][\w-]*)=")
 _NON_CODE = re.compile(r"\[(markdown|md|raw)\]")
 _RAISES = re.compile(r"^[A-Za-z_][\w.]*(:.*)?$")  # Type, or Type: message (a dotted type: torch.OutOfMemoryError)
+_REQUIRES = re.compile(r"^requires-(?!cuda$)([A-Za-z_][A-Za-z0-9_]*)$")  # requires-<module>: an importable name
 _LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")  # a language as the site names it: zh, en, pt-BR
 
 
@@ -84,6 +87,11 @@ class Cell:
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
+
+    @property
+    def module(self) -> str | None:
+        """The module the cell needs (``requires-torchvision``: torchvision); it runs only where that imports."""
+        return next((m[1] for tag in self.tags if (m := _REQUIRES.match(tag))), None)
 
     @property
     def output_shown(self) -> bool:
@@ -341,10 +349,12 @@ def _parse_header(
             value = values["tags"]
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
                 raise ExampleError(display, line, "tags must be a list of strings")
-            unknown = [t for t in value if t not in TAGS]
+            unknown = [t for t in value if t not in TAGS and not _REQUIRES.match(t)]
             if unknown:
                 raise ExampleError(display, line, f"unknown tag {unknown[0]!r}; known tags: {', '.join(TAGS)}")
             tags = tuple(value)
+            if len([t for t in tags if t.startswith("requires-")]) > 1:
+                raise ExampleError(display, line, "a cell takes one requires- tag: split it into cells, one for each")
         if "raises" in values:
             raises = _raises(values["raises"], display, line)
             if "raises-exception" not in tags:  # raises= alone says the cell must raise: the tag, as if written

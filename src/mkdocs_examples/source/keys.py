@@ -7,7 +7,8 @@ sha256 of
 - the key of the cell before it (state flows down a script); before the first cell, the key
   scheme (:data:`SCHEME`), the example's path (tracebacks name it) and the digest of every file
   of the examples folder that is not an example (a helper module or data file it may read);
-- the cell's execution tags (:data:`EXECUTION_TAGS`), which change what the engine does;
+- the cell's execution tags (:data:`EXECUTION_TAGS`, and ``requires-<module>``), which change what the
+  engine does;
 - the cell's Python tokens as :mod:`tokenize` reads them: names, numbers and operators by their
   text, strings by their value (adjacent strings, which Python joins, as one), and where
   statements and blocks start and end.
@@ -155,7 +156,9 @@ def cell_keys(path: str, cells: Iterable[tuple[str, Iterable[str]]], support: st
     key = hashlib.sha256(f"{SCHEME}\0{path}\0{support}".encode()).hexdigest()
     keys = []
     for code, tags in cells:
-        ran = ",".join(tag for tag in EXECUTION_TAGS if tag in tags)
+        tags = tuple(tags)
+        ran = ",".join([*(tag for tag in EXECUTION_TAGS if tag in tags),
+                        *sorted(tag for tag in tags if tag.startswith("requires-") and tag not in EXECUTION_TAGS)])
         key = hashlib.sha256(f"{key}\0{ran}\0{code_digest(code)}".encode()).hexdigest()
         keys.append(key)
     return tuple(keys)

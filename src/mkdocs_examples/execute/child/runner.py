@@ -13,6 +13,7 @@ import contextlib
 import ctypes
 import faulthandler
 import hashlib
+import importlib
 import importlib.abc
 import importlib.util
 import io
@@ -72,6 +73,8 @@ def run_example(
         while line:
             line = line[write(record, line) :]
 
+    # the modules its cells need (requires-<module>), as installed: installing one runs the example again
+    needed = {f"dist:{c.module}": package_version(c.module) for c in example.cells if c.module}
     module, imports = _prepare(example, options, faults)
     emit("env", env=environment(options))
     # In its TMPDIR, in the folder the engine removes with everything in it once the example has ended
@@ -98,7 +101,7 @@ def run_example(
     chdir("/")
     end_processes()
     emit("env", env=environment(options))  # again: the example may have imported torch itself
-    emit("depends", depends=depends(root, imports.seen))
+    emit("depends", depends={**needed, **depends(root, imports.seen)})
     if clock:
         started, forked, confined = clock
         emit("phases", started=started, fork=forked - started, sandbox=confined - forked,
@@ -219,6 +222,8 @@ def _run_cell(
 ) -> tuple[CellResult, Failure | None]:
     if cell.has("requires-cuda") and options.device != "cuda":
         return CellResult(cell.index, skipped="requires-cuda"), None
+    if cell.module is not None and not _imports(cell.module):
+        return CellResult(cell.index, skipped=f"requires-{cell.module}"), None
     failure, shown = None, None
     start = time.perf_counter()
     with capture:
@@ -259,6 +264,15 @@ def _showable(images: list[str]) -> tuple[tuple[str, ...], str | None]:
                 f"{MAX_IMAGE_BYTES >> 20} MiB: draw it smaller (figsize, dpi), or close it with plt.close()"
             )
     return tuple(kept), refused
+
+
+def _imports(name: str) -> bool:
+    """Whether module ``name`` imports here (a torchvision built for another torch is installed, and does not)."""
+    try:
+        importlib.import_module(name)
+    except Exception:  # ImportError, or the RuntimeError of a torchvision whose operators this torch lacks
+        return False
+    return True
 
 
 def _format_traceback(exc: BaseException, display: str) -> tuple[str, int | None]:
