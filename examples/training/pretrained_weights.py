@@ -119,3 +119,88 @@ print(model.fc)
 assert torch.equal(model.features[0].weight, pretrained.features[0].weight)
 assert model.fc.weight.shape == (3, 8)
 assert model(torch.randn(5, 4)).shape == (5, 3)
+
+
+# %% [markdown]
+# The cells below need torchvision. They run where torch and torchvision
+# match (each torch release's own environment, from PyPI); the site's build
+# runs a CPU torch that PyPI's torchvision does not load with, and shows what
+# they printed there
+
+# %% [markdown] lang="zh"
+# 下面的单元需要 torchvision，只在 torch 与 torchvision 版本配套的环境里运行
+# （从 PyPI 安装的各个 torch 版本的环境）；本站构建用的是 CPU 版 torch，
+# PyPI 上的 torchvision 在它上面加载不了，页面上显示的是那些环境打印的结果
+
+# %% tv-warnings tags=["requires-torchvision"]
+import warnings
+
+from torchvision.models import resnet18
+
+with warnings.catch_warnings(record=True) as tv_caught:
+    warnings.simplefilter("always")
+    model = resnet18(pretrained=False)  # the old spelling
+for w in tv_caught:
+    print(f"{w.category.__name__}: {w.message}\n")
+
+# %% tv-warnings-checks tags=["remove-cell"]
+assert [w.category for w in tv_caught] == [UserWarning, UserWarning]
+first, second = (str(w.message) for w in tv_caught)
+assert first.startswith("The parameter 'pretrained' is deprecated since 0.13")
+assert second.endswith("equivalent to passing `weights=None`.")
+# the warnings point inside torchvision, not at the line that passed pretrained=
+assert all("torchvision" in w.filename for w in tv_caught)
+
+# %% tv-weights tags=["requires-torchvision"]
+from torchvision.models import ResNet18_Weights, ResNet50_Weights
+from torchvision.models import get_model_weights
+
+print(ResNet18_Weights.DEFAULT)  # DEFAULT: the best weights of this model
+print(ResNet50_Weights.DEFAULT)
+print(get_model_weights("resnet50") is ResNet50_Weights)
+for weights in ResNet50_Weights:
+    top1 = weights.meta["_metrics"]["ImageNet-1K"]["acc@1"]
+    print(f"{weights}: {top1} % top-1, {weights.transforms().resize_size}")
+print(ResNet18_Weights.IMAGENET1K_V1.url)
+
+# %% tv-weights-checks tags=["remove-cell"]
+assert ResNet18_Weights.DEFAULT is ResNet18_Weights.IMAGENET1K_V1
+assert ResNet50_Weights.DEFAULT is ResNet50_Weights.IMAGENET1K_V2
+assert ResNet18_Weights["IMAGENET1K_V1"] is ResNet18_Weights.IMAGENET1K_V1
+v1, v2 = ResNet50_Weights.IMAGENET1K_V1, ResNet50_Weights.IMAGENET1K_V2
+assert v1.meta["_metrics"]["ImageNet-1K"]["acc@1"] == 76.13
+assert v2.meta["_metrics"]["ImageNet-1K"]["acc@1"] == 80.858
+assert v1.transforms().resize_size == [256]
+assert v2.transforms().resize_size == [232]
+assert len(ResNet18_Weights.DEFAULT.meta["categories"]) == 1000
+assert ResNet18_Weights.IMAGENET1K_V1.url.endswith("resnet18-f37072fd.pth")
+
+# %% tv-num-classes tags=["requires-torchvision"] raises="ValueError: The parameter 'num_classes' expected value 1000 but got 3 instead."
+resnet18(weights=ResNet18_Weights.DEFAULT, num_classes=3)
+
+# %% tv-head tags=["requires-torchvision"]
+model = resnet18(weights=None)  # weights=ResNet18_Weights.DEFAULT downloads
+print(model.fc)
+model.fc = nn.Linear(model.fc.in_features, 3)  # new head, 3 classes
+print(model.fc)
+
+# %% tv-head-checks tags=["remove-cell"]
+assert model(torch.randn(2, 3, 224, 224)).shape == (2, 3)
+
+# %% tv-transforms tags=["requires-torchvision"]
+weights = ResNet18_Weights.DEFAULT
+preprocess = weights.transforms()
+print(preprocess)
+image = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)  # an image
+batch = preprocess(image).unsqueeze(0)
+print(batch.shape, batch.dtype)
+print(weights.meta["categories"][:3])
+
+# %% tv-transforms-checks tags=["remove-cell"]
+assert batch.shape == (1, 3, 224, 224) and batch.dtype == torch.float32
+assert list(preprocess.mean) == [0.485, 0.456, 0.406]
+assert list(preprocess.std) == [0.229, 0.224, 0.225]
+assert preprocess.crop_size == [224] and preprocess.resize_size == [256]
+
+# %% tv-offline tags=["requires-torchvision"] raises="urllib.error.URLError: <urlopen error"
+model = resnet18(weights=ResNet18_Weights.DEFAULT)  # no network here
