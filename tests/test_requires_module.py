@@ -16,6 +16,7 @@ import pytest
 
 from mkdocs_examples.publish.notebooks import notebook, runnable_script
 from mkdocs_examples.recordings.store import Published, Recording
+from mkdocs_examples.render.checks import render_checks
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
@@ -50,6 +51,13 @@ def test_the_tag_names_the_module_and_is_part_of_the_key():
     assert cell_keys("d/v.py", [("x = 1\n", ("remove-cell",))]) == plain
 
 
+def test_the_hidden_check_right_after_such_a_cell_needs_the_module_too():
+    cells = parse_cells('# %% a tags=["requires-torchvision"]\nx = 1\n# %% a-checks tags=["remove-cell"]\n'
+                        "assert x\n# %% shown\nprint(2)\n")  # fmt: skip
+    assert [c.module for c in cells] == ["torchvision", "torchvision", None]
+    assert cells[1].tags == ("remove-cell",)  # untagged: its key is the one its source and tags make
+
+
 def test_a_tag_that_names_no_module_or_two_requirements_are_refused():
     with pytest.raises(ExampleError, match="unknown tag 'requires-torch-vision'"):
         parse_cells('# %% tags=["requires-torch-vision"]\nx = 1\n', "examples/a.py")
@@ -58,10 +66,11 @@ def test_a_tag_that_names_no_module_or_two_requirements_are_refused():
 
 
 def test_the_cell_is_skipped_where_the_module_does_not_import_and_runs_where_it_does(runner):
-    missing = runner.one('x = 1\n# %% tags=["requires-absent_module"]\nimport absent_module\n# %%\nprint(x)\n')
+    missing = runner.one('x = 1\n# %% tags=["requires-absent_module"]\nimport absent_module\ny = 2\n'
+                         '# %% tags=["remove-cell"]\nassert y == 2\n# %%\nprint(x)\n')  # fmt: skip
     assert missing.failure is None
-    assert [c.skipped for c in missing.result.cells] == [None, "requires-absent_module", None]
-    assert missing.result.cells[2].output == "1\n"  # the cells after it run
+    assert [c.skipped for c in missing.result.cells] == [None, "requires-absent_module", "requires-absent_module", None]
+    assert missing.result.cells[3].output == "1\n"  # the cells after it and its check run
     assert missing.result.depends["dist:absent_module"] == "not installed"  # installing it runs the example again
     (runner.root / "present_module.py").write_text("NAME = 'here'\n")
     found = runner.one('# %% tags=["requires-present_module"]\nimport present_module\nprint(present_module.NAME)\n')
@@ -105,3 +114,14 @@ def test_the_notebook_carries_the_recorded_output_and_says_where_it_comes_from()
     assert "0.29.1\n" in "".join(o.get("text", "") for o in vision["outputs"])
     missing = notebook(EXAMPLE, BUILT, None)
     assert any("needs torchvision" in "".join(c["source"]) for c in missing["cells"] if c["cell_type"] == "markdown")
+
+
+def test_the_checks_line_names_the_releases_that_ran_the_cells_the_build_could_not():
+    line = unescape(render_checks(BUILD_ENV, {EXAMPLE.path: [recorded("0.29.1\n")]}, "examples", lang="en",
+                                  lacking={EXAMPLE.path: "torchvision"}))  # fmt: skip
+    assert "The cells that need torchvision were checked on torch 2.14.1: the build's torch 2.13.0 cannot" in line
+    zh = unescape(render_checks(BUILD_ENV, {EXAMPLE.path: [recorded("0.29.1\n")]}, "examples", lang="zh",
+                                lacking={EXAMPLE.path: "torchvision"}))  # fmt: skip
+    assert "需要 torchvision 的单元在 torch 2.14.1 上检验过" in zh
+    plain = unescape(render_checks(BUILD_ENV, {EXAMPLE.path: [recorded("0.29.1\n")]}, "examples", lang="en"))
+    assert "torchvision" not in plain

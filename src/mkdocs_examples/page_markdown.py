@@ -229,7 +229,7 @@ def _block(build: Build, site: Site, src_uri: str, block: Block, lang: str, sour
 
 def _checks(build: Build, site: Site, blocks: Sequence[Block], lang: str) -> str:
     """The line on the torch releases the page's examples were checked on, where recordings add any."""
-    recorded, elsewhere, declared, differ = {}, {}, {}, set()
+    recorded, elsewhere, declared, differ, lacking = {}, {}, {}, set(), {}
     examples: dict[str, Example] = {}
     places: dict[str, str] = {}  # `path#index` of each cell the page shows: its anchor, where a check links to
     for block in blocks:
@@ -244,10 +244,13 @@ def _checks(build: Build, site: Site, blocks: Sequence[Block], lang: str) -> str
             elsewhere[block.path] = build.checked_elsewhere(example)
             declared[block.path] = build.verdicts(example)
             differ |= differing(example, build.outcomes[block.path].result, recorded[block.path])
+            skipped = {c.skipped for c in build.outcomes[block.path].result.cells} - {None, "requires-cuda"}
+            if skipped:  # cells of a module the build could not import (requires-<module>)
+                lacking[block.path] = min(s.removeprefix("requires-") for s in skipped if s)
     if not any(recorded.values()):
         return ""
     return render_checks(build.site_env(), recorded, site.folder, lang=lang, differ=differ, elsewhere=elsewhere,
-                         declared=declared, examples=examples, places=places)  # fmt: skip
+                         declared=declared, examples=examples, places=places, lacking=lacking)  # fmt: skip
 
 
 def _error_index(build: Build, page: Page, lang: str, kept: Kept | None = None) -> str:

@@ -38,6 +38,10 @@ TEXT: dict[str, dict[str, str]] = {
         "checked": "Checked on torch {releases}{count}.",
         "checked.count": " ({n} releases)",
         "checked.gpu": "Checked on {device} with torch {releases} too.",
+        "checked.module": "The cells that need {module} were checked on torch {releases}: the build's torch {here} "
+        "cannot import it.",
+        "checked.module.none": "The cells that need {module} have not been checked yet: the build's torch {here} "
+        "cannot import it, and no recording has run them.",
         "differ.on": "Outputs differ on torch {releases}: see the notes under them.",
         "and": "and",
         "sep": ", ",  # between items of a list in a sentence
@@ -211,6 +215,9 @@ TEXT: dict[str, dict[str, str]] = {
         "checked": "本页示例已在 torch {releases} 上检验{count}。",
         "checked.count": "（共 {n} 个版本）",
         "checked.gpu": "也已在 {device} 上用 torch {releases} 检验。",
+        "checked.module": "需要 {module} 的单元在 torch {releases} 上检验过：本站构建用的 torch {here} 导入不了它。",
+        "checked.module.none": "需要 {module} 的单元还没有检验过：本站构建用的 torch {here} 导入不了它，"
+        "也还没有录制运行过这些单元。",
         "differ.on": "torch {releases} 上的输出有所不同，见输出下方的注释。",
         "and": "和",
         "sep": "、",

@@ -102,6 +102,7 @@ def render_checks(
     built: dict[str, str], recorded: dict[str, list[Recording]], folder: str, *, lang: str, differ: Iterable[str] = (),
     elsewhere: dict[str, list[Recording]] | None = None, declared: dict[str, list[Verdict]] | None = None,
     examples: dict[str, Example] | None = None, places: dict[str, str] | None = None,
+    lacking: dict[str, str] | None = None,
 ) -> str:  # fmt: skip
     """The paragraph of checked releases for a page whose examples' fresh recordings are ``recorded`` (example
     path: its recordings), and the folded box of details for contributors where a check fails somewhere.
@@ -111,7 +112,9 @@ def render_checks(
     GPU) in which every cell of the example ran as it is now; ``declared``: example path: what the environments say
     of each of its checks (recordings/declared.py), those that declare a range said in its words; ``examples``: the
     examples by path (their ``claim=`` in the page's language); ``places``: the anchor on this page of each cell a
-    reader may be sent to (``path#index``: its id), a check of a cell the page does not show is said unlinked."""
+    reader may be sent to (``path#index``: its id), a check of a cell the page does not show is said unlinked;
+    ``lacking``: example path: the module its ``requires-<module>`` cells need, which the build could not import
+    (they ran only in the recordings that say so, which a sentence names)."""
     if not recorded:
         return ""
     text = texts(lang)
@@ -153,6 +156,13 @@ def render_checks(
         if on and (common := set.intersection(*on)):
             name = "CUDA" if device == "cuda" else device.upper()
             sentences.append(inline(text["checked.gpu"].format(device=name, releases=spans(common, text))))
+    for module in sorted(set((lacking or {}).values())):
+        runs = [{release(r.env.get("torch", "?")) for r in recorded.get(path, [])}
+                for path, needed in (lacking or {}).items() if needed == module]  # fmt: skip
+        common = set.intersection(*runs) if runs else set()
+        key = "checked.module" if common else "checked.module.none"
+        sentences.append(inline(text[key].format(module=module, releases=spans(common, text) if common else "",
+                                                 here=here)))  # fmt: skip
     if differ := set(differ) & everywhere:
         sentences.append(inline(text["differ.on"].format(releases=spans(differ, text))))
     found.sort(key=lambda f: f.order)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -84,14 +84,16 @@ class Cell:
     claim: str | None = None  # claim="...": what its check holds to be true, in a sentence (English)
     alt: str | None = None  # alt="...": what its figures show, for a reader who cannot see them (English)
     about: str | None = None  # about="name": the shown cell its check's claim is about (see :func:`claimed`)
+    checks: str | None = None  # the module of the cell right before it, a hidden check needs it too (see ``module``)
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
 
     @property
     def module(self) -> str | None:
-        """The module the cell needs (``requires-torchvision``: torchvision); it runs only where that imports."""
-        return next((m[1] for tag in self.tags if (m := _REQUIRES.match(tag))), None)
+        """The module the cell needs (``requires-torchvision``: torchvision); it runs only where that imports. A hidden
+        check (``remove-cell``) right after such a cell checks its variables: it needs the module too, untagged."""
+        return next((m[1] for tag in self.tags if (m := _REQUIRES.match(tag))), self.checks)
 
     @property
     def output_shown(self) -> bool:
@@ -258,6 +260,10 @@ def parse_cells(source: str, display: str = "<example>") -> tuple[Cell, ...]:
             seen[name] = marker_line
         cells.append(Cell(len(cells), body, marker_line + first + 1, name, tags, raises, marker_line or None, holds,
                           words.get("claim"), words.get("alt"), words.get("about")))
+    for index, cell in enumerate(cells):  # the module a hidden check's cell needs: the key holds it, by that cell's tag
+        before = cells[index - 1] if index else None
+        if before is not None and before.module and cell.has("remove-cell") and cell.module is None:
+            cells[index] = replace(cell, checks=before.module)
     for cell in cells:  # about= names a cell a page shows, before or after it
         if cell.about is not None and not any(c.name == cell.about and not c.has("remove-cell") for c in cells):
             raise ExampleError(display, cell.header, f"about={cell.about!r} names no cell a page shows; name one "

@@ -119,7 +119,7 @@ def _expected(cell: Cell, failure: Failure) -> bool:
 
 
 def _end_processes() -> None:
-    """End the processes multiprocessing started, as `python example.py` does when it exits.
+    """End the processes multiprocessing and inductor started, as `python example.py` does when it exits.
 
     The child leaves by os._exit (no interpreter shutdown: it would cost torch's teardown), which
     skips this: a DataLoader's workers would otherwise outlive the example for seconds, and count
@@ -128,6 +128,11 @@ def _end_processes() -> None:
     util = sys.modules.get("multiprocessing.util")
     if util is not None:
         util._exit_function()
+    # inductor's pool of compile workers (torch 2.4-2.7 start one), which an exit handler of torch's ends
+    shutdown = getattr(sys.modules.get("torch._inductor.async_compile"), "shutdown_compile_workers", None)
+    if callable(shutdown):
+        with contextlib.suppress(Exception):
+            shutdown()
 
 
 def _prepare(example: Example, options: Options, faults: int) -> tuple[types.ModuleType, _Imports]:

@@ -53,11 +53,6 @@ OWN_FOLDERS = {
     "TRITON_CACHE_DIR": "triton",
 }
 
-# Settings every example runs with. Inductor compiles in the example's own process: the pool of
-# compile workers that torch 2.4-2.7 start is ended by an exit handler, after the example's last line,
-# where the engine finds it still running and fails the example
-FIXED_ENVIRONMENT = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
-
 
 def linux_features() -> bool:
     """Whether the Linux-only protections are used here."""
@@ -185,7 +180,6 @@ def enter(
         processes.become_subreaper()  # what its processes orphan stays below it until it ends
     clean_environment()
     own_folders(box)
-    os.environ.update(FIXED_ENVIRONMENT)
     apply_limits(options)
     if linux:
         namespaces.drop_capabilities()
