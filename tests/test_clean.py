@@ -29,6 +29,16 @@ def test_paths_of_the_building_machine_are_shortened():
     )
 
 
+def test_the_examples_own_folders_show_as_a_readers_defaults():
+    box = Path("/tmp/mkx-1/3/box")
+    own = {"HOME": f"{box}/home", "TORCH_HOME": f"{box}/torch", "XDG_CACHE_HOME": f"{box}/cache", "TMPDIR": "/"}
+    cleaner = Cleaner(ROOT, WORK, Path("/tmp/mkx-1/3/tmp"), 20_000, own=own)
+    text = f'Downloading: "https://x/r.pth" to {box}/torch/hub/checkpoints/r.pth\n{box}/cache/a {box}/home/.b\n'
+    assert cleaner(text) == ('Downloading: "https://x/r.pth" to ~/.cache/torch/hub/checkpoints/r.pth\n'
+                             "~/.cache/a ~/.b\n", 0)  # fmt: skip
+    assert Cleaner(ROOT, WORK, Path("/tmp/x"), 100, own={"HOME": "/"})("a / b") == ("a / b", 0)
+
+
 def test_escapes_carriage_returns_and_control_characters():
     assert clean("\x1b[1mbold\x1b[0m 10%\r 50%\r100%\nbell\x07 \u202eevil") == ("100%\nbell␇ \ufffdevil", 0)
 

@@ -26,18 +26,28 @@ _MARKS |= {0x7F: "\u2421"} | {
 # of a long line instead made this quadratic.
 _SITE_PACKAGES = re.compile(r"(?<![^\s\"'(])(?:[A-Za-z]:)?[^\s\"'(]*[/\\](?:site|dist)-packages[/\\]")
 _STDLIB = re.compile(re.escape(os.path.dirname(os.__file__)) + r"[/\\]")
+# The example's own folders for what libraries keep (execute/child/sandbox.py: OWN_FOLDERS), new each run,
+# shown as the defaults a reader's machine has: torch.hub's downloads in ~/.cache/torch/hub
+READER_FOLDERS = {
+    "TORCH_HOME": "~/.cache/torch", "MPLCONFIGDIR": "~/.config/matplotlib", "XDG_CACHE_HOME": "~/.cache",
+    "XDG_CONFIG_HOME": "~/.config", "XDG_DATA_HOME": "~/.local/share", "HOME": "~",
+}  # fmt: skip
 MARGIN = 4096  # characters kept beyond max_output before paths are shortened (they only shrink)
 
 
 class Cleaner:
     """Clean captured text, keeping at most ``limit`` characters of it."""
 
-    def __init__(self, root: Path, workdir: Path, tmp: Path, limit: int) -> None:
+    def __init__(self, root: Path, workdir: Path, tmp: Path, limit: int, own: dict[str, str] | None = None) -> None:
         self.root, self.workdir, self.tmp, self.limit = root, workdir, tmp, limit
-        # the example's working folder; its temporary folder, new each build; the project
+        # the example's working folder; its temporary folder, new each build; the project; ``own``: its folders
+        # by variable (:data:`READER_FOLDERS`), HOME last: the others may lie inside it
+        own = own or {}
+        mine = [(Path(own[name]), short) for name, short in READER_FOLDERS.items()
+                if len(Path(own.get(name) or "/").parts) > 2]  # never "/" or "/home": a folder of its own
         self.folders = [
             (re.compile(re.escape(str(folder)) + r"(?![\w.-])"), short)
-            for folder, short in ((workdir, "."), (tmp, "/tmp"), (root.parent, "."))
+            for folder, short in ((workdir, "."), (tmp, "/tmp"), (root.parent, "."), *mine)
         ]
 
     def __call__(self, text: str) -> tuple[str, int]:

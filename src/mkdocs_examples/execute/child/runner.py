@@ -84,7 +84,7 @@ def run_example(
     workdir.mkdir()
     chdir(workdir)  # files an example writes land in an empty folder of its own
     root = example.file.parents[example.path.count("/")]
-    clean = Cleaner(root, workdir, Path(gettempdir()), options.max_output)
+    clean = Cleaner(root, workdir, Path(gettempdir()), options.max_output, own=dict(os.environ))
     capture = _Capture(Path(scratch, "output"))
     for cell in example.cells:
         emit("start", cell=cell.index)
