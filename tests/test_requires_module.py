@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from html import unescape
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 
 from mkdocs_examples.publish.notebooks import notebook, runnable_script
 from mkdocs_examples.recordings.store import Published, Recording
-from mkdocs_examples.render.checks import render_checks
+from mkdocs_examples.render.checks import differing, render_checks
 from mkdocs_examples.render.page import render_example
 from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.cells import Example, ExampleError, parse_cells
@@ -125,3 +126,9 @@ def test_the_checks_line_names_the_releases_that_ran_the_cells_the_build_could_n
     assert "需要 torchvision 的单元在 torch 2.14.1 上检验过" in zh
     plain = unescape(render_checks(BUILD_ENV, {EXAMPLE.path: [recorded("0.29.1\n")]}, "examples", lang="en"))
     assert "torchvision" not in plain
+
+
+def test_a_cell_the_build_skipped_is_no_difference_between_releases():
+    assert differing(EXAMPLE, BUILT, [recorded("0.29.1\n")]) == set()
+    assert differing(EXAMPLE, BUILT, [replace(recorded("0.29.1\n"), cells=(CellResult(0), CellResult(1, "0.29.1\n"),
+                                                                           CellResult(2, "later\n")))]) == {"2.14.1"}

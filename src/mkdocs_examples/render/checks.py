@@ -42,9 +42,10 @@ from mkdocs_examples.texts import text as texts
 def differing(example: Example, result: Result, recordings: list[Recording]) -> set[str]:
     """The releases of ``recordings`` in which a cell of ``example`` that pages show printed other than the
     build's ``result``, the machine's noise aside; a measurement (``varies``) and a cell whose check failed
-    there are left out, as pages leave them out; a release printing its own version is no difference."""
+    there are left out, as pages leave them out, and so is a cell the build skipped (it printed nothing to differ
+    from); a release printing its own version is no difference."""
     shown = {c.index for c in example.cells if c.tracked}
-    ours = {cell.cell: change_key(cell, result.env) for cell in result.cells if cell.cell in shown}
+    ours = {cell.cell: change_key(cell, result.env) for cell in result.cells if cell.cell in shown and not cell.skipped}
     found = set()
     for recording in recordings:
         cells = [c for c in recording.cells if c.cell in ours and c.cell not in recording.failed_cells]
