@@ -670,7 +670,7 @@ scale = Scale.__new__(Scale)
 scale.__init__(2.0)
 assert scale.factor == 2.0
 
-# %% address-in-use raises="torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address"
+# %% address-in-use raises="torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address" holds=">=2.7" claim="A port already in use raises `torch.distributed.DistNetworkError`"
 import os
 from datetime import timedelta
 
