@@ -302,7 +302,8 @@ def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box
     [  # a phrase or a Chinese tag of its page put it first for a question that holds it among many words
         ("", "freeze BatchNorm running mean and var when fine-tuning", "training/fine-tuning/"),  # BatchNorm
         ("", "FP16 autocast gives NaN loss", "training/mixed-precision/"),  # NaN loss
-        ("zh/", "加载模型报错 Unexpected key(s) in state_dict，key 前面多了 module.", "zh/errors/training/"),  # 加载模型
+        # 加载模型
+        ("zh/", "加载模型报错 Unexpected key(s) in state_dict，key 前面多了 module.", "zh/errors/training/"),
         # a name typed whole counts whatever surrounds it
         ("zh/", "F.dropout 在 eval 模式下还在生效", "zh/modules/functional/"),
         ("zh/", "自定义模型忘了写 super().__init__()", "zh/errors/training/"),
