@@ -299,6 +299,25 @@ def test_a_term_of_several_words_answers_itself_not_each_of_its_words(search_box
 
 @pytest.mark.parametrize(
     ("lang", "query", "found"),
+    [  # a phrase or a Chinese tag of its page put it first for a question that holds it among many words
+        ("", "freeze BatchNorm running mean and var when fine-tuning", "training/fine-tuning/"),  # BatchNorm
+        ("", "FP16 autocast gives NaN loss", "training/mixed-precision/"),  # NaN loss
+        # 加载模型
+        ("zh/", "加载模型报错 Unexpected key(s) in state_dict，key 前面多了 module.", "zh/errors/training/"),
+        # a name typed whole counts whatever surrounds it
+        ("zh/", "F.dropout 在 eval 模式下还在生效", "zh/modules/functional/"),
+        ("zh/", "自定义模型忘了写 super().__init__()", "zh/errors/training/"),
+    ],
+)
+def test_a_phrase_comes_first_where_it_is_a_share_of_the_query(search_box, lang, query, found):
+    """search_assets/worker.js: a phrase of terms.yml (and a Chinese tag searched with its parts) puts its page
+    first where it holds at least half the query's content words (PT_PHRASE_SHARE); in a longer question
+    the scores rank the pages. A name typed whole (F.dropout) puts its page first in any query."""
+    assert search_box(lang, query)[0] == f"/{found}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "found"),
     [  # as the start of words, 训练 found every title with 训练集 (data/splits), 学习 every 学习率
         ("zh/", "训练的时候显存爆了", "zh/devices/gpu-memory/"),
         ("zh/", "模型训练结果复现", "zh/training/reproducibility/"),

@@ -69,7 +69,7 @@ function ptQuery(query, index) {
       if (lunr.zh && (!lunr.zh.stopWordFilter(word) || PT_STOP.has(word)) && !(last && word === part)) return
       words.push(word.length === 1 ? word + "^1" : word) // ^1: no wildcard, the same weight
       var parts = ptTagParts(word, index)
-      if (parts.length) ptSplitTags.push(word)
+      if (parts.length && (1 + parts.length) * PT_PHRASE_SHARE >= ptMarkTyped.length) ptSplitTags.push(word)
       parts.forEach(function (piece) { if (words.indexOf(piece) < 0) words.push(piece) })
     })
   })
@@ -87,8 +87,10 @@ function ptQuery(query, index) {
 // whole, as a tag: alone it answered only the pages it tags, and a page about the same subject in other
 // words (显存 on the page about GPU memory) was never offered. A tag that is a phrase, words of the index
 // of two characters or more end to end (显存 + 不够, 多卡 + 训练), is searched with its words beside it,
-// and the pages it tags come first (ptTagRank). A tag that is one word (检查点, not 检查 + 点; 爆显存)
-// is searched as it is: its pieces are not its subject
+// and the pages it tags come first (ptTagRank), where the tag and its words are a share of the query's
+// content words as a phrase must be (PT_PHRASE_SHARE: 加载模型 is not the subject of a pasted error that
+// follows it). A tag that is one word (检查点, not 检查 + 点; 爆显存) is searched as it is: its pieces
+// are not its subject
 var ptTagTerms = Object.create(null) // a Chinese tag of a page of the index: true
 var ptSplitTags = [] // the query's tags searched with their parts
 function ptTagRank(group) {
@@ -253,7 +255,7 @@ function ptTypedWordsFound(item) {
 // of them alone (the word loss of the tag "NaN loss" put its page first for every query with "loss").
 // Words are compared as the index compares them (stop words left out, stemmed: "multiple GPUs" is
 // in "use multiple gpu"), Han characters one by one (loss不下降 is in loss不下降怎么办)
-var ptPhrases = [] // [the page, its phrase's words]
+var ptPhrases = [] // [the page, its phrase's words, whether it is a name]
 var ptPhrasesFound = {} // the page: the number of words of its longest phrase the query holds
 // (a phrase of one word but for its stop words, weights_only, keeps them: weights alone is no phrase)
 function ptPhraseWords(text, all) {
@@ -270,15 +272,23 @@ function ptPhraseWords(text, all) {
 }
 function ptPhrasesIn(query) {
   var found = {}
-  var words = " " + ptPhraseWords(query).join(" ") + " | " + ptPhraseWords(query, true).join(" ") + " "
+  var content = ptPhraseWords(query)
+  var distinct = new Set(content).size // "GPUs / which GPU": one word
+  var words = " " + content.join(" ") + " | " + ptPhraseWords(query, true).join(" ") + " "
   ptPhrases.forEach(function (phrase) {
     var page = phrase[0]
+    if (!phrase[2] && phrase[1].length * PT_PHRASE_SHARE < distinct) return
     if (words.indexOf(" " + phrase[1].join(" ") + " ") >= 0) found[page] = Math.max(found[page] || 0, phrase[1].length)
   })
   return found
 }
 // A page with a phrase the query holds comes first, the longest phrase first: readers with these words
-// look for that page
+// look for that page. Where the phrase is a small part of a longer question (BatchNorm in "freeze
+// BatchNorm running mean and var when fine-tuning", NaN loss in "FP16 autocast gives NaN loss"), the
+// question is about more than the phrase's page: the phrase counts only where it holds at least
+// 1 / PT_PHRASE_SHARE of the query's content words, and the scores rank the rest. A name typed whole
+// (F.dropout, weights_only) always counts: code names the subject, whatever words surround it
+var PT_PHRASE_SHARE = 2
 function ptPhraseRank(group) {
   return ptPhrasesFound[group[0].location.split("#")[0]] || 0
 }
@@ -702,7 +712,8 @@ addEventListener("message", function (event) {
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
       var page = doc.location.split("#")[0] // a section's phrase puts its page first
-      ;(doc.phrases || []).concat(doc.names || []).forEach(function (phrase) { ptPhrases.push([page, ptPhraseWords(phrase)]) })
+      ;(doc.phrases || []).forEach(function (phrase) { ptPhrases.push([page, ptPhraseWords(phrase), false]) })
+      ;(doc.names || []).forEach(function (name) { ptPhrases.push([page, ptPhraseWords(name), true]) })
     })
     ptSynonymGroups(message.data.config.synonyms || [])
     ptTermPieces(message.data.docs, message.data.config.synonyms || [])
