@@ -38,7 +38,7 @@ for name in ["onnxscript", "onnx", "onnxruntime"]:
     assert importlib.util.find_spec(name) is None
 assert not os.path.exists("model.onnx")  # nothing written
 
-# %% legacy raises="torch.onnx.OnnxExporterError: Module onnx is not installed!"
+# %% legacy raises="torch.onnx.OnnxExporterError: Module onnx is not installed!" holds=">=2.5" claim="Without the `onnx` package, `dynamo=False` raises `torch.onnx.OnnxExporterError`"
 torch.onnx.export(model, (x,), "model.onnx", dynamo=False)
 
 # %% legacy-checks tags=["remove-cell"] holds=">=2.9" claim="`dynamo=False` warns that the TorchScript-based ONNX exporter is the legacy one"
@@ -67,7 +67,7 @@ for node in program.graph.nodes:
         print(node.target)
 print(torch.equal(program.module()(x), model(x)))
 
-# %% program-checks tags=["remove-cell"]
+# %% program-checks tags=["remove-cell"] holds=">=2.9" about="program" claim="`torch.onnx.export` takes an `ExportedProgram` as it is, and exports a module through `torch.export.export`"
 ops = [n.target for n in program.graph.nodes if n.op == "call_function"]
 assert ops == [
     torch.ops.aten.linear.default,
@@ -108,7 +108,7 @@ runnable = program.module()
 print(runnable(torch.randn(5, 4)).shape)
 print(runnable(torch.randn(1, 4)).shape)
 
-# %% dynamic-checks tags=["remove-cell"]
+# %% dynamic-checks tags=["remove-cell"] holds=">=2.9" claim="`torch.onnx.export` takes the `dynamic_shapes` of `torch.export`; without them every shape is fixed"
 y = torch.randn(7, 4)
 assert torch.equal(runnable(y), model(y))
 assert runnable(torch.randn(5, 4)).shape == (5, 2)
