@@ -41,7 +41,7 @@ assert not os.path.exists("model.onnx")  # nothing written
 # %% legacy raises="torch.onnx.OnnxExporterError: Module onnx is not installed!" holds=">=2.5" claim="Without the `onnx` package, `dynamo=False` raises `torch.onnx.OnnxExporterError`"
 torch.onnx.export(model, (x,), "model.onnx", dynamo=False)
 
-# %% legacy-checks tags=["remove-cell"] holds=">=2.9" claim="`dynamo=False` warns that the TorchScript-based ONNX exporter is the legacy one"
+# %% legacy-checks tags=["remove-cell"] holds=">=2.10" claim="`dynamo=False` warns that the TorchScript-based ONNX exporter is the legacy one"
 import warnings
 
 assert not os.path.exists("model.onnx")
@@ -67,7 +67,7 @@ for node in program.graph.nodes:
         print(node.target)
 print(torch.equal(program.module()(x), model(x)))
 
-# %% program-checks tags=["remove-cell"] holds=">=2.9" about="program" claim="`torch.onnx.export` takes an `ExportedProgram` as it is, and exports a module through `torch.export.export`"
+# %% program-checks tags=["remove-cell"] holds=">=2.8" about="program" claim="`torch.onnx.export` takes an `ExportedProgram` as it is, and exports a module through `torch.export.export`"
 ops = [n.target for n in program.graph.nodes if n.op == "call_function"]
 assert ops == [
     torch.ops.aten.linear.default,
