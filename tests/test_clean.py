@@ -39,6 +39,12 @@ def test_the_examples_own_folders_show_as_a_readers_defaults():
     assert Cleaner(ROOT, WORK, Path("/tmp/x"), 100, own={"HOME": "/"})("a / b") == ("a / b", 0)
 
 
+def test_the_time_and_process_of_a_torch_log_line_are_left_out():
+    line = "W1127 10:16:44.694000 2 torch/fx/experimental/symbolic_shapes.py:8866] Unable to find user code\n"
+    assert clean(line) == ("W<time> <pid> torch/fx/experimental/symbolic_shapes.py:8866] Unable to find user code\n", 0)
+    assert clean("W1127 is a word\n") == ("W1127 is a word\n", 0)
+
+
 def test_escapes_carriage_returns_and_control_characters():
     assert clean("\x1b[1mbold\x1b[0m 10%\r 50%\r100%\nbell\x07 \u202eevil") == ("100%\nbell␇ \ufffdevil", 0)
 

@@ -32,6 +32,9 @@ READER_FOLDERS = {
     "TORCH_HOME": "~/.cache/torch", "MPLCONFIGDIR": "~/.config/matplotlib", "XDG_CACHE_HOME": "~/.cache",
     "XDG_CONFIG_HOME": "~/.config", "XDG_DATA_HOME": "~/.local/share", "HOME": "~",
 }  # fmt: skip
+# The head of a line of torch's own log (glog's format: level, date and time, process id), which differs on
+# every run: "W1127 10:16:44.694000 2 torch/fx/...] ..." shows as "W<time> <pid> torch/fx/...] ..."
+_TORCH_LOG = re.compile(r"(?m)^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ ")
 MARGIN = 4096  # characters kept beyond max_output before paths are shortened (they only shrink)
 
 
@@ -62,5 +65,6 @@ class Cleaner:
         text = _STDLIB.sub(f"…/python{sys.version_info[0]}.{sys.version_info[1]}/", text)
         for pattern, short in self.folders:
             text = pattern.sub(short, text)
+        text = _TORCH_LOG.sub(r"\1<time> <pid> ", text)
         cut += max(0, len(text) - self.limit)
         return text[: self.limit], cut
