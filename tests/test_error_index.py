@@ -199,9 +199,10 @@ def _entries(index_page: str) -> list[re.Pattern]:
 
 
 # Where the torch that raised a message was built, in the C++ file it names: the build's wheel says
-# [/__w/pytorch/pytorch/third_party/gloo/...], another release's [/pytorch/third_party/gloo/...]. The
-# index counts them as one wording (render/attribution.py, NOISE) and shows the build's
-_SOURCE_DIRS = re.compile(r"(?<=\[)/[^\s\]]*/(?=[\w.-]+\.(?:c|cc|cpp|cu|h|hpp):)")
+# [/__w/pytorch/pytorch/third_party/gloo/...], another release's [/pytorch/third_party/gloo/...] or, relative
+# to where it was built, [../third_party/gloo/...]. The index counts them as one wording
+# (render/attribution.py, NOISE) and shows the build's
+_SOURCE_DIRS = re.compile(r"(?<=\[)(?:/|\.\./)[^\s\]]*/(?=[\w.-]+\.(?:c|cc|cpp|cu|h|hpp):)")
 
 
 def _built_where(message: str) -> str:
