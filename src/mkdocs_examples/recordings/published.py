@@ -139,16 +139,14 @@ class PublishedRecordings:
                 for r in self.fresh(example)]  # not the cell whose check failed there: pages leave it out
 
     def first(self, example: Example) -> Recording | None:
-        """The recording whose outputs downloads and notebook views carry for the cells the build skips: the first
-        on another device (a GPU's, for ``requires-cuda``); for an example with ``requires-<module>`` cells, the
-        newest release's in which they all ran, wherever."""
-        elsewhere = self.elsewhere(example)
+        """The recording whose outputs downloads and notebook views carry for the cells the build skips: for an
+        example with ``requires-<module>`` cells, the newest release's in which they all ran; otherwise the first
+        on another device (a GPU's, for ``requires-cuda``)."""
         needing = [c.index for c in example.cells if c.module]
         if needing:
-            ran = sorted((r for r in self.fresh(example) if all((c := r.cell(i)) and not c.skipped for i in needing)),
-                         key=lambda r: _release(r.env.get("torch", "")), reverse=True)  # fmt: skip
-            elsewhere = [r for r in elsewhere if r in ran] + [r for r in ran if r not in elsewhere]
-        return next(iter(elsewhere), None)
+            ran = [r for r in self.fresh(example) if all((c := r.cell(i)) and not c.skipped for i in needing)]
+            return max(ran, key=lambda r: _release(r.env.get("torch", "")), default=None)
+        return next(iter(self.elsewhere(example)), None)
 
     def checked_elsewhere(self, example: Example) -> list[Recording]:
         """The recordings of ``example`` on another device than the build's (a GPU) in which every cell ran as it is
