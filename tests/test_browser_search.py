@@ -180,6 +180,24 @@ def test_pasted_error_line_finds_its_page_first(search_box, lang, error, found):
 
 
 @pytest.mark.parametrize(
+    ("query", "section"),
+    [
+        ("多进程里用 CUDA 报错 Cannot re-initialize CUDA in forked subprocess",
+         "zh/errors/cuda/#runtimeerror-cannot-re-initialize-cuda-in-forked-subprocess"),
+        # the message between the reader's own words, with the reader's batch size
+        ("BatchNorm 报错 Expected more than 1 value per channel when training，batch size 为 1",
+         "zh/errors/training/#valueerror-expected-more-than-1-value-per-channel-when-training-got-input-size-torchsize1-4"),
+    ],
+)  # fmt: skip
+def test_a_chinese_question_around_a_pasted_message_lands_on_its_section(search_box, query, section):
+    """A Chinese question that quotes an error (search_assets/worker.js, ptPastedInside) is searched as a
+    question, and the section headed by that error comes first, its card linked to the section."""
+    search_box("zh/", query)
+    href = urlsplit(search_box.tabs["zh/"].locator(".md-search-result__item > a").first.get_attribute("href"))
+    assert unquote(f"{href.path}#{href.fragment}") == f"/{section}"
+
+
+@pytest.mark.parametrize(
     ("lang", "query", "found"),
     [  # questions of six words or more that say "is", "not" or "only", as a message does
         ("", "the loss does not go down at all", "training/loss-debugging/"),

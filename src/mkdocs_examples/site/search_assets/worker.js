@@ -119,6 +119,7 @@ var PT_SHORT = 4 // letters
 // of the query's words the entry holds. A name typed whole (set_epoch, torch.where) is found where it is
 // whole, not where its pieces are apart (the set and the epoch of another subject's text)
 var ptNames = [] // the names typed whole: [the name, lowercased; its pieces searched]
+var ptAllText = "" // the titles and texts of every entry, lowercased
 function ptShare(terms, doc) {
   var found = Object.assign({}, terms)
   var where = null
@@ -145,10 +146,13 @@ function ptFields(word, typing, index) {
 // plateau). Each but the last is matched whole, not as the start of any word (num found the tag numpy;
 // On, every one and onto), and where the reader typed the name (not a synonym we added) a page must hold
 // every piece (pin_memory found the pages on GPU memory first); a stop word (the no of no_grad, the On of
-// ReduceLROnPlateau) is left out, as the index leaves it out
+// ReduceLROnPlateau) is left out, as the index leaves it out. A name no entry holds (masked_select,
+// SummaryWriter, on a site without them) requires nothing: required, its pieces left no result at all
+// for a question that named it, where the pages about its other words answer
 function ptWholePieces(word, typed) {
   var pieces = word.split(/_+|(?!\b)(?=[A-Z][a-z])/) // as the index's separator cuts them (mkdocs.yml)
   if (pieces.length < 2 || !pieces.every(function (piece) { return /^[A-Za-z0-9]+$/.test(piece) })) return word
+  typed = typed && ptAllText.indexOf(word.toLowerCase()) >= 0
   var last = pieces.pop()
   pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
   if (lunr.stopWordFilter(last.toLowerCase()) || !pieces.length) pieces.push(last) // weights_only: weights
@@ -306,9 +310,22 @@ var ptErrorLine = false
 var PT_QUOTED = 5
 var PT_TYPED = /[a-z](Error|Exception|Warning)\b/
 var ptMessages = " " // the index's error and warning lines, as ptMessageWords, " | " between two
+// A Chinese question around a pasted message (多进程里用 CUDA 报错 Cannot re-initialize CUDA in forked
+// subprocess) is searched as a question, its words all counting, and a section headed by the message it
+// quotes comes first (ptHeadedByTheError): the Chinese pages show the same English lines
+var ptPastedInside = false
 function ptErrorQuery(query) {
+  ptPastedInside = false
+  if (PT_HAN.test(query)) {
+    ptErrorLine = false
+    var latin = query.replace(/\p{sc=Han}+/gu, " ").replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ")
+    ptPastedInside = ptQuotesAMessage(latin)
+    ptPasted = new Set(ptMessageWords(latin))
+    ptPastedRun = ptMessageWords(latin).join(" ")
+    return query
+  }
   var words = query.split(ptSeparator).filter(Boolean)
-  ptErrorLine = words.length >= 3 && !/\p{sc=Han}/u.test(query) && (PT_TYPED.test(query) || ptQuotesAMessage(query))
+  ptErrorLine = words.length >= 3 && (PT_TYPED.test(query) || ptQuotesAMessage(query))
   if (!ptErrorLine) return query
   ptPasted = new Set(ptMessageWords(query))
   ptPastedRun = ptMessageWords(query).join(" ")
@@ -348,14 +365,16 @@ function ptWordsFound(group) {
   }))
 }
 // A page with a section headed by the pasted error itself (every word of the heading is a word of
-// the line, but for one name in a heading of PT_NAMED words or more: the reader's module is [Net] where
-// the heading's is [Model]; and one is Error, Exception or Warning), or by an error the paste is a part of (its
+// the line, but for the heading's type, which readers often leave out, and for one name in a heading of
+// PT_NAMED words or more: the reader's module is [Net] where the heading's is [Model], an old release's
+// Variable where the heading's is Tensor; and one is Error, Exception or Warning), or by an error the paste is a part of (its
 // words, in their order, within the heading's: a reader copied the message without its type or its
 // end): the errors pages' sections, which exist to answer that paste. It comes before a page that
 // only shows the error on the way, however many of the line's words that page holds (an output may
 // print the whole line where the heading cuts it)
 var ptPasted = null
 var PT_NAMED = 6
+var PT_TYPE = /^[\s`]*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning):/ // the heading's type, which a paste may leave out
 var ptPastedRun = "" // the pasted words (ptMessageWords), in their order, one space apart
 function ptWords(text) {
   var entities = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&amp;": "&"}
@@ -366,20 +385,26 @@ function ptWords(text) {
 function ptHeadedByTheError(group) {
   return group.some(function (item) {
     var heading = ptMessageWords(item.title)
-    var missing = heading.filter(function (word) { return !ptPasted.has(word) }).length
+    var typed = PT_TYPE.exec(item.title.replace(/<[^>]*>/g, ""))
+    var type = new Set(typed ? ptMessageWords(typed[0]) : [])
+    var missing = new Set(heading.filter(function (word) { return !ptPasted.has(word) && !type.has(word) })).size
     return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
       (missing === 0 || (missing === 1 && heading.length >= PT_NAMED) || ptRunIn(" " + heading.join(" ") + " "))
   })
 }
-// Whether the heading holds the pasted words in their order: all of them, or the first six or more (a
-// message followed by the reader's own words: "stack expects each tensor to be equal size / variable
-// length batch")
+// Whether the heading holds the pasted words in their order: all of them, or six or more in a row (a
+// message with the reader's own words around it: "stack expects each tensor to be equal size / variable
+// length batch", "BatchNorm Expected more than 1 value per channel when training, batch size 1")
 function ptRunIn(heading) {
   var words = ptPastedRun.split(" ")
-  for (var n = words.length; n >= Math.min(6, words.length); n--) {
-    if (heading.indexOf(" " + words.slice(0, n).join(" ") + " ") >= 0) return true
+  if (heading.indexOf(" " + ptPastedRun + " ") >= 0) return true
+  for (var start = 0; start + 6 <= words.length; start++) {
+    if (heading.indexOf(" " + words.slice(start, start + 6).join(" ") + " ") >= 0) return true
   }
   return false
+}
+function ptPastedRank(group) {
+  return ptPastedInside && ptHeadedByTheError(group) ? 1 : 0
 }
 function ptErrorRank(group) {
   return (ptHeadedByTheError(group) ? 1000 : 0) + ptWordsFound(group)
@@ -612,6 +637,7 @@ function ptTagged(doc) {
 }
 function ptAnswers(item) {
   if (ptErrorLine) return ptHeadedByTheError([item])
+  if (ptPastedInside && ptHeadedByTheError([item])) return true
   var terms = Object.keys(item.terms)
   return ptMarkTyped.length > 1 && terms.length > 0 && terms.every(function (term) { return item.terms[term] })
 }
@@ -682,7 +708,9 @@ self.postMessage = function (message) {
   if (ptErrorLine && message.type === 3) {
     message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
   } else if (message.type === 3) {
-    message.data.items.sort(function (a, b) { return ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a) })
+    message.data.items.sort(function (a, b) {
+      return ptPastedRank(b) - ptPastedRank(a) || ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a)
+    })
   }
   if (message.type === 3) {
     message.data.items.forEach(function (group) {
@@ -709,6 +737,7 @@ addEventListener("message", function (event) {
       ;(doc.tags || []).forEach(function (tag) { if (/^\p{sc=Han}+$/u.test(tag)) ptTagTerms[tag.toLowerCase()] = true })
     })
     ptMessages = ptMessagesOf(message.data.docs)
+    ptAllText = message.data.docs.map(function (doc) { return doc.title + " " + doc.text }).join(" ").toLowerCase()
     ptPhrases = []
     message.data.docs.forEach(function (doc) {
       var page = doc.location.split("#")[0] // a section's phrase puts its page first
