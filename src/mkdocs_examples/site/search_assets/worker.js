@@ -350,11 +350,17 @@ function ptQuotesAMessage(query) {
 function ptMessageWords(text) {
   return ptWords(text).map(function (word) { return /^\d+$/.test(word) ? "#" : word })
 }
+// A message's lines after its first are its own too (torch.load's Weights only load failed, then "In
+// PyTorch 2.6, we changed the default value of the weights_only argument"): the rest of its block of text
 function ptMessagesOf(docs) {
   var lines = []
   docs.forEach(function (doc) {
-    ;[doc.title].concat(doc.text.split(/<[^>]*>|\n/)).forEach(function (line) {
-      if (PT_TYPED.test(line)) lines.push(ptMessageWords(line).join(" "))
+    ;[doc.title].concat(doc.text.split(/<[^>]*>/)).forEach(function (block) {
+      var message = false
+      block.split("\n").forEach(function (line) {
+        message = message || PT_TYPED.test(line)
+        if (message && /\w/.test(line)) lines.push(ptMessageWords(line).join(" "))
+      })
     })
   })
   return " " + lines.join(" | ") + " "
