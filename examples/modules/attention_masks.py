@@ -165,6 +165,9 @@ assert (w[0] > 0).all()  # the full sequence: no key is masked
 assert (w[1, 2:, :2] > 0).all() and not out[1, 2:].isnan().any()
 assert torch.allclose(out[1, :2], alone[0], atol=1e-6)
 assert torch.allclose(out[0], mha(x[:1], x[:1], x[:1])[0][0], atol=1e-6)
+# without the mask, the padding changes the real positions' outputs
+unmasked, _ = mha(x, x, x)
+assert not torch.allclose(unmasked[1, :2], alone[0], atol=1e-3)
 
 # %% sdpa-padding
 allowed = ~pad[:, None, :]  # (batch, 1, S): the same for every query
