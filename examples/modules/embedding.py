@@ -194,12 +194,14 @@ print(torch.equal(other.weight, weights))
 # %% copy-no-grad-checks tags=["remove-cell"]
 assert torch.equal(layer.weight, weights) and layer.weight.requires_grad
 assert layer.weight.data_ptr() != weights.data_ptr()  # a copy: its own memory
-assert torch.equal(other.weight, weights)
+assert torch.equal(other.weight, weights) and other.weight.requires_grad
 # the same Parameter, written in place: an optimizer holding it still has it
 kept = nn.Embedding(len(vocab), 3)
 parameter, address = kept.weight, kept.weight.data_ptr()
 with torch.no_grad():
     kept.weight.copy_(weights)
+assert kept.weight is parameter and kept.weight.data_ptr() == address
+kept.weight.data.copy_(weights * 2)  # .data writes into the same memory too
 assert kept.weight is parameter and kept.weight.data_ptr() == address
 try:  # the width must be embedding_dim
     with torch.no_grad():
@@ -231,30 +233,6 @@ else:
     raise AssertionError("backward ran through a weight changed under no_grad")
 tied_backward(lambda tied: tied.weight.data.copy_(weights))  # .data: no error
 
-# %% unfreeze
-model = nn.Sequential(nn.Embedding.from_pretrained(weights.clone()),
-                      nn.Linear(3, 2))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # the frozen one too
-x, y = torch.tensor([2, 3, 6]), torch.tensor([0, 1, 1])
-
-
-def train_step():
-    before = model[0].weight.detach().clone()
-    optimizer.zero_grad()
-    F.cross_entropy(model(x), y).backward()
-    optimizer.step()
-    return not torch.equal(model[0].weight, before)
-
-
-print("embedding trained:", train_step())
-model[0].weight.requires_grad_(True)  # unfreeze, after a few epochs
-print("embedding trained:", train_step())
-
-# %% unfreeze-checks tags=["remove-cell"]
-assert model[0].weight.requires_grad and model[0].weight.grad is not None
-assert not torch.equal(model[0].weight, weights)
-assert torch.equal(model[0].weight[[0, 1, 4, 5]], weights[[0, 1, 4, 5]])  # rows not in x
-
 # %% max-norm
 glove_vectors = weights.clone()
 print(glove_vectors.norm(dim=1))
@@ -269,10 +247,10 @@ assert not torch.equal(glove_vectors[6], weights[6])
 assert torch.allclose(glove_vectors[6], weights[6] / weights[6].norm(), atol=1e-6)
 assert torch.equal(glove_vectors[:6], weights[:6])  # rows not looked up are untouched
 assert not embedding.weight.requires_grad  # frozen, and changed all the same
-kept = weights.clone()
-safe = nn.Embedding.from_pretrained(kept.clone(), max_norm=1.0)
+loaded = weights.clone()
+safe = nn.Embedding.from_pretrained(loaded.clone(), max_norm=1.0)
 safe(torch.tensor([6]))
-assert torch.equal(kept, weights)  # a clone keeps the original
+assert torch.equal(loaded, weights)  # a clone keeps the original
 
 
 def weight_used_before_forward(clone):
@@ -294,6 +272,31 @@ except RuntimeError as error:
 else:
     raise AssertionError("backward ran through the weight max_norm rescaled")
 
+# %% unfreeze
+model = nn.Sequential(nn.Embedding.from_pretrained(weights), nn.Linear(3, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # the frozen one too
+x, y = torch.tensor([2, 3, 6]), torch.tensor([0, 1, 1])
+
+
+def train_step():
+    before = model[0].weight.tolist()
+    optimizer.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    optimizer.step()
+    return model[0].weight.tolist() != before
+
+
+print("embedding trained:", train_step())
+model[0].weight.requires_grad_(True)  # unfreeze, after a few epochs
+print("embedding trained:", train_step())
+
+# %% unfreeze-checks tags=["remove-cell"]
+assert model[0].weight.requires_grad and model[0].weight.grad is not None
+for word in ["the", "cat", "mat"]:  # the ids of x: trained
+    assert not torch.equal(model[0].weight[vocab[word]], vectors[word])
+assert torch.equal(model[0].weight[[0, 1, 4, 5]], torch.zeros(4, 3))  # rows not in x
+assert model[0].weight.data_ptr() == weights.data_ptr()  # weights was trained too
+
 # %% bag
 bag = nn.EmbeddingBag(len(vocab), 3, mode="mean", padding_idx=vocab["<pad>"])
 flat = torch.tensor([2, 3, 4, 5, 6])  # two sentences, one after the other
@@ -304,7 +307,7 @@ print(torch.allclose(bag(padded), bag(flat, offsets)))  # <pad> left out
 
 # %% bag-checks tags=["remove-cell"]
 means = bag(flat, offsets)
-assert means.shape == (2, 3)
+assert means.shape == (2, 3) and nn.EmbeddingBag(3, 2).mode == "mean"
 assert torch.allclose(means[0], bag.weight[[2, 3, 4]].mean(dim=0))
 assert torch.allclose(means[1], bag.weight[[5, 6]].mean(dim=0))
 assert torch.allclose(bag(padded), means)
