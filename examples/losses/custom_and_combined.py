@@ -1,0 +1,387 @@
+# %% [markdown]
+# A custom loss is a function of tensor operations, which autograd
+# differentiates: a weighted MSE and a soft Dice loss with their gradients
+# checked, what breaks the graph, adding several losses, and L2 and L1
+# penalties (with weight_decay, and without biases and norm layers)
+
+# %% [markdown] lang="zh"
+# 自定义损失函数就是一个由张量运算组成的函数，由自动求导负责求梯度：加权 MSE
+# 和 soft Dice 损失及其梯度检查、哪些写法会切断计算图、多个损失相加，以及 L2
+# 和 L1 正则项（与 `weight_decay` 的关系，以及不对偏置和归一化层施加正则）
+
+# %% weighted-mse
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def weighted_mse(pred, target, weight):
+    return (weight * (pred - target) ** 2).mean()
+
+
+pred = torch.randn(4, requires_grad=True)
+target = torch.randn(4)
+weight = torch.tensor([1.0, 1.0, 2.0, 0.5])  # one weight per element
+loss = weighted_mse(pred, target, weight)
+loss.backward()  # no backward to write: autograd differentiates the function
+print(loss)
+with torch.no_grad():
+    by_hand = 2 * weight * (pred - target) / pred.numel()
+print(pred.grad)
+print(by_hand)
+print(torch.allclose(pred.grad, by_hand))
+
+# %% weighted-mse-checks tags=["remove-cell"]
+assert loss.requires_grad and loss.shape == ()
+assert type(loss.grad_fn).__name__ == "MeanBackward0"
+assert torch.allclose(pred.grad, by_hand)
+# with equal weights it is the MSE, and it is the built-in loss per element,
+# weighted, then averaged
+assert torch.allclose(weighted_mse(pred, target, torch.ones(4)),
+                      F.mse_loss(pred, target))
+assert torch.allclose(
+    loss, (F.mse_loss(pred, target, reduction="none") * weight).mean())
+
+# %% dice
+class SoftDiceLoss(nn.Module):
+    def __init__(self, smooth=1.0):
+        super().__init__()
+        self.smooth = smooth
+
+    def forward(self, logits, target):
+        p = torch.sigmoid(logits)  # soft: a probability, not a 0/1 mask
+        intersection = (p * target).sum()
+        total = p.sum() + target.sum()
+        return 1 - (2 * intersection + self.smooth) / (total + self.smooth)
+
+
+criterion = SoftDiceLoss()
+logits = torch.randn(2, 8, dtype=torch.float64, requires_grad=True)
+mask = (torch.rand(2, 8) > 0.5).double()
+print(criterion(logits, mask))
+print(torch.autograd.gradcheck(criterion, (logits, mask)))
+
+# %% dice-checks tags=["remove-cell"]
+import warnings
+
+from torch.autograd.gradcheck import GradcheckError
+
+assert torch.autograd.gradcheck(criterion, (logits, mask)) is True
+assert list(criterion.parameters()) == []  # a module with no weights
+dice = criterion(logits, mask)
+assert dice.grad_fn is not None and 0 < dice.item() < 1
+# a perfect prediction gives 0
+assert torch.allclose(criterion(torch.where(mask > 0, 30.0, -30.0), mask),
+                      torch.zeros((), dtype=torch.float64))
+# in float32 the finite differences are too coarse: gradcheck warns, then
+# reports a mismatch although the gradient is right
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        torch.autograd.gradcheck(criterion, (logits.float(), mask.float()))
+    except GradcheckError as error:
+        assert "Jacobian mismatch" in str(error)
+    else:
+        raise AssertionError("gradcheck passed in float32")
+assert any("double precision" in str(w.message) for w in caught)
+# a hard 0/1 mask made with a comparison has no gradient at all
+hard = (logits > 0).float()
+assert not hard.requires_grad and hard.grad_fn is None
+
+# %% numpy-loss raises="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+def dice_numpy(logits, target):
+    p = torch.sigmoid(logits).detach().numpy()  # numpy() needs detach()
+    t = target.numpy()
+    score = (2 * (p * t).sum() + 1) / (p.sum() + t.sum() + 1)
+    return torch.tensor(1 - score)  # a new tensor, with no history
+
+
+loss = dice_numpy(logits, mask)
+print(loss, loss.requires_grad, loss.grad_fn)
+loss.backward()
+
+# %% numpy-loss-checks tags=["remove-cell"]
+assert not loss.requires_grad and loss.grad_fn is None
+assert torch.allclose(loss, criterion(logits, mask))  # the value is right
+# .numpy() refuses a tensor that requires grad
+try:
+    torch.sigmoid(logits).numpy()
+except RuntimeError as error:
+    assert "Can't call numpy() on Tensor that requires grad" in str(error)
+else:
+    raise AssertionError("numpy() took a tensor that requires grad")
+# each of these gives a tensor outside the graph
+live = criterion(logits, mask)
+for broken in (torch.tensor(live.item()),
+               torch.from_numpy(live.detach().numpy()),
+               torch.tensor(live.detach().numpy()),
+               live.detach()):
+    assert not broken.requires_grad and broken.grad_fn is None
+    try:
+        broken.backward()
+    except RuntimeError as error:
+        assert "element 0 of tensors does not require grad" in str(error)
+    else:
+        raise AssertionError("backward() ran without a graph")
+
+# %% one-term-detached
+pred.grad = None
+penalty = torch.tensor(pred.abs().sum().item())  # a number, no history
+loss = F.mse_loss(pred, target) + 0.1 * penalty
+loss.backward()  # no error: the MSE term has a graph
+with torch.no_grad():
+    mse_only = 2 * (pred - target) / pred.numel()
+print(torch.allclose(pred.grad, mse_only))  # the penalty added nothing
+
+# %% one-term-detached-checks tags=["remove-cell"]
+assert loss.grad_fn is not None
+assert torch.allclose(pred.grad, mse_only)
+# the same penalty kept in the graph does change the gradient
+kept = pred.detach().requires_grad_()
+(F.mse_loss(kept, target) + 0.1 * kept.abs().sum()).backward()
+assert torch.allclose(kept.grad, mse_only + 0.1 * kept.sign())
+assert not torch.allclose(kept.grad, pred.grad)
+
+# %% not-scalar raises="RuntimeError: grad can be implicitly created only for scalar outputs"
+per_element = F.mse_loss(pred, target, reduction="none")
+print(per_element.shape)
+per_element.backward()
+
+# %% not-scalar-fix
+loss = (per_element * weight).mean()  # one number: the weighted MSE above
+loss.backward()
+print(loss.shape)
+
+# %% not-scalar-fix-checks tags=["remove-cell"]
+assert per_element.shape == (4,) and loss.shape == ()
+assert torch.allclose(loss, weighted_mse(pred, target, weight))
+
+# %% two-losses
+trunk = nn.Linear(4, 8)  # shared by both tasks
+head_cls, head_reg = nn.Linear(8, 3), nn.Linear(8, 1)
+model = nn.ModuleList([trunk, head_cls, head_reg])
+x = torch.randn(16, 4)
+y_cls, y_reg = torch.randint(0, 3, (16,)), torch.randn(16, 1)
+
+
+def two_losses():
+    h = torch.relu(trunk(x))
+    return (F.cross_entropy(head_cls(h), y_cls),
+            F.mse_loss(head_reg(h), y_reg))
+
+
+loss_cls, loss_reg = two_losses()
+loss = loss_cls + 0.5 * loss_reg  # one number
+loss.backward()  # one backward pass through the shared layers
+summed = [p.grad for p in model.parameters()]  # zero_grad() sets .grad to None
+print(f"classification {loss_cls.item():.3f}, regression "
+      f"{loss_reg.item():.3f}, total {loss.item():.3f}")
+
+# %% two-losses-checks tags=["remove-cell"]
+assert all(g is not None and g.abs().sum() > 0 for g in summed)
+model.zero_grad()  # the tensors in summed stay as they are
+assert all(p.grad is None for p in model.parameters())
+assert all(g.abs().sum() > 0 for g in summed)
+assert torch.allclose(loss, loss_cls + 0.5 * loss_reg)
+
+# %% backward-twice raises="RuntimeError: Trying to backward through the graph a second time"
+model.zero_grad()
+loss_cls, loss_reg = two_losses()
+loss_cls.backward()
+(0.5 * loss_reg).backward()  # the first backward() freed the shared part
+
+# %% retain-graph
+model.zero_grad()
+loss_cls, loss_reg = two_losses()
+loss_cls.backward(retain_graph=True)  # keep saved tensors for the next one
+(0.5 * loss_reg).backward()  # gradients add up in .grad
+print(all(torch.allclose(p.grad, g)
+          for p, g in zip(model.parameters(), summed)))
+
+# %% retain-graph-checks tags=["remove-cell"]
+assert all(torch.allclose(p.grad, g)
+           for p, g in zip(model.parameters(), summed))
+
+
+# the shared layers run backward once for the sum, twice for two calls
+def passes(two_calls):
+    count = []
+    model.zero_grad()
+    h = torch.relu(trunk(x))
+    h.register_hook(lambda grad: count.append(1))
+    a = F.cross_entropy(head_cls(h), y_cls)
+    b = F.mse_loss(head_reg(h), y_reg)
+    if two_calls:
+        a.backward(retain_graph=True)
+        (0.5 * b).backward()
+    else:
+        (a + 0.5 * b).backward()
+    return len(count)
+
+
+assert passes(two_calls=False) == 1 and passes(two_calls=True) == 2
+# losses of separate forward passes share no saved tensors: two backward()
+# calls need no retain_graph, and give the same gradients
+model.zero_grad()
+two_losses()[0].backward()
+(0.5 * two_losses()[1]).backward()
+assert all(torch.allclose(p.grad, g)
+           for p, g in zip(model.parameters(), summed))
+
+# %% task-weights
+loss_cls, loss_reg = two_losses()
+w = trunk.weight
+g_cls = torch.autograd.grad(loss_cls, w, retain_graph=True)[0]
+g_reg = torch.autograd.grad(loss_reg, w, retain_graph=True)[0]
+print(f"classification: loss {loss_cls.item():.3f}, "
+      f"gradient norm on trunk {g_cls.norm():.3f}")
+print(f"regression:     loss {loss_reg.item():.3f}, "
+      f"gradient norm on trunk {g_reg.norm():.3f}")
+g_total = torch.autograd.grad(1.0 * loss_cls + 0.5 * loss_reg, w)[0]
+print(torch.allclose(g_total, 1.0 * g_cls + 0.5 * g_reg))
+
+# %% task-weights-checks tags=["remove-cell"]
+assert torch.allclose(g_total, g_cls + 0.5 * g_reg)
+# a weight scales its task's gradient everywhere
+loss_cls, loss_reg = two_losses()
+g_head = torch.autograd.grad(0.5 * loss_reg, head_reg.weight,
+                             retain_graph=True)[0]
+assert torch.allclose(
+    g_head, 0.5 * torch.autograd.grad(loss_reg, head_reg.weight)[0])
+# the same error in centimetres instead of metres: an MSE 10 000 times larger
+pred_m, target_m = torch.randn(16), torch.randn(16)
+assert torch.allclose(F.mse_loss(100 * pred_m, 100 * target_m),
+                      10_000 * F.mse_loss(pred_m, target_m))
+
+# %% l2-vs-weight-decay
+import copy
+
+wd = 1e-2
+decayed = nn.Linear(4, 3)
+penalized = copy.deepcopy(decayed)  # the same start
+opt_decay = torch.optim.SGD(decayed.parameters(), lr=0.1, weight_decay=wd)
+opt_plain = torch.optim.SGD(penalized.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 3)
+
+F.mse_loss(decayed(x), y).backward()
+opt_decay.step()
+
+l2 = sum((p ** 2).sum() for p in penalized.parameters())
+loss = F.mse_loss(penalized(x), y) + wd / 2 * l2  # wd / 2, not wd
+loss.backward()
+opt_plain.step()
+print([torch.allclose(a, b) for a, b in
+       zip(decayed.parameters(), penalized.parameters())])
+
+# %% l2-vs-weight-decay-checks tags=["remove-cell"]
+pairs = list(zip(decayed.parameters(), penalized.parameters()))
+assert all(torch.allclose(a, b, rtol=0, atol=1e-7) for a, b in pairs)
+# weight_decay is added inside step(): .grad holds the MSE's gradient only,
+# the penalized model's .grad holds the penalty's too
+for a, b in pairs:
+    start = b.detach() + 0.1 * b.grad  # plain SGD took lr * grad off
+    assert torch.allclose(b.grad - a.grad, wd * start, atol=1e-7)
+# the penalty's gradient is wd * p with wd / 2, twice that with wd
+p = penalized.weight
+assert torch.allclose(torch.autograd.grad(wd / 2 * (p ** 2).sum(), p)[0],
+                      wd * p.detach())
+assert torch.allclose(torch.autograd.grad(wd * (p ** 2).sum(), p)[0],
+                      2 * wd * p.detach())
+
+
+# the same holds with momentum, over several steps, and for Adam's
+# weight_decay; AdamW's decoupled decay gives other weights
+def compare(make, steps=5):
+    a = nn.Linear(4, 3)
+    b = copy.deepcopy(a)
+    opt_a, opt_b = make(a.parameters(), wd), make(b.parameters(), 0.0)
+    for _ in range(steps):
+        xs, ys = torch.randn(8, 4), torch.randn(8, 3)
+        opt_a.zero_grad()
+        opt_b.zero_grad()
+        F.mse_loss(a(xs), ys).backward()
+        opt_a.step()
+        reg = sum((q ** 2).sum() for q in b.parameters())
+        (F.mse_loss(b(xs), ys) + wd / 2 * reg).backward()
+        opt_b.step()
+    return all(torch.allclose(pa, pb, atol=1e-6)
+               for pa, pb in zip(a.parameters(), b.parameters()))
+
+
+assert compare(lambda ps, d: torch.optim.SGD(ps, lr=0.1, momentum=0.9,
+                                             weight_decay=d))
+assert compare(lambda ps, d: torch.optim.Adam(ps, lr=0.1, weight_decay=d))
+assert not compare(lambda ps, d: torch.optim.AdamW(ps, lr=0.1,
+                                                   weight_decay=d))
+
+# %% l1
+l1_lambda = 1e-3
+model = nn.Linear(4, 3)
+l1 = sum(p.abs().sum() for p in model.parameters())
+# the penalty's share of the gradient: l1_lambda * sign(p)
+print(torch.autograd.grad(l1_lambda * l1, model.weight, retain_graph=True)[0])
+loss = F.mse_loss(model(x), y) + l1_lambda * l1
+loss.backward()
+
+# %% l1-checks tags=["remove-cell"]
+import inspect
+
+assert loss.grad_fn is not None
+# the penalty's gradient: l1_lambda * sign(p), the same size for every weight
+w = model.weight
+g = torch.autograd.grad(l1_lambda * w.abs().sum(), w)[0]
+assert torch.allclose(g, l1_lambda * w.detach().sign())
+assert torch.allclose(g.abs(), torch.full_like(g, l1_lambda))
+# torch.optim has no L1 option
+optimizers = [c for c in vars(torch.optim).values()
+              if isinstance(c, type) and issubclass(c, torch.optim.Optimizer)]
+assert torch.optim.SGD in optimizers and torch.optim.AdamW in optimizers
+for c in optimizers:
+    assert not any("l1" in name.lower()
+                   for name in inspect.signature(c).parameters)
+
+# %% exclude
+model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.ReLU(),
+                      nn.Linear(8, 3))
+for name, p in model.named_parameters():
+    print(f"{name:9} {tuple(p.shape)}")
+# weight matrices only: biases and LayerNorm's weight and bias are 1-D
+decay = {n: p for n, p in model.named_parameters() if p.ndim > 1}
+no_decay = {n: p for n, p in model.named_parameters() if p.ndim <= 1}
+print("penalized:", list(decay))
+
+l1 = sum(p.abs().sum() for p in decay.values())
+loss = F.mse_loss(model(x), y) + l1_lambda * l1
+
+# %% exclude-checks tags=["remove-cell"]
+assert list(decay) == ["0.weight", "3.weight"]
+assert list(no_decay) == ["0.bias", "1.weight", "1.bias", "3.bias"]
+# a filter on the name alone keeps LayerNorm's weight
+by_name = [n for n, _ in model.named_parameters() if not n.endswith("bias")]
+assert "1.weight" in by_name
+# the penalty's gradient reaches only the weight matrices
+grads = torch.autograd.grad(l1_lambda * l1, list(model.parameters()),
+                            allow_unused=True)
+for (name, _), g in zip(model.named_parameters(), grads):
+    assert (g is not None) == (name in decay)
+
+# %% exclude-groups
+optimizer = torch.optim.AdamW([
+    {"params": list(decay.values()), "weight_decay": 1e-2},
+    {"params": list(no_decay.values()), "weight_decay": 0.0},
+], lr=1e-3)
+print([group["weight_decay"] for group in optimizer.param_groups])
+
+# %% exclude-groups-checks tags=["remove-cell"]
+# a step with zero gradients: the decayed weights shrink by lr * wd, the
+# others stay where they are
+before = {n: p.detach().clone() for n, p in model.named_parameters()}
+for p in model.parameters():
+    p.grad = torch.zeros_like(p)
+optimizer.step()
+for n, p in model.named_parameters():
+    if n in decay:
+        assert torch.allclose(p, before[n] * (1 - 1e-3 * 1e-2))
+        assert not torch.equal(p, before[n])
+    else:
+        assert torch.equal(p, before[n])
