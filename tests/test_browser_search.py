@@ -596,9 +596,10 @@ def test_enter_on_a_result_opens_the_section_its_card_shows_not_the_pages_top(br
 # with every answer a page gains (the errors pages hold a section for each error readers meet most),
 # so its budget is per page it indexes; a page's own weight is not allowed to grow with the site.
 # The Chinese index is the larger (the words jieba finds are kept apart by zero-width spaces); the
-# test prints both figures.
+# test prints both figures. What the budget protects, the first Chinese result within 300 ms, is timed
+# below on the same index.
 PAGE_BUDGET = 30_000
-INDEX_BUDGET_PER_PAGE = 2_500
+INDEX_BUDGET_PER_PAGE = 2_700
 # when the page's load ended and when the index (the path given) was asked for, in ms from the navigation
 FETCHED = """index => ({
   loaded: performance.getEntriesByType("navigation")[0].loadEventEnd,
