@@ -77,6 +77,7 @@ print(isinstance(torch.__version__, TorchVersion), torch.__version__ >= "2.4")
 
 # %% compare-checks tags=["remove-cell"]
 assert not "2.10.0" >= "2.4" and TorchVersion("2.10.0") >= "2.4"
+assert float("2.10.0+cu128"[:3]) == 2.1  # the other way to get it wrong
 assert TorchVersion("2.10.0+cu128") >= (2, 10)
 assert TorchVersion("2.10.0+cu128") != "2.10.0"
 assert TorchVersion("2.10.0+cu128") > "2.10.0"
