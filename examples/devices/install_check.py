@@ -72,7 +72,7 @@ print("2.10.0" >= "2.4")  # strings compare letters: "1" < "4"
 print(TorchVersion("2.10.0") >= "2.4")  # versions compare numbers
 print(TorchVersion("2.10.0+cu128") >= (2, 10))  # a tuple works too
 print(TorchVersion("2.10.0+cu128") == "2.10.0")  # the local part counts
-print(TorchVersion("2.11.0.dev20260101") >= "2.11")  # a nightly sorts below 2.11
+print(TorchVersion("2.11.0.dev20260101") >= "2.11")  # a nightly is below 2.11
 print(isinstance(torch.__version__, TorchVersion), torch.__version__ >= "2.4")
 
 # %% compare-checks tags=["remove-cell"]
