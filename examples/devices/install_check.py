@@ -1,0 +1,184 @@
+# %% [markdown]
+# Which PyTorch is installed: a CPU or a CUDA build, the versions of torch,
+# CUDA and cuDNN, why torch.cuda.is_available() is False, and the lines of
+# collect_env to paste into a bug report
+
+# %% [markdown] lang="zh"
+# 装的是哪个 PyTorch：CPU 版还是 CUDA 版，torch、CUDA 与 cuDNN 的版本号，
+# `torch.cuda.is_available()` 为什么是 `False`，以及提交 bug 报告时要贴的 collect_env 信息
+
+# %% check tags=["environment"]
+import torch
+
+print(torch.__version__)  # after the +: which build (cpu, cu128, ...)
+print(torch.version.cuda)  # the CUDA it was built with; None: a CPU build
+print(torch.cuda.is_available())  # can it use a GPU here, now?
+print(torch.cuda.device_count())  # how many GPUs it sees
+print(torch.backends.cudnn.is_available())  # cuDNN comes with CUDA builds
+print(torch.backends.cudnn.version())  # an int: 90100 is cuDNN 9.1.0
+print(torch.backends.mps.is_available())  # the GPU of an Apple silicon Mac
+
+# %% check-checks tags=["remove-cell"]
+import sys
+from importlib import metadata
+
+cpu_build = torch.version.cuda is None and torch.version.hip is None
+if cpu_build:  # no CUDA and no cuDNN, whatever the machine has
+    assert not torch.backends.cuda.is_built()
+    assert not torch.cuda.is_available() and torch.cuda.device_count() == 0
+    assert not torch.backends.cudnn.is_available()
+    assert torch.backends.cudnn.version() is None
+if torch.version.cuda is not None:  # a CUDA build, with a GPU or without one
+    assert torch.backends.cuda.is_built()
+    assert torch.backends.cudnn.is_available()
+    cudnn = torch.backends.cudnn.version()
+    assert isinstance(cudnn, int)
+    # cuDNN 9 numbers itself major * 10000 + minor * 100 + patch: the pip
+    # package that brings it to Linux wheels says the same version
+    try:
+        wheel = metadata.version(f"nvidia-cudnn-cu{torch.version.cuda.split('.')[0]}")
+    except metadata.PackageNotFoundError:
+        wheel = None  # Windows wheels carry their cuDNN in torch/lib
+    if wheel is not None:
+        major, minor, patch = (int(part) for part in wheel.split(".")[:3])
+        assert major >= 9 and cudnn == major * 10000 + minor * 100 + patch
+    if sys.platform == "linux":  # pip brings CUDA's libraries: no toolkit needed
+        requires = metadata.requires("torch") or []
+        assert any(r.startswith("nvidia-") for r in requires), requires
+assert torch.cuda.is_available() == (torch.cuda.device_count() > 0)
+if torch.cuda.is_available():
+    assert not cpu_build
+if sys.platform != "darwin":
+    assert not torch.backends.mps.is_available()  # MPS is macOS only
+
+# %% version-parts tags=["environment"]
+release, _, local = torch.__version__.partition("+")
+print(release)  # major.minor.patch
+print(local or "none")  # cpu, cu128, rocm6.4, ...: the build; none from PyPI
+
+# %% version-parts-checks tags=["remove-cell"]
+import re
+
+assert re.fullmatch(r"\d+\.\d+\.\d+", release)
+if local == "cpu":
+    assert cpu_build
+if local.startswith("cu"):  # cu121 is CUDA 12.1, cu130 is CUDA 13.0
+    assert torch.version.cuda == f"{local[2:-1]}.{local[-1]}"
+
+# %% compare
+from torch.torch_version import TorchVersion
+
+print("2.10.0" >= "2.4")  # strings compare letters: "1" < "4"
+print(TorchVersion("2.10.0") >= "2.4")  # versions compare numbers
+print(TorchVersion("2.10.0+cu128") >= (2, 10))  # a tuple works too
+print(TorchVersion("2.10.0+cu128") == "2.10.0")  # the local part counts
+print(TorchVersion("2.11.0.dev20260101") >= "2.11")  # a nightly is below 2.11
+print(isinstance(torch.__version__, TorchVersion), torch.__version__ >= "2.4")
+
+# %% compare-checks tags=["remove-cell"]
+assert not "2.10.0" >= "2.4" and TorchVersion("2.10.0") >= "2.4"
+assert float("2.10.0+cu128"[:3]) == 2.1  # the other way to get it wrong
+assert TorchVersion("2.10.0+cu128") >= (2, 10)
+assert TorchVersion("2.10.0+cu128") != "2.10.0"
+assert TorchVersion("2.10.0+cu128") > "2.10.0"
+assert TorchVersion("2.10.0+cu128").split("+")[0] == "2.10.0"  # still a str
+assert not TorchVersion("2.11.0.dev20260101") >= "2.11"
+assert TorchVersion("2.11.0.dev20260101") >= "2.10"
+assert isinstance(torch.__version__, str) and torch.__version__ >= "2.4"
+assert torch.__version__ >= release and torch.__version__ >= (2, 4)
+
+# %% why-no-gpu tags=["environment"]
+def why_no_gpu():
+    if torch.cuda.is_available():
+        return "a GPU is available"
+    if not torch.backends.cuda.is_built():
+        return "a CPU-only build of torch: install a CUDA build"
+    return "a CUDA build that finds no GPU: driver, CUDA_VISIBLE_DEVICES"
+
+
+print(why_no_gpu())
+
+# %% why-no-gpu-checks tags=["remove-cell"]
+if cpu_build:
+    assert why_no_gpu().startswith("a CPU-only build")
+if torch.version.cuda is not None and not torch.cuda.is_available():
+    assert why_no_gpu().startswith("a CUDA build that finds no GPU")
+
+# %% accelerator tags=["environment"]
+if hasattr(torch, "accelerator"):  # torch 2.6 and later
+    print(torch.accelerator.is_available())  # CUDA, MPS, XPU, ...: any
+
+# %% accelerator-checks tags=["remove-cell"] holds=">=2.6" claim="`torch.accelerator` exists, with `is_available()`"
+assert hasattr(torch, "accelerator")
+if torch.cuda.is_available() or torch.backends.mps.is_available():
+    assert torch.accelerator.is_available()
+if cpu_build and sys.platform != "darwin":
+    assert not torch.accelerator.is_available()
+
+# %% collect-env tags=["environment"]
+import subprocess
+import sys
+
+report = subprocess.run(
+    [sys.executable, "-m", "torch.utils.collect_env"],
+    capture_output=True, text=True, check=True,
+).stdout
+for line in report.splitlines():
+    # the other lines name this machine: its OS, CPU, GPU, packages
+    if line.startswith(("PyTorch version", "Is debug", "Is CUDA available")):
+        print(line)
+
+# %% collect-env-checks tags=["remove-cell"]
+import inspect
+
+from torch.utils import collect_env
+
+fields = dict(line.split(": ", 1) for line in report.splitlines() if ": " in line)
+assert fields["PyTorch version"] == torch.__version__
+assert fields["Is debug build"] == str(torch.version.debug) == "False"
+assert fields["Is CUDA available"] == str(torch.cuda.is_available())
+# what torch was built with: a CPU build's None reads "None" or "Could not collect"
+if torch.version.cuda is None:
+    assert fields["CUDA used to build PyTorch"] in ("None", "Could not collect")
+else:
+    assert fields["CUDA used to build PyTorch"] == torch.version.cuda
+for name in ("OS", "Python version", "GPU models and configuration", "Nvidia driver version",
+             "CUDA runtime version", "cuDNN version"):
+    assert name in fields, name
+assert "Versions of relevant libraries:" in report
+# "CUDA runtime version" is the toolkit's nvcc on the PATH, "cuDNN version" the libraries the system has:
+# neither is read from torch
+assert "nvcc --version" in inspect.getsource(collect_env.get_running_cuda_version)
+assert "torch" not in inspect.getsource(collect_env.get_running_cuda_version)
+if sys.platform == "linux":
+    assert "ldconfig" in inspect.getsource(collect_env.get_cudnn_version)
+
+# %% config tags=["environment"]
+config = torch.__config__.show()
+print(config.splitlines()[0])
+settings = config.split("Build settings: ")[1].split(", ")
+for item in settings:
+    if item.startswith(("USE_CUDA=", "USE_CUDNN=")):  # how it was built
+        print(item)
+
+# %% config-checks tags=["remove-cell"]
+assert config.startswith("PyTorch built with:")
+assert "CPU capability usage:" in config  # the processor this runs on: AVX2, AVX512, ...
+built = dict(item.split("=", 1) for item in settings if "=" in item)
+assert (built["USE_CUDA"] not in ("0", "OFF")) == (torch.version.cuda is not None)
+assert (built["USE_CUDNN"] not in ("0", "OFF")) == torch.backends.cudnn.is_available()
+# the CUDA runtime and cuDNN are listed where a GPU is there, not on a CUDA build without one
+if torch.version.hip is None:
+    assert ("  - CUDA Runtime " in config) == torch.cuda.is_available()
+
+# %% windows-checks tags=["remove-cell"]
+# torch/__init__.py loads its DLLs on Windows: the message of a DLL that fails to load, and the advice printed
+# before it where the Visual C++ runtime is missing
+source = inspect.getsource(torch)
+assert 'Error loading "{dll}" or one of its dependencies.' in source
+assert "Microsoft Visual C++ Redistributable is not installed" in source
+assert "vc_redist.x64.exe" in source
+assert 'ctypes.CDLL("vcruntime140.dll")' in source and 'ctypes.CDLL("msvcp140.dll")' in source
+# the advice comes first, before the DLLs of torch's lib folder are loaded
+assert source.index("Microsoft Visual C++ Redistributable") < source.index("Error loading")
+assert 'os.path.join(os.path.dirname(__file__), "lib")' in source  # torch's lib folder
