@@ -11,13 +11,13 @@
 # No dashboards are active
 
 # %% no-tensorboard raises="ModuleNotFoundError: No module named 'tensorboard'"
-import importlib.machinery
 import sys
+from importlib.machinery import PathFinder
 
 import torch
 
 
-class WithoutTensorBoard(importlib.machinery.PathFinder):
+class WithoutTensorBoard(PathFinder):
     # Python's own finder, blind to one package: as after pip install torch
     @classmethod
     def find_spec(cls, name, path=None, target=None):
@@ -27,11 +27,11 @@ class WithoutTensorBoard(importlib.machinery.PathFinder):
 
 
 finders = sys.meta_path
-finders[finders.index(importlib.machinery.PathFinder)] = WithoutTensorBoard
+finders[finders.index(PathFinder)] = WithoutTensorBoard
 try:
     from torch.utils.tensorboard import SummaryWriter
 finally:  # the rest of this page runs with tensorboard installed
-    finders[finders.index(WithoutTensorBoard)] = importlib.machinery.PathFinder
+    finders[finders.index(WithoutTensorBoard)] = PathFinder
 
 # %% no-tensorboard-checks tags=["remove-cell"]
 from importlib import metadata
@@ -40,7 +40,7 @@ from importlib import metadata
 assert not [r for r in metadata.requires("torch") or []
             if r.lower().replace("_", "-").startswith("tensorboard")]
 # the import system is as it was, and the failed import left nothing behind
-assert finders.count(importlib.machinery.PathFinder) == 1
+assert finders.count(PathFinder) == 1
 assert WithoutTensorBoard not in finders
 assert "torch.utils.tensorboard" not in sys.modules
 assert "tensorboard" not in sys.modules
@@ -247,6 +247,8 @@ record_writer.write = lambda data: (gate.wait(10), write(data))
 [event_file] = os.listdir("thread-check")
 size = os.path.getsize(os.path.join("thread-check", event_file))
 other.add_scalar("x", 1.0, 0)  # returns at once
+other.add_histogram("h", torch.arange(4.0), 0)  # the other add_ methods too
+other.add_text("t", "text", 0)
 assert os.path.getsize(os.path.join("thread-check", event_file)) == size
 assert not gate.is_set()
 gate.set()
