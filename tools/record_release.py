@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     recorded = run([str(python), "-m", "mkdocs_examples", "record", "--device", "cpu", "--keep-failed", "--resume",
                     "--out", str(out)], log, cwd=ROOT)  # fmt: skip
     timings["record"] = time.monotonic() - start
+    if recorded.returncode == 2:  # the engine stopped (1: examples failed, kept as findings or left unrecorded)
+        print(f"error: recording under torch {args.release} stopped (see {log}); the virtualenv is kept: run "
+              "again to retry", file=sys.stderr)
+        return 2
     if not any(out.rglob("*.json")):
         print(f"error: nothing was recorded under torch {args.release} (see {log})", file=sys.stderr)
         return 2

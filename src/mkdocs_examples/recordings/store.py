@@ -542,7 +542,8 @@ def _probe() -> dict[str, str]:
         return dict(_probed[key])
     why = ""
     try:
-        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+        # a release's first import of torch reads its libraries from disk: minutes on a busy machine
+        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=600)
         why = (probe.stderr.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
         found = validate(loads(probe.stdout), f"{RESULT}#/$defs/env")
     except (OSError, subprocess.SubprocessError, JSONError) as error:
