@@ -48,6 +48,30 @@ x[[1, 3]] = 0.0
 x[1:3].fill_(-1.0)
 print(x)
 
+# %% threshold
+x = torch.tensor([[0.2, 0.9, 0.4],
+                  [0.7, 0.1, 0.8]])
+print(x[x > 0.5])  # 1-D, in row-major order
+print(torch.masked_select(x, x > 0.5))
+print(torch.where(x > 0.5, x, 0.0))  # keeps the shape
+
+# %% column-mask
+keep = torch.tensor([True, False, True])  # one flag per column
+print(x[:, keep])
+print(torch.masked_select(x, keep))  # the mask broadcasts
+
+# %% column-mask-wrong raises="IndexError: The shape of the mask [3] at index 0 does not match"
+x[keep]
+
+# %% threshold-checks tags=["remove-cell"]
+picked = x[x > 0.5]
+assert picked.dim() == 1 and torch.equal(picked, torch.masked_select(x, x > 0.5))
+assert picked.data_ptr() != x.data_ptr()  # a copy
+assert torch.where(x > 0.5, x, 0.0).shape == x.shape
+assert x[:, keep].shape == (2, 2)
+# masked_select broadcasts the mask to x's shape; x[mask] needs its shape
+assert torch.equal(torch.masked_select(x, keep), x[keep.expand_as(x)])
+
 # %% index-to-mask-note
 idx = torch.tensor([3, 7, 2])
 bool_mask = torch.zeros(10)

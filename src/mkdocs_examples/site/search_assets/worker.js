@@ -293,6 +293,12 @@ function ptPhrasesIn(query) {
 // 1 / PT_PHRASE_SHARE of the query's content words, and the scores rank the rest. A name typed whole
 // (F.dropout, weights_only) always counts: code names the subject, whatever words surround it
 var PT_PHRASE_SHARE = 2
+// A section's index page holds every one of its pages' summaries, and so the words of many questions: the
+// page that answers comes before it
+var ptIndexPages = Object.create(null)
+function ptAnswerRank(group) {
+  return ptIndexPages[group[0].location.split("#")[0]] ? 0 : 1
+}
 function ptPhraseRank(group) {
   return ptPhrasesFound[group[0].location.split("#")[0]] || 0
 }
@@ -712,10 +718,13 @@ self.postMessage = function (message) {
     })
   }
   if (ptErrorLine && message.type === 3) {
-    message.data.items.sort(function (a, b) { return ptErrorRank(b) - ptErrorRank(a) }) // stable
+    message.data.items.sort(function (a, b) { // stable
+      return ptAnswerRank(b) - ptAnswerRank(a) || ptErrorRank(b) - ptErrorRank(a)
+    })
   } else if (message.type === 3) {
     message.data.items.sort(function (a, b) {
-      return ptPastedRank(b) - ptPastedRank(a) || ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a)
+      return ptPastedRank(b) - ptPastedRank(a) || ptPhraseRank(b) - ptPhraseRank(a) || ptTagRank(b) - ptTagRank(a) ||
+        ptAnswerRank(b) - ptAnswerRank(a)
     })
   }
   if (message.type === 3) {
@@ -741,6 +750,11 @@ addEventListener("message", function (event) {
       if (!ptPageDocs.has(path)) ptPageDocs.set(path, [])
       ptPageDocs.get(path).push(doc)
       ;(doc.tags || []).forEach(function (tag) { if (/^\p{sc=Han}+$/u.test(tag)) ptTagTerms[tag.toLowerCase()] = true })
+    })
+    ptIndexPages = Object.create(null)
+    ptPageDocs.forEach(function (docs, path) {
+      var parent = path.replace(/[^/]+\/$/, "") // tensors/views/ is listed by tensors/
+      if (parent !== path && ptPageDocs.has(parent)) ptIndexPages[parent] = true
     })
     ptMessages = ptMessagesOf(message.data.docs)
     ptAllText = message.data.docs.map(function (doc) { return doc.title + " " + doc.text }).join(" ").toLowerCase()
