@@ -123,7 +123,7 @@ tv_train = ImageFolder("data/train")
 print(tv_train.classes, tv_train.class_to_idx)
 print(tv_train.samples[:2])
 image, label = tv_train[0]
-print(image, label)
+print(type(image).__name__, image.mode, image.size, label)
 
 # %% tv-imagefolder-checks tags=["remove-cell"]
 assert tv_train.classes == train.classes
@@ -132,6 +132,13 @@ assert tv_train.samples == train.samples
 assert tv_train.targets == [label for _, label in train.samples]
 assert isinstance(image, Image.Image) and image.mode == "RGB"
 assert image.size == (6, 4) and label == 0
+from torchvision.datasets.folder import IMG_EXTENSIONS
+import inspect
+
+assert tuple(IMG_EXTENSIONS) == EXTENSIONS
+parameters = inspect.signature(ImageFolder).parameters
+assert {"transform", "loader", "is_valid_file", "allow_empty"} <= set(parameters)
+assert "extensions" not in parameters  # DatasetFolder's, not ImageFolder's
 
 # %% one-per-split
 val = FolderDataset("data/val")
@@ -191,8 +198,26 @@ os.makedirs("data/train/.ipynb_checkpoints")  # what Jupyter leaves behind
 print(sorted(os.listdir("data/train")))
 train = FolderDataset("data/train")
 
+# %% checkpoints-checks tags=["remove-cell"]
+os.makedirs("data/empty/a")
+os.makedirs("data/empty/b")
+try:
+    FolderDataset("data/empty")
+except FileNotFoundError as error:  # every empty class is named
+    assert str(error).startswith("Found no valid file for the classes a, b. ")
+else:
+    raise AssertionError("two empty classes should fail")
+
 # %% tv-checkpoints tags=["requires-torchvision"] raises="FileNotFoundError: Found no valid file for the classes .ipynb_checkpoints. Supported extensions are: .jpg, .jpeg, .png, …"
 ImageFolder("data/train")
+
+# %% tv-checkpoints-checks tags=["remove-cell"]
+try:
+    ImageFolder("data/empty")
+except FileNotFoundError as error:
+    assert str(error).startswith("Found no valid file for the classes a, b. ")
+else:
+    raise AssertionError("two empty classes should fail")
 
 # %% checkpoints-shift
 shifted = FolderDataset("data/train", allow_empty=True)
