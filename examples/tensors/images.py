@@ -98,7 +98,7 @@ assert (chw[0] - 3)[0, 0] == 253
 assert torch.equal((chw[2].float() + 60).clamp(max=255),
                    torch.full((2, 3), 255.0))
 
-# %% uint8-mean raises="…mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Byte"
+# %% uint8-mean raises="RuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Byte" holds="<2.15" claim="`mean()` of a `uint8` tensor raises a `RuntimeError`"
 chw.mean()
 
 # %% uint8-mean-checks tags=["remove-cell"]
