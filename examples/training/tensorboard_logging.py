@@ -165,10 +165,8 @@ assert math.isclose(last.min, model[0].weight.min().item(), rel_tol=1e-6)
 assert math.isclose(last.max, model[0].weight.max().item(), rel_tol=1e-6)
 assert math.isclose(last.sum, model[0].weight.sum().item(), rel_tol=1e-4,
                     abs_tol=1e-5)
-# the range of the first layer's weights widens a little each epoch
-ranges = [(h.histogram_value.min, h.histogram_value.max)
-          for h in events.Histograms("weights/0.weight")]
-assert all(a[0] > b[0] and a[1] < b[1] for a, b in zip(ranges, ranges[1:]))
+# one histogram of the first layer's weights per epoch
+assert [h.step for h in events.Histograms("weights/0.weight")] == list(range(5))
 
 # %% hparams tags=["requires-tensorboard"]
 writer.add_hparams(
