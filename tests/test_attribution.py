@@ -253,16 +253,17 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     text = unescape(changes.render(found, BUILD_ENV, "changes.md", "examples", "en"))
     # a summary first, a line each: each release that changes an output against the one before it, newest first,
     # its pages folded; then the pages whose tips do not hold everywhere, folded
-    summary = text[text.index("## In short") : text.index("## Page by page\n\n### [A `page`]")]
+    summary = text[text.index("## In short") : text.index("## Page by page\n\n<details")]
     fold = '<details class="mx-changes mx-changes--release" markdown>\n<summary markdown>{}</summary>\n\n{}\n\n'
     assert re.findall(r"<summary markdown>\*\*torch ([\d.]+)\*\*: outputs change on 1 page</summary>\n\n"
                       r"\[A `page`\]\(#changes-a-page\)\n\n</details>", summary) == ["2.14.1", "2.13.0", "2.12.1"]
     assert fold.format("**Tips that do not hold on every release**: 1 page",
                        "- [A `page`](#changes-a-page): not on torch 2.11.0 and 2.14.1") in summary
-    # per page a heading and one folded line; opened, each cell collapsed, its summary naming the releases where
-    # it changes; opened, old to new
-    assert "### [A `page`](a/page.md) { #changes-a-page }\n\n<details class=\"mx-changes\" markdown>\n<summary " \
-           "markdown>1 output changes; the tip: not on torch 2.11.0 and 2.14.1</summary>\n\n" in text
+    # per page one folded line, titled by the page and the target of the summary's links; opened, a link to the
+    # page, then each cell collapsed, its summary naming the releases where it changes; opened, old to new
+    assert '<details class="mx-changes mx-changes--page" id="changes-a-page" markdown>\n<summary markdown>**A ' \
+           "`page`**: 1 output changes; the tip: not on torch 2.11.0 and 2.14.1</summary>\n\nOpen the page: " \
+           "[A `page`](a/page.md)\n\n" in text
     assert '<details class="mx-change" markdown>\n<summary markdown>`moved` changes in torch 2.12.1, 2.13.0 and ' \
            "2.14.1</summary>\n\n[`examples/d/c.py`, cell `moved`](a/page.md#ex-d-c-moved)" in text
     hunk = '<span class="mx-diff__hunk">@@ -1 +1 @@</span>'
@@ -277,7 +278,8 @@ def test_the_changes_page_lists_exactly_the_changed_cells_and_failed_checks():
     assert "<summary markdown>`moved` 的输出在 torch 2.12.1、2.13.0 和 2.14.1 中有变化</summary>" in zh
     assert "从 torch 2.11.0 到 2.12.1：" in zh
     assert "- [A `page`](#changes-a-page)：在 torch 2.11.0 和 2.14.1 上不成立" in zh
-    assert "<summary markdown>1 处输出有变化；技巧：在 torch 2.11.0 和 2.14.1 上不成立</summary>" in zh
+    assert "<summary markdown>**A `page`**：1 处输出有变化；技巧：在 torch 2.11.0 和 2.14.1 上不成立</summary>" in zh
+    assert "打开页面：[A `page`](a/page.md)" in zh
     assert "<summary markdown>**torch 2.14.1**：1 个页面的输出有变化</summary>" in zh
 
 

@@ -1,5 +1,6 @@
 """The changes page on a phone: a line per release and per page, each opening what it stands for (a page's
-changed cells, each opening its diffs), so that a reader scans it in a few screens; a diff's words whole.
+changed cells, each opening its diffs), so that a reader scans it in a few screens, a line more for each page
+that changes; a diff's words whole.
 
 Measured in headless Chromium at 390 x 844 on the real site, in both languages.
 """
@@ -9,10 +10,13 @@ from __future__ import annotations
 import pytest
 
 PHONE = {"width": 390, "height": 844}
-MOST = 10 * PHONE["height"]  # px at a phone's width, every line closed: under ten screens
-# px of the behaviour changes above them: a sentence each, in seven screens at most (one per declared check
-# that holds on some releases only, the list grows with the declarations)
-BEHAVIOUR = 7 * PHONE["height"]
+# The page grows a line with each behaviour change the site sees and with each page whose outputs change: what
+# stays put is how tall each line is at a phone's width, every line closed. A sentence, its share of its release's
+# heading included, within five lines of text; a page's line (its title and what changes there) within four.
+SENTENCE = 140  # px
+PAGE_LINE = 120  # px
+# Where each of the page's parts starts (its h2), px from the top
+TOPS = "[...document.querySelectorAll('article h2')].map(h => h.getBoundingClientRect().top + scrollY)"
 # Every block laid out, as a reader who scrolls to the end sees it (site.css lays out a block only near the screen)
 LAID_OUT = "*{content-visibility: visible !important}"
 # How many folded blocks the deepest diff or link to a cell lies in: the clicks that open it
@@ -51,14 +55,15 @@ def test_the_changes_page_on_a_phone_is_a_few_screens_of_lines_each_opening_what
     height = page.evaluate("document.documentElement.scrollHeight")
     cells = page.locator("details.mx-change").count()
     assert cells > 20 and not page.locator("details[open]").count()  # each line opened on demand
-    # first the behaviour changes, a sentence each (test_browser_readers.py), in a few screens of their own
-    behaviour = page.evaluate("document.querySelectorAll('article h2')[1].getBoundingClientRect().top + scrollY")
-    assert behaviour < BEHAVIOUR, f"{behaviour} px of behaviour changes at 390 px"
-    # then a line per release and per page, under its page's heading: scanned in a few screens of a phone
-    rest = height - behaviour
-    assert rest < MOST, f"{rest} px at 390 px below the behaviour changes, every line closed"
-    headings = page.locator("article h3:has(a:not(.headerlink))").count()  # a page's, titled by its link
-    assert page.locator("article h3 + details.mx-changes").count() == headings > 10  # each heading has its line
+    tops = page.evaluate(TOPS)
+    # first the behaviour changes, a sentence each (test_browser_readers.py)
+    sentences = page.locator("article h2 ~ ul li").count()
+    assert sentences > 10 and tops[1] - tops[0] < sentences * SENTENCE, f"{tops[1] - tops[0]} px, {sentences} sentences"
+    # then a line per release (In short), then a line per page, titled by the page: where the summary's links lead
+    lines = page.locator("details.mx-changes--page")
+    assert lines.count() > 10 and lines.count() == page.locator("details.mx-changes--page[id] > summary strong").count()
+    assert page.locator("article h2 ~ details a[href^='#changes-']").count() >= lines.count()
+    assert tops[3] - tops[2] < lines.count() * PAGE_LINE, f"{tops[3] - tops[2]} px, {lines.count()} page lines"
     # every change one or two clicks away: a cell's diffs open inside its page's line, no deeper
     assert page.evaluate(DEEPEST) == 2
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true })")

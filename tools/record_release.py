@@ -6,8 +6,9 @@
    from PyPI (a CUDA build there, which runs on the CPU), with numpy, matplotlib and the
    engine's dependencies at the pins of requirements.txt, the torchvision built for that torch
    (cells tagged ``requires-torchvision`` run there and nowhere on the build's CPU torch; where
-   pip finds none, they are skipped) and the engine from this checkout (a copy: editing the
-   checkout meanwhile changes nothing of a recording under way);
+   pip finds none, they are skipped), tensorboard at its pin (cells tagged ``requires-tensorboard``,
+   likewise) and the engine from this checkout (a copy: editing the checkout meanwhile changes
+   nothing of a recording under way);
 2. records every example into ``.cache/releases/<release>/out`` with ``record --device cpu
    --keep-failed --resume``: a check that fails on that release is kept as a finding. The release's
    recordings already in ``recordings/`` are copied there first, so that an example they hold as it
@@ -37,19 +38,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # besides torch, what a recording needs: what the examples import, and what the engine imports
 PINNED = ("numpy", "matplotlib", "mkdocs", "pymdown-extensions")
+# what some cells need (tagged ``requires-<name>``), at the pins of requirements.txt: where pip cannot install it
+# beside that torch, those cells are skipped there, as on a machine without it
+OPTIONAL = ("tensorboard",)
 
 
-def pins(requirements: Path) -> list[str]:
-    """The ``name==version`` lines of ``requirements`` for :data:`PINNED`."""
+def pins(requirements: Path, names: tuple[str, ...] = PINNED) -> list[str]:
+    """The ``name==version`` lines of ``requirements`` for ``names``."""
     found = {}
     for line in requirements.read_text(encoding="utf-8").splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s#;]+)", line)
-        if match and match[1].lower() in PINNED:
+        if match and match[1].lower() in names:
             found[match[1].lower()] = f"{match[1]}=={match[2]}"
-    missing = [name for name in PINNED if name not in found]
+    missing = [name for name in names if name not in found]
     if missing:
         raise SystemExit(f"error: {requirements} pins no {', '.join(missing)}")
-    return [found[name] for name in PINNED]
+    return [found[name] for name in names]
 
 
 def torchvision(release: str) -> str:
@@ -154,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
                       torchvision(args.release)], log, env=env)  # fmt: skip
         if vision.returncode != 0:  # its cells (requires-torchvision) are then skipped, as on the build
             print(f"warning: no torchvision for torch {args.release} (see {log}); recording without it")
+        for pin in pins(ROOT / "requirements.txt", OPTIONAL):
+            extra = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", f"torch=={args.release}",
+                         pin], log, env=env)  # fmt: skip
+            if extra.returncode != 0:  # its cells (requires-<name>) are then skipped
+                print(f"warning: {pin} does not install beside torch {args.release} (see {log}); recording without it")
         engine = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", "--no-deps", str(ROOT)],
                      log, env=env)  # fmt: skip
         if engine.returncode != 0:

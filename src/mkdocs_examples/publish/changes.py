@@ -13,8 +13,9 @@ below it:
 - a summary: for each release, newest first, the number of pages whose outputs it changes against the release
   before it, the pages folded; and the number of pages whose tips (their hidden checks) do not hold on every
   release, the pages and where they do not ("not before torch 2.9") folded;
-- a heading per page (in the order of its path), and one folded line saying how many of its outputs change and
-  where its tip does not hold; opened, a collapsed block per cell whose output differs between releases once
+- a folded line per page (in the order of its path), under one heading, so that the part grows by a line a
+  page: the page's title, how many of its outputs change and where its tip does not hold; opened, a link to
+  the page and a collapsed block per cell whose output differs between releases once
   the noise is taken out (render/attribution.py) and the version a release prints of itself: the releases
   where it changes, and, opened, a link to the cell and a diff for each change, the older output ``-``, the
   newer ``+``; then each check that does not hold, with the code it checks.
@@ -291,10 +292,10 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
     parts += _summary(changes, everything, text)
     if changes.pages:
         parts.append(f"## {text['changes.by_page']}")
-    for changed in changes.pages:  # a heading, then one folded line: what changes on the page, and where
+    for changed in changes.pages:  # one folded line: the page, what changes on it, and where
         url = posixpath.relpath(changed.page, base)
-        parts.append(f"### [{_title(changed.title)}]({url}) {{ #{_section(changed.page)} }}")  # `*`: a name
-        inner = [_cell(moved, url, folder, text) for moved in changed.cells]
+        inner = [text["changes.page.open"].format(page=f"[{_title(changed.title)}]({url})")]  # `*`: a name
+        inner += [_cell(moved, url, folder, text) for moved in changed.cells]
         by_line = sorted(changed.checks.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2]))
         checks = []
         for check, failing in by_line:
@@ -310,7 +311,8 @@ def render(changes: Changes, built_env: dict[str, str], here: str, folder: str, 
         if changed.checks:
             said.append(text["changes.page.tip"].format(when=_where(set().union(*changed.checks.values()),
                                                                      everything, text)))  # fmt: skip
-        parts.append(_folded("mx-changes", text["changes.page.sep"].join(said), "\n\n".join(inner)))
+        folded = text["changes.page.line"].format(page=_title(changed.title), said=text["changes.page.sep"].join(said))
+        parts.append(_folded("mx-changes mx-changes--page", folded, "\n\n".join(inner), _section(changed.page)))
     return "\n\n".join(parts) + "\n"
 
 
@@ -355,9 +357,11 @@ def _cell(moved: Moved, url: str, folder: str, text: dict[str, str]) -> str:
     return _folded("mx-change", said, "\n\n".join(body))
 
 
-def _folded(kind: str, summary: str, body: str) -> str:
-    """A collapsed block of class ``kind``: ``summary`` its one line, ``body`` (Markdown) what opens."""
-    return f'<details class="{kind}" markdown>\n<summary markdown>{summary}</summary>\n\n{body}\n\n</details>'
+def _folded(kind: str, summary: str, body: str, place: str = "") -> str:
+    """A collapsed block of class ``kind``: ``summary`` its one line, ``body`` (Markdown) what opens; ``place``
+    its id, where a link leads to it."""
+    at = f' id="{place}"' if place else ""
+    return f'<details class="{kind}"{at} markdown>\n<summary markdown>{summary}</summary>\n\n{body}\n\n</details>'
 
 
 def _counted(n: int, key: str, text: dict[str, str]) -> str:
