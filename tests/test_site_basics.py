@@ -166,6 +166,7 @@ def test_an_api_name_is_resolved_from_the_inventory_alone():
 
 
 def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
+    """Not in a heading, a link, a code block, or a fold's summary (a control: no link inside it)."""
     from types import SimpleNamespace
 
     plugin = site_pages()
@@ -173,6 +174,7 @@ def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
         '<p>Use <code>torch.cat</code> or <code>torch.cat()</code>, not <code class="x">torch.cat</code>.</p>\n'
         '<h2 id="c"><code>torch.cat</code><a class="headerlink" href="#c">¶</a></h2>\n'
         '<p><a href="https://x.org/"><code>torch.cat</code></a></p>\n'
+        '<details><summary><code>torch.cat</code> changes</summary><p>x</p></details>\n'
         '<div class="highlight"><pre><span></span><code>torch.cat</code></pre></div>\n'
         '<pre class="x"><code>torch.cat</code></pre>'
     )
@@ -184,7 +186,7 @@ def test_api_names_link_in_prose_only_and_each_code_block_is_a_tab_stop():
         f'<a href="{url}" class="mx-api" title="PyTorch reference"><code>torch.cat</code></a> or '
         f'<a href="{url}" class="mx-api" title="PyTorch reference"><code>torch.cat()</code></a>',
     ).replace("<pre><span></span><code>", '<pre><span></span><code tabindex="0">')
-    assert linked == expected  # nothing in a heading, a link or a code block; a block's code a tab stop
+    assert linked == expected  # nothing in a heading, a link, a summary or a code block; a block's code a tab stop
 
 
 @pytest.mark.parametrize("command", ["serve", "build"])

@@ -56,7 +56,9 @@ SHORT = (("F.", "torch.nn.functional."), ("nn.", "torch.nn."), ("Tensor.", "torc
 _JOINED = re.compile(r"(\S) (?=(\S))")  # a space between two characters of a description
 # an API name, as the text of a <code> of prose: torch.cat, nn.Linear, F.cross_entropy(), Tensor.detach
 _NAME = re.compile(r"((?:torch|nn|F|Tensor)\.[A-Za-z_][\w.]*)(\(\))?")
-_NOT_LINKED = ("a", "pre", "h1", "h2", "h3", "h4", "h5", "h6")  # no links inside links, code blocks or headings
+# no links inside links, code blocks or headings, nor inside a fold's summary: it is a control itself, and a link
+# there is a control inside a control (a tap meant to open the fold follows the link)
+_NOT_LINKED = ("a", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "summary")
 
 
 class _Build:
