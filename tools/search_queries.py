@@ -75,13 +75,19 @@ def home(lang: str) -> str:
 def result_pages(page: Any) -> list[str]:
     """The pages of the search results shown, best first, once the worker has answered (a page once,
     though its best sections are links of their own)."""
-    page.wait_for_function(
-        "() => /\\d|No matching|没有找到/.test(document.querySelector('.md-search-result__meta').textContent)",
-        timeout=10_000,
-    )
+    # Material writes the count first and draws the results after it, a frame or more later on a loaded machine
+    page.wait_for_function(ANSWERED, timeout=10_000)
     links = page.locator(".md-search-result__item > a")
     found = [urlsplit(urljoin(page.url, links.nth(i).get_attribute("href"))).path for i in range(links.count())]
     return list(dict.fromkeys(found))
+
+
+# the search has answered: "No matching documents", or a count and the first result drawn
+ANSWERED = """() => {
+  const meta = document.querySelector('.md-search-result__meta').textContent
+  const drawn = document.querySelector('.md-search-result__item > a') !== null
+  return /No matching|没有找到/.test(meta) || (/\\d/.test(meta) && drawn)
+}"""
 
 
 def open_search(page: Any, base_url: str | None = None, path: str = "") -> Any:

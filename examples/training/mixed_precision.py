@@ -307,3 +307,35 @@ print("bfloat16 supported:", torch.cuda.is_bf16_supported())
 assert out.dtype == torch.float16 and loss.dtype == torch.float32
 assert probabilities.dtype == torch.float32
 assert model[0].weight.dtype == torch.float32 == model[0].weight.grad.dtype
+
+# %% cuda-amp-deprecated
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.cuda.amp.autocast()  # the spelling of older tutorials
+    torch.cuda.amp.GradScaler()
+for warning in caught:
+    if warning.category is FutureWarning:
+        print(warning.message)
+
+with warnings.catch_warnings(record=True) as renamed:
+    warnings.simplefilter("always")
+    torch.amp.autocast("cuda", dtype=torch.float16)  # the same, renamed
+    torch.amp.GradScaler("cuda")
+print("FutureWarnings:", sum(w.category is FutureWarning for w in renamed))
+
+# %% cuda-amp-deprecated-checks tags=["remove-cell"]
+future = [str(w.message) for w in caught if w.category is FutureWarning]
+assert len(future) == 2 and all("is deprecated" in m for m in future)
+assert "torch.amp.autocast('cuda', args...)" in future[0]
+assert "torch.amp.GradScaler('cuda', args...)" in future[1]
+assert not [w for w in renamed if w.category is FutureWarning]
+# the old names are the new classes with the device filled in
+assert issubclass(torch.cuda.amp.autocast, torch.amp.autocast)
+assert issubclass(torch.cuda.amp.GradScaler, torch.amp.GradScaler)
+# without a GPU they also disable themselves, with a warning each; on a GPU
+# the FutureWarnings are all there is
+disabled = [w for w in caught if "CUDA is not available" in str(w.message)]
+assert len(disabled) == (0 if torch.cuda.is_available() else 2)
+assert len(caught) == len(future) + len(disabled)
