@@ -136,3 +136,36 @@ small = torch.randn(25, 8)  # up to 25 rows the exact method is used anyway
 small_dist = torch.cdist(small, small)
 assert torch.equal(small_dist, small_dist.T)
 assert torch.equal(small_dist.diagonal(), torch.zeros(25))
+
+# %% cosine-matrix
+a = torch.tensor([[1.0, 0.0], [1.0, 1.0]])  # 2 vectors
+c = torch.tensor([[2.0, 0.0], [0.0, 3.0], [-1.0, 0.0]])  # 3 vectors
+# every pair: normalize the rows, then one matrix product
+matrix = F.normalize(a, dim=1) @ F.normalize(c, dim=1).T
+print(matrix)
+# the same from cosine_similarity, (2, 1, 2) broadcast against (1, 3, 2)
+print(F.cosine_similarity(a[:, None], c[None], dim=-1))
+
+# %% cosine-rowwise
+# two tensors of one shape: a similarity per row, not a matrix
+print(F.cosine_similarity(a, c[:2]))
+
+# %% cosine-checks tags=["remove-cell"]
+import math
+
+assert matrix.shape == (2, 3)
+broadcast = F.cosine_similarity(a[:, None], c[None], dim=-1)
+assert torch.allclose(matrix, broadcast)
+s = 1 / math.sqrt(2)
+assert torch.allclose(matrix, torch.tensor([[1.0, 0.0, -1.0], [s, s, -s]]))
+rowwise = F.cosine_similarity(a, c[:2])
+assert rowwise.shape == (2,) and torch.allclose(rowwise, torch.tensor([1.0, s]))
+# nn.CosineSimilarity is the same function as a module
+assert torch.equal(torch.nn.CosineSimilarity(dim=1)(a, c[:2]), rowwise)
+# shapes that do not broadcast are an error, not a matrix
+try:
+    F.cosine_similarity(a, c)
+except RuntimeError as error:
+    assert "must match the size of tensor b" in str(error)
+else:
+    raise AssertionError("(2, 2) against (3, 2) should not broadcast")
