@@ -158,3 +158,24 @@ for with_w, without in (
     (nn.BCEWithLogitsLoss(weight=w, reduction="none")(x, y), plain),
 ):
     assert torch.allclose(with_w, w * without)
+
+# %% one-or-two-outputs
+z = torch.tensor([-2.0, 0.5, 3.0])  # one logit per sample
+t = torch.tensor([0, 1, 1])  # the classes
+# two logits per sample, the first fixed at 0
+two = torch.stack([torch.zeros(3), z], dim=1)
+print(torch.sigmoid(z))
+print(two.softmax(dim=1)[:, 1])
+print(nn.BCEWithLogitsLoss()(z, t.float()))
+print(nn.CrossEntropyLoss()(two, t))
+
+# %% one-or-two-outputs-checks tags=["remove-cell"]
+assert torch.allclose(torch.sigmoid(z), two.softmax(dim=1)[:, 1])
+assert torch.allclose(
+    nn.BCEWithLogitsLoss()(z, t.float()), nn.CrossEntropyLoss()(two, t)
+)
+# any two logits: only their difference counts, softmax([a, b]) = sigmoid(b - a)
+pair = torch.randn(5, 2)
+assert torch.allclose(
+    pair.softmax(dim=1)[:, 1], torch.sigmoid(pair[:, 1] - pair[:, 0])
+)

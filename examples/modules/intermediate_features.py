@@ -178,3 +178,31 @@ assert feature.requires_grad  # still in the graph: usable in a loss
 prefix = model.features[:2]
 assert prefix[0] is model.features[0]
 assert torch.equal(prefix(x), expected)
+
+# %% call-not-forward
+calls = []
+handle = model.head.register_forward_hook(lambda *args: calls.append("head"))
+model(x)  # __call__: the hooks, then forward
+print("model(x):", calls)
+calls.clear()
+model.forward(x)  # the model's own hooks are skipped
+print("model.forward(x):", calls)  # the layers inside are still called
+handle.remove()
+
+top = model.register_forward_hook(lambda *args: calls.append("model"))
+calls.clear()
+model.forward(x)
+print("model.forward(x), a hook on the model:", calls)
+top.remove()
+
+# %% call-not-forward-checks tags=["remove-cell"]
+assert calls == []  # forward() skipped the model's hook
+seen = []
+with model.register_forward_hook(lambda *args: seen.append("model")):
+    model(x)
+    model.forward(x)
+assert seen == ["model"]  # only the call ran the model's hook
+# the layers inside are called as layer(x): their hooks run either way
+with model.head.register_forward_hook(lambda *args: seen.append("head")):
+    model.forward(x)
+assert seen == ["model", "head"]

@@ -219,3 +219,31 @@ print(f"batch size 256: {large / small:.1f}x the samples per second of 8")
 
 # %% batch-size-checks tags=["remove-cell"]
 assert large / small > 3
+
+# %% threads tags=["varies"]
+import os
+import subprocess
+import sys
+
+
+def threads_of_a_new_process(**env):
+    code = "import torch; print(torch.get_num_threads())"
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, env={**environ, **env}, check=True)
+    return int(done.stdout)
+
+
+now = torch.get_num_threads()
+print("threads now:", now)
+torch.set_num_threads(1)  # this process, from here on
+print("after set_num_threads(1):", torch.get_num_threads())
+torch.set_num_threads(now)
+print("a new process:", threads_of_a_new_process())
+# for a whole run, set before torch starts: OMP_NUM_THREADS=1 python train.py
+print("with OMP_NUM_THREADS=1:", threads_of_a_new_process(OMP_NUM_THREADS="1"))
+
+# %% threads-checks tags=["remove-cell"]
+assert torch.get_num_threads() == now
+assert 1 <= threads_of_a_new_process() <= os.cpu_count()
+assert threads_of_a_new_process(OMP_NUM_THREADS="1") == 1
