@@ -75,11 +75,24 @@ def home(lang: str) -> str:
 def result_pages(page: Any) -> list[str]:
     """The pages of the search results shown, best first, once the worker has answered (a page once,
     though its best sections are links of their own)."""
-    # Material writes the count first and draws the results after it, a frame or more later on a loaded machine
+    # Material writes the count first and draws the results after it, a frame or more later on a loaded machine,
+    # and draws them again when a second answer to the same query comes (a key event after the input's):
+    # the results are read once two readings 100 ms apart agree
     page.wait_for_function(ANSWERED, timeout=10_000)
-    links = page.locator(".md-search-result__item > a")
-    found = [urlsplit(urljoin(page.url, links.nth(i).get_attribute("href"))).path for i in range(links.count())]
+    found = _links(page)
+    for _ in range(50):
+        page.wait_for_timeout(100)
+        again = _links(page)
+        if again == found:
+            break
+        found = again
     return list(dict.fromkeys(found))
+
+
+def _links(page: Any) -> list[str]:
+    """The paths the results shown link to, in their order."""
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "links => links.map(a => a.href)")
+    return [urlsplit(urljoin(page.url, href)).path for href in hrefs]
 
 
 # the search has answered: "No matching documents", or a count and the first result drawn
