@@ -311,3 +311,104 @@ else:
 
 # %% setup-context-error tags=["raises-exception"]
 torch.func.grad(lambda t: Exp.apply(t).sum())(x)
+
+# %% wrong-shape raises="RuntimeError: Function MyLinearBackward returned an invalid gradient at index 0 - got [1, 3] but expected shape compatible with [1, 4]"
+class MyLinear(Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.t()  # (1, 4) @ (4, 3): shape (1, 3)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output, grad_output.t() @ x  # bug: the output's shape
+
+
+x = torch.randn(1, 4, requires_grad=True)
+weight = torch.randn(3, 4, requires_grad=True)
+MyLinear.apply(x, weight).sum().backward()
+
+# %% wrong-shape-fixed
+class MyLinear(Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.t()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        grad_x = grad_output @ weight  # (1, 3) @ (3, 4): x's shape
+        grad_weight = grad_output.t() @ x  # (3, 1) @ (1, 4): weight's shape
+        return grad_x, grad_weight
+
+
+MyLinear.apply(x, weight).sum().backward()
+print(x.grad.shape, weight.grad.shape)
+
+# %% wrong-shape-fixed-checks tags=["remove-cell"]
+assert x.grad.shape == x.shape and weight.grad.shape == weight.shape
+# the same gradients as the built-in F.linear
+import torch.nn.functional as F
+
+x2, w2 = x.detach().requires_grad_(), weight.detach().requires_grad_()
+F.linear(x2, w2).sum().backward()
+assert torch.allclose(x.grad, x2.grad) and torch.allclose(weight.grad, w2.grad)
+xd = torch.randn(2, 4, dtype=torch.double, requires_grad=True)
+wd = torch.randn(3, 4, dtype=torch.double, requires_grad=True)
+assert gradcheck(MyLinear.apply, (xd, wd))
+# "compatible": a gradient the input broadcasts to is summed down to the
+# input's shape, without an error; any other shape raises
+class Broadcast(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 2 * grad_output.expand(5, 4)  # (5, 4) for an input of shape (4,)
+
+
+x = torch.ones(4, requires_grad=True)
+Broadcast.apply(x).sum().backward()
+assert torch.equal(x.grad, torch.full((4,), 10.0))  # five copies summed
+
+
+class Flat(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return (2 * grad_output).reshape(2, 2)  # same numel, another shape
+
+
+try:
+    Flat.apply(torch.ones(4, requires_grad=True)).sum().backward()
+except RuntimeError as error:
+    assert "FlatBackward returned an invalid gradient at index 0" in str(error)
+    assert "got [2, 2] but expected shape compatible with [4]" in str(error)
+else:
+    raise AssertionError("a (2, 2) gradient for a (4,) input should raise")
+
+
+class WrongWeight(Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.t()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output @ weight, x.t() @ grad_output  # (4, 3), not (3, 4)
+
+
+try:  # the index counts forward's inputs: a wrong weight gradient is index 1
+    WrongWeight.apply(x2, w2).sum().backward()
+except RuntimeError as error:
+    assert "returned an invalid gradient at index 1 - got [4, 3]" in str(error)
+else:
+    raise AssertionError("a transposed weight gradient should raise")

@@ -115,3 +115,76 @@ assert torch.allclose(a.grad, 2 * (a - target))
 with_path = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 ((with_path - with_path.sigmoid()) ** 2).sum().backward()
 assert not torch.allclose(with_path.grad, a.grad)
+
+# %% detach-or-requires-grad
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x.detach()  # a new tensor: no graph, same storage
+print(y.requires_grad, x.requires_grad)  # x itself is unchanged
+z = x.requires_grad_(False)  # changes x itself, and returns it
+print(x.requires_grad, z is x)
+
+# %% detach-or-requires-grad-checks tags=["remove-cell"]
+assert y is not x and y.data_ptr() == x.data_ptr() and y.is_leaf
+assert not x.requires_grad and z is x and x.is_leaf
+# setting the attribute works too, on a leaf
+x.requires_grad = True
+assert x.requires_grad
+
+# %% requires-grad-non-leaf raises="RuntimeError: you can only change requires_grad flags of leaf variables."
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2  # computed from x: not a leaf
+y.requires_grad_(False)
+
+# %% requires-grad-non-leaf-checks tags=["remove-cell"]
+assert not y.is_leaf and y.requires_grad  # unchanged by the failed call
+try:
+    y.requires_grad_(False)
+except RuntimeError as error:
+    assert "var_no_grad = var.detach()" in str(error)  # the message's own advice
+else:
+    raise AssertionError("requires_grad_(False) on a non-leaf should fail")
+assert not y.detach().requires_grad and y.requires_grad
+
+# %% freeze
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+for p in model[0].parameters():
+    p.requires_grad_(False)  # parameters are leaves: freeze them in place
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model[0].weight.clone()
+x = torch.randn(8, 3)
+loss = model(x).pow(2).mean()
+loss.backward()
+optimizer.step()
+print(model[0].weight.grad, model[2].weight.grad.shape)
+print(torch.equal(model[0].weight, before))
+
+# %% freeze-checks tags=["remove-cell"]
+assert model[0].weight.grad is None and model[0].bias.grad is None
+assert model[2].weight.grad is not None
+assert torch.equal(model[0].weight, before)  # the optimizer skipped them
+# detach() would not freeze anything: it leaves p, which the model uses, as it was
+assert not model[2].weight.detach().requires_grad
+assert model[2].weight.requires_grad
+# Module.requires_grad_ does the same for every parameter of a module
+model[2].requires_grad_(False)
+assert not any(p.requires_grad for p in model.parameters())
+
+# %% stop-gradient
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+x = torch.randn(8, 3)
+h = model[1](model[0](x))
+loss = model[2](h.detach()).pow(2).mean()  # no gradient into model[0] from here
+loss.backward()
+print(model[0].weight.grad, model[2].weight.grad.shape)
+print(model[0].weight.requires_grad)  # still trainable through h itself
+
+# %% stop-gradient-checks tags=["remove-cell"]
+assert model[0].weight.grad is None and model[2].weight.grad is not None
+assert model[0].weight.requires_grad and h.requires_grad and h.grad_fn is not None
+# another loss that uses h itself does reach model[0]
+h.pow(2).mean().backward()
+assert model[0].weight.grad is not None and model[0].weight.grad.abs().sum() > 0

@@ -134,3 +134,99 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     assert normalised.grad is None
 assert any("not a leaf" in str(w.message) for w in caught)
+
+# %% second-derivative
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x**3
+(dy,) = torch.autograd.grad(y.sum(), x, create_graph=True)  # 3x², with a graph
+(d2y,) = torch.autograd.grad(dy.sum(), x)  # 6x: the derivative of dy
+print(dy.detach(), dy.requires_grad)
+print(d2y)
+
+# %% second-derivative-checks tags=["remove-cell"]
+assert torch.equal(dy, 3 * x.detach() ** 2) and dy.grad_fn is not None
+assert torch.equal(d2y, 6 * x.detach())
+assert not d2y.requires_grad and x.grad is None  # grad() writes no .grad
+# y is elementwise: the gradient of y.sum() is each element's own derivative
+(each,) = torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y))
+assert torch.equal(each, dy.detach())
+
+# %% no-create-graph raises="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+(dy,) = torch.autograd.grad((x**3).sum(), x)  # no create_graph
+torch.autograd.grad(dy.sum(), x)
+
+# %% no-create-graph-checks tags=["remove-cell"]
+# without create_graph the first derivative is a plain tensor, right but final
+assert torch.equal(dy, 3 * x.detach() ** 2)
+assert not dy.requires_grad and dy.grad_fn is None
+
+# %% gradient-penalty
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+x = torch.randn(4, 2, requires_grad=True)
+(grad,) = torch.autograd.grad(model(x).sum(), x, create_graph=True)
+penalty = ((grad.norm(dim=1) - 1) ** 2).mean()  # each gradient's norm near 1
+penalty.backward()  # reaches the weights through grad
+print(penalty.requires_grad, model[0].weight.grad.shape)
+
+# %% gradient-penalty-checks tags=["remove-cell"]
+assert penalty.requires_grad and model[0].weight.grad.abs().sum() > 0
+# the samples do not interact: row i of grad is sample i's own input gradient
+for i in range(4):
+    xi = x[i : i + 1].detach().requires_grad_()
+    (gi,) = torch.autograd.grad(model(xi).sum(), xi)
+    assert torch.allclose(gi, grad[i : i + 1], atol=1e-6)
+# the penalty's gradient for one weight, by finite differences in float64
+import copy
+
+model64 = copy.deepcopy(model).double()
+w = model[0].weight[0, 0].item()
+
+
+def penalty_at(value):
+    with torch.no_grad():
+        model64[0].weight[0, 0] = value
+    xi = x.detach().double().requires_grad_()
+    (g,) = torch.autograd.grad(model64(xi).sum(), xi)
+    return ((g.norm(dim=1) - 1) ** 2).mean().item()
+
+
+slope = (penalty_at(w + 1e-6) - penalty_at(w - 1e-6)) / 2e-6
+assert abs(slope - model[0].weight.grad[0, 0].item()) < 1e-4, slope
+# without create_graph the penalty is a constant: added to a loss it
+# changes no weight's gradient, and no error says so
+model.zero_grad()
+(grad_plain,) = torch.autograd.grad(model(x).sum(), x)
+penalty_plain = ((grad_plain.norm(dim=1) - 1) ** 2).mean()
+assert not penalty_plain.requires_grad and torch.isclose(penalty_plain, penalty)
+loss = model(x).mean()
+(loss + penalty_plain).backward()
+with_constant = model[0].weight.grad.clone()
+model.zero_grad()
+model(x).mean().backward()
+assert torch.equal(with_constant, model[0].weight.grad)
+
+# %% hessian
+from torch.autograd.functional import hessian
+
+
+def f(x):
+    return x[0] ** 2 * x[1] + x[1] ** 3
+
+
+x = torch.tensor([1.0, 2.0])
+print(hessian(f, x))  # analytic: [[2*x[1], 2*x[0]], [2*x[0], 6*x[1]]]
+
+# %% hessian-checks tags=["remove-cell"]
+analytic = torch.tensor([[2 * x[1], 2 * x[0]], [2 * x[0], 6 * x[1]]])
+assert torch.equal(hessian(f, x), analytic)
+# for y = x**3 summed, the Hessian is diagonal: 6x, as twice grad() gave
+points = torch.tensor([1.0, 2.0, 3.0])
+assert torch.equal(hessian(lambda t: (t**3).sum(), points), torch.diag(6 * points))
+# the input needs no requires_grad: hessian() sets that up itself
+assert not x.requires_grad
+# row by row, twice grad() with create_graph=True gives the same matrix
+xg = x.clone().requires_grad_()
+(first,) = torch.autograd.grad(f(xg), xg, create_graph=True)
+rows = [torch.autograd.grad(first[i], xg, retain_graph=True)[0] for i in range(2)]
+assert torch.equal(torch.stack(rows), analytic)

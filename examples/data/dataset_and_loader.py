@@ -1,11 +1,13 @@
 # %% [markdown]
 # What a DataLoader batch looks like: the index of each
 # sample, dicts and tuples through the default collate, a
-# custom collate_fn, drop_last and reproducible shuffling
+# custom collate_fn, drop_last, reproducible shuffling, and
+# the num_samples=0 error of an empty dataset
 
 # %% [markdown] lang="zh"
 # `DataLoader` 给出的 batch 长什么样：每个样本的索引、字典和元组经过默认
-# collate 后的结果、自定义 `collate_fn`、`drop_last`，以及可复现的打乱顺序
+# collate 后的结果、自定义 `collate_fn`、`drop_last`、可复现的打乱顺序，
+# 以及空数据集引发的 `num_samples=0` 报错
 
 # %% setup
 import torch
@@ -198,3 +200,66 @@ for _ in range(2):
     orders.append(order(DataLoader(dataset, batch_size=4, shuffle=True)))
 assert orders[0] == orders[1]
 assert sorted(runs[0][0]) == sorted(runs[0][1]) == everything
+
+# %% files
+import pathlib
+
+pathlib.Path("data/train").mkdir(parents=True)
+for i in range(3):  # three samples, one file each
+    torch.save(torch.full((2,), float(i)), f"data/train/{i}.pt")
+print(sorted(path.name for path in pathlib.Path("data/train").iterdir()))
+
+
+class Files(Dataset):
+    """One sample per .pt file that the pattern matches"""
+
+    def __init__(self, pattern):
+        self.paths = sorted(pathlib.Path().glob(pattern))
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, index):
+        return torch.load(self.paths[index], weights_only=True)
+
+
+# %% empty-dataset raises="ValueError: num_samples should be a positive integer value, but got num_samples=0"
+train = Files("data/training/*.pt")  # a typo: the folder is data/train
+loader = DataLoader(train, batch_size=2, shuffle=True)
+
+# %% empty-dataset-fix
+print(len(train), pathlib.Path("data/training").exists())  # check these first
+train = Files("data/train/*.pt")
+print(len(train))
+loader = DataLoader(train, batch_size=2, shuffle=True)
+print(len(loader), next(iter(loader)).shape)
+
+# %% empty-no-shuffle
+empty = Files("data/training/*.pt")
+loader = DataLoader(empty, batch_size=2)  # shuffle=False: no error
+print(len(loader), list(loader))
+
+# %% empty-checks tags=["remove-cell"]
+from torch.utils.data import RandomSampler
+
+empty = Files("data/training/*.pt")
+assert len(empty) == 0 and empty.paths == []  # glob raises nothing
+for make in (
+    lambda: DataLoader(empty, batch_size=2, shuffle=True),
+    lambda: RandomSampler(empty),  # the sampler shuffle=True uses
+):
+    try:
+        make()
+    except ValueError as error:
+        assert "but got num_samples=0" in str(error)
+    else:
+        raise AssertionError("shuffling an empty dataset should fail")
+# a relative path is read from the working directory
+assert pathlib.Path("data/train").resolve() == pathlib.Path.cwd() / "data/train"
+loader = DataLoader(empty, batch_size=2)
+assert len(loader) == 0 and list(loader) == []
+train = Files("data/train/*.pt")
+assert len(train) == 3 and len(DataLoader(train, batch_size=2)) == 2
+batches = list(DataLoader(train, batch_size=2, shuffle=True))
+assert [b.shape for b in batches] == [(2, 2), (1, 2)]
+assert sorted(torch.cat(batches)[:, 0].tolist()) == [0.0, 1.0, 2.0]

@@ -183,3 +183,50 @@ assert all(re.search(rf"ctypes\.CDLL\(['\"]{dll}['\"]\)", source) for dll in ("v
 # the advice comes first, before the DLLs of torch's lib folder are loaded
 assert source.index("Microsoft Visual C++ Redistributable") < source.index("Error loading")
 assert re.search(r"os\.path\.join\(os\.path\.dirname\(__file__\), ['\"]lib['\"]\)", source)  # torch's lib folder
+
+# %% package-name tags=["environment"]
+from importlib import metadata
+
+print(metadata.version("torch"))  # what pip installed: named torch on PyPI
+print(torch.__version__)  # the module you import, torch too
+print(metadata.packages_distributions()["torch"])  # import torch comes from it
+assert metadata.version("torch") == torch.__version__
+
+# %% package-name-checks tags=["remove-cell"]
+import importlib.util
+
+assert metadata.packages_distributions()["torch"] == ["torch"]
+assert importlib.util.find_spec("pytorch") is None  # no module named pytorch
+
+# %% driver-vs-build
+from torch.torch_version import TorchVersion
+
+
+def driver_is_new_enough(driver_cuda, build_cuda):
+    """The CUDA Version of nvidia-smi against torch.version.cuda"""
+    if build_cuda is None:
+        return True  # a CPU build needs no driver
+    return TorchVersion(driver_cuda) >= build_cuda  # nvcc plays no part
+
+
+print(driver_is_new_enough("13.0", "12.8"))  # a newer driver runs older builds
+print(driver_is_new_enough("12.8", "12.8"))
+print(driver_is_new_enough("12.4", "12.8"))  # older: update the driver
+
+# %% driver-vs-build-checks tags=["remove-cell"]
+assert driver_is_new_enough("13.0", "12.8") and driver_is_new_enough("12.8", "12.8")
+assert not driver_is_new_enough("12.4", "12.8")
+assert driver_is_new_enough("12.10", "12.8")  # numbers, not letters
+assert driver_is_new_enough("12.4", None)
+# nvcc's version counts only to compile a C++/CUDA extension against torch: torch's
+# extension builder runs nvcc --version and compares its major version with
+# torch.version.cuda (a minor difference only warns)
+from pathlib import Path
+
+builder = (Path(torch.__file__).parent / "utils" / "cpp_extension.py").read_text()
+check = builder[builder.index("def _check_cuda_version"):]
+check = check[: check.index("\ndef ")]
+assert "--version" in check and "torch.version.cuda" in check
+assert "cuda_ver.major != torch_cuda_version.major" in check
+assert re.search(r"raise RuntimeError\(\s*CUDA_MISMATCH_MESSAGE", check)
+assert re.search(r"(logger\.warning|warnings\.warn)\(\s*CUDA_MISMATCH_WARN", check)

@@ -100,3 +100,28 @@ print(torch.stack(vectors))  # joins tensors along a new first dimension
 
 # %% tensor-of-tensors-fix-checks tags=["remove-cell"]
 assert torch.stack(vectors).shape == (2, 2)
+
+# %% object-array tags=["raises-exception"]
+import numpy as np
+
+# rows of different lengths, or a pandas column of mixed values:
+# NumPy keeps Python objects
+features = np.array([np.zeros(3), np.ones(2)], dtype=object)
+print(features.dtype)
+torch.tensor(features)
+
+# %% object-array-fix
+# rows of one length: a real float array, which torch reads
+features = np.array([[0.0, 0.5, 1.0], [2.0, 3.0, 4.0]], dtype=object)
+print(torch.from_numpy(features.astype(np.float32)))
+
+# %% object-array-fix-checks tags=["remove-cell"]
+assert features.dtype == object
+assert torch.from_numpy(features.astype(np.float32)).dtype == torch.float32
+# from_numpy refuses an object array the same way
+try:
+    torch.from_numpy(np.array([np.zeros(3), np.ones(2)], dtype=object))
+except TypeError as error:
+    assert "numpy.object_" in str(error)
+else:
+    raise AssertionError("an object array converted")

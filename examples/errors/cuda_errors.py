@@ -1,12 +1,13 @@
 # %% [markdown]
-# GPU and CUDA errors: a torch without CUDA, tensors and
-# weights on different devices or dtypes, checkpoints saved on
-# a GPU, out of memory, device-side asserts, CUDA in workers
+# GPU and CUDA errors: a torch without CUDA, a busy GPU, tensors
+# and weights on different devices or dtypes, checkpoints saved on
+# a GPU, out of memory, device-side asserts and the cuBLAS errors
+# they cause, CUDA in workers
 
 # %% [markdown] lang="zh"
-# GPU 与 CUDA 的报错：torch 没有编译 CUDA、张量与权重的设备或 dtype 不一致、
-# 在 GPU 上保存的检查点、显存不足、device-side assert、
-# 在 worker（加载进程）里使用 CUDA
+# GPU 与 CUDA 的报错：torch 没有编译 CUDA、GPU 忙碌或不可用、张量与权重的设备或
+# dtype 不一致、在 GPU 上保存的检查点、显存不足、device-side assert 及其引发的
+# cuBLAS 报错、在 worker（加载进程）里使用 CUDA
 
 # %% setup
 import multiprocessing as mp
@@ -509,3 +510,42 @@ assert len(old_style) == 1 and "is not compatible" in old_style[0]
 # %% capability-exception-checks tags=["remove-cell"] holds=">=2.11,<2.15" claim="Code built for compute capability 8.0 or 8.6 does not run on 8.7 (Jetson Orin)" about="capability-warning"
 # up to torch 2.14, code for 8.0 or 8.6 does not run on 8.7 (Jetson Orin)
 assert not compatible(87, 86) and not compatible(87, 80)
+
+# %% cublas-on-cpu raises="IndexError: index out of range in self"
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(10, 4)  # token ids 0 to 9
+        self.linear = nn.Linear(4, 3)  # a matrix product: cuBLAS on a GPU
+
+    def forward(self, x):
+        x = self.embedding(x)
+        return self.linear(x)
+
+
+device = "cpu"  # instead of "cuda": the same model, the same batch
+model = Model().to(device)
+x = torch.tensor([[1, 2, 10]])  # 10: the table has no row 10
+model(x.to(device))
+
+# %% cublas-on-cpu-checks tags=["remove-cell"]
+assert x.max() >= model.embedding.num_embeddings  # the id out of range
+assert model(x.clamp(max=9)).shape == (1, 3, 3)  # the rest of the batch runs
+
+# %% cublas-message-checks tags=["remove-cell"]
+# The cuBLAS message the page quotes is in a CUDA build of torch: the status
+# name and the call, as TORCH_CUDABLAS_CHECK writes it for float32 products
+import mmap
+from pathlib import Path
+
+library = Path(torch.__file__).parent / "lib" / "libtorch_cuda.so"
+if library.is_file():  # Linux CUDA wheels
+    with open(library, "rb") as file:
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            assert text.find(b"CUBLAS_STATUS_EXECUTION_FAILED") >= 0
+            assert text.find(b"CUBLAS_STATUS_NOT_INITIALIZED") >= 0
+            assert text.find(b"CUBLAS_STATUS_INVALID_VALUE") >= 0
+            assert text.find(
+                b" when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha,"
+                b" a, lda, b, ldb, &beta, c, ldc)`"
+            ) >= 0

@@ -451,3 +451,103 @@ except RuntimeError as error:
     assert "multi-target not supported" in str(error)
 else:
     raise AssertionError("nll_loss accepted float one-hot rows")
+
+# %% linear-3d
+model = nn.Linear(in_features=8, out_features=5)
+x = torch.randn(2, 6, 8)  # 2 sequences of 6 steps, 8 features per step
+y = model(x)
+print(x.shape, "->", y.shape)
+# one (sequence, step) row through the layer on its own: the same values
+assert torch.allclose(y[1, 4], model(x[1, 4]), atol=1e-6)
+
+# %% linear-3d-checks tags=["remove-cell"]
+assert y.shape == (2, 6, 5) and model.weight.shape == (5, 8)
+# every row, one at a time, and the rows flattened into a 2-D batch
+rows = torch.stack([torch.stack([model(x[b, s]) for s in range(6)]) for b in range(2)])
+assert torch.allclose(y, rows, atol=1e-6)
+assert torch.allclose(y, model(x.reshape(-1, 8)).reshape(2, 6, 5), atol=1e-6)
+# any number of leading dimensions, any sequence length
+assert model(torch.randn(3, 10, 8)).shape == (3, 10, 5)
+assert model(torch.randn(2, 3, 4, 8)).shape == (2, 3, 4, 5)
+try:  # the error counts the folded rows: 2 x 6 = 12
+    nn.Linear(2, 5)(x)
+except RuntimeError as error:
+    assert str(error) == "mat1 and mat2 shapes cannot be multiplied (12x8 and 2x5)"
+else:
+    raise AssertionError("Linear(2, 5) took 8 features")
+
+# %% batchnorm-dims raises="ValueError: expected 4D input (got 2D input)"
+x = torch.randn(8, 32)  # a batch of 8 flattened samples
+model = nn.Sequential(nn.Linear(32, 16), nn.BatchNorm2d(16), nn.ReLU())
+model(x)  # Linear gives (8, 16): 2-D
+
+# %% batchnorm-dims-fix
+model = nn.Sequential(nn.Linear(32, 16), nn.BatchNorm1d(16), nn.ReLU())
+print(model(x).shape)
+print(nn.BatchNorm1d(16)(torch.randn(8, 16, 10)).shape)  # (N, C, L)
+print(nn.BatchNorm2d(16)(torch.randn(8, 16, 5, 5)).shape)  # (N, C, H, W)
+
+# %% batchnorm-dims-fix-checks tags=["remove-cell"]
+assert model(x).shape == (8, 16)
+# what each takes and refuses, by number of dimensions
+for norm, shapes in ((nn.BatchNorm1d(16), {2: True, 3: True, 1: False, 4: False}),
+                     (nn.BatchNorm2d(16), {4: True, 2: False, 3: False, 5: False})):
+    for dims, taken in shapes.items():
+        shape = (8, 16, 5, 5, 5)[:dims] if dims > 1 else (16,)
+        try:
+            assert norm(torch.randn(shape)).shape == shape
+        except ValueError as error:
+            assert not taken and f"(got {dims}D input)" in str(error), (norm, dims)
+        else:
+            assert taken, (norm, dims)
+# the features must be in dimension 1: (N, L, C) is refused
+try:
+    nn.BatchNorm1d(16)(torch.randn(8, 10, 16))
+except RuntimeError as error:
+    assert "running_mean should contain 10 elements not 16" in str(error)
+else:
+    raise AssertionError("BatchNorm1d(16) took a (8, 10, 16) input")
+# BatchNorm1d normalises each feature over the batch
+model.train()
+z = model[1](model[0](x))
+assert torch.allclose(z.mean(dim=0), torch.zeros(16), atol=1e-5)
+
+# %% layernorm-shape raises="RuntimeError: Given normalized_shape=[8], expected input with shape [*, 8], but got input of size[4, 12]"
+norm = nn.LayerNorm(8)
+x = torch.randn(4, 12)  # 4 samples of 12 features
+norm(x)
+
+# %% layernorm-shape-fix
+norm = nn.LayerNorm(x.shape[-1])  # the size of the last dimension
+print(norm(x).shape)
+x = torch.randn(2, 6, 12)  # (batch, seq, features)
+print(nn.LayerNorm(12)(x).shape)  # each of the 2 x 6 rows of 12
+print(nn.LayerNorm(x.shape[-2:])(x).shape)  # each sample's 6 x 12 values
+
+# %% layernorm-shape-fix-checks tags=["remove-cell"]
+def normalised(y, dims):
+    mean = y.mean(dim=dims)
+    var = y.var(dim=dims, correction=0)
+    return torch.allclose(mean, torch.zeros_like(mean), atol=1e-5) and \
+        torch.allclose(var, torch.ones_like(var), atol=1e-2)
+
+
+assert norm(torch.randn(4, 12)).shape == (4, 12)
+assert normalised(norm(torch.randn(4, 12)), (-1,))
+assert normalised(nn.LayerNorm(12)(x), (-1,))
+assert normalised(nn.LayerNorm(x.shape[-2:])(x), (-2, -1))
+assert nn.LayerNorm(x.shape[-2:]).weight.shape == (6, 12) \
+    == nn.LayerNorm(x.shape[-2:]).bias.shape
+assert nn.LayerNorm(8)(torch.randn(3, 5, 8)).shape == (3, 5, 8)  # (*, 8)
+assert nn.LayerNorm(8)(torch.randn(8)).shape == (8,)
+# features in dimension 1: move them last, or normalise (C, H, W) together
+images = torch.randn(2, 8, 4, 4)
+assert nn.LayerNorm(8)(images.permute(0, 2, 3, 1)).shape == (2, 4, 4, 8)
+assert normalised(nn.LayerNorm(8)(images.permute(0, 2, 3, 1)), (-1,))
+assert normalised(nn.LayerNorm(images.shape[1:])(images), (-3, -2, -1))
+try:  # the last dimensions, not the first ones
+    nn.LayerNorm([2, 6])(x)
+except RuntimeError as error:
+    assert "expected input with shape [*, 2, 6]" in str(error)
+else:
+    raise AssertionError("LayerNorm([2, 6]) took a (2, 6, 12) input")

@@ -728,3 +728,61 @@ from torch.distributed.run import get_args_parser
 
 for flag in ("--master-port", "--master_port"):
     assert get_args_parser().parse_args([flag, "29501", "train.py"]).master_port == 29501
+
+# %% truncated-file tags=["raises-exception"]
+model = nn.Linear(2, 1)
+torch.save(model.state_dict(), "model.pt")
+with open("model.pt", "rb") as f:
+    whole = f.read()
+# a download or a copy cut short: half of the file
+with open("model.pt", "wb") as f:
+    f.write(whole[: len(whole) // 2])
+torch.load("model.pt")
+
+# %% truncated-file-fix
+import os
+import zipfile
+
+# torch.save writes a zip archive: a cut one is not a zip file
+print(zipfile.is_zipfile("model.pt"), len(whole) // 2, "bytes")
+torch.save(model.state_dict(), "model.pt")  # saved again, whole
+print(zipfile.is_zipfile("model.pt"), len(whole), "bytes")
+print(model.load_state_dict(torch.load("model.pt")))
+
+# %% truncated-file-fix-checks tags=["remove-cell"]
+assert os.path.getsize("model.pt") == len(whole)
+assert whole[:4] == b"PK\x03\x04"  # a zip archive's first bytes
+
+# %% not-a-checkpoint tags=["raises-exception"]
+# what `git clone` leaves without Git LFS:
+# a small text file that points at the weights
+with open("weights.pt", "w") as f:
+    f.write("version https://git-lfs.github.com/spec/v1\n"
+            "oid sha256:4d7a2147\nsize 46830571\n")
+torch.load("weights.pt", weights_only=False)
+
+# %% not-a-checkpoint-fix
+# the first bytes say what the file is
+with open("weights.pt", "rb") as f:
+    print(f.read(40))
+print(os.path.getsize("weights.pt"), "bytes")
+
+# %% not-a-checkpoint-checks tags=["remove-cell"]
+# the same file with weights_only=True: still an UnpicklingError, worded as a weights-only failure
+import pickle
+
+try:
+    torch.load("weights.pt", weights_only=True)
+except pickle.UnpicklingError as error:
+    assert "Unsupported operand 118" in str(error) and ord("v") == 118
+else:
+    raise AssertionError("a Git LFS pointer loaded")
+# an HTML page saved in place of the file: the load key is its first character
+with open("page.pt", "w") as f:
+    f.write("<!DOCTYPE html>")
+try:
+    torch.load("page.pt", weights_only=False)
+except pickle.UnpicklingError as error:
+    assert str(error) == "invalid load key, '<'."
+else:
+    raise AssertionError("an HTML page loaded")

@@ -1,10 +1,12 @@
 # %% [markdown]
 # kernel_size, stride, padding and dilation of nn.Conv1d on a tiny input
-# with a kernel of ones, so every output is a plain sum of input values
+# with a kernel of ones, so every output is a plain sum of input values; then
+# nn.AvgPool2d vs nn.AdaptiveAvgPool2d, and global average pooling
 
 # %% [markdown] lang="zh"
 # `nn.Conv1d` 的 `kernel_size`、`stride`、`padding` 和 `dilation`：
-# 在很小的输入上使用全 1 的卷积核，每个输出都只是若干输入值的简单求和
+# 在很小的输入上使用全 1 的卷积核，每个输出都只是若干输入值的简单求和；
+# 然后是 `nn.AvgPool2d` 与 `nn.AdaptiveAvgPool2d` 的区别，以及全局平均池化
 
 # %% setup
 import torch
@@ -120,3 +122,91 @@ except ValueError as error:
         in str(error)
 else:
     raise AssertionError("padding='same' should require stride=1")
+
+# %% avg-pool
+pool = nn.AvgPool2d(kernel_size=2)  # stride defaults to kernel_size
+for size in [(8, 8), (12, 16)]:
+    x = torch.randn(1, 3, *size)  # (batch, channels, height, width)
+    print(tuple(x.shape), "->", tuple(pool(x).shape))
+
+# %% avg-pool-checks tags=["remove-cell"]
+assert pool.stride == 2
+assert pool(torch.randn(1, 3, 8, 8)).shape == (1, 3, 4, 4)
+assert pool(torch.randn(1, 3, 12, 16)).shape == (1, 3, 6, 8)
+x = torch.randn(1, 3, 9, 9)
+assert pool(x).shape == (1, 3, 4, 4)  # the last row and column left out
+x = torch.arange(16.0).reshape(1, 1, 4, 4)
+assert torch.equal(pool(x), torch.tensor([[[[2.5, 4.5], [10.5, 12.5]]]]))
+
+# %% adaptive-pool
+pool = nn.AdaptiveAvgPool2d(output_size=(2, 2))
+for size in [(8, 8), (12, 16)]:
+    x = torch.randn(1, 3, *size)
+    print(tuple(x.shape), "->", tuple(pool(x).shape))
+
+# %% adaptive-pool-checks tags=["remove-cell"]
+for size in [(8, 8), (12, 16), (5, 7), (2, 2), (1, 1), (100, 3)]:
+    assert pool(torch.randn(1, 3, *size)).shape == (1, 3, 2, 2)
+# where the size divides evenly, the windows are an AvgPool2d's
+x = torch.randn(1, 3, 12, 16)
+assert torch.allclose(pool(x), nn.AvgPool2d((6, 8))(x))
+
+# %% adaptive-windows
+x = torch.arange(5.0).reshape(1, 1, 5)  # (batch, channels, length)
+print(nn.AdaptiveAvgPool1d(2)(x))  # mean of 0, 1, 2 and of 2, 3, 4
+
+# %% adaptive-windows-checks tags=["remove-cell"]
+import math
+
+
+def adaptive_windows(length, out):
+    return [(i * length // out, math.ceil((i + 1) * length / out)) for i in range(out)]
+
+
+assert adaptive_windows(5, 2) == [(0, 3), (2, 5)]  # position 2 is in both
+assert torch.equal(nn.AdaptiveAvgPool1d(2)(x), torch.tensor([[[1.0, 3.0]]]))
+for length in range(1, 12):
+    x = torch.randn(1, 1, length)
+    for out in range(1, 6):
+        means = [x[0, 0, a:b].mean() for a, b in adaptive_windows(length, out)]
+        assert torch.allclose(nn.AdaptiveAvgPool1d(out)(x)[0, 0], torch.stack(means))
+
+# %% global-pool
+x = torch.randn(2, 8, 7, 7)
+pool = nn.AdaptiveAvgPool2d(1)  # output_size=1: a 1x1 map per channel
+print(pool(x).shape)
+print(torch.allclose(pool(x), x.mean(dim=(2, 3), keepdim=True)))
+
+# %% global-pool-checks tags=["remove-cell"]
+assert pool(x).shape == (2, 8, 1, 1)
+assert pool.output_size == 1
+for size in [(7, 7), (1, 1), (13, 5)]:
+    x = torch.randn(2, 8, *size)
+    assert torch.allclose(pool(x), x.mean(dim=(2, 3), keepdim=True))
+    assert torch.equal(nn.AdaptiveMaxPool2d(1)(x), x.amax(dim=(2, 3), keepdim=True))
+
+# %% any-size
+model = nn.Sequential(
+    nn.Conv2d(3, 8, kernel_size=3, padding=1),
+    nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1),  # (N, 8, H, W) -> (N, 8, 1, 1)
+    nn.Flatten(),  # (N, 8)
+    nn.Linear(8, 10),  # 10 classes
+)
+for size in [(32, 32), (45, 60)]:
+    x = torch.randn(2, 3, *size)
+    print(tuple(x.shape), "->", tuple(model(x).shape))
+
+# %% any-size-checks tags=["remove-cell"]
+for size in [(32, 32), (45, 60), (1, 1), (224, 224)]:
+    assert model(torch.randn(2, 3, *size)).shape == (2, 10)
+# without the pooling, the Linear layer fixes the image size
+fixed = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.Flatten(),
+                      nn.Linear(8 * 32 * 32, 10))
+assert fixed(torch.randn(2, 3, 32, 32)).shape == (2, 10)
+try:
+    fixed(torch.randn(2, 3, 45, 60))
+except RuntimeError as error:
+    assert "cannot be multiplied" in str(error)
+else:
+    raise AssertionError("a Linear layer took a flattened map of another size")

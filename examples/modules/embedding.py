@@ -1,13 +1,14 @@
 # %% [markdown]
 # nn.Embedding looks up rows of its weight: the same as one-hot vectors times
 # the matrix. Integer ids, the output's shape, ids out of range, padding_idx,
-# pretrained vectors with from_pretrained or copy_, freezing, max_norm, and
-# nn.EmbeddingBag
+# pretrained vectors with from_pretrained or copy_, freezing, max_norm,
+# nn.EmbeddingBag, and weight tying with the output layer of a language model
 
 # %% [markdown] lang="zh"
 # `nn.Embedding` 按 id 取出 `weight` 的行，等价于 one-hot 向量乘以权重矩阵。
 # 输入必须是整数 id；输出形状；id 越界；`padding_idx`；用 `from_pretrained` 或
-# `copy_` 加载预训练词向量；冻结；`max_norm`；以及 `nn.EmbeddingBag`
+# `copy_` 加载预训练词向量；冻结；`max_norm`；`nn.EmbeddingBag`；以及语言模型里
+# 输出层与 `nn.Embedding` 的权重共享（weight tying）
 
 # %% lookup
 import torch
@@ -330,3 +331,119 @@ masked = (embedding(padded) * mask).sum(dim=1) / mask.sum(dim=1)
 assert torch.allclose(naive[0], means[0]) and not torch.allclose(naive[1], means[1])
 assert torch.allclose(naive[1], means[1] * 2 / 3)
 assert torch.allclose(masked, means)
+
+# %% tying
+torch.manual_seed(0)
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab_size=10, dim=4, tie=True):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, dim)  # weight (10, 4)
+        self.head = nn.Linear(dim, vocab_size, bias=False)  # weight (10, 4) too
+        if tie:
+            self.head.weight = self.embedding.weight  # one Parameter, two names
+
+    def forward(self, ids):
+        return self.head(self.embedding(ids))  # logits: (*, vocab_size)
+
+
+model = TinyLM()
+print(model.embedding.weight.shape, model.head.weight.shape)
+print(model.head.weight is model.embedding.weight)
+
+# %% tying-checks tags=["remove-cell"]
+assert model.head.weight is model.embedding.weight
+assert isinstance(model.head.weight, nn.Parameter)
+assert nn.Embedding(10, 4).weight.shape == nn.Linear(4, 10).weight.shape == (10, 4)
+assert model(torch.tensor([[1, 2, 3]])).shape == (1, 3, 10)
+# the tied weight is the embedding's, with its init: the Linear's init is dropped
+torch.manual_seed(0)
+untied = TinyLM(tie=False)
+assert torch.equal(model.embedding.weight, untied.embedding.weight)
+assert not torch.equal(model.head.weight, untied.head.weight)
+
+# %% tying-count
+def count(model):
+    return sum(p.numel() for p in model.parameters())
+
+
+print(count(TinyLM(tie=False)), count(TinyLM()))  # 2 x 10 x 4, then 10 x 4
+print([name for name, _ in model.named_parameters()])
+
+# %% tying-count-checks tags=["remove-cell"]
+assert count(TinyLM(tie=False)) == 80 and count(model) == 40
+assert len(list(model.parameters())) == 1
+assert [name for name, _ in model.named_parameters()] == ["embedding.weight"]
+assert [name for name, _ in model.named_parameters(remove_duplicate=False)] \
+    == ["embedding.weight", "head.weight"]
+# an optimizer given model.parameters() holds the weight once
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+assert len(optimizer.param_groups[0]["params"]) == 1
+
+# %% tying-step
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.tensor([[1, 2, 3]])  # token ids
+y = torch.tensor([[2, 3, 4]])  # the next ids
+before = model.embedding.weight.detach().clone()
+loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+loss.backward()
+optimizer.step()
+print(model.head.weight is model.embedding.weight)  # still one tensor
+print((model.embedding.weight != before).any(dim=1))  # the rows that changed
+
+# %% tying-step-checks tags=["remove-cell"]
+assert model.head.weight is model.embedding.weight
+assert torch.equal(model.head.weight, model.embedding.weight)
+assert (model.embedding.weight != before).any(dim=1).all()  # every row: the head's
+# the gradient is the sum of both uses' gradients, computed once on the untied model
+untied = TinyLM(tie=False)
+with torch.no_grad():
+    untied.embedding.weight.copy_(before)
+    untied.head.weight.copy_(before)
+F.cross_entropy(untied(x).flatten(0, 1), y.flatten()).backward()
+total = untied.embedding.weight.grad + untied.head.weight.grad
+assert torch.allclose(model.embedding.weight.grad, total)
+assert torch.allclose(model.embedding.weight, before - 0.1 * total)
+# the embedding's own gradient reaches only the rows of x
+assert untied.embedding.weight.grad[[0, 4, 5, 6, 7, 8, 9]].abs().sum() == 0
+
+# %% tying-state-dict
+state = model.state_dict()
+print(list(state))  # both names are saved
+print(state["head.weight"].data_ptr() == state["embedding.weight"].data_ptr())
+
+# %% tying-state-dict-checks tags=["remove-cell"]
+assert list(state) == ["embedding.weight", "head.weight"]
+assert state["head.weight"].data_ptr() == state["embedding.weight"].data_ptr()
+assert state["head.weight"].data_ptr() == model.embedding.weight.data_ptr()
+# torch.save writes the shared storage once; torch.load shares it again
+tied_file, untied_file = io.BytesIO(), io.BytesIO()
+torch.save(state, tied_file)
+torch.save(TinyLM(tie=False).state_dict(), untied_file)
+assert tied_file.tell() < untied_file.tell()
+tied_file.seek(0)
+loaded = torch.load(tied_file, weights_only=True)
+assert loaded["head.weight"].data_ptr() == loaded["embedding.weight"].data_ptr()
+# loading into a tied model fills the one Parameter; the tie stays
+fresh = TinyLM()
+fresh.load_state_dict(loaded)
+assert fresh.head.weight is fresh.embedding.weight
+assert torch.equal(fresh.embedding.weight, model.embedding.weight)
+# copy.deepcopy keeps the tie too
+import copy
+
+twin = copy.deepcopy(model)
+assert twin.head.weight is twin.embedding.weight
+assert twin.head.weight is not model.head.weight
+# a model without the tie loads it too, into two separate Parameters
+apart = TinyLM(tie=False)
+apart.load_state_dict(loaded)
+assert torch.equal(apart.head.weight, apart.embedding.weight)
+assert apart.head.weight.data_ptr() != apart.embedding.weight.data_ptr()
+# an optimizer created before the tie holds the Linear's dropped weight
+late = TinyLM(tie=False)
+stale = torch.optim.SGD(late.parameters(), lr=0.1)
+late.head.weight = late.embedding.weight
+held = stale.param_groups[0]["params"]
+assert len(held) == 2 and not any(p is held[1] for p in late.parameters())

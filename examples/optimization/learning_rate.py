@@ -1,10 +1,12 @@
 # %% [markdown]
 # The learning rate lives in optimizer.param_groups; setting it by hand
-# works, and the schedulers in torch.optim.lr_scheduler do it for you
+# works, and the schedulers in torch.optim.lr_scheduler do it for you;
+# OneCycleLR is stepped once per batch
 
 # %% [markdown] lang="zh"
 # 学习率保存在 `optimizer.param_groups` 里；可以手动修改，
-# `torch.optim.lr_scheduler` 中的调度器也会替你完成这件事
+# `torch.optim.lr_scheduler` 中的调度器也会替你完成这件事；
+# `OneCycleLR` 要每个 batch 调用一次 step
 
 # %% setup
 import math
@@ -186,3 +188,126 @@ assert math.isclose(cosine[5], 0.05) and math.isclose(
 )
 # halved after 3 epochs without progress
 assert plateau == [0.1] * 5 + [0.05] * 4 + [0.025]
+
+# %% one-cycle
+from torch.optim.lr_scheduler import OneCycleLR
+from torch.utils.data import DataLoader, TensorDataset
+
+dataset = TensorDataset(torch.randn(100, 2), torch.randn(100, 1))
+loader = DataLoader(dataset, batch_size=10, shuffle=True)
+epochs = 5
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs,
+                       steps_per_epoch=len(loader))  # batches per epoch
+print("batches per epoch:", len(loader), "total steps:", scheduler.total_steps)
+one_cycle = []
+for epoch in range(epochs):
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        one_cycle.append(optimizer.param_groups[0]["lr"])  # this batch's lr
+        optimizer.step()
+        scheduler.step()  # once per batch
+for step in (0, 7, 14, 30, 49):
+    print(f"step {step:2}: lr {one_cycle[step]:.2e}")
+
+# %% one-cycle-checks tags=["remove-cell"]
+assert len(one_cycle) == scheduler.total_steps == epochs * len(loader) == 50
+# it peaks at max_lr after pct_start (0.3) of the steps: step 14, the 15th
+peak = max(one_cycle)
+assert math.isclose(peak, 0.1) and one_cycle.index(peak) == 14
+assert one_cycle.index(peak) == round(0.3 * scheduler.total_steps) - 1
+# up before the peak, down after it
+assert all(a < b for a, b in zip(one_cycle[:14], one_cycle[1:15]))
+assert all(a > b for a, b in zip(one_cycle[14:-1], one_cycle[15:]))
+# it starts at max_lr / div_factor (25), ends at that / final_div_factor (1e4)
+assert math.isclose(one_cycle[0], 0.1 / 25)
+assert math.isclose(one_cycle[-1], 0.1 / 25 / 1e4)
+assert one_cycle[-1] < one_cycle[0] / 1000
+# the lr passed to SGD is replaced; momentum cycles the other way, 0.95 to 0.85
+assert math.isclose(scheduler.get_last_lr()[0], optimizer.param_groups[0]["lr"])
+opt = torch.optim.SGD(model.parameters(), lr=123.0, momentum=0.9)
+sched = OneCycleLR(opt, max_lr=0.1, total_steps=50)
+assert math.isclose(opt.param_groups[0]["lr"], 0.004)
+assert math.isclose(opt.param_groups[0]["momentum"], 0.95)
+for _ in range(14):
+    opt.step()
+    sched.step()
+assert math.isclose(opt.param_groups[0]["momentum"], 0.85)
+for _ in range(35):
+    opt.step()
+    sched.step()
+assert math.isclose(opt.param_groups[0]["momentum"], 0.95)  # and back up
+
+# %% one-cycle-per-epoch
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs,
+                       steps_per_epoch=len(loader))
+per_epoch = []
+for epoch in range(epochs):
+    per_epoch.append(optimizer.param_groups[0]["lr"])
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    scheduler.step()  # wrong: once per epoch
+print([f"{lr:.2e}" for lr in per_epoch])
+
+# %% one-cycle-per-epoch-checks tags=["remove-cell"]
+# the first five of the 50 steps, all in the warm-up: never near max_lr
+assert all(math.isclose(a, b) for a, b in zip(per_epoch, one_cycle[:5]))
+assert max(per_epoch) < 0.1 / 2
+assert 0.02 < per_epoch[-1] == max(per_epoch) < 0.025  # about a fifth of it
+
+# %% one-cycle-too-many raises="ValueError: Tried to step 51 times. The specified number of total steps is 50"
+dataset = TensorDataset(torch.randn(105, 2), torch.randn(105, 1))
+loader = DataLoader(dataset, batch_size=10, shuffle=True)
+print(len(dataset) // 10, len(loader))  # the last batch holds 5
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=epochs,
+                       steps_per_epoch=len(dataset) // 10)  # wrong: 10, not 11
+for epoch in range(epochs):
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+
+# %% one-cycle-too-many-checks tags=["remove-cell"]
+# it fails in the last epoch: 4 epochs of 11 batches are 44 steps
+assert epoch == 4 and scheduler.total_steps == 50
+# the 50th step() is allowed: one step() after each of the 50 batches
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+sched = OneCycleLR(opt, max_lr=0.1, total_steps=50)
+for _ in range(50):
+    opt.step()
+    sched.step()
+try:
+    sched.step()
+except ValueError as error:
+    assert str(error) == ("Tried to step 51 times. "
+                          "The specified number of total steps is 50")
+else:
+    raise AssertionError("a 51st step() should raise")
+# a resumed scheduler keeps the saved total_steps, whatever the new one says
+saved = sched.state_dict()
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+sched = OneCycleLR(opt, max_lr=0.1, total_steps=60)
+sched.load_state_dict(saved)
+assert sched.total_steps == 50
+# the number of epochs as total_steps: the error comes in the first epoch
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+sched = OneCycleLR(opt, max_lr=0.1, total_steps=epochs)
+calls = 0
+try:
+    for x, y in loader:  # one epoch: 11 batches
+        opt.step()
+        calls += 1
+        sched.step()
+except ValueError as error:
+    assert calls == epochs + 1 and f"Tried to step {epochs + 1} times" in str(error)
+else:
+    raise AssertionError("total_steps=epochs should fail in the first epoch")

@@ -528,3 +528,127 @@ finally:
 
 # %% sync-bn-cpu-checks tags=["remove-cell"]
 assert not dist.is_initialized()
+
+# %% no-group raises="ValueError: Default process group has not been initialized, please make sure to call init_process_group."
+# python train.py, without torchrun: nothing called init_process_group
+print("initialized:", dist.is_initialized())
+model = DDP(nn.Linear(4, 1))
+
+# %% no-group-checks tags=["remove-cell"]
+assert dist.is_available() and not dist.is_initialized()
+# the same error from the functions that need the default group
+for call in (dist.get_rank, dist.get_world_size, dist.barrier,
+             lambda: dist.all_reduce(torch.ones(2))):
+    try:
+        call()
+    except ValueError as error:
+        assert str(error) == ("Default process group has not been initialized,"
+                              " please make sure to call init_process_group.")
+    else:
+        raise AssertionError("a collective ran without a process group")
+
+# %% one-process
+# a group of one process: the DDP code runs as it is, without torchrun
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-one')}",
+    rank=0, world_size=1,
+)
+model = DDP(nn.Linear(4, 1))
+total = torch.tensor([3.0])
+dist.all_reduce(total)  # the sum over one process: the tensor itself
+print(f"rank {dist.get_rank()} of {dist.get_world_size()}, sum: {total}")
+del model  # DDP holds the group: free it first
+dist.destroy_process_group()
+
+# %% one-process-checks tags=["remove-cell"]
+assert torch.equal(total, torch.tensor([3.0]))
+assert not dist.is_initialized()
+# a TCP address on this machine instead of a file: the same group
+import socket
+
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+dist.init_process_group(
+    "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1
+)
+assert dist.get_rank() == 0 and dist.get_world_size() == 1
+dist.destroy_process_group()
+
+# %% guard
+def rank():
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank()
+    return 0  # a single process without a group
+
+
+def world_size():
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_world_size()
+    return 1
+
+
+model = nn.Linear(4, 1)
+if dist.is_available() and dist.is_initialized():
+    model = DDP(model)  # only inside a group
+print("initialized:", dist.is_initialized())
+print(f"{type(model).__name__}, rank {rank()} of {world_size()}")
+if rank() == 0:
+    print("rank 0 saves the checkpoint")
+
+# %% guard-checks tags=["remove-cell"]
+assert not dist.is_initialized() and (rank(), world_size()) == (0, 1)
+# inside a group the helpers return the group's values
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-guard')}",
+    rank=0, world_size=1,
+)
+assert (rank(), world_size()) == (dist.get_rank(), dist.get_world_size())
+dist.destroy_process_group()
+
+# %% backends tags=["environment"]
+print("NCCL available:", dist.is_nccl_available())
+print("gloo available:", dist.is_gloo_available())
+print("CUDA available:", torch.cuda.is_available())
+
+# %% backends-checks tags=["remove-cell"]
+assert dist.is_gloo_available()
+if not dist.is_nccl_available():
+    # this build's error: a torch without NCCL (macOS, Windows, CPU-only)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a line on NCCL's default timeout
+        try:
+            dist.init_process_group(
+                "nccl", init_method=f"file://{os.path.abspath('store-nccl')}",
+                rank=0, world_size=1,
+            )
+        except RuntimeError as error:
+            assert str(error) == "Distributed package doesn't have NCCL built in"
+        else:
+            raise AssertionError("a torch without NCCL started an NCCL group")
+    assert not dist.is_initialized()
+
+# %% portable-backend
+backend = "nccl" if torch.cuda.is_available() else "gloo"
+dist.init_process_group(
+    backend, init_method=f"file://{os.path.abspath('store-backend')}",
+    rank=0, world_size=1,
+)
+print(dist.get_backend())
+dist.destroy_process_group()
+
+# %% portable-backend-checks tags=["remove-cell"]
+if not torch.cuda.is_available():
+    assert backend == "gloo"
+    # no backend at all: init_process_group picks gloo for the CPU
+    dist.init_process_group(
+        init_method=f"file://{os.path.abspath('store-default')}",
+        rank=0, world_size=1,
+    )
+    assert dist.get_backend_config() == "cpu:gloo"
+    total = torch.ones(2)
+    dist.all_reduce(total)
+    assert torch.equal(total, torch.ones(2))
+    dist.destroy_process_group()

@@ -1,10 +1,12 @@
 # %% [markdown]
 # torch.tensor() builds a tensor from data; what a tensor carries (dtype, shape,
-# device, autograd attributes), how dtype is chosen, and what randn really draws
+# device, autograd attributes), how dtype is chosen and converted, the warning
+# for a list of NumPy arrays, and what randn really draws
 
 # %% [markdown] lang="zh"
 # `torch.tensor()` 用数据构造张量；张量带有哪些信息（dtype、形状、设备、
-# autograd 相关属性），dtype 是如何确定的，以及 `randn` 实际采样的是什么
+# autograd 相关属性），dtype 是如何确定和转换的，由 NumPy 数组组成的列表
+# 为什么会引发警告，以及 `randn` 实际采样的是什么
 
 # %% attributes
 import numpy as np
@@ -234,3 +236,109 @@ assert dims == [2, 3] and type(dims) is list
 assert all(type(d) is int for d in dims)
 assert list(x.size()) == dims and tuple(x.shape) == (2, 3)
 assert x.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+# %% convert
+x = torch.tensor([1.0, 2.0])  # float32: the legacy torch.FloatTensor
+print(x.double().dtype, x.to(torch.float64).dtype, x.type(torch.float64).dtype)
+print(x.half().dtype, x.long().dtype, x.dtype)
+print(x.float() is x, x.to(torch.float32) is x)  # already float32: x itself
+
+# %% convert-type-string
+print(x.type(), x.double().type())  # no argument: a string, not a dtype
+print(x.type(torch.DoubleTensor).dtype, isinstance(x, torch.FloatTensor))
+
+# %% convert-like
+device = "cuda" if torch.cuda.is_available() else "cpu"
+weight = torch.zeros(3, dtype=torch.float64, device=device)
+y = x.to(weight)  # the dtype and device of weight
+print(y.dtype, y.device == weight.device)
+y = x.to(device, torch.float64)  # or a device and a dtype at once
+print(y.dtype, y.device == weight.device)
+
+# %% convert-checks tags=["remove-cell"]
+x = torch.tensor([1.0, 2.0])
+for converted, dtype in [
+    (x.double(), torch.float64), (x.to(torch.float64), torch.float64),
+    (x.type(torch.float64), torch.float64), (x.half(), torch.float16),
+    (x.long(), torch.int64), (x.type(torch.DoubleTensor), torch.float64),
+    (x.type("torch.DoubleTensor"), torch.float64),
+]:
+    # a new tensor of that dtype, x unchanged
+    assert converted.dtype == dtype and converted is not x
+    assert converted.data_ptr() != x.data_ptr()
+    assert torch.equal(converted.double(), x.double())
+assert x.dtype == torch.float32
+assert x.float() is x and x.to(torch.float32) is x
+assert x.to(torch.float32, copy=True) is not x
+assert x.type() == "torch.FloatTensor" and isinstance(x.type(), str)
+assert x.double().type() == "torch.DoubleTensor"
+assert x.dtype == torch.float32 and isinstance(x.dtype, torch.dtype)
+assert isinstance(x, torch.FloatTensor) and not isinstance(x, torch.DoubleTensor)
+assert isinstance(x.double(), torch.DoubleTensor)
+weight = torch.zeros(3, dtype=torch.float64)
+assert x.to(weight).dtype == torch.float64
+assert x.to(weight).device == weight.device
+assert x.to("cpu", torch.float64).dtype == torch.float64
+assert x.to("cpu").device == torch.device("cpu") and x.to("cpu").dtype == x.dtype
+# the fix for the float64 input of dtype-numpy-mismatch
+a = np.array([[1.0, 2.0]])
+assert torch.nn.Linear(2, 1)(torch.tensor(a).float()).dtype == torch.float32
+
+# %% convert-truncate
+x = torch.tensor([-1.7, -0.5, 0.5, 1.7])
+print(x.long())  # toward zero: -1.7 becomes -1, not -2
+print(x.floor().long(), x.round().long())
+
+# %% convert-truncate-checks tags=["remove-cell"]
+assert x.long().tolist() == [-1, 0, 0, 1]
+assert x.int().tolist() == [-1, 0, 0, 1] and x.int().dtype == torch.int32
+assert torch.equal(x.long(), x.trunc().long())
+assert x.floor().long().tolist() == [-2, -1, 0, 1]
+assert x.round().long().tolist() == [-2, 0, 0, 2]  # halves to even
+
+# %% list-of-arrays
+arrays = [np.full(3, float(i)) for i in range(4)]  # e.g. one array per sample
+x = torch.tensor(arrays)
+print(x.shape, x.dtype)
+
+# %% list-of-arrays-right
+stacked = np.stack(arrays)  # one (4, 3) array: the one copy
+x_stacked = torch.from_numpy(stacked)  # shares it, no second copy
+x_array = torch.tensor(np.array(arrays))
+print(x_stacked.shape, torch.equal(x, x_stacked), torch.equal(x, x_array))
+
+# %% list-of-arrays-checks tags=["remove-cell"]
+import warnings
+
+MESSAGE = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. "
+    "Please consider converting the list to a single numpy.ndarray with "
+    "numpy.array() before converting to a tensor."
+)
+
+
+def warned(make):
+    # PyTorch warns once per process; set_warn_always: every time
+    before = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make()
+    finally:
+        torch.set_warn_always(before)
+    return [str(w_.message) for w_ in caught if w_.category is UserWarning]
+
+
+assert any(m.startswith(MESSAGE) for m in warned(lambda: torch.tensor(arrays)))
+assert not warned(lambda: torch.from_numpy(np.stack(arrays)))
+assert not warned(lambda: torch.tensor(np.array(arrays)))
+with warnings.catch_warnings(record=True) as caught:  # once per process
+    warnings.simplefilter("always")
+    torch.tensor(arrays)
+assert not [w_ for w_ in caught if "numpy.ndarrays" in str(w_.message)]
+assert x.shape == (4, 3) and x.dtype == torch.float64
+assert torch.equal(x, x_stacked) and torch.equal(x, x_array)
+assert x_stacked.dtype == x_array.dtype == torch.float64
+assert x_stacked.data_ptr() == stacked.ctypes.data  # from_numpy: no copy
+assert torch.equal(x[2], torch.full((3,), 2.0, dtype=torch.float64))

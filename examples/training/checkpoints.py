@@ -293,3 +293,115 @@ on_cpu = torch.load("gpu.pt", map_location="cpu")
 print(on_gpu["model"]["0.weight"].device, on_cpu["model"]["0.weight"].device)
 assert on_gpu["model"]["0.weight"].is_cuda
 assert not on_cpu["model"]["0.weight"].is_cuda
+
+# %% extensions
+import os
+import zipfile
+
+model = nn.Linear(4, 2)
+state = model.state_dict()
+names = ["weights.pt", "weights.pth", "weights.ckpt", "weights.bin"]
+for name in names:
+    torch.save(state, name)  # the same call, whatever the name
+
+with open("weights.pt", "rb") as f:
+    first = f.read()
+for name in names:
+    with open(name, "rb") as f:
+        same_bytes = f.read() == first
+    loaded = torch.load(name)  # the extension is not looked at
+    same = all(torch.equal(loaded[k], v) for k, v in state.items())
+    print(f"{name:12} zip: {zipfile.is_zipfile(name)}, "
+          f"same bytes: {same_bytes}, same tensors: {same}")
+
+# %% extensions-checks tags=["remove-cell"]
+import site
+import sys
+
+sizes = {os.path.getsize(name) for name in names}
+assert len(sizes) == 1  # one size for the four files
+for name in names:
+    with open(name, "rb") as f:
+        assert f.read() == first
+    loaded = torch.load(name)
+    assert list(loaded) == list(state)
+    assert all(torch.equal(loaded[k], v) for k, v in state.items())
+    # the archive's records sit in a folder named after the file, extension off
+    assert all(n.startswith("weights/") for n in zipfile.ZipFile(name).namelist())
+torch.save(state, "model.pt")
+assert zipfile.ZipFile("model.pt").namelist()[0].startswith("model/")
+# a file-like object works as well: there is no name at all
+import io
+
+buffer = io.BytesIO()
+torch.save(state, buffer)
+buffer.seek(0)
+loaded = torch.load(buffer)
+assert all(torch.equal(loaded[k], v) for k, v in state.items())
+# to Python, .pth in a site folder is a path configuration file: its lines are
+# folders to add to sys.path, and a line starting with import is run
+os.makedirs("site_dir/extra_lib")
+with open("site_dir/paths.pth", "w") as f:
+    f.write("extra_lib\nimport sys; sys.pth_line_ran = True\n")
+path_before = list(sys.path)
+site.addsitedir("site_dir")
+assert os.path.abspath("site_dir/extra_lib") in sys.path
+assert sys.pth_line_ran is True
+sys.path[:] = path_before
+del sys.pth_line_ran
+
+# %% optimizer-cast
+torch.manual_seed(0)
+model = nn.Linear(4, 2).double()  # the run that saved: float64
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
+optimizer.step()
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()},
+           "float64.pt")
+
+checkpoint = torch.load("float64.pt")
+print("saved:", checkpoint["optimizer"]["state"][0]["exp_avg"].dtype)
+model = nn.Linear(4, 2)  # 1. the model, converted or moved: float32 here
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)  # 2. the optimizer
+model.load_state_dict(checkpoint["model"])
+optimizer.load_state_dict(checkpoint["optimizer"])  # 3. its state, cast
+print("loaded:", optimizer.state[model.weight]["exp_avg"].dtype,
+      "parameter:", model.weight.dtype)
+optimizer.step()  # state and parameters match
+
+# %% optimizer-cast-checks tags=["remove-cell"]
+# every floating-point state tensor takes its parameter's dtype and device;
+# step is left as it was
+for p in model.parameters():
+    s = optimizer.state[p]
+    for key in ("exp_avg", "exp_avg_sq"):
+        assert s[key].dtype == p.dtype == torch.float32
+        assert s[key].device == p.device
+for s in checkpoint["optimizer"]["state"].values():
+    assert s["exp_avg"].dtype == s["exp_avg_sq"].dtype == torch.float64
+    assert s["step"].dtype == torch.float32
+assert all(s["step"].dtype == torch.float32 for s in optimizer.state.values())
+# step is not cast: in a float64 model's optimizer it stays float32
+m = nn.Linear(4, 2).double()
+opt = torch.optim.Adam(m.parameters(), lr=0.01)
+opt.load_state_dict(checkpoint["optimizer"])
+assert opt.state[m.weight]["exp_avg"].dtype == torch.float64
+assert opt.state[m.weight]["step"].dtype == torch.float32
+# model.load_state_dict copies into the parameters: they keep their dtype
+assert all(p.dtype == torch.float32 for p in model.parameters())
+# load_state_dict casts what it loads; it does not follow a later conversion
+m = nn.Linear(4, 2)
+opt = torch.optim.Adam(m.parameters(), lr=0.01)
+opt.load_state_dict(checkpoint["optimizer"])
+m.double()
+assert opt.state[m.weight]["exp_avg"].dtype == torch.float32
+assert m.weight.dtype == torch.float64
+
+# %% optimizer-cast-late raises="RuntimeError: expected dtype float for `end` but got dtype double"
+model = nn.Linear(4, 2)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+model.load_state_dict(checkpoint["model"])
+optimizer.load_state_dict(checkpoint["optimizer"])  # cast to float32
+model.double()  # converted after loading, as model.to(device) would be
+model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
+optimizer.step()

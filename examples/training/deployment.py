@@ -220,3 +220,89 @@ print(fresh.load_state_dict(state))
 assert all(torch.equal(fresh.state_dict()[k], v) for k, v in state.items())
 whole = torch.load("whole.pt", weights_only=False)  # runs the pickle
 assert isinstance(whole, Net)
+
+# %% trace-vs-script
+import warnings
+
+
+class Gate(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:  # a branch that depends on the values of x
+            return x * 2
+        return -x
+
+
+gate = Gate()
+positive, negative = torch.tensor([1.0, 2.0]), torch.tensor([-1.0, -2.0])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    traced = torch.jit.trace(gate, positive)  # runs forward once, on positive
+for message in dict.fromkeys(
+    str(w.message) for w in caught if w.category is torch.jit.TracerWarning
+):
+    print("TracerWarning:", message)
+
+# %% trace-vs-script-checks tags=["remove-cell"]
+tracer = [w for w in caught if w.category is torch.jit.TracerWarning]
+assert tracer and all(
+    "might cause the trace to be incorrect" in str(w.message) for w in tracer
+)
+assert "might not generalize to other inputs" in str(tracer[0].message)
+# it is attributed to the line of the branch, in this example, not to torch
+assert tracer[0].filename.endswith("deployment.py"), tracer[0].filename
+
+# %% trace-vs-script-run
+scripted = torch.jit.script(gate)  # compiles the Python source of forward
+for sample in (positive, negative):
+    print(f"input {sample.tolist()}: eager {gate(sample).tolist()}, "
+          f"traced {traced(sample).tolist()}, "
+          f"scripted {scripted(sample).tolist()}")
+print(traced.code)
+print(scripted.code)
+
+# %% trace-vs-script-run-checks tags=["remove-cell"]
+import re
+
+assert torch.equal(traced(positive), gate(positive))
+# the traced module took the branch of positive for negative too
+assert torch.equal(traced(negative), negative * 2)
+assert not torch.equal(traced(negative), gate(negative))
+for sample in (positive, negative, torch.zeros(2)):  # both branches kept
+    assert torch.equal(scripted(sample), gate(sample))
+assert not re.search(r"\bif\b|neg", traced.code)
+assert re.search(r"\bif\b", scripted.code) and "torch.neg" in scripted.code
+# without the branch on values, trace and script agree
+assert torch.equal(torch.jit.trace(nn.ReLU(), negative)(positive),
+                   torch.jit.script(nn.ReLU())(positive))
+
+# %% export-branch
+class CondGate(nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: -x, (x,))
+
+
+exported = torch.export.export(CondGate(), (positive,)).module()
+for sample in (positive, negative):
+    print(f"input {sample.tolist()}: exported {exported(sample).tolist()}")
+
+# %% export-branch-checks tags=["remove-cell"]
+for sample in (positive, negative, torch.zeros(2)):
+    assert torch.equal(exported(sample), gate(sample))
+import os
+
+stderr = os.dup(2)  # the graph that export logs on stderr as it refuses
+with open(os.devnull, "w") as devnull:
+    os.dup2(devnull.fileno(), 2)
+    try:
+        torch.export.export(gate, (positive,))  # the plain if: export refuses it
+    except Exception as error:
+        refused = error
+    else:
+        raise AssertionError("export froze the branch instead of refusing it")
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+# an error about the data-dependent branch, not some other failure
+assert "data-dependent" in str(refused) or "Dynamic control flow" in str(
+    refused
+), str(refused)[:500]

@@ -2,12 +2,14 @@
 # Why the loss is NaN or does not go down: check the data for non-finite
 # values, overfit one batch, look at gradient norms, try smaller learning
 # rates, put zero_grad before backward, take losses on logits, and let
-# anomaly mode name the backward that made a NaN
+# anomaly mode name the backward that made a NaN; a model that predicts one
+# class for every input: count the labels, then weight the classes
 
 # %% [markdown] lang="zh"
 # 损失为 NaN 或不下降时的排查清单：检查数据里有没有非有限值，先过拟合一个
 # batch，看梯度范数，试更小的学习率，`zero_grad` 放在 `backward` 之前，
-# 损失函数接 logits，再用异常检测模式找出产生 NaN 的反向函数
+# 损失函数接 logits，再用异常检测模式找出产生 NaN 的反向函数；模型对所有输入
+# 都预测同一个类别时，先数各类别的标签，再给类别加权
 
 # %% data
 import torch
@@ -207,3 +209,75 @@ with warnings.catch_warnings(record=True) as caught:
     else:
         raise AssertionError("anomaly mode should name SqrtBackward0")
 assert any("increase the runtime" in str(c.message) for c in caught)
+
+# %% same-class
+torch.manual_seed(0)
+counts = [900, 60, 40]  # 90 % of the samples are class 0
+y = torch.cat([torch.full((n,), c) for c, n in enumerate(counts)])
+centers = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+x = centers[y] + torch.randn(len(y), 2)  # the classes overlap
+
+
+def train(criterion, target=y, steps=300):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 3))
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    for step in range(steps):
+        loss = criterion(model(x), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return model
+
+
+model = train(nn.CrossEntropyLoss())
+with torch.no_grad():
+    probs = model(x).softmax(dim=1)
+pred = probs.argmax(dim=1)
+print("labels:", torch.bincount(y))
+print("predicted classes:", torch.unique(pred))
+print(f"accuracy: {(pred == y).float().mean():.2f}")
+print("mean probabilities:", probs.mean(dim=0).round(decimals=2))
+
+# %% same-class-checks tags=["remove-cell"]
+assert torch.unique(pred).tolist() == [0]  # one class for every input
+shares = torch.bincount(y) / len(y)
+assert (pred == y).sum() == counts[0]  # accuracy = the share of class 0
+assert torch.allclose(probs.mean(dim=0), shares, atol=0.01)  # the class shares
+assert probs[:, 1:].max() < 0.5 < probs[:, 0].min()  # not a close call
+# the true densities: class 0 is the likelier class at nearly every point
+log_prior = torch.tensor(counts).float().log()
+log_density = -0.5 * ((x[:, None, :] - centers) ** 2).sum(dim=2)
+assert (log_prior + log_density).argmax(dim=1).ne(0).sum() < 0.01 * len(y)
+
+# %% class-weights
+weight = len(y) / (3 * torch.bincount(y).float())  # the rarer, the heavier
+print("class weights:", weight.round(decimals=2))
+model = train(nn.CrossEntropyLoss(weight=weight))
+with torch.no_grad():
+    pred = model(x).argmax(dim=1)
+    print("predicted classes:", torch.unique(pred))
+    print("predicted at the class centers:", model(centers).argmax(dim=1))
+
+# %% class-weights-checks tags=["remove-cell"]
+assert torch.allclose(weight * torch.bincount(y), torch.full((3,), len(y) / 3))
+assert torch.unique(pred).tolist() == [0, 1, 2]
+assert model(centers).argmax(dim=1).tolist() == [0, 1, 2]
+recall = torch.stack([(pred[y == c] == c).float().mean() for c in range(3)])
+assert recall[1:].min() > 0.5  # most of classes 1 and 2 found (none before)
+assert recall.mean() > 0.5  # the mean recall, 1/3 before
+assert (pred == y).float().mean() < 0.9  # but the accuracy falls
+
+# %% same-class-causes-checks tags=["remove-cell"]
+# labels that do not belong to their inputs: only the shares to learn
+shuffled = train(nn.CrossEntropyLoss(), target=y[torch.randperm(len(y))])
+with torch.no_grad():
+    assert torch.unique(shuffled(x).argmax(dim=1)).tolist() == [0]
+# every ReLU dead: the same output for every input, the last bias
+with torch.no_grad():
+    model[0].bias.fill_(-100.0)
+model.zero_grad()
+out = model(x)
+assert torch.equal(out, model[2].bias.expand_as(out))
+out.sum().backward()
+assert torch.equal(model[0].weight.grad, torch.zeros_like(model[0].weight))

@@ -1,10 +1,14 @@
 # %% [markdown]
 # Mixed precision: autocast runs some ops in bfloat16 or float16 and others in
-# float32, the weights stay float32, and GradScaler scales the loss for float16
+# float32, the weights stay float32, and GradScaler scales the loss for float16;
+# why autocast may not be faster, float16 LayerNorm on the CPU, and TF32 through
+# torch.set_float32_matmul_precision
 
 # %% [markdown] lang="zh"
 # 混合精度：`autocast` 让一部分运算以 bfloat16 或 float16 执行，
-# 其余仍用 float32；权重始终是 float32；用 float16 时由 `GradScaler` 缩放损失
+# 其余仍用 float32；权重始终是 float32；用 float16 时由 `GradScaler` 缩放损失；
+# 另外说明 autocast 为什么可能不提速、CPU 上 float16 的 LayerNorm，以及用
+# `torch.set_float32_matmul_precision` 打开 TF32
 
 # %% setup
 import math
@@ -339,3 +343,91 @@ assert issubclass(torch.cuda.amp.GradScaler, torch.amp.GradScaler)
 disabled = [w for w in caught if "CUDA is not available" in str(w.message)]
 assert len(disabled) == (0 if torch.cuda.is_available() else 2)
 assert len(caught) == len(future) + len(disabled)
+
+# %% multiple-of-8
+def not_multiple_of_8(model):
+    found = []
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            for size in (module.in_features, module.out_features):
+                if size % 8:
+                    found.append((name, size))
+    return found
+
+
+vocab = 30522  # BERT's vocabulary
+model = nn.Sequential(nn.Linear(64, 100), nn.ReLU(), nn.Linear(100, vocab))
+print(not_multiple_of_8(model))
+padded = -(-vocab // 8) * 8  # rounded up to a multiple of 8
+model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, padded))
+print(not_multiple_of_8(model), padded)
+
+# %% multiple-of-8-checks tags=["remove-cell"]
+assert vocab % 8 == 2 and padded == 30528 and padded % 8 == 0
+assert padded - vocab < 8  # the smallest multiple of 8 above
+assert not_multiple_of_8(model) == []
+
+# %% layernorm-half
+x = torch.randn(4, 8).half()
+norm = nn.LayerNorm(8).half()
+try:
+    print(norm(x).dtype)
+except RuntimeError as error:  # where float16 LayerNorm has no CPU kernel
+    print(error)
+
+# %% layernorm-half-checks tags=["remove-cell"]
+# float16 LayerNorm runs on the CPU: no "not implemented for 'Half'"
+out = norm(x)
+assert out.dtype == torch.float16 and out.device.type == "cpu"
+reference = nn.LayerNorm(8)(x.float())
+assert torch.allclose(out.float(), reference, atol=1e-2)
+# and float16 autocast on the CPU hands LayerNorm a float16 input
+model = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8))
+with torch.autocast("cpu", dtype=torch.float16):
+    assert model[0](x.float()).dtype == model(x.float()).dtype == torch.float16
+
+# %% layernorm-fixes
+model = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8))
+x = torch.randn(4, 8)
+# 1. autocast with bfloat16: the weights stay float32
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    print(model(x).dtype)
+# 2. LayerNorm kept in float32, the rest in float16
+linear, norm = nn.Linear(8, 8).half(), nn.LayerNorm(8)
+h = linear(x.half())
+print(h.dtype, norm(h.float()).dtype)
+
+# %% layernorm-fixes-checks tags=["remove-cell"]
+assert torch.autocast("cpu").fast_dtype == torch.bfloat16  # the CPU's default
+assert all(p.dtype == torch.float32 for p in model.parameters())
+# on the CPU, autocast runs LayerNorm in its input's type
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    assert model[0](x).dtype == model(x).dtype == torch.bfloat16
+    assert model[1](x).dtype == torch.float32  # float32 in, float32 out
+assert norm.weight.dtype == torch.float32
+
+# %% matmul-precision
+print("default:", torch.get_float32_matmul_precision(),
+      "allow_tf32:", torch.backends.cuda.matmul.allow_tf32)
+for precision in ["high", "medium", "highest"]:  # "highest" is the default
+    torch.set_float32_matmul_precision(precision)
+    print(f"{precision:8} allow_tf32: {torch.backends.cuda.matmul.allow_tf32}")
+
+# %% matmul-precision-checks tags=["remove-cell"]
+assert torch.get_float32_matmul_precision() == "highest"  # restored
+assert not torch.backends.cuda.matmul.allow_tf32
+for precision, tf32 in [("high", True), ("medium", True), ("highest", False)]:
+    torch.set_float32_matmul_precision(precision)
+    assert torch.backends.cuda.matmul.allow_tf32 is tf32
+# the other way round: allow_tf32 = True reads back as "high"
+torch.backends.cuda.matmul.allow_tf32 = True
+assert torch.get_float32_matmul_precision() == "high"
+torch.backends.cuda.matmul.allow_tf32 = False
+assert torch.get_float32_matmul_precision() == "highest"
+# convolutions have their own flag, on by default and left alone
+assert torch.backends.cudnn.allow_tf32
+# the output stays float32: only the GPU's internal computation changes
+torch.set_float32_matmul_precision("high")
+assert (torch.randn(4, 4) @ torch.randn(4, 4)).dtype == torch.float32
+torch.set_float32_matmul_precision("highest")
+assert torch.get_float32_matmul_precision() == "highest"
