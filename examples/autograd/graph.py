@@ -229,3 +229,123 @@ h = a * 3
 h.retain_grad()
 (h**2).backward()
 assert h.grad == 12 and not h.is_leaf
+
+# %% unused-layer
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(3, 2)
+        self.head = nn.Linear(2, 1)  # defined, but forward never calls it
+
+    def forward(self, x):
+        return self.body(x).sum(dim=1)
+
+
+model = Net()
+x = torch.randn(4, 3)
+loss = model(x).pow(2).mean()
+loss.backward()
+# the parameters backward() did not reach
+print([name for name, p in model.named_parameters() if p.grad is None])
+
+# %% unused-layer-checks tags=["remove-cell"]
+assert model.body.weight.grad is not None and model.body.bias.grad is not None
+assert model.head.weight.grad is None and model.head.bias.grad is None
+# step() skips a parameter whose .grad is None: the unused layer never trains
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+head_before = model.head.weight.detach().clone()
+body_before = model.body.weight.detach().clone()
+optimizer.step()
+assert torch.equal(model.head.weight, head_before)
+assert not torch.equal(model.body.weight, body_before)
+
+# %% non-leaf-param
+x = torch.tensor([1.0, 2.0, 3.0])
+w = torch.randn(3, requires_grad=True) * 2  # w is the result of `* 2`
+# a copy made by .to(), as .to("cuda") makes on a GPU machine
+v = torch.randn(3, requires_grad=True).to(torch.float64)
+print(w.is_leaf, w.grad_fn.name(), v.is_leaf, v.grad_fn.name())
+(w * x + v * x).sum().backward()
+print(w.grad, v.grad)
+# the gradient went to the leaf behind w, which has no name
+leaf = w.grad_fn.next_functions[0][0].variable
+print(leaf.is_leaf, leaf.grad)
+
+# %% non-leaf-param-checks tags=["remove-cell"]
+assert not w.is_leaf and w.grad_fn.name() == "MulBackward0"
+assert not v.is_leaf and v.grad_fn.name() == "ToCopyBackward0"
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert w.grad is None and v.grad is None
+assert len(caught) == 2 and all(c.category is UserWarning for c in caught)
+assert all("not a leaf Tensor is being accessed" in str(c.message) for c in caught)
+assert leaf.is_leaf and torch.equal(leaf.grad, 2 * x)
+# a copy to another device makes the same node; .to() the same device copies nothing
+t = torch.randn(3, requires_grad=True)
+assert t.to("meta").grad_fn.name() == "ToCopyBackward0" and not t.to("meta").is_leaf
+assert t.to("cpu") is t and t.is_leaf
+assert not t.double().is_leaf
+try:
+    torch.optim.SGD([w], lr=0.1)  # an optimizer refuses the non-leaf
+except ValueError as error:
+    assert "can't optimize a non-leaf Tensor" in str(error)
+else:
+    raise AssertionError("an optimizer should refuse a non-leaf tensor")
+
+# %% non-leaf-param-fix
+device = "cpu"  # or "cuda": the same code
+# create it on its device with requires_grad=True ...
+w = torch.randn(3, device=device, requires_grad=True)
+# ... or move and scale it first, then mark the result
+v = (torch.randn(3) * 2).to(device, torch.float64).requires_grad_()
+(w * x + v * x).sum().backward()
+print(w.is_leaf, w.grad)
+print(v.is_leaf, v.grad)
+
+# %% non-leaf-param-fix-checks tags=["remove-cell"]
+assert w.is_leaf and torch.equal(w.grad, x)
+assert v.is_leaf and torch.equal(v.grad, x.double())
+# Module.to() moves the parameters in place: they stay leaves
+layer = nn.Linear(2, 2).to(torch.float64)
+assert layer.weight.is_leaf and isinstance(layer.weight, nn.Parameter)
+assert layer.weight.dtype == torch.float64
+
+# %% frozen
+model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
+model[0].requires_grad_(False)  # frozen, as when fine-tuning only the head
+scale = torch.ones(1)  # created without requires_grad=True
+x = torch.randn(4, 3)
+loss = (model(x) * scale).pow(2).mean()
+loss.backward()
+print([name for name, p in model.named_parameters() if p.grad is None])
+print(scale.requires_grad, scale.grad)
+
+# %% frozen-checks tags=["remove-cell"]
+assert not model[0].weight.requires_grad and model[0].weight.grad is None
+assert model[0].bias.grad is None and model[1].weight.grad is not None
+assert not scale.requires_grad and scale.grad is None
+assert loss.requires_grad  # the head requires grad, so backward() raised nothing
+
+# %% zero-grad-none
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+print("before backward:", model.bias.grad)
+model(x).sum().backward()
+print("after backward:", model.bias.grad)
+optimizer.zero_grad()
+print("after zero_grad:", model.bias.grad)
+
+# %% zero-grad-none-checks tags=["remove-cell"]
+import inspect
+
+assert model.weight.grad is None and model.bias.grad is None
+zero_grad = inspect.signature(torch.optim.Optimizer.zero_grad)
+assert zero_grad.parameters["set_to_none"].default is True
+assert inspect.signature(nn.Module.zero_grad).parameters["set_to_none"].default
+model(x).sum().backward()
+assert model.bias.grad == x.shape[0]  # one per row of x
+optimizer.zero_grad(set_to_none=False)
+assert torch.equal(model.bias.grad, torch.zeros(1))

@@ -159,3 +159,64 @@ assert all(item.grad_fn is not None for item in losses)
 assert all(isinstance(item.item(), float) for item in losses)
 layer = nn.Linear(2, 2)
 assert layer.cpu() is layer  # Module.cpu() is in place and returns the module
+
+# %% leak-chain
+total_loss = 0
+for step in range(3):
+    x = torch.randn(64, 4, device=device)
+    y = torch.randn(64, 1, device=device)
+    loss = criterion(model(x), y)
+    total_loss += loss  # wrong: keeps this step's graph alive
+print(total_loss.requires_grad, total_loss.grad_fn.name())
+# walk back along the additions: each one holds the total before it
+node = total_loss.grad_fn
+while node is not None and node.name() == "AddBackward0":
+    print(node.name(), "<-", [n.name() for n, _ in node.next_functions if n])
+    node = node.next_functions[0][0]
+
+# %% leak-chain-checks tags=["remove-cell"]
+def count(grad_fn, name):
+    # how many nodes of that name the graph behind grad_fn holds
+    seen, stack = set(), [grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return sum(node.name() == name for node in seen)
+
+
+# one addition and one whole loss graph per step, all reachable from total_loss
+assert total_loss.requires_grad and total_loss.grad_fn.name() == "AddBackward0"
+assert count(total_loss.grad_fn, "AddBackward0") == 3
+assert count(total_loss.grad_fn, "MseLossBackward0") == 3
+total_loss += criterion(model(x), y)
+assert count(total_loss.grad_fn, "MseLossBackward0") == 4  # and one more per step
+
+# %% leak-fixes
+total_loss = 0.0
+kept = torch.zeros((), device=device)
+losses, outputs = [], []
+for step in range(3):
+    x = torch.randn(64, 4, device=device)
+    y = torch.randn(64, 1, device=device)
+    output = model(x)
+    loss = criterion(output, y)
+    total_loss += loss.item()  # a Python float
+    kept += loss.detach()  # a tensor, without the graph
+    losses.append(loss.item())  # a list of floats for logging
+    outputs.append(output.detach())  # predictions kept for metrics
+print(type(total_loss).__name__, round(total_loss, 4))
+print(kept.requires_grad, kept.grad_fn, round(kept.item(), 4))
+print(outputs[0].requires_grad, outputs[0].grad_fn)
+
+# %% leak-fixes-checks tags=["remove-cell"]
+assert isinstance(total_loss, float) and all(isinstance(v, float) for v in losses)
+assert not kept.requires_grad and kept.grad_fn is None
+assert abs(kept.item() - total_loss) < 1e-5 and abs(sum(losses) - total_loss) < 1e-9
+assert all(o.grad_fn is None and not o.requires_grad for o in outputs)
+# without detach(), each kept output holds its step's graph and activations
+kept_outputs = [model(x) for _ in range(2)]
+assert all(o.grad_fn is not None and graph_size(o)[1] > 0 for o in kept_outputs)
+assert kept_outputs[0].grad_fn is not kept_outputs[1].grad_fn

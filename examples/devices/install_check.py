@@ -230,3 +230,134 @@ assert "--version" in check and "torch.version.cuda" in check
 assert "cuda_ver.major != torch_cuda_version.major" in check
 assert re.search(r"raise RuntimeError\(\s*CUDA_MISMATCH_MESSAGE", check)
 assert re.search(r"(logger\.warning|warnings\.warn)\(\s*CUDA_MISMATCH_WARN", check)
+
+# %% python-for-pip tags=["environment"]
+import platform
+import re
+import struct
+import sys
+from importlib import metadata
+
+print(sys.version, platform.machine())  # the Python that runs, the processor
+print(struct.calcsize("P") * 8, "bit")  # 32 bit: no torch wheel for it
+wheel = metadata.metadata("torch")  # what this torch's wheel declares
+print("Requires-Python:", wheel["Requires-Python"])
+pythons = sorted(
+    (c.rsplit(" :: ", 1)[1] for c in wheel.get_all("Classifier") or []
+     if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)),
+    key=lambda version: int(version.split(".")[1]),
+)
+print("Python", ", ".join(pythons))  # the versions its metadata lists
+
+# %% python-for-pip-checks tags=["remove-cell"]
+import importlib.util
+from pathlib import Path
+
+assert struct.calcsize("P") * 8 == 64  # every torch wheel is 64-bit
+this_python = f"{sys.version_info.major}.{sys.version_info.minor}"
+assert pythons and this_python in pythons, pythons
+lowest = wheel["Requires-Python"].replace(" ", "").split(",")[0]
+assert lowest.startswith(">=")  # the oldest Python it installs on
+assert sys.version_info[:2] >= tuple(int(part) for part in lowest[2:].split(".")[:2])
+# pip's two lines, as its source words them (where pip is installed): ERROR: is
+# the prefix of its log records at that level
+pip = importlib.util.find_spec("pip")
+if pip is not None and pip.origin is not None:
+    internal = Path(pip.origin).parent / "_internal"
+    finders = [internal / "resolution" / "resolvelib" / "factory.py",
+               internal / "index" / "package_finder.py"]
+    texts = [path.read_text(encoding="utf-8") for path in finders if path.is_file()]
+    assert any("Could not find a version that satisfies the requirement %s " in text
+               and "(from versions: %s)" in text
+               and "No matching distribution found for" in text for text in texts)
+    logging_source = (internal / "utils" / "logging.py").read_text(encoding="utf-8")
+    assert 'return "ERROR: "' in logging_source
+
+# %% torchvision-pair tags=["environment"]
+from importlib import metadata
+
+release = torch.__version__.split("+")[0]
+minor = int(release.split(".")[1])
+print(torch.__version__)
+print(f"torchvision 0.{minor + 15}.*")  # the torchvision built for it
+try:
+    print("installed: torchvision", metadata.version("torchvision"))
+except metadata.PackageNotFoundError:
+    print("installed: no torchvision")
+
+# %% torchvision-pair-checks tags=["remove-cell"]
+try:
+    vision = metadata.version("torchvision")
+except metadata.PackageNotFoundError:
+    vision = None
+if vision is not None:  # where torchvision is installed: the pair matches
+    assert vision.startswith(f"0.{minor + 15}."), vision
+    requires = metadata.requires("torchvision") or []
+    pins = [r for r in requires if re.match(r"torch\W", r)]
+    # a torchvision wheel names the one torch release it was built for
+    assert any(re.search(rf"==\s*{re.escape(release)}\b", r) for r in pins), pins
+
+# %% torchvision-nms raises="RuntimeError: operator torchvision::nms does not exist"
+# import torchvision runs this line (torchvision/_meta_registrations.py): a
+# fake kernel for nms, an operator that torchvision's C++ part registers. Here
+# that part never loaded, as where it was built for another torch
+@torch.library.register_fake("torchvision::nms")
+def fake_nms(boxes, scores, iou_threshold):
+    return boxes.new_empty(0, dtype=torch.long)
+
+# %% torchvision-nms-checks tags=["remove-cell"]
+assert "torchvision" not in sys.modules  # nothing here imported torchvision
+assert not hasattr(torch.ops.torchvision, "nms")  # so torch has no such operator
+
+# %% nvidia-packages tags=["environment"]
+from importlib import metadata
+from pathlib import Path
+
+# the CUDA libraries pip installed beside torch (Linux CUDA builds)
+nvidia = sorted(
+    (dist.metadata["Name"], dist.version)
+    for dist in metadata.distributions()
+    if (dist.metadata["Name"] or "").lower().startswith("nvidia-")
+)
+for name, version in nvidia:
+    print(name, version)
+print(len(nvidia), "nvidia-* packages")
+# the torch you import is the one pip installed here, not a second copy
+installed = Path(metadata.distribution("torch").locate_file("torch")).resolve()
+print("same torch:", Path(torch.__file__).parent.resolve() == installed)
+
+# %% nvidia-packages-checks tags=["remove-cell"]
+import ctypes
+import inspect
+
+if cpu_build:
+    assert nvidia == []
+# on Linux x86-64, a CUDA build pins the version of each nvidia-* package it
+# needs: pip installed exactly those
+linux_x86 = sys.platform == "linux" and platform.machine() == "x86_64"
+if torch.version.cuda is not None and linux_x86:
+    have = {name.lower().replace("_", "-"): version for name, version in nvidia}
+    for requirement in metadata.requires("torch") or []:
+        pinned = re.match(r"(nvidia-[\w.-]+)\s*\(?==\s*([^\s;)]+)", requirement)
+        marker = requirement.partition(";")[2]
+        if pinned is None or "extra" in marker:
+            continue
+        if "platform_machine" in marker and "x86_64" not in marker:
+            continue
+        assert have.get(pinned[1].lower().replace("_", "-")) == pinned[2], requirement
+# torch/__init__.py loads cuDNN (libcudnn.so.<major>) from the nvidia folder of
+# site-packages when the loader finds none
+source = inspect.getsource(torch)
+cudnn_entry = r"""['"]cudnn['"]\s*[:,]\s*['"]libcudnn\.so\.\*\[0-9\]['"]"""
+assert re.search(cudnn_entry, source)
+assert "not found in the system path" in source  # the ValueError where it finds none
+# the loader's words for a library it cannot find, the message of the
+# ImportError: the library's name, then cannot open shared object file
+if sys.platform == "linux" and platform.libc_ver()[0] == "glibc":
+    try:
+        ctypes.CDLL("libtorch_tips_missing.so.9")
+    except OSError as error:
+        words = ": cannot open shared object file: No such file or directory"
+        assert str(error) == "libtorch_tips_missing.so.9" + words, error
+    else:
+        raise AssertionError("a library that does not exist was loaded")

@@ -549,3 +549,45 @@ if library.is_file():  # Linux CUDA wheels
                 b" when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha,"
                 b" a, lda, b, ldb, &beta, c, ldc)`"
             ) >= 0
+
+# %% cudnn-off
+device = "cuda" if torch.cuda.is_available() else "cpu"
+torch.manual_seed(0)
+model = nn.Conv2d(3, 8, 3).to(device)  # a convolution: cuDNN runs it on a GPU
+x = torch.randn(2, 3, 16, 16, device=device)
+y = model(x)
+torch.backends.cudnn.enabled = False  # the test: the same step without cuDNN
+y_without = model(x)
+torch.backends.cudnn.enabled = True  # the default
+print(device, torch.backends.cudnn.is_available(), tuple(y.shape))
+print(torch.allclose(y, y_without, atol=1e-2))  # the same result either way
+
+# %% cudnn-off-checks tags=["remove-cell"]
+assert torch.backends.cudnn.enabled  # on again, as by default
+assert torch.allclose(y, y_without, atol=1e-2)
+if torch.version.cuda is None and torch.version.hip is None:
+    assert not torch.backends.cudnn.is_available()  # a CPU build has no cuDNN
+
+# %% cudnn-message-checks tags=["remove-cell"]
+# The cuDNN messages the page quotes: torch writes cuDNN error: and the name
+# that cuDNN gives the status (cudnnGetErrorString), and raises a RuntimeError
+import mmap
+import re
+from pathlib import Path
+
+include = Path(torch.__file__).parent / "include"
+macros = include / "ATen" / "cuda" / "Exceptions.h"
+if macros.is_file():  # wheels ship the headers
+    text = macros.read_text(encoding="utf-8")
+    assert re.search(r'"cuDNN error: ",\s*cudnnGetErrorString\(status\)', text)
+    assert "class CuDNNError : public c10::Error" in text
+    # the advice the message of CUDNN_STATUS_NOT_SUPPORTED adds
+    assert ". This error may appear if you passed in a non-contiguous input." in text
+    python_errors = (include / "torch" / "csrc" / "Exceptions.h").read_text()
+    assert "_CATCH_GENERIC_ERROR(Error, PyExc_RuntimeError" in python_errors
+    assert "CuDNNError" not in python_errors  # no Python type of its own
+library = Path(torch.__file__).parent / "lib" / "libtorch_cuda.so"
+if library.is_file():  # Linux CUDA wheels
+    with open(library, "rb") as file:
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            assert text.find(b"cuDNN error: ") >= 0

@@ -51,3 +51,49 @@ for call, kind, words in (
         assert words in str(error), error
     else:
         raise AssertionError(f"{words!r} not raised")
+
+# %% too-many-indices raises="IndexError: too many indices for tensor of dimension 1"
+import torch.nn as nn
+
+torch.manual_seed(0)
+x = torch.randn(4, 3)  # 4 samples, 3 features
+model = nn.Linear(3, 1)  # one logit per sample: a binary classifier
+with torch.no_grad():
+    probs = torch.sigmoid(model(x)).squeeze()  # (4, 1) becomes (4,)
+print(probs.shape)
+probs[:, 1]  # written for two columns, one per class
+
+# %% too-many-indices-fix
+print(probs.dim(), tuple(probs.shape))  # one dimension: one index
+positive = probs  # one sigmoid output is already P(class 1)
+print(positive.round(decimals=3))
+with torch.no_grad():
+    column = torch.sigmoid(model(x))  # not squeezed: (4, 1), two indices
+print(tuple(column.shape), torch.equal(column[:, 0], positive))
+
+# %% too-many-indices-fix-checks tags=["remove-cell"]
+assert probs.dim() == 1 and column.dim() == 2
+assert torch.equal(column.squeeze(1), positive)
+# the message names the tensor's number of dimensions
+for tensor, index, dims in (
+    (torch.ones(3), (0, 0), 1),
+    (torch.ones(2, 3), (0, 0, 0), 2),
+    (torch.ones(3), (slice(None), 1), 1),
+):
+    try:
+        tensor[index]
+    except IndexError as error:
+        assert str(error) == f"too many indices for tensor of dimension {dims}"
+    else:
+        raise AssertionError(f"{index} indexed a {dims}-D tensor")
+# x[0][0] on a vector is two steps: the second indexes a 0-dim tensor
+try:
+    torch.ones(3)[0][0]
+except IndexError as error:
+    assert str(error).startswith("invalid index of a 0-dim tensor")
+else:
+    raise AssertionError("a 0-dim tensor was indexed")
+# squeeze() also drops the batch dimension of a batch of one; squeeze(1) keeps it
+assert torch.ones(1, 1).squeeze().dim() == 0
+assert tuple(torch.ones(1, 1).squeeze(1).shape) == (1,)
+assert tuple(torch.ones(4, 1).squeeze(1).shape) == (4,)

@@ -786,3 +786,90 @@ except pickle.UnpicklingError as error:
     assert str(error) == "invalid load key, '<'."
 else:
     raise AssertionError("an HTML page loaded")
+
+# %% forward-extra-argument raises="TypeError: …forward() takes 2 positional arguments but 3 were given"
+from torch.utils.data import TensorDataset
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(2, 3)
+
+    def forward(self, x):  # one input, after self
+        return self.linear(x)
+
+
+model = Classifier()
+labels = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+dataset = TensorDataset(torch.randn(8, 2), labels)
+loader = DataLoader(dataset, batch_size=4)
+for batch in loader:  # each batch is [inputs, labels]
+    output = model(*batch)  # model(inputs, labels): forward gets the labels too
+
+# %% forward-extra-argument-fix
+for x, y in loader:  # inputs to the model, labels to the loss
+    output = model(x)
+    loss = F.cross_entropy(output, y)
+print(tuple(x.shape), tuple(output.shape), tuple(y.shape))
+
+# %% forward-extra-argument-fix-checks tags=["remove-cell"]
+import inspect
+
+# the counts include self: 2 = self and x, 3 = self, inputs and labels
+assert list(inspect.signature(Classifier.forward).parameters) == ["self", "x"]
+assert len(batch) == 2
+x, y = next(iter(loader))
+try:
+    model(x, y)  # the same call, written out
+except TypeError as error:
+    assert "forward() takes 2 positional arguments but 3 were given" in str(error)
+else:
+    raise AssertionError("model(x, y) was accepted")
+# the class called with the input: the same words, about __init__
+try:
+    Classifier(x)
+except TypeError as error:
+    assert "__init__() takes 1 positional argument but 2 were given" in str(error)
+else:
+    raise AssertionError("Classifier(x) was accepted")
+
+# %% forward-missing-input raises="TypeError: …forward() missing 1 required positional argument: 'x'"
+model = Classifier  # the class itself: the () that builds a model is missing
+output = model.forward(torch.randn(4, 2))  # the batch is taken as self
+
+# %% forward-missing-input-fix
+model = Classifier()  # a model
+output = model(torch.randn(4, 2))  # call the model: it calls forward
+print(tuple(output.shape))
+
+# %% forward-missing-input-fix-checks tags=["remove-cell"]
+# calling the model runs its hooks; calling forward skips them
+calls = []
+handle = model.register_forward_hook(lambda module, args, out: calls.append(1))
+model(torch.randn(4, 2))
+model.forward(torch.randn(4, 2))
+handle.remove()
+assert calls == [1]
+# a model called with nothing: the same message
+try:
+    model()
+except TypeError as error:
+    assert "forward() missing 1 required positional argument: 'x'" in str(error)
+else:
+    raise AssertionError("model() was accepted")
+
+
+# a forward of two inputs given one names the second: nn.Sequential
+# passes each module the one output of the module before it
+class Masked(nn.Module):
+    def forward(self, x, mask):
+        return x * mask
+
+
+try:
+    nn.Sequential(nn.Linear(2, 2), Masked())(torch.randn(4, 2))
+except TypeError as error:
+    assert "forward() missing 1 required positional argument: 'mask'" in str(error)
+else:
+    raise AssertionError("Masked got its mask")

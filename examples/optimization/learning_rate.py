@@ -311,3 +311,76 @@ except ValueError as error:
     assert calls == epochs + 1 and f"Tried to step {epochs + 1} times" in str(error)
 else:
     raise AssertionError("total_steps=epochs should fail in the first epoch")
+
+# %% wrong-order-warning-checks tags=["remove-cell"]
+import warnings
+
+
+def scheduler_warnings(optimizer_first):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = StepLR(opt, step_size=30, gamma=0.1)
+        for epoch in range(3):
+            if optimizer_first:
+                opt.step()
+                sched.step()
+            else:
+                sched.step()
+                opt.step()
+    return caught
+
+
+# the warning the page quotes: its category and first sentences; only
+# the scheduler's first step() is checked, so it comes once
+caught = scheduler_warnings(optimizer_first=False)
+assert [w.category for w in caught] == [UserWarning]
+assert str(caught[0].message).startswith(
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+    "`optimizer.step()` before `lr_scheduler.step()`."
+)
+assert scheduler_warnings(optimizer_first=True) == []
+# a GradScaler that skips the first optimizer.step() (gradients not
+# finite): the same warning, with the calls in the right order
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = StepLR(opt, step_size=30, gamma=0.1)
+scaler = torch.amp.GradScaler("cpu")
+loss = model(torch.full((1, 2), float("inf"))).sum()
+scaler.scale(loss).backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    scaler.step(opt)  # skipped: the gradients hold inf
+    scaler.update()
+    sched.step()
+assert [w.category for w in caught] == [UserWarning]
+assert "before `optimizer.step()`" in str(caught[0].message)
+opt.zero_grad()
+
+# %% plateau-no-metric raises="TypeError: …step() missing 1 required positional argument: 'metrics'"
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = ReduceLROnPlateau(optimizer, factor=0.5, patience=2)
+for epoch in range(10):
+    optimizer.step()
+    scheduler.step()  # wrong: called like StepLR, without the metric
+
+# %% plateau-no-metric-checks tags=["remove-cell"]
+import inspect
+
+# it fails at the first epoch; the plateau cell is the fix
+assert epoch == 0
+assert "metrics" in inspect.signature(ReduceLROnPlateau.step).parameters
+# mode="max" for a metric that should grow, such as an accuracy
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = ReduceLROnPlateau(opt, mode="max", factor=0.5, patience=2)
+for accuracy in (0.5, 0.6, 0.7, 0.8, 0.9):
+    opt.step()
+    sched.step(accuracy)
+assert sched.get_last_lr() == [0.1]
+# the same rising values with the default mode="min": cut after 3 epochs
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = ReduceLROnPlateau(opt, factor=0.5, patience=2)
+for accuracy in (0.5, 0.6, 0.7, 0.8, 0.9):
+    opt.step()
+    sched.step(accuracy)
+assert sched.get_last_lr() == [0.05]
