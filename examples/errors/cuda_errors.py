@@ -545,6 +545,15 @@ if library.is_file():  # Linux CUDA wheels
             assert text.find(b"CUBLAS_STATUS_EXECUTION_FAILED") >= 0
             assert text.find(b"CUBLAS_STATUS_NOT_INITIALIZED") >= 0
             assert text.find(b"CUBLAS_STATUS_INVALID_VALUE") >= 0
+            # a float32 product names cublasSgemm, or cublasGemmEx in later releases
+            assert text.find(b" when calling `cublasSgemm( handle,") >= 0 or text.find(
+                b" when calling `cublasGemmEx( handle, opa, opb, m, n, k, &alpha, a, CUDA_R_32F,"
+            ) >= 0
+
+# %% cublas-sgemm-checks tags=["remove-cell"] holds="<2.15" claim="A `float32` matrix product that cuBLAS fails names the call `cublasSgemm( handle, opa, …)` in its message"
+if library.is_file():
+    with open(library, "rb") as file:
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as text:
             assert text.find(
                 b" when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha,"
                 b" a, lda, b, ldb, &beta, c, ldc)`"

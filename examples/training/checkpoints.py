@@ -233,7 +233,7 @@ checkpoint["rng"]["numpy"] = np.random.get_state()  # a tuple holding an ndarray
 torch.save(checkpoint, "checkpoint.pt")
 torch.load("checkpoint.pt")
 
-# %% numpy-state-checks tags=["remove-cell"]
+# %% numpy-state-checks tags=["remove-cell"] holds=">=2.6" claim="Loading NumPy's random state with the default `weights_only=True` fails with a message that names `numpy._core.multiarray._reconstruct` and `safe_globals`"
 import pickle
 
 try:
