@@ -143,9 +143,6 @@ y = torch.randn(64, 1, device=device)
 loss = criterion(model(x), y)
 assert loss.grad_fn is not None
 assert isinstance(total_loss, float)  # float(loss) version
-assert len(caught) == 1 and caught[0].category is UserWarning
-message = str(caught[0].message)
-assert "Converting a tensor with requires_grad=True to a scalar" in message
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     assert isinstance(loss.item(), float)
@@ -220,3 +217,15 @@ assert all(o.grad_fn is None and not o.requires_grad for o in outputs)
 kept_outputs = [model(x) for _ in range(2)]
 assert all(o.grad_fn is not None and graph_size(o)[1] > 0 for o in kept_outputs)
 assert kept_outputs[0].grad_fn is not kept_outputs[1].grad_fn
+
+# %% float-warns-checks tags=["remove-cell"] holds=">=2.8" claim="`float()` of a tensor that requires grad emits a `UserWarning` that names `requires_grad=True`"
+import warnings
+
+w = torch.ones(1, requires_grad=True)
+torch.set_warn_always(True)  # torch warns once per process: the page's cell had its warning
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    float(w * 2)
+torch.set_warn_always(False)
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert "Converting a tensor with requires_grad=True to a scalar" in str(caught[0].message)

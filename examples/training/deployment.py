@@ -189,11 +189,11 @@ assert "('default', None, <class 'DeprecationWarning'>, '__main__', 0)" \
     in defaults, defaults
 assert "('ignore', None, <class 'DeprecationWarning'>, None, 0)" in defaults
 
-# %% whole-model tags=["raises-exception"]
+# %% whole-model tags=["raises-exception"] holds=">=2.6" claim="`torch.load` defaults to `weights_only=True`, so loading a whole pickled model raises `UnpicklingError`"
 torch.save(model, "whole.pt")  # pickles the module object itself
 torch.load("whole.pt")
 
-# %% whole-model-checks tags=["remove-cell"]
+# %% whole-model-checks tags=["remove-cell"] holds=">=2.6" claim="The weights-only error of a whole pickled model says that PyTorch 2.6 changed the default of `weights_only`"
 import pickle
 
 try:
