@@ -299,9 +299,9 @@ assert x.round().long().tolist() == [-2, 0, 0, 2]  # halves to even
 # %% list-of-arrays
 arrays = [np.full(3, float(i)) for i in range(4)]  # e.g. one array per sample
 x = torch.tensor(arrays)
-print(x.shape, x.dtype)
 
 # %% list-of-arrays-right
+print(x.shape, x.dtype)
 stacked = np.stack(arrays)  # one (4, 3) array: the one copy
 x_stacked = torch.from_numpy(stacked)  # shares it, no second copy
 x_array = torch.tensor(np.array(arrays))
