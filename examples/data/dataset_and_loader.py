@@ -263,3 +263,125 @@ assert len(train) == 3 and len(DataLoader(train, batch_size=2)) == 2
 batches = list(DataLoader(train, batch_size=2, shuffle=True))
 assert [b.shape for b in batches] == [(2, 2), (1, 2)]
 assert sorted(torch.cat(batches)[:, 0].tolist()) == [0.0, 1.0, 2.0]
+
+# %% csv-files
+import csv
+import tempfile
+
+import numpy as np
+from PIL import Image
+
+tmp = tempfile.TemporaryDirectory()  # removed by tmp.cleanup() or at exit
+root = pathlib.Path(tmp.name)
+(root / "images").mkdir()
+rows = [("images/cat_0.png", 0), ("images/dog_0.png", 1),
+        ("images/cat_1.png", 0), ("images/dog_1.png", 1),
+        ("images/bird_0.png", 2)]
+for i, (path, label) in enumerate(rows):  # tiny 4 x 6 RGB images
+    pixels = np.full((4, 6, 3), 50 * i, dtype=np.uint8)
+    Image.fromarray(pixels).save(root / path)
+with open(root / "labels.csv", "w", newline="") as file:
+    writer = csv.writer(file)
+    writer.writerow(["path", "label"])
+    writer.writerows(rows)
+print((root / "labels.csv").read_text())
+
+# %% csv-dataset
+class CsvImages(Dataset):
+    """Images listed in a CSV file (path,label), read one at a time"""
+
+    def __init__(self, csv_file):
+        csv_file = pathlib.Path(csv_file)
+        self.root = csv_file.parent  # paths in the CSV are relative to it
+        with open(csv_file, newline="") as file:
+            rows = list(csv.DictReader(file))
+        self.paths = [row["path"] for row in rows]  # names only, no pixels
+        self.labels = [int(row["label"]) for row in rows]
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, index):
+        with Image.open(self.root / self.paths[index]) as image:
+            pixels = np.array(image.convert("RGB"))  # (H, W, 3) uint8
+        x = torch.from_numpy(pixels).permute(2, 0, 1) / 255  # (3, H, W)
+        return x, torch.tensor(self.labels[index])
+
+
+dataset = CsvImages(root / "labels.csv")
+loader = DataLoader(dataset, batch_size=4)
+print(len(dataset), len(loader))
+for x, y in loader:
+    print(x.shape, x.dtype, y, y.dtype)
+
+# %% csv-dataset-checks tags=["remove-cell"]
+with open(root / "labels.csv", newline="") as file:
+    expected = [(r["path"], int(r["label"])) for r in csv.DictReader(file)]
+assert expected == rows and len(dataset) == 5 and len(loader) == 2
+batches = list(loader)
+assert [b[0].shape for b in batches] == [(4, 3, 4, 6), (1, 3, 4, 6)]
+assert all(b[0].dtype == torch.float32 and b[1].dtype == torch.int64
+           for b in batches)
+# the labels are the CSV's, in its order
+assert torch.cat([b[1] for b in batches]).tolist() == [r[1] for r in rows]
+# int64 labels are class indices for cross_entropy
+torch.nn.functional.cross_entropy(torch.zeros(4, 3), batches[0][1])
+# each sample holds the pixels of its own file, scaled to [0, 1]
+for i, (x, y) in enumerate(dataset):
+    assert torch.allclose(x, torch.full((3, 4, 6), 50 * i / 255))
+# __init__ keeps names, not images
+assert all(type(p) is str for p in dataset.paths)
+# the CSV's paths are relative to its folder, not to the working directory
+assert not pathlib.Path(rows[0][0]).exists()
+assert (dataset.root / dataset.paths[0]).is_file()
+assert dataset.root == root and root != pathlib.Path.cwd()
+tmp.cleanup()
+
+# %% concat
+from torch.utils.data import ConcatDataset
+
+x_a = torch.arange(6.0).reshape(3, 2)  # 3 samples
+x_b = torch.arange(100.0, 110.0).reshape(5, 2)  # 5 samples
+a = TensorDataset(x_a, torch.zeros(3, dtype=torch.long))  # source 0
+b = TensorDataset(x_b, torch.ones(5, dtype=torch.long))  # source 1
+combined = ConcatDataset([a, b])
+print(len(a), len(b), len(combined), combined.cumulative_sizes)
+print(combined[2])  # the last sample of a
+print(combined[3])  # the first sample of b
+print(type(a + b).__name__, len(a + b))
+
+# %% concat-shuffle
+g = torch.Generator().manual_seed(0)
+loader = DataLoader(combined, batch_size=4, shuffle=True, generator=g)
+for x, source in loader:
+    print(x[:, 0].tolist(), "from", source.tolist())
+
+# %% concat-checks tags=["remove-cell"]
+assert len(combined) == len(a) + len(b) == 8
+assert combined.cumulative_sizes == [3, 8]
+# index i < 3 reads a[i], index i >= 3 reads b[i - 3]
+for i in range(8):
+    want = a[i] if i < 3 else b[i - 3]
+    assert all(torch.equal(u, v) for u, v in zip(combined[i], want))
+both = a + b
+assert type(both) is ConcatDataset and both.cumulative_sizes == [3, 8]
+g = torch.Generator().manual_seed(0)
+batches = list(DataLoader(combined, batch_size=4, shuffle=True, generator=g))
+firsts = sorted(torch.cat([x[:, 0] for x, _ in batches]).tolist())
+assert firsts == sorted(x_a[:, 0].tolist() + x_b[:, 0].tolist())  # each once
+# shuffled across the two: a sample of b comes before one of a
+sources = torch.cat([s for _, s in batches]).tolist()
+assert sources != sorted(sources)
+
+# %% concat-mismatch raises="RuntimeError: stack expects each tensor to be equal size"
+c = TensorDataset(torch.ones(4, 3), torch.full((4,), 2))  # 3 features, not 2
+mixed = a + c  # no error here: ConcatDataset checks nothing
+loader = DataLoader(mixed, batch_size=4)
+for x, source in loader:  # the first batch: 3 samples of a, 1 of c
+    pass
+
+# %% concat-mismatch-checks tags=["remove-cell"]
+assert len(mixed) == 7
+assert mixed[2][0].shape == (2,) and mixed[3][0].shape == (3,)
+# a batch of c alone collates: only the mix fails
+assert next(iter(DataLoader(c, batch_size=4)))[0].shape == (4, 3)

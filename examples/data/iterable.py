@@ -195,3 +195,59 @@ assert torch.equal(sharded.sort().values, everything)
 assert sharded.tolist() == [0, 2, 1, 3, 4, 5]
 no_workers = torch.cat(list(DataLoader(ShardedNumbers(6), batch_size=2)))
 assert torch.equal(no_workers, everything)
+
+# %% next-loader raises="TypeError: 'DataLoader' object is not an iterator"
+loader = DataLoader(dataset, batch_size=2, shuffle=True)
+next(loader)
+
+# %% next-iter
+print(next(iter(loader)))  # one batch: the first of a new epoch
+it = iter(loader)  # keep the iterator to go on through the epoch
+print(next(it), next(it), next(it))
+
+# %% next-iter-workers
+import os
+
+from torch.utils.data import Dataset
+
+
+class Pids(Dataset):
+    """Each sample is the id of the process that loaded it"""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, index):
+        return os.getpid()
+
+
+loader = DataLoader(Pids(), batch_size=2, num_workers=2)
+restarted = [next(iter(loader))[0].item() for _ in range(3)]
+print("next(iter(loader)) 3 times:", len(set(restarted)), "worker processes")
+it = iter(loader)
+kept = [next(it)[0].item() for _ in range(3)]
+print("one iterator, 3 batches:   ", len(set(kept)), "worker processes")
+del it
+
+# %% next-iter-checks tags=["remove-cell"]
+# a DataLoader is iterable, not an iterator: iter() gives a new iterator
+loader = DataLoader(dataset, batch_size=2, shuffle=True)
+assert not hasattr(loader, "__next__") and iter(loader) is not iter(loader)
+# each iter() starts a new epoch: a new shuffled order of all 6 samples
+torch.manual_seed(0)
+epochs = [torch.cat(list(iter(loader))).tolist() for _ in range(3)]
+assert all(sorted(e) == list(range(6)) for e in epochs)
+assert len({tuple(e) for e in epochs}) > 1
+# one iterator walks the epoch: 3 batches, each sample once, then StopIteration
+it = iter(loader)
+walked = torch.cat([next(it), next(it), next(it)])
+assert sorted(walked.tolist()) == list(range(6))
+try:
+    next(it)
+except StopIteration:
+    pass
+else:
+    raise AssertionError("an epoch of 3 batches gave a 4th")
+# with workers: every iter() starts new worker processes
+assert len(set(restarted)) == 3 and len(set(kept)) == 2
+assert os.getpid() not in {*restarted, *kept}

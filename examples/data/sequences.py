@@ -206,3 +206,40 @@ packed_out, (h, c) = lstm(packed)
 out, _ = pad_packed_sequence(packed_out, batch_first=True)
 assert h.shape == c.shape == (1, 3, 3)
 assert torch.allclose(h[0], out[torch.arange(3), lengths - 1])
+
+# %% list-samples raises="RuntimeError: each element in list of batch should be of equal size"
+from torch.utils.data import DataLoader, Dataset
+
+
+class Sentences(Dataset):
+    def __init__(self):
+        self.samples = [[5, 2], [7, 1, 4], [3], [6, 8, 9, 2]]  # token ids
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        return self.samples[i]  # a Python list, of its own length
+
+
+next(iter(DataLoader(Sentences(), batch_size=2)))
+
+# %% list-samples-fix
+def pad_lists(batch):  # the batch: a list of samples
+    sequences = [torch.tensor(sample) for sample in batch]
+    lengths = torch.tensor([len(sample) for sample in batch])
+    return pad_sequence(sequences, batch_first=True), lengths
+
+
+loader = DataLoader(Sentences(), batch_size=2, collate_fn=pad_lists)
+for tokens, lengths in loader:
+    print(tokens.tolist(), lengths.tolist())
+
+# %% list-samples-fix-checks tags=["remove-cell"]
+# the default collate turns a batch of lists into one list per position
+same_length = DataLoader([[1, 2], [3, 4]], batch_size=2)
+columns = next(iter(same_length))
+assert [c.tolist() for c in columns] == [[1, 3], [2, 4]]
+batches = list(DataLoader(Sentences(), batch_size=2, collate_fn=pad_lists))
+assert batches[0][0].tolist() == [[5, 2, 0], [7, 1, 4]]
+assert batches[1][1].tolist() == [1, 4]

@@ -339,3 +339,156 @@ except RuntimeError as error:
     print(f"RuntimeError: {error}")
 else:
     raise AssertionError("a CUDA tensor was pinned")
+
+# %% round-robin
+import time
+
+
+class Slow(Dataset):
+    """A slow __getitem__ (decoding, augmentation) that says who loaded it"""
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, index):
+        time.sleep(0.01)
+        return get_worker_info().id
+
+
+loader = DataLoader(Slow(), batch_size=2, num_workers=2)
+batches = [batch.tolist() for batch in loader]
+print(batches)  # the worker id of each sample
+print("worker of each batch:", [batch[0] for batch in batches])
+
+# %% round-robin-checks tags=["remove-cell"]
+# each worker builds whole batches, handed out in turn: batch k from k % N
+assert batches == [[k % 2] * 2 for k in range(8)]
+with warnings.catch_warnings():  # more workers than this machine suggests
+    warnings.simplefilter("ignore")
+    loader = DataLoader(Slow(), batch_size=2, num_workers=3)
+    assert [b.tolist() for b in loader] == [[k % 3] * 2 for k in range(8)]
+del loader
+
+# %% prefetch
+class LoggedBatches(torch.utils.data.Sampler):
+    """Hands out batches of indices, counting how many it has handed out"""
+
+    def __init__(self, n, batch_size):
+        self.batches = [list(range(i, min(i + batch_size, n)))
+                        for i in range(0, n, batch_size)]
+
+    def __len__(self):
+        return len(self.batches)
+
+    def __iter__(self):
+        self.handed_out = 0
+        for batch in self.batches:
+            self.handed_out += 1
+            yield batch
+
+
+sampler = LoggedBatches(16, batch_size=1)  # 16 batches of one sample
+for prefetch_factor in (2, 4):
+    loader = DataLoader(Slow(), batch_sampler=sampler, num_workers=2,
+                        prefetch_factor=prefetch_factor)
+    it = iter(loader)  # starts the workers and sends them work at once
+    asked = sampler.handed_out
+    next(it)
+    print(f"prefetch_factor={prefetch_factor}: {asked} batches requested",
+          f"by iter(), {sampler.handed_out} after the first batch")
+    del it  # shuts its workers down
+
+# %% prefetch-checks tags=["remove-cell"]
+# prefetch_factor batches per worker asked ahead, then one per batch received
+for factor in (1, 2, 3):
+    loader = DataLoader(Slow(), batch_sampler=sampler, num_workers=2,
+                        prefetch_factor=factor)
+    it = iter(loader)
+    assert sampler.handed_out == 2 * factor
+    for received in range(1, 4):
+        next(it)
+        assert sampler.handed_out == 2 * factor + received
+    del it
+assert DataLoader(Slow(), num_workers=2).prefetch_factor == 2  # the default
+del loader
+
+# %% resize-storage raises="RuntimeError: Caught RuntimeError in DataLoader worker process 0.…RuntimeError: Trying to resize storage that is not resizable"
+sequences = [torch.arange(1.0, n + 1) for n in (3, 2, 4, 1)]
+loader = DataLoader(sequences, batch_size=2, num_workers=2)
+it = iter(loader)
+next(it)
+
+# %% resize-storage-close tags=["remove-cell"]
+# shut the failed loader's workers down, as after grad-dataset
+gc.collect()
+del it
+
+# %% resize-storage-main raises="RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [2] at entry 1"
+loader = DataLoader(sequences, batch_size=2)  # num_workers=0
+next(iter(loader))
+
+# %% resize-storage-checks tags=["remove-cell"]
+# In a worker the batch's shared storage holds the sum of the samples' sizes,
+# shaped as (batch size, *first sample's shape): it fails to fit exactly when
+# the first sample is larger than the average; otherwise stack() complains
+
+
+def worker_error(samples):
+    loader = DataLoader(samples, batch_size=len(samples), num_workers=1)
+    it = iter(loader)
+    try:
+        next(it)
+    except RuntimeError as error:
+        message = str(error)
+        error.__traceback__ = None  # no reference cycle: workers shut down
+    else:
+        raise AssertionError("samples of different sizes were collated")
+    it = None
+    assert "Caught RuntimeError in DataLoader worker process 0" in message
+    return message.strip().splitlines()[-1]
+
+
+resize = "RuntimeError: Trying to resize storage that is not resizable"
+stack = "RuntimeError: stack expects each tensor to be equal size"
+assert worker_error([torch.ones(3), torch.ones(2)]) == resize
+assert worker_error([torch.ones(2), torch.ones(3)]).startswith(stack)
+assert worker_error([torch.ones(4), torch.ones(1), torch.ones(5)]) == resize
+assert worker_error([torch.ones(4), torch.ones(5), torch.ones(1)]) == resize
+assert worker_error([torch.ones(3), torch.ones(1), torch.ones(5)]).startswith(
+    stack  # 3 * 3 == 3 + 1 + 5: the storage fits, stack() fails
+)
+assert worker_error([torch.ones(2), torch.ones(5), torch.ones(1)]).startswith(
+    stack
+)
+assert worker_error([torch.ones(2, 3), torch.ones(2, 2)]) == resize
+
+# %% pad-collate
+from torch.nn.utils.rnn import pad_sequence
+
+
+def pad_batch(samples):
+    """Pad the samples to the longest one; keep their true lengths"""
+    lengths = torch.tensor([len(s) for s in samples])
+    return pad_sequence(samples, batch_first=True), lengths
+
+
+loader = DataLoader(sequences, batch_size=2, num_workers=2,
+                    collate_fn=pad_batch)
+for x, lengths in loader:
+    print(x, lengths)
+
+# %% list-collate
+loader = DataLoader(sequences, batch_size=2, num_workers=2, collate_fn=list)
+for batch in loader:  # a list of tensors of their own lengths
+    print(batch)
+
+# %% collate-fix-checks tags=["remove-cell"]
+padded = list(DataLoader(sequences, batch_size=2, num_workers=2,
+                         collate_fn=pad_batch))
+assert [x.shape for x, _ in padded] == [(2, 3), (2, 4)]
+assert [n.tolist() for _, n in padded] == [[3, 2], [4, 1]]
+assert padded[0][0].tolist() == [[1, 2, 3], [1, 2, 0]]  # zeros fill the end
+lists = list(DataLoader(sequences, batch_size=2, num_workers=2,
+                        collate_fn=list))
+assert all(type(b) is list for b in lists)
+assert [len(s) for b in lists for s in b] == [3, 2, 4, 1]

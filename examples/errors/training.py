@@ -873,3 +873,29 @@ except TypeError as error:
     assert "forward() missing 1 required positional argument: 'mask'" in str(error)
 else:
     raise AssertionError("Masked got its mask")
+
+# %% sequential-two-inputs raises="TypeError: …forward() takes 2 positional arguments but 3 were given"
+model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+x, mask = torch.randn(4, 2), torch.ones(4, 3)
+output = model(x, mask)  # Sequential.forward takes one input
+
+# %% sequential-two-inputs-fix
+class MaskedHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+
+    def forward(self, x, mask):  # a forward of its own takes both
+        return self.body(x) * mask
+
+
+print(tuple(MaskedHead()(x, mask).shape))
+
+# %% sequential-two-inputs-fix-checks tags=["remove-cell"]
+try:
+    model(x, mask)
+except TypeError as error:
+    assert "forward() takes 2 positional arguments but 3 were given" in str(error)
+else:
+    raise AssertionError("Sequential took two inputs")
+assert MaskedHead()(x, torch.zeros(4, 3)).abs().sum() == 0

@@ -285,3 +285,25 @@ for one_hot_target in (y, y.float()):  # F.nll_loss refuses both, as NLLLoss
         assert "multi-target not supported" in str(error)
     else:
         raise AssertionError("F.nll_loss accepted a one-hot target")
+
+# %% mask-channel raises="RuntimeError: only batches of spatial targets supported (3D tensors) but got targets of dimension: 4"
+torch.manual_seed(0)
+logits = torch.randn(2, 3, 4, 4)  # (N, C, H, W): 3 classes per pixel
+mask = torch.randint(0, 3, (2, 1, 4, 4))  # class ids, with a channel dimension
+nn.CrossEntropyLoss()(logits, mask)
+
+# %% mask-channel-fix
+mask = mask.squeeze(1)  # (N, H, W): one class id per pixel
+print(tuple(logits.shape), tuple(mask.shape), mask.dtype)
+print(round(nn.CrossEntropyLoss()(logits, mask).item(), 4))
+
+# %% mask-channel-fix-checks tags=["remove-cell"]
+assert mask.shape == (2, 4, 4) and mask.dtype == torch.int64
+per_pixel = -F.log_softmax(logits, dim=1).gather(1, mask[:, None]).squeeze(1)
+assert torch.allclose(nn.CrossEntropyLoss()(logits, mask), per_pixel.mean())
+try:  # NLLLoss checks the same
+    nn.NLLLoss()(F.log_softmax(logits, dim=1), mask[:, None])
+except RuntimeError as error:
+    assert "only batches of spatial targets supported (3D tensors)" in str(error)
+else:
+    raise AssertionError("NLLLoss took a 4-D target")

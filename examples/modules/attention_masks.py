@@ -361,3 +361,104 @@ with warnings.catch_warnings(record=True) as caught:
     layer(x, src_mask=square,
           src_key_padding_mask=torch.zeros(2, 4).masked_fill(pad, -math.inf))
 assert caught == []
+
+# %% masked-fill
+scores = torch.tensor([[2.0, 1.0, 0.5, 3.0],
+                       [0.1, 0.2, 0.3, 0.4],
+                       [1.0, 1.0, 1.0, 1.0]])  # (L, S)
+hide = torch.tensor([[False, False, True, True],
+                     [False, True, True, True],
+                     [True, True, True, True]])  # True: hidden
+filled = scores.masked_fill(hide, float("-inf"))
+print(filled)
+print(filled.softmax(dim=-1))
+
+# %% masked-fill-checks tags=["remove-cell"]
+assert torch.equal(filled[hide], torch.full((int(hide.sum()),), -math.inf))
+assert torch.equal(filled[~hide], scores[~hide])
+weights = filled.softmax(dim=-1)
+assert torch.equal(weights[:2][hide[:2]], torch.zeros(5))  # exactly 0
+assert torch.allclose(weights[:2].sum(dim=-1), torch.ones(2))
+assert torch.allclose(weights[0, :2], scores[0, :2].softmax(dim=-1))
+assert weights[1, 0] == 1.0
+assert weights[2].isnan().all()  # every key hidden: 0 / 0
+
+# %% masked-fill-min
+lowest = torch.finfo(scores.dtype).min  # the most negative float32
+filled_min = scores.masked_fill(hide, lowest)
+print(lowest)
+print(filled_min.softmax(dim=-1))
+
+# %% masked-fill-min-checks tags=["remove-cell"]
+weights_min = filled_min.softmax(dim=-1)
+assert lowest == -3.4028234663852886e38 and math.isfinite(lowest)
+assert not weights_min.isnan().any()
+# the rows with a key left: the same weights as with -inf
+assert torch.equal(weights_min[:2], weights[:2])
+# the fully hidden row: every key alike, a uniform average
+assert torch.equal(weights_min[2], torch.full((4,), 0.25))
+for dtype in (torch.float16, torch.bfloat16, torch.float64):
+    s = scores.to(dtype).masked_fill(hide, torch.finfo(dtype).min)
+    assert s.isfinite().all() and s[hide].eq(torch.finfo(dtype).min).all()
+for dtype in (torch.bfloat16, torch.float64):
+    s = scores.to(dtype).masked_fill(hide, torch.finfo(dtype).min)
+    assert not s.softmax(dim=-1).isnan().any()
+    assert torch.equal(s.softmax(dim=-1)[:2][hide[:2]],
+                       torch.zeros(5, dtype=dtype))
+# -1e9 does not fit in float16: masked_fill refuses it
+try:
+    scores.half().masked_fill(hide, -1e9)
+except RuntimeError as error:
+    assert "overflow" in str(error)
+else:
+    raise AssertionError("-1e9 fitted in float16")
+# lowest is finite, but adding more to it overflows to -inf
+assert (filled_min + filled_min)[hide].isinf().all()
+
+# %% masked-fill-in-place
+scores.masked_fill(hide, float("-inf"))  # a new tensor, scores unchanged
+print(scores.isinf().any().item())
+scores.masked_fill_(hide, float("-inf"))  # the trailing _: in place
+print(scores.isinf().any().item())
+
+# %% masked-fill-in-place-checks tags=["remove-cell"]
+assert torch.equal(scores, filled)
+assert scores.masked_fill(hide, 0.0) is not scores
+assert scores.masked_fill_(hide, float("-inf")) is scores
+
+# %% masked-fill-int raises="RuntimeError: masked_fill_ only supports boolean masks, but got mask with dtype …"
+attention_mask = torch.tensor([[1, 1, 1, 1],
+                               [1, 1, 0, 0]])  # a tokenizer's: 1 keeps
+scores = torch.randn(2, 3, 4)  # (batch, L, S)
+scores.masked_fill(attention_mask[:, None, :], float("-inf"))
+
+# %% masked-fill-bool
+hide = (attention_mask == 0)[:, None, :]  # bool, True: hidden; (batch, 1, S)
+print(hide.dtype, tuple(hide.shape), "->", tuple(scores.shape))
+weights = scores.masked_fill(hide, float("-inf")).softmax(dim=-1)
+print(weights[1])
+
+# %% masked-fill-bool-checks tags=["remove-cell"]
+assert hide.dtype == torch.bool and hide.shape == (2, 1, 4)
+assert torch.equal(weights[1, :, 2:], torch.zeros(3, 2))
+assert (weights[0] > 0).all() and (weights[1, :, :2] > 0).all()
+for not_bool in (attention_mask.float(), attention_mask.to(torch.uint8)):
+    try:
+        scores.masked_fill(not_bool[:, None, :], 0.0)
+    except RuntimeError as error:
+        assert "only supports boolean masks" in str(error)
+    else:
+        raise AssertionError(f"masked_fill took a {not_bool.dtype} mask")
+# (batch, S) does not broadcast against (batch, L, S) when L != batch
+try:
+    scores.masked_fill(attention_mask == 0, float("-inf"))
+except RuntimeError as error:
+    assert "must match the size" in str(error)
+else:
+    raise AssertionError("a (batch, S) mask broadcast against (batch, L, S)")
+# when L == batch it broadcasts, and hides by query instead of by sequence
+square_scores = torch.randn(2, 2, 4)
+pad_mask = attention_mask == 0
+assert not torch.equal(
+    square_scores.masked_fill(pad_mask, float("-inf")),
+    square_scores.masked_fill(pad_mask[:, None, :], float("-inf")))

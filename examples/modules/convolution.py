@@ -210,3 +210,84 @@ except RuntimeError as error:
     assert "cannot be multiplied" in str(error)
 else:
     raise AssertionError("a Linear layer took a flattened map of another size")
+
+# %% transpose-sizes
+down = nn.Conv2d(1, 1, kernel_size=3, stride=2, padding=1)
+for size in (7, 8):
+    x = torch.randn(1, 1, size, size)
+    print(size, "->", down(x).shape[-1])  # both give 4
+up = nn.ConvTranspose2d(1, 1, kernel_size=3, stride=2, padding=1)
+z = torch.randn(1, 1, 4, 4)
+print(4, "->", up(z).shape[-1])  # 7: which size did the 4 come from?
+
+# %% transpose-sizes-checks tags=["remove-cell"]
+assert down(torch.randn(1, 1, 7, 7)).shape == (1, 1, 4, 4)
+assert down(torch.randn(1, 1, 8, 8)).shape == (1, 1, 4, 4)
+assert up(z).shape == (1, 1, 7, 7)
+assert up.output_padding == (0, 0)  # the default
+
+# %% transpose-output-padding
+up_8 = nn.ConvTranspose2d(1, 1, kernel_size=3, stride=2, padding=1,
+                          output_padding=1)
+print(up_8(z).shape[-1])  # one more row and column: 8
+print(up(z, output_size=(8, 8)).shape[-1])  # or ask for 8 in the call
+print(up(z, output_size=(7, 7)).shape[-1])
+
+# %% transpose-output-padding-checks tags=["remove-cell"]
+assert up_8(z).shape == (1, 1, 8, 8)
+assert up(z, output_size=(8, 8)).shape == (1, 1, 8, 8)
+assert up(z, output_size=[1, 1, 8, 8]).shape == (1, 1, 8, 8)  # a full shape
+assert up(z, output_size=(7, 7)).shape == (1, 1, 7, 7)
+# the same weights: output_size only sets output_padding for this call
+up_8.load_state_dict(up.state_dict())
+assert torch.equal(up_8(z), up(z, output_size=(8, 8)))
+assert torch.equal(up_8(z)[..., :7, :7], up(z))  # the extra row and column
+try:
+    up(z, output_size=(9, 9))  # beyond what output_padding can reach
+except ValueError as error:
+    assert "valid sizes range from" in str(error)
+else:
+    raise AssertionError("ConvTranspose2d gave an output size it cannot reach")
+
+# %% transpose-formula
+def transpose_len(length, k, stride=1, padding=0, dilation=1,
+                  output_padding=0):
+    return ((length - 1) * stride - 2 * padding + dilation * (k - 1)
+            + output_padding + 1)
+
+
+for k, s, p, d, op in [(3, 2, 1, 1, 0), (3, 2, 1, 1, 1), (4, 2, 1, 1, 0),
+                       (2, 2, 0, 1, 0), (3, 3, 0, 2, 2), (5, 1, 2, 1, 0)]:
+    up = nn.ConvTranspose2d(1, 1, k, stride=s, padding=p, dilation=d,
+                            output_padding=op)
+    size = up(z).shape[-1]
+    assert size == transpose_len(4, k, s, p, d, op)
+    print(f"k={k} s={s} p={p} d={d} output_padding={op}: 4 -> {size}")
+
+# %% transpose-formula-checks tags=["remove-cell"]
+import itertools
+
+for k, s, p, d in itertools.product((1, 2, 3, 4), (1, 2, 3), (0, 1, 2),
+                                    (1, 2)):
+    for op in range(max(s, d)):  # smaller than stride or dilation
+        up = nn.ConvTranspose1d(1, 1, k, stride=s, padding=p, dilation=d,
+                                output_padding=op)
+        length = transpose_len(5, k, s, p, d, op)
+        if length < 1:
+            continue
+        assert up(torch.randn(1, 1, 5)).shape[-1] == length
+        # the inverse of Conv1d's size: back to where it came from
+        conv = nn.Conv1d(1, 1, k, stride=s, padding=p, dilation=d)
+        if op < s:
+            assert conv(torch.randn(1, 1, length)).shape[-1] == 5
+for k, s, p, d, op in [(3, 2, 1, 1, 0), (3, 2, 1, 1, 1), (4, 2, 1, 1, 0),
+                       (2, 2, 0, 1, 0), (5, 1, 2, 1, 0)]:  # op < s: Conv2d too
+    size = transpose_len(4, k, s, p, d, op)
+    conv = nn.Conv2d(1, 1, k, stride=s, padding=p, dilation=d)
+    assert conv(torch.randn(1, 1, size, size)).shape == (1, 1, 4, 4)
+# stride 2, kernel 4, padding 1: exactly doubles, no output_padding needed
+assert nn.ConvTranspose2d(1, 1, 4, stride=2, padding=1)(z).shape == \
+    (1, 1, 8, 8)
+
+# %% transpose-output-padding-error raises="RuntimeError: output padding must be smaller than either stride or dilation"
+nn.ConvTranspose2d(1, 1, kernel_size=3, stride=2, output_padding=2)(z)

@@ -652,3 +652,137 @@ if not torch.cuda.is_available():
     dist.all_reduce(total)
     assert torch.equal(total, torch.ones(2))
     dist.destroy_process_group()
+
+# %% local-rank-error
+import argparse
+import contextlib
+import io
+
+parser = argparse.ArgumentParser(prog="train.py")
+parser.add_argument("--local_rank", type=int, default=0)  # underscore only
+stderr = io.StringIO()
+try:
+    with contextlib.redirect_stderr(stderr):
+        parser.parse_args(["--local-rank=0"])  # what the launcher passes
+except SystemExit as error:
+    status = error.code
+print(stderr.getvalue(), end="")
+print("exit status:", status)
+
+# %% local-rank-error-checks tags=["remove-cell"]
+assert status == 2
+assert "train.py: error: unrecognized arguments: --local-rank=0" \
+    in stderr.getvalue()
+# argparse accepts an unambiguous prefix of an option, not another spelling
+assert parser.parse_args(["--local_r=1"]).local_rank == 1
+
+# %% local-rank-fix
+parser = argparse.ArgumentParser(prog="train.py")
+parser.add_argument(
+    "--local-rank", "--local_rank", type=int,
+    default=int(os.environ.get("LOCAL_RANK", 0)),  # torchrun: no argument
+)
+for argv in (["--local-rank=1"], ["--local_rank=1"], []):
+    print(argv, "->", parser.parse_args(argv).local_rank)
+
+# %% local-rank-fix-checks tags=["remove-cell"]
+assert [parser.parse_args(a).local_rank
+        for a in (["--local-rank=1"], ["--local_rank=1"], [])] == [1, 1, 0]
+assert "LOCAL_RANK" not in os.environ  # unset here: the default is 0
+# with LOCAL_RANK set, as torchrun sets it, the default follows it
+os.environ["LOCAL_RANK"] = "3"
+try:
+    parser = argparse.ArgumentParser(prog="train.py")
+    parser.add_argument("--local-rank", "--local_rank", type=int,
+                        default=int(os.environ.get("LOCAL_RANK", 0)))
+    assert parser.parse_args([]).local_rank == 3
+finally:
+    del os.environ["LOCAL_RANK"]
+
+# %% launchers
+import socket
+import subprocess
+import sys
+
+with open("show_args.py", "w") as f:
+    f.write(
+        "import os, sys\n"
+        "names = ['RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'MASTER_ADDR',"
+        " 'MASTER_PORT']\n"
+        "print('  arguments:', sys.argv[1:])\n"
+        "print('  environment:', [n for n in names if n in os.environ])\n"
+    )
+
+
+def launch(module, script="show_args.py"):
+    with socket.socket() as s:  # a free port for the launcher's store
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return subprocess.run(
+        [sys.executable, "-m", module, "--nproc_per_node=1",
+         f"--master_port={port}", script],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+results = {}
+# torchrun is python -m torch.distributed.run
+for module in ("torch.distributed.launch", "torch.distributed.run"):
+    results[module] = launch(module)
+    print(f"{module}:\n{results[module].stdout}", end="")
+
+# %% launchers-checks tags=["remove-cell"]
+import importlib.metadata
+
+names = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"]
+old, new = results["torch.distributed.launch"], results["torch.distributed.run"]
+assert old.returncode == 0 and new.returncode == 0
+assert old.stdout.splitlines()[0].split(":", 1)[1].strip() \
+    == "['--local-rank=0']"
+assert new.stdout.splitlines()[0].split(":", 1)[1].strip() == "[]"
+for result in (old, new):
+    assert result.stdout.splitlines()[1].split(":", 1)[1].strip() \
+        == str(names)
+# the launcher is deprecated, and says so
+assert "torch.distributed.launch is deprecated" in old.stderr
+assert "will be removed in future. Use torchrun." in " ".join(old.stderr.split())
+assert "torch.distributed.launch is deprecated" not in new.stderr
+# the console script torchrun runs torch.distributed.run
+(torchrun,) = [e for e in importlib.metadata.entry_points(
+    group="console_scripts") if e.name == "torchrun"]
+assert torchrun.value == "torch.distributed.run:main"
+# the error of this section, for real: a script with --local_rank only
+with open("old_train.py", "w") as f:
+    f.write("import argparse\n"
+            "parser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--local_rank', type=int, default=0)\n"
+            "parser.parse_args()\n")
+failed = launch("torch.distributed.launch", "old_train.py")
+assert failed.returncode != 0
+assert "old_train.py: error: unrecognized arguments: --local-rank=0" \
+    in failed.stderr
+assert launch("torch.distributed.run", "old_train.py").returncode == 0
+
+# %% spawn-env
+def show(rank, world_size):  # called as fn(rank, *args)
+    names = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"]
+    found = [n for n in names if n in os.environ]
+    with open(f"env{rank}.txt", "w") as f:
+        f.write(f"rank {rank} of {world_size}, environment: {found}\n")
+
+
+mp.start_processes(show, args=(2,), nprocs=2, start_method="fork")
+for rank in range(2):
+    with open(f"env{rank}.txt") as f:
+        print(f.read(), end="")
+
+# %% spawn-env-checks tags=["remove-cell"]
+import inspect
+
+for rank in range(2):
+    with open(f"env{rank}.txt") as f:
+        assert f.read() == f"rank {rank} of 2, environment: []\n"
+# mp.spawn is start_processes with the "spawn" start method
+spawn = inspect.signature(mp.spawn).parameters
+assert spawn["start_method"].default == "spawn"
+assert list(spawn)[:3] == ["fn", "args", "nprocs"]

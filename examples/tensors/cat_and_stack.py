@@ -174,3 +174,61 @@ assert [r.shape for r in rows] == [(5,), (5,)]
 assert rows[0].data_ptr() == inp.data_ptr()  # iterating gives views, not copies
 assert torch.equal(torch.stack(rows), inp)
 assert torch.equal(torch.stack(inp.unbind()), inp)
+
+# %% chunk
+x = torch.arange(6)
+parts = x.chunk(4)  # asks for 4 chunks
+print(len(parts), [tuple(p.shape) for p in parts])
+print([p.tolist() for p in parts])
+
+# %% chunk-checks tags=["remove-cell"]
+import math
+
+assert len(parts) == 3 and [len(p) for p in parts] == [2, 2, 2]
+assert len(x.chunk(5)) == 3  # 5 chunks asked: still 3 of 2
+# chunk size ceil(n / chunks), as many chunks as that size needs
+for n in range(1, 25):
+    for chunks in range(1, 10):
+        size = math.ceil(n / chunks)
+        got = [len(p) for p in torch.arange(n).chunk(chunks)]
+        assert got == [len(p) for p in torch.arange(n).split(size)]
+        assert len(got) == math.ceil(n / size) <= chunks
+assert parts[1].data_ptr() == x[2:].data_ptr()  # views, no copies
+
+# %% split
+print([p.tolist() for p in x.split(4)])  # chunks of size 4, the last smaller
+print([p.tolist() for p in x.split([1, 2, 3])])  # these sizes, adding up to 6
+print([p.tolist() for p in x.tensor_split(4)])  # always 4 parts
+
+# %% split-checks tags=["remove-cell"]
+assert [len(p) for p in x.split(4)] == [4, 2]
+assert [len(p) for p in x.split([1, 2, 3])] == [1, 2, 3]
+assert [len(p) for p in x.tensor_split(4)] == [2, 2, 1, 1]
+assert all(torch.equal(a, b) for a, b in
+           zip(x.tensor_split(4), torch.tensor_split(x, 4)))
+try:
+    x.split([1, 2])  # sizes that do not add up to 6
+except RuntimeError as error:
+    assert "sum exactly" in str(error)
+else:
+    raise AssertionError("split() took sizes that do not add up")
+# tensor_split: n parts, the first n % parts one longer
+for n in range(0, 25):
+    for k in range(1, 10):
+        got = [len(p) for p in torch.arange(n).tensor_split(k)]
+        assert len(got) == k and sum(got) == n
+        assert got == [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+        assert max(got) - min(got) <= 1
+# more parts than elements: empty ones at the end
+assert [len(p) for p in torch.arange(2).tensor_split(4)] == [1, 1, 0, 0]
+# along another dimension, as chunk and split do
+m = torch.arange(12).reshape(2, 6)
+assert [tuple(p.shape) for p in m.tensor_split(4, dim=1)] == \
+    [(2, 2), (2, 2), (2, 1), (2, 1)]
+assert [tuple(p.shape) for p in m.chunk(4, dim=1)] == [(2, 2)] * 3
+assert [tuple(p.shape) for p in m.split(4, dim=1)] == [(2, 4), (2, 2)]
+# views of x, and cat puts them back together
+for pieces in (x.chunk(4), x.split(4), x.split([1, 2, 3]), x.tensor_split(4)):
+    assert all(p.untyped_storage().data_ptr()
+               == x.untyped_storage().data_ptr() for p in pieces)
+    assert torch.equal(torch.cat(pieces), x)

@@ -342,3 +342,108 @@ assert torch.equal(x, x_stacked) and torch.equal(x, x_array)
 assert x_stacked.dtype == x_array.dtype == torch.float64
 assert x_stacked.data_ptr() == stacked.ctypes.data  # from_numpy: no copy
 assert torch.equal(x[2], torch.full((3,), 2.0, dtype=torch.float64))
+
+# %% arange-float
+for start in (0, 1):
+    x = torch.arange(start, 1.3, 0.1)  # the end, 1.3, is excluded
+    print(len(x), x[-2:])  # from 1: 1.3 is in, one element too many
+print((1.3 - 0) / 0.1, (1.3 - 1) / 0.1)  # the length is ceil() of these
+extra = [i / 10 for i in range(13)  # starts 0.0, 0.1, ..., 1.2
+         if len(torch.arange(i / 10, 1.3, 0.1)) > 13 - i]
+print("one element too many from", extra)
+
+# %% arange-float-checks tags=["remove-cell"]
+import math
+
+assert len(torch.arange(0, 1.3, 0.1)) == 13
+assert len(torch.arange(1, 1.3, 0.1)) == 4  # one more than 0.3 / 0.1
+assert torch.isclose(torch.arange(1, 1.3, 0.1)[-1], torch.tensor(1.3))
+assert (1.3 - 1) / 0.1 > 3 and (1.3 - 0) / 0.1 == 13
+# the length is ceil((end - start) / step), computed with Python's floats
+for start in [i / 10 for i in range(11)]:
+    for end in [start + i / 10 for i in range(1, 15)]:
+        for step in (0.1, 0.2, 0.5):
+            assert len(torch.arange(start, end, step)) \
+                == math.ceil((end - start) / step)
+assert extra == [0.7, 1.0, 1.2]
+assert all(torch.isclose(torch.arange(s, 1.3, 0.1)[-1], torch.tensor(1.3))
+           for s in extra)
+
+# %% arange-fixed
+print(torch.linspace(1, 1.2, steps=3))  # 3 values, both ends included
+print(torch.arange(10, 13) / 10)  # integer steps, then scale
+print(torch.arange(3) * 0.1 + 1)
+
+# %% arange-fixed-checks tags=["remove-cell"]
+expected = torch.tensor([1.0, 1.1, 1.2])
+assert torch.allclose(torch.linspace(1, 1.2, steps=3), expected)
+assert torch.allclose(torch.arange(10, 13) / 10, expected)
+assert torch.allclose(torch.arange(3) * 0.1 + 1, expected)
+assert (torch.arange(10, 13) / 10).dtype == torch.float32
+# the documentation's advice: an end a little below 1.3
+assert len(torch.arange(1, 1.3 - 1e-6, 0.1)) == 3
+for steps in range(1, 40):  # linspace: always steps values
+    assert len(torch.linspace(0.1, 1.3, steps)) == steps
+for n in range(1, 40):  # integer arange: always end - start values
+    assert len(torch.arange(n, 2 * n) / 10) == n
+
+# %% not-writable
+import textwrap
+import warnings
+
+a = np.arange(3.0)
+a.flags.writeable = False  # read-only, as np.frombuffer(bytes) gives
+torch.set_warn_always(True)  # PyTorch warns once per process: every time here
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    x = torch.from_numpy(a)
+torch.set_warn_always(False)
+message = str(caught[0].message).split(" (Triggered")[0]  # no C++ file
+print(textwrap.fill(message, 76, break_on_hyphens=False))
+print(x.data_ptr() == a.ctypes.data)  # x uses the array's read-only memory
+
+# %% not-writable-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith(
+    "The given NumPy array is not writable, and PyTorch does not support "
+    "non-writable tensors.")
+assert "undefined behavior" in message
+assert x.data_ptr() == a.ctypes.data and not a.flags.writeable
+from PIL import Image
+
+# torch.as_tensor shares too; np.frombuffer and broadcast_to are read-only
+read_only = [a, np.frombuffer(b"\x01\x02\x03\x04", dtype=np.uint8),
+             np.broadcast_to(np.arange(3.0), (2, 3)),
+             np.asarray(Image.new("RGB", (4, 3)))]  # np.asarray of a PIL image
+for array in read_only:
+    assert not array.flags.writeable
+    for convert in (torch.from_numpy, torch.as_tensor):
+        assert any("not writable" in m for m in warned(lambda: convert(array)))
+with warnings.catch_warnings(record=True) as caught:  # once per process
+    warnings.simplefilter("always")
+    torch.from_numpy(a)
+    torch.from_numpy(a)
+assert len([w_ for w_ in caught if "not writable" in str(w_.message)]) == 1
+
+# %% not-writable-fixed
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from_copy = torch.from_numpy(a.copy())  # a writable copy, then share it
+    from_array = torch.from_numpy(np.array(a))  # np.array copies too
+    copied = torch.tensor(a)  # torch.tensor always copies
+torch.set_warn_always(False)
+print(len(caught), torch.equal(from_copy, copied), torch.equal(from_array, x))
+
+# %% not-writable-fixed-checks tags=["remove-cell"]
+assert caught == []
+for fixed in (from_copy, from_array, copied):
+    assert torch.equal(fixed, x) and fixed.data_ptr() != a.ctypes.data
+assert a.copy().flags.writeable and np.array(a).flags.writeable
+for array in read_only:
+    assert not warned(lambda: torch.from_numpy(array.copy()))
+    assert not warned(lambda: torch.from_numpy(np.array(array)))
+    assert not warned(lambda: torch.tensor(array))
+img = Image.new("RGB", (4, 3))
+assert np.array(img).flags.writeable
+assert not warned(lambda: torch.from_numpy(np.array(img)))

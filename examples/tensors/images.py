@@ -332,3 +332,67 @@ assert torch.equal(reflected[1, :], torch.tensor([2.0, 1, 2, 3, 2]))
 assert reflected[0, 0] == 5  # the edge itself is not repeated
 replicated = F.pad(square, (1, 1, 1, 1), mode="replicate")[0, 0]
 assert torch.equal(replicated[0, :], torch.tensor([1.0, 1, 2, 3, 3]))
+
+# %% joint-transform
+torch.manual_seed(2)
+image = torch.rand(3, 8, 8)  # (C, H, W) float
+
+
+def labels_of(image):
+    return (image.mean(dim=0) > 0.5).long()  # (H, W) class ids 0 and 1
+
+
+mask = labels_of(image)
+
+
+def random_params(height, width, size):
+    top = int(torch.randint(0, height - size + 1, ()))
+    left = int(torch.randint(0, width - size + 1, ()))
+    flip = bool(torch.rand(()) < 0.5)
+    turns = int(torch.randint(0, 4, ()))  # rotation by turns * 90 degrees
+    return top, left, flip, turns
+
+
+def transform(t, top, left, flip, turns, size):
+    # the last two dimensions are H and W: (C, H, W) and (H, W) alike
+    t = t[..., top:top + size, left:left + size]
+    if flip:
+        t = t.flip(-1)
+    return torch.rot90(t, turns, dims=(-2, -1))
+
+
+params = random_params(8, 8, size=5)  # drawn once, for both
+image_t = transform(image, *params, size=5)
+mask_t = transform(mask, *params, size=5)
+print(params)  # top, left, flip, turns
+print(tuple(image_t.shape), tuple(mask_t.shape), mask_t.dtype)
+print(torch.equal(mask_t, labels_of(image_t)))  # still aligned
+
+# %% joint-transform-checks tags=["remove-cell"]
+assert image_t.shape == (3, 5, 5) and mask_t.shape == (5, 5)
+assert mask_t.dtype == torch.int64 and image_t.dtype == torch.float32
+assert set(mask_t.unique().tolist()) <= {0, 1}
+assert torch.equal(mask_t, labels_of(image_t))
+# crop, flip and rot90 only move pixels: no new values
+assert set(image_t.flatten().tolist()) <= set(image.flatten().tolist())
+# aligned for every draw, and the draws differ
+seen = set()
+for _ in range(50):
+    p = random_params(8, 8, size=5)
+    seen.add(p)
+    assert torch.equal(transform(mask, *p, size=5),
+                       labels_of(transform(image, *p, size=5)))
+assert len(seen) > 10 and {p[2] for p in seen} == {False, True}
+assert {p[3] for p in seen} == {0, 1, 2, 3}
+# rot90 turns counter-clockwise: the top row becomes the left column
+assert torch.equal(torch.rot90(mask, 1, dims=(-2, -1))[:, 0], mask[0].flip(0))
+
+# %% joint-transform-wrong
+image_w = transform(image, *random_params(8, 8, size=5), size=5)
+mask_w = transform(mask, *random_params(8, 8, size=5), size=5)  # new draw
+print(torch.equal(mask_w, labels_of(image_w)))
+print(int((mask_w != labels_of(image_w)).sum()), "of 25 pixels mislabelled")
+
+# %% joint-transform-wrong-checks tags=["remove-cell"]
+assert not torch.equal(mask_w, labels_of(image_w))
+assert (mask_w != labels_of(image_w)).sum() > 0

@@ -316,3 +316,79 @@ with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(io.StringIO())
 assert "data-dependent" in str(refused) or "Dynamic control flow" in str(
     refused
 ), str(refused)[:500]
+
+# %% whole-model-other-script
+import os
+import subprocess
+import sys
+
+TRAIN = """
+import torch
+from torch import nn
+
+class Net(nn.Module):  # defined in the script that saves
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+
+torch.save(Net(), "net.pt")
+"""
+SERVE = """
+import torch
+model = torch.load("net.pt", weights_only=False)
+print(type(model).__name__)
+"""
+for name, text in {"train.py": TRAIN, "serve.py": SERVE}.items():
+    with open(name, "w") as file:
+        file.write(text)
+subprocess.run([sys.executable, "train.py"], check=True)
+served = subprocess.run(
+    [sys.executable, "serve.py"], capture_output=True, text=True
+)
+print(served.stderr.strip().splitlines()[-1].replace(os.getcwd(), "."))
+
+# %% whole-model-other-script-checks tags=["remove-cell"]
+import pickle
+
+assert served.returncode == 1
+last = served.stderr.strip().splitlines()[-1]
+assert last.startswith("AttributeError: Can't get attribute 'Net' on <module '__main__'"), last
+# the pickle holds the class by its module and name: __main__.Net
+with open("net.pt", "rb") as file:
+    assert b"__main__" in file.read()
+
+# %% whole-model-other-script-fix
+MODEL = """
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+"""
+TRAIN = """
+import torch
+from model import Net  # the class lives in model.py
+
+torch.save(Net(), "net.pt")
+"""
+SERVE = """
+import torch
+from model import Net  # importable where the file is loaded
+
+model = torch.load("net.pt", weights_only=False)
+print(type(model).__module__, type(model).__name__)
+"""
+files = {"model.py": MODEL, "train.py": TRAIN, "serve.py": SERVE}
+for name, text in files.items():
+    with open(name, "w") as file:
+        file.write(text)
+subprocess.run([sys.executable, "train.py"], check=True)
+served = subprocess.run(
+    [sys.executable, "serve.py"], capture_output=True, text=True
+)
+print(served.stdout.strip())
+
+# %% whole-model-other-script-fix-checks tags=["remove-cell"]
+assert served.returncode == 0, served.stderr
+assert served.stdout.strip() == "model Net"

@@ -281,3 +281,68 @@ out = model(x)
 assert torch.equal(out, model[2].bias.expand_as(out))
 out.sum().backward()
 assert torch.equal(model[0].weight.grad, torch.zeros_like(model[0].weight))
+
+# %% val-lower
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+x = torch.randn(512, 10)
+y = (x[:, :3].sum(dim=1) + 0.5 * torch.randn(512) > 0).long()  # a bit noisy
+loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
+model = nn.Sequential(
+    nn.Linear(10, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 2)
+)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train_epoch(model, optimizer):
+    model.train()
+    losses = []
+    for xb, yb in loader:
+        loss = nn.functional.cross_entropy(model(xb), yb)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return sum(losses) / len(losses)  # what a training log reports
+
+
+@torch.no_grad()
+def loss_now(model, train_mode):  # the same 512 samples, one batch
+    model.train(train_mode)
+    return nn.functional.cross_entropy(model(x), y).item()
+
+
+rows = []
+for epoch in range(3):
+    logged = train_epoch(model, optimizer)
+    rows.append((logged, loss_now(model, True), loss_now(model, False)))
+    print(f"epoch {epoch}: logged {rows[-1][0]:.3f}, at the end: "
+          f"train mode {rows[-1][1]:.3f}, eval mode {rows[-1][2]:.3f}")
+
+# %% val-lower-checks tags=["remove-cell"]
+import math
+
+for logged, train_mode, eval_mode in rows:
+    assert logged > train_mode > eval_mode
+# the gap between the modes is the Dropout: without it they agree
+model[2].p = 0.0
+assert math.isclose(loss_now(model, True), loss_now(model, False),
+                    rel_tol=1e-6)
+model[2].p = 0.5
+# the logged mean lags behind without Dropout too: the model improves
+torch.manual_seed(0)
+plain = nn.Sequential(nn.Linear(10, 64), nn.ReLU(), nn.Linear(64, 2))
+logged = train_epoch(plain, torch.optim.SGD(plain.parameters(), lr=0.1))
+assert logged > loss_now(plain, False)
+# augmentation applied to the training inputs only raises their loss too
+with torch.no_grad():
+    model.eval()
+    noisy = x + 0.5 * torch.randn_like(x)
+    assert nn.functional.cross_entropy(model(noisy), y) > \
+        nn.functional.cross_entropy(model(x), y)
+    # and a validation split of easy samples, far from the class boundary,
+    # has a lower loss than the data as a whole
+    easy = x[:, :3].sum(dim=1).abs() > 1.5
+    assert nn.functional.cross_entropy(model(x[easy]), y[easy]) < \
+        nn.functional.cross_entropy(model(x), y)

@@ -431,3 +431,101 @@ torch.set_float32_matmul_precision("high")
 assert (torch.randn(4, 4) @ torch.randn(4, 4)).dtype == torch.float32
 torch.set_float32_matmul_precision("highest")
 assert torch.get_float32_matmul_precision() == "highest"
+
+# %% two-optimizers
+torch.manual_seed(0)
+x = torch.randn(32, 8)
+y_a, y_b = torch.randint(0, 4, (32,)), torch.randint(0, 2, (32,))
+model_a, model_b = nn.Linear(8, 4), nn.Linear(8, 2)
+optimizer_a = torch.optim.SGD(model_a.parameters(), lr=0.1)
+optimizer_b = torch.optim.Adam(model_b.parameters(), lr=0.01)
+scaler = torch.amp.GradScaler("cpu")  # one scaler for both
+start_a = model_a.weight.detach().clone()
+start_b = model_b.weight.detach().clone()
+
+for step in range(3):
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss_a = F.cross_entropy(model_a(x), y_a)
+        loss_b = F.cross_entropy(model_b(x), y_b)
+    optimizer_a.zero_grad()
+    optimizer_b.zero_grad()
+    scaler.scale(loss_a).backward()  # each loss scaled
+    scaler.scale(loss_b).backward()
+    scaler.unscale_(optimizer_a)  # before clipping model_a's gradients
+    nn.utils.clip_grad_norm_(model_a.parameters(), max_norm=1.0)
+    scaler.step(optimizer_a)  # a step for each optimizer
+    scaler.step(optimizer_b)
+    scaler.update()  # once, after every step
+    print(f"step {step}: losses {loss_a.item():.4f} {loss_b.item():.4f}, "
+          f"scale {scaler.get_scale()}")
+print("model_a moved:", not torch.equal(start_a, model_a.weight))
+print("model_b moved:", not torch.equal(start_b, model_b.weight))
+
+# %% two-optimizers-checks tags=["remove-cell"]
+assert scaler.get_scale() == 65536.0  # no overflow: kept
+assert not torch.equal(start_a, model_a.weight)
+assert not torch.equal(start_b, model_b.weight)
+# unscale_ once per optimizer and iteration: a second call raises
+with torch.autocast("cpu", dtype=torch.float16):
+    loss_a = F.cross_entropy(model_a(x), y_a)
+optimizer_a.zero_grad()
+scaler.scale(loss_a).backward()
+scaler.unscale_(optimizer_a)
+try:
+    scaler.unscale_(optimizer_a)
+except RuntimeError as error:
+    assert "unscale_() has already been called on this optimizer since the " \
+        "last update()" in str(error)
+else:
+    raise AssertionError("a second unscale_ went through")
+scaler.step(optimizer_a)
+scaler.update()
+# each step() looks at its own optimizer's gradients: an inf in model_b's
+# skips optimizer_b alone, and update() halves the scale once
+before_a = model_a.weight.detach().clone()
+before_b = model_b.weight.detach().clone()
+with torch.autocast("cpu", dtype=torch.float16):
+    loss_a = F.cross_entropy(model_a(x), y_a)
+    loss_b = F.cross_entropy(model_b(x), y_b)
+optimizer_a.zero_grad()
+optimizer_b.zero_grad()
+scaler.scale(loss_a).backward()
+scaler.scale(loss_b).backward()
+model_b.weight.grad[0, 0] = float("inf")  # as an overflow would leave it
+scaler.step(optimizer_a)
+scaler.step(optimizer_b)
+scaler.update()
+assert not torch.equal(before_a, model_a.weight)
+assert torch.equal(before_b, model_b.weight)
+assert scaler.get_scale() == 32768.0
+
+# %% update-between
+def change_of_b(update_between):
+    torch.manual_seed(0)
+    model_a, model_b = nn.Linear(8, 4), nn.Linear(8, 2)
+    optimizer_a = torch.optim.SGD(model_a.parameters(), lr=0.1)
+    optimizer_b = torch.optim.SGD(model_b.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    before = model_b.weight.detach().clone()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss_a = F.cross_entropy(model_a(x), y_a)
+        loss_b = F.cross_entropy(model_b(x), y_b)
+    scaler.scale(loss_a).backward()
+    scaler.scale(loss_b).backward()
+    scaler.unscale_(optimizer_a)
+    scaler.unscale_(optimizer_b)
+    scaler.step(optimizer_a)
+    if update_between:
+        scaler.update()  # forgets that optimizer_b's gradients are unscaled
+    scaler.step(optimizer_b)  # and divides them by the scale again
+    scaler.update()
+    return (model_b.weight - before).abs().max().item()
+
+
+right, wrong = change_of_b(False), change_of_b(True)
+print(f"update() once:         model_b's weights change by {right:.1e}")
+print(f"update() between them: model_b's weights change by {wrong:.1e}")
+print(f"ratio: 2**{round(math.log2(right / wrong))}")
+
+# %% update-between-checks tags=["remove-cell"]
+assert math.isclose(right / wrong, 65536.0, rel_tol=1e-2)  # the scale

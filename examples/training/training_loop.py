@@ -157,3 +157,98 @@ assert sizes == [32, 32, 16]
 # with drop_last=True every batch has the same size: the two means agree
 sizes = [len(xb) for xb, yb in DataLoader(train_set, 32, drop_last=True)]
 assert sizes == [32, 32]
+
+# %% ema
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 2)
+)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+decay = 0.9  # the default, 0.999, suits runs of many more steps
+ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay))
+
+by_hand = None  # the same average, written out
+for epoch in range(3):
+    model.train()
+    for xb, yb in train_loader:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(xb), yb).backward()
+        optimizer.step()
+        ema.update_parameters(model)  # after every optimizer.step()
+        w = [p.detach().clone() for p in model.parameters()]
+        if by_hand is None:
+            by_hand = w  # the first update copies the weights
+        else:
+            by_hand = [decay * e + (1 - decay) * p for e, p in zip(by_hand, w)]
+
+pairs = list(zip(ema.parameters(), by_hand))
+print("updates:", ema.n_averaged.item())
+print("EMA equals the hand-computed average:",
+      all(torch.allclose(e, h) for e, h in pairs))
+print("EMA equals the model:", torch.equal(ema.module[0].weight,
+                                           model[0].weight))
+model_loss, _ = evaluate(model, val_loader)
+ema_loss, _ = evaluate(ema.module, val_loader)  # evaluate the copy inside
+print(f"val loss: model {model_loss:.3f}, EMA {ema_loss:.3f}")
+
+# %% ema-checks tags=["remove-cell"]
+import inspect
+import math
+
+assert ema.n_averaged.item() == 9  # 3 epochs of 3 batches
+assert all(torch.allclose(e, h, atol=1e-7) for e, h in pairs)
+assert all(not torch.equal(e, p)
+           for e, p in zip(ema.parameters(), model.parameters()))
+# ema.module is the averaged copy, a plain Sequential, not the model itself
+assert type(ema.module) is nn.Sequential and ema.module is not model
+assert not ema.module.training  # evaluate() switched it to eval mode
+# its state_dict has the model's keys; ema's adds a prefix and the count
+assert list(ema.module.state_dict()) == list(model.state_dict())
+assert set(ema.state_dict()) == {"n_averaged"} | {
+    "module." + k for k in model.state_dict()}
+nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(),
+              nn.Linear(16, 2)).load_state_dict(ema.module.state_dict())
+assert inspect.signature(get_ema_multi_avg_fn).parameters["decay"].default \
+    == 0.999
+# the first update copies the weights: no average with the starting ones
+net = nn.Linear(2, 2)
+first = AveragedModel(net, multi_avg_fn=get_ema_multi_avg_fn(decay))
+with torch.no_grad():
+    net.weight.add_(1.0)
+first.update_parameters(net)
+assert torch.equal(first.module.weight, net.weight)
+# nine steps into a run that still improves fast, the average lags behind
+assert ema_loss > model_loss
+# the last 1 / (1 - decay) updates weigh about 1 - 1/e of the average
+for d in (decay, 0.999):
+    assert abs((1 - d ** round(1 / (1 - d))) - (1 - math.exp(-1))) < 0.02
+
+# %% ema-buffers
+ema_buffers = AveragedModel(
+    model, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True
+)
+model.train()
+for xb, yb in train_loader:  # one more epoch, both averages updated
+    optimizer.zero_grad()
+    nn.functional.cross_entropy(model(xb), yb).backward()
+    optimizer.step()
+    ema.update_parameters(model)
+    ema_buffers.update_parameters(model)
+running_mean = model[1].running_mean
+print("without use_buffers, the model's:",
+      torch.equal(ema.module[1].running_mean, running_mean))
+print("with use_buffers=True, the model's:",
+      torch.equal(ema_buffers.module[1].running_mean, running_mean))
+
+# %% ema-buffers-checks tags=["remove-cell"]
+# without use_buffers the buffers are copied from the model at each update
+assert torch.equal(ema.module[1].running_var, model[1].running_var)
+# with it they are averaged like the weights: by hand, for one more update
+before = ema_buffers.module[1].running_mean.clone()
+with torch.no_grad():
+    model(x[:32])  # train mode: updates the model's running stats
+ema_buffers.update_parameters(model)
+assert torch.allclose(ema_buffers.module[1].running_mean,
+                      decay * before + (1 - decay) * model[1].running_mean)
