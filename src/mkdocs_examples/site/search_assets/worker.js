@@ -148,11 +148,14 @@ function ptFields(word, typing, index) {
 // every piece (pin_memory found the pages on GPU memory first); a stop word (the no of no_grad, the On of
 // ReduceLROnPlateau) is left out, as the index leaves it out. A name no entry holds (masked_select,
 // SummaryWriter, on a site without them) requires nothing: required, its pieces left no result at all
-// for a question that named it, where the pages about its other words answer
+// for a question that named it, where the pages about its other words answer. Nor does a name beside a
+// message that the question pastes, where no message holds it (next(train_loader) 报错 'DataLoader' object
+// is not an iterator): it is the reader's own code, and the message is the subject
 function ptWholePieces(word, typed) {
   var pieces = word.split(/_+|(?!\b)(?=[A-Z][a-z])/) // as the index's separator cuts them (mkdocs.yml)
   if (pieces.length < 2 || !pieces.every(function (piece) { return /^[A-Za-z0-9]+$/.test(piece) })) return word
-  typed = typed && ptAllText.indexOf(word.toLowerCase()) >= 0
+  var quoted = ptMessages.indexOf(" " + pieces.join(" ").toLowerCase() + " ") >= 0
+  typed = typed && (!ptPastedInside || quoted) && ptAllText.indexOf(word.toLowerCase()) >= 0
   var last = pieces.pop()
   pieces = pieces.filter(function (piece) { return lunr.stopWordFilter(piece.toLowerCase()) }) // not in the index
   if (lunr.stopWordFilter(last.toLowerCase()) || !pieces.length) pieces.push(last) // weights_only: weights
