@@ -405,3 +405,50 @@ optimizer.load_state_dict(checkpoint["optimizer"])  # cast to float32
 model.double()  # converted after loading, as model.to(device) would be
 model(torch.randn(8, 4, dtype=torch.float64)).sum().backward()
 optimizer.step()
+
+# %% checkpoint-size
+import os
+
+
+def saved_kib(obj, path="size.pt"):
+    torch.save(obj, path)
+    return round(os.path.getsize(path) / 1024)
+
+
+big = nn.Linear(256, 256)  # 65,792 float32 parameters: 257 KiB
+optimizers = {
+    "SGD": torch.optim.SGD(big.parameters(), lr=0.1),
+    "SGD, momentum": torch.optim.SGD(big.parameters(), lr=0.1, momentum=0.9),
+    "Adam": torch.optim.Adam(big.parameters(), lr=0.001),
+}
+for name, opt in optimizers.items():
+    big(torch.randn(8, 256)).sum().backward()
+    opt.step()  # an optimizer's state is made at its first step
+    opt.zero_grad()
+    model_kib = saved_kib(big.state_dict())
+    both = {"model": big.state_dict(), "optimizer": opt.state_dict()}
+    both_kib = saved_kib(both)
+    print(f"{name:14} model {model_kib} KiB, with the optimizer {both_kib} KiB")
+
+# %% checkpoint-size-checks tags=["remove-cell"]
+adam = optimizers["Adam"]
+state = adam.state[big.weight]
+assert set(state) == {"step", "exp_avg", "exp_avg_sq"}
+assert state["exp_avg"].shape == state["exp_avg_sq"].shape == big.weight.shape
+momentum = optimizers["SGD, momentum"].state[big.weight]
+assert set(momentum) == {"momentum_buffer"}
+assert not optimizers["SGD"].state[big.weight].get("momentum_buffer")
+params_kib = sum(p.numel() * 4 for p in big.parameters()) / 1024
+model_kib = saved_kib(big.state_dict())
+assert abs(model_kib - params_kib) < 8, (model_kib, params_kib)
+sizes = {
+    name: saved_kib({"model": big.state_dict(), "optimizer": opt.state_dict()})
+    for name, opt in optimizers.items()
+}
+assert abs(sizes["SGD"] / model_kib - 1) < 0.05, sizes
+assert abs(sizes["SGD, momentum"] / model_kib - 2) < 0.05, sizes
+assert abs(sizes["Adam"] / model_kib - 3) < 0.05, sizes
+fresh = torch.optim.Adam(big.parameters(), lr=0.001)  # no step() yet: no state
+assert not fresh.state
+unstepped = saved_kib({"model": big.state_dict(), "optimizer": fresh.state_dict()})
+assert unstepped - model_kib < 2, (unstepped, model_kib)
