@@ -211,3 +211,49 @@ assert torch.allclose(torch.einsum("...ij,jk->...ik", x, b), x @ b)
 
 # %% einsum-dims raises="RuntimeError: einsum(): the number of subscripts in the equation (2) does not match the number of dimensions (3) for operand 0 and no ellipsis was given"
 torch.einsum("ij,jk->ik", torch.randn(5, 2, 3), b)
+
+# %% inv-singular raises="torch._C._LinAlgError: linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input matrix is singular."
+A = torch.tensor([[1.0, 2.0], [2.0, 4.0]])  # row 2 is twice row 1
+torch.linalg.inv(A)
+
+# %% inv-singular-fixes
+inverse, info = torch.linalg.inv_ex(A)  # no exception: check info instead
+print("inv_ex info:", info.item())  # 0 means the inverse is valid
+b = torch.tensor([1.0, 2.0])  # A x = b has many solutions
+print("pinv: ", torch.linalg.pinv(A) @ b)  # the one of smallest norm
+print("lstsq:", torch.linalg.lstsq(A, b.unsqueeze(1)).solution.squeeze(1))
+eye = torch.eye(2)
+# plus eps * I
+print("ridge:", torch.linalg.solve(A.T @ A + 0.01 * eye, A.T @ b))
+B = torch.tensor([[2.0, 1.0], [1.0, 3.0]])  # an invertible matrix
+print("solve:", torch.linalg.solve(B, b))  # not inv(B) @ b
+
+# %% inv-singular-fixes-checks tags=["remove-cell"]
+assert info.item() == 2  # the diagonal element named by the error
+assert torch.linalg.inv_ex(B).info.item() == 0
+min_norm = torch.tensor([0.2, 0.4])
+assert torch.allclose(torch.linalg.pinv(A) @ b, min_norm, atol=1e-5)
+x_lstsq = torch.linalg.lstsq(A, b.unsqueeze(1)).solution.squeeze(1)
+assert torch.allclose(A @ x_lstsq, b, atol=1e-5)  # a solution
+assert torch.allclose(x_lstsq, min_norm, atol=1e-4)  # the smallest, on CPU
+ridge = torch.linalg.solve(A.T @ A + 0.01 * eye, A.T @ b)
+assert torch.allclose(ridge, min_norm, atol=1e-3)  # close to it, a little shorter
+assert ridge.norm() < min_norm.norm()
+assert torch.isfinite(torch.linalg.inv(A + 0.01 * eye)).all()
+x_solve = torch.linalg.solve(B, b)
+assert torch.allclose(B @ x_solve, b, atol=1e-6)
+assert torch.allclose(x_solve, torch.linalg.inv(B) @ b, atol=1e-6)
+# solve refuses a singular matrix too
+try:
+    torch.linalg.solve(A, b)
+except torch.linalg.LinAlgError as error:
+    assert "singular" in str(error)
+else:
+    raise AssertionError("solve should fail on a singular matrix")
+# the error is a LinAlgError, a subclass of RuntimeError
+assert torch.linalg.LinAlgError is torch._C._LinAlgError
+assert issubclass(torch.linalg.LinAlgError, RuntimeError)
+# in a batch, info has one code per matrix and the good ones are inverted
+inverses, infos = torch.linalg.inv_ex(torch.stack([A, B]))
+assert infos.tolist() == [2, 0]
+assert torch.allclose(inverses[1], torch.linalg.inv(B))

@@ -412,3 +412,71 @@ except RuntimeError as error:
     assert "returned an invalid gradient at index 1 - got [4, 3]" in str(error)
 else:
     raise AssertionError("a transposed weight gradient should raise")
+
+# %% gradient-reversal
+class GradReverse(Function):
+    @staticmethod
+    def forward(ctx, x, lambd):
+        ctx.lambd = lambd  # a number, not a tensor: it may go on ctx
+        return x.view_as(x)  # identity: a new tensor on x's data
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -ctx.lambd * grad_output, None  # None: no gradient for lambd
+
+
+class GradientReversal(torch.nn.Module):
+    def __init__(self, lambd=1.0):
+        super().__init__()
+        self.lambd = lambd  # may be changed during training
+
+    def forward(self, x):
+        return GradReverse.apply(x, self.lambd)
+
+
+torch.manual_seed(0)
+features = torch.nn.Linear(4, 3)
+domain_head = torch.nn.Linear(3, 1)
+x = torch.randn(8, 4)
+domain = torch.randint(0, 2, (8, 1)).float()  # which domain each sample is from
+
+
+def grads(reverse):
+    features.zero_grad()
+    domain_head.zero_grad()
+    h = features(x)
+    if reverse is not None:
+        h = reverse(h)
+    logits = domain_head(h)
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, domain)
+    loss.backward()
+    return logits, features.weight.grad.clone(), domain_head.weight.grad.clone()
+
+
+logits, features_grad, head_grad = grads(None)
+logits_r, features_grad_r, head_grad_r = grads(GradientReversal(0.5))
+print(torch.equal(logits, logits_r))  # forward: unchanged
+print(torch.equal(head_grad, head_grad_r))  # the domain head: unchanged
+print((features_grad_r / features_grad).unique())  # the features: times -0.5
+
+# %% gradient-reversal-checks tags=["remove-cell"]
+# the forward is an identity that shares x's data
+t = torch.randn(3, requires_grad=True)
+out = GradReverse.apply(t, 1.0)
+assert torch.equal(out, t) and out.data_ptr() == t.data_ptr()
+assert out is not t and out.grad_fn is not None
+# the gradient is -lambd times the incoming one, for several lambd
+for lambd in (1.0, 0.5, 2.0):
+    t.grad = None
+    (GradientReversal(lambd)(t) * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert torch.equal(t.grad, -lambd * torch.tensor([1.0, 2.0, 3.0]))
+assert torch.equal(logits, logits_r) and torch.equal(head_grad, head_grad_r)
+assert torch.allclose(features_grad_r, -0.5 * features_grad)
+assert torch.equal(
+    (features_grad_r / features_grad).unique(), torch.tensor([-0.5])
+)
+# on purpose the backward is not the forward's derivative: gradcheck fails
+td = torch.randn(2, 3, dtype=torch.double, requires_grad=True)
+assert gradcheck(
+    lambda a: GradReverse.apply(a, 0.7), (td,), raise_exception=False
+) is False

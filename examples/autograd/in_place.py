@@ -137,3 +137,82 @@ optimizer = torch.optim.SGD([w], lr=0.1)
 optimizer.step()
 assert w.is_leaf and w.grad_fn is None and w.data_ptr() == ptr
 assert torch.allclose(w, torch.tensor([0.8, 0.6, 0.4]))
+
+# %% unbind-view raises="RuntimeError: Output 0 of … is a view and is being modified inplace"
+torch.manual_seed(0)
+x = torch.randn(3, 4, requires_grad=True)
+h = x * 2
+for row in h:  # iterating unbinds h into views of its rows
+    row -= row.mean()  # in place on one of those views
+
+# %% unbind-fix
+def center_loop(h):
+    rows = [row - row.mean() for row in h]  # out of place: a new tensor per row
+    return torch.stack(rows)
+
+
+def center_clone(h):
+    rows = []
+    for row in h:
+        row = row.clone()  # a copy is no view: in place is allowed
+        row -= row.mean()
+        rows.append(row)
+    return torch.stack(rows)
+
+
+def center_vectorised(h):
+    return h - h.mean(dim=1, keepdim=True)  # all rows at once, by broadcasting
+
+
+grads = []
+for center in (center_loop, center_clone, center_vectorised):
+    x.grad = None
+    (center(x * 2) * torch.arange(4.0)).sum().backward()
+    grads.append(x.grad.clone())
+print(grads[2])
+print(torch.allclose(grads[0], grads[2]), torch.allclose(grads[1], grads[2]))
+
+# %% unbind-fix-checks tags=["remove-cell"]
+# every row of the three results has mean zero and the same values
+h = x.detach() * 2
+for center in (center_loop, center_clone):
+    assert torch.allclose(center(h), center_vectorised(h))
+assert torch.allclose(center_vectorised(h).mean(dim=1), torch.zeros(3), atol=1e-6)
+assert all(torch.allclose(g, grads[2]) for g in grads)
+# the gradient of (h - mean) * w is 2 * (w - mean(w)) on each row
+expected = (2 * (torch.arange(4.0) - 1.5)).expand(3, 4)
+assert torch.allclose(grads[2], expected)
+
+# the failing cell: the message names unbind and says what to do
+h = x * 2
+try:
+    for row in h:
+        row -= row.mean()
+except RuntimeError as error:
+    message = str(error)
+    assert message.startswith("Output 0 of Unbind")  # UnbindBackward0 on some releases
+    assert "is a view and is being modified inplace" in message
+    assert "returns multiple views" in message
+    assert "replace the inplace operation by an out-of-place one" in message
+else:
+    raise AssertionError("in place on a row of an unbound tensor should fail")
+
+# split and chunk return several views too: the same error
+for pieces in (h.split(2), h.chunk(2)):
+    try:
+        pieces[0].mul_(2)
+    except RuntimeError as error:
+        assert "is a view and is being modified inplace" in str(error)
+    else:
+        raise AssertionError("in place on a piece of split or chunk should fail")
+
+# without autograd the loop changes h itself, through the views
+h = x.detach() * 2
+for row in h:
+    row -= row.mean()
+assert torch.allclose(h, center_vectorised(x.detach() * 2))
+h = x * 2
+with torch.no_grad():  # not recorded: allowed too
+    for row in h:
+        row -= row.mean()
+assert torch.allclose(h.detach(), center_vectorised(x.detach() * 2))

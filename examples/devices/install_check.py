@@ -367,3 +367,68 @@ if sys.platform == "linux" and platform.libc_ver()[0] == "glibc":
         assert str(error) == "libtorch_tips_missing.so.9" + words, error
     else:
         raise AssertionError("a library that does not exist was loaded")
+
+# %% six-removed raises="ModuleNotFoundError: No module named 'torch._six'"
+# what code written for old torch releases imports
+from torch._six import inf, string_classes
+
+# %% six-fix
+import collections.abc
+import math
+
+from torch import inf
+
+# what torch._six held, in plain Python
+string_classes = (str, bytes)
+int_classes = int
+container_abcs = collections.abc
+print(inf, inf == math.inf)
+print(isinstance("cat.png", string_classes), isinstance(3, int_classes))
+
+# %% six-fix-checks tags=["remove-cell"]
+import importlib.util
+
+assert importlib.util.find_spec("torch._six") is None
+assert torch.inf == math.inf and math.isnan(torch.nan)
+assert isinstance(b"cat", string_classes) and not isinstance(3, string_classes)
+
+# %% shadowed
+import subprocess
+import tempfile
+from pathlib import Path
+
+code = "import torch; print(torch.__file__); torch.tensor(1)"
+with tempfile.TemporaryDirectory() as folder:
+    # your own script, saved as torch.py
+    Path(folder, "torch.py").write_text("x = 1\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=folder,
+                         capture_output=True, text=True)
+print(run.stdout.strip().replace(folder, "."))
+print(run.stderr.strip().splitlines()[-1].replace(folder, "."))
+# the real one: torch/__init__.py in site-packages
+print(Path(torch.__file__).parent.name, Path(torch.__file__).name)
+
+# %% shadowed-checks tags=["remove-cell"]
+assert run.returncode == 1
+assert run.stderr.strip().splitlines()[-1].startswith(
+    "AttributeError: module 'torch' has no attribute 'tensor'"
+)
+
+
+def imported_from(make):
+    """Where `import torch` comes from, in a folder set up by make"""
+    with tempfile.TemporaryDirectory() as folder:
+        make(Path(folder))
+        done = subprocess.run(
+            [sys.executable, "-c", "import torch; print(torch.__file__)"],
+            cwd=folder, capture_output=True, text=True,
+        )
+        return done.stdout.strip().replace(folder, ".")
+
+
+# a torch folder with an __init__.py shadows the package too
+assert imported_from(
+    lambda p: (p / "torch").mkdir() or (p / "torch" / "__init__.py").write_text("")
+) == "./torch/__init__.py"
+# an empty torch folder does not: the installed package wins
+assert imported_from(lambda p: (p / "torch").mkdir()) == torch.__file__

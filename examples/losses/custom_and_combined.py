@@ -457,3 +457,62 @@ assert torch.allclose(focal_loss(sure, wrong), torch.tensor(200.0))
 z = sure.clone().requires_grad_()
 focal_loss(z, wrong).backward()
 assert torch.isfinite(z.grad).all() and z.grad.abs().sum() > 0
+
+# %% dice-multiclass
+def dice_loss(logits, target, eps=1e-6):
+    # logits (N, C, H, W), target (N, H, W) of class indices
+    p = logits.softmax(dim=1)  # probabilities over the classes
+    g = F.one_hot(target, logits.shape[1])  # (N, H, W, C)
+    g = g.permute(0, 3, 1, 2).to(p.dtype)  # (N, C, H, W), like p
+    dims = (0, 2, 3)  # sum over the batch and the pixels: one score per class
+    intersection = (p * g).sum(dims)
+    total = p.sum(dims) + g.sum(dims)
+    dice = (2 * intersection + eps) / (total + eps)
+    return 1 - dice.mean()
+
+
+def dice_ce_loss(logits, target, dice_weight=1.0):
+    ce = F.cross_entropy(logits, target)
+    return ce + dice_weight * dice_loss(logits, target)
+
+
+torch.manual_seed(0)
+logits = torch.randn(2, 3, 8, 8, requires_grad=True)  # 3 classes
+target = torch.randint(0, 3, (2, 8, 8))
+# right everywhere
+perfect = 20 * F.one_hot(target, 3).permute(0, 3, 1, 2).float()
+print(f"random logits:  dice {dice_loss(logits, target).item():.4f}")
+print(f"perfect logits: dice {dice_loss(perfect, target).item():.4f}")
+loss = dice_ce_loss(logits, target)
+loss.backward()
+print(f"dice + cross-entropy {loss.item():.4f}")
+
+# %% dice-multiclass-checks tags=["remove-cell"]
+# the one-hot target has the logits' shape, one 1 per pixel
+g = F.one_hot(target, 3).permute(0, 3, 1, 2)
+assert g.shape == logits.shape
+assert torch.equal(g.sum(dim=1), torch.ones_like(target))
+assert torch.equal(g.argmax(dim=1), target)
+# a perfect prediction gives about 0, a random one a loss between 0 and 1
+assert 0 <= dice_loss(perfect, target).item() < 1e-6
+assert 0.3 < dice_loss(logits, target).item() < 1
+# the loss is 1 minus the mean of the per-class scores, computed by hand
+p = logits.detach().softmax(dim=1)
+scores = [
+    2 * (p[:, c] * (target == c)).sum() / (p[:, c].sum() + (target == c).sum())
+    for c in range(3)
+]
+by_hand = 1 - torch.stack(scores).mean()
+assert torch.allclose(dice_loss(logits.detach(), target), by_hand)
+# the combined loss is the sum, and both terms send gradients to the logits
+assert torch.allclose(
+    loss, F.cross_entropy(logits, target) + dice_loss(logits, target)
+)
+assert logits.grad is not None and logits.grad.abs().sum() > 0
+ce_grad, = torch.autograd.grad(F.cross_entropy(logits, target), logits)
+dice_grad, = torch.autograd.grad(dice_loss(logits, target), logits)
+assert ce_grad.abs().sum() > 0 and dice_grad.abs().sum() > 0
+assert torch.allclose(logits.grad, ce_grad + dice_grad, atol=1e-7)
+# in float64 autograd's gradient matches finite differences
+small = torch.randn(1, 3, 2, 2, dtype=torch.float64, requires_grad=True)
+assert torch.autograd.gradcheck(lambda x: dice_loss(x, target[:1, :2, :2]), (small,))

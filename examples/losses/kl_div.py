@@ -115,3 +115,83 @@ for loss_class in (
 extreme = torch.tensor([[0.0, 200.0]])
 assert torch.isinf(F.softmax(extreme, dim=1).log()).any()
 assert torch.isfinite(F.log_softmax(extreme, dim=1)).all()
+
+# %% distillation
+def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.5):
+    soft = F.kl_div(
+        F.log_softmax(student_logits / T, dim=1),  # student: log-probabilities
+        F.softmax(teacher_logits / T, dim=1),  # teacher: probabilities
+        reduction="batchmean",
+    ) * T**2  # keeps the soft term's gradients on the scale of T = 1
+    hard = F.cross_entropy(student_logits, labels)  # the true labels, at T = 1
+    return alpha * soft + (1 - alpha) * hard
+
+
+torch.manual_seed(0)
+student_logits = torch.randn(8, 10, requires_grad=True)
+teacher_logits = torch.randn(8, 10)  # from the teacher, under no_grad
+labels = torch.randint(0, 10, (8,))
+loss = distillation_loss(student_logits, teacher_logits, labels)
+loss.backward()
+print(loss)
+
+# %% distillation-checks tags=["remove-cell"]
+T, alpha = 4.0, 0.5
+soft_by_hand = (
+    F.softmax(teacher_logits / T, dim=1)
+    * (
+        F.log_softmax(teacher_logits / T, dim=1)
+        - F.log_softmax(student_logits / T, dim=1)
+    )
+).sum(dim=1).mean() * T**2
+hard = F.cross_entropy(student_logits, labels)
+assert torch.allclose(loss, alpha * soft_by_hand + (1 - alpha) * hard)
+assert student_logits.grad is not None and teacher_logits.grad is None
+# alpha = 1 is the soft term alone, alpha = 0 plain cross-entropy
+assert torch.allclose(
+    distillation_loss(student_logits, teacher_logits, labels, alpha=0.0), hard
+)
+assert torch.allclose(
+    distillation_loss(student_logits, teacher_logits, labels, alpha=1.0),
+    soft_by_hand,
+)
+
+# %% distillation-temperature
+def soft_grad_norm(T):
+    student_logits.grad = None
+    F.kl_div(
+        F.log_softmax(student_logits / T, dim=1),
+        F.softmax(teacher_logits / T, dim=1),
+        reduction="batchmean",
+    ).backward()
+    return student_logits.grad.norm().item()
+
+
+for T in (1.0, 2.0, 4.0, 8.0):
+    norm = soft_grad_norm(T)
+    print(f"T={T:g}  gradient norm {norm:.4f}  times T**2 {norm * T**2:.4f}")
+
+# %% distillation-temperature-checks tags=["remove-cell"]
+# doubling T divides the gradient by about 4, and T**2 undoes it
+norms = {T: soft_grad_norm(T) for T in (1.0, 2.0, 4.0, 8.0, 16.0)}
+assert abs(norms[4.0] / norms[8.0] / 4 - 1) < 0.05
+assert abs(norms[8.0] / norms[16.0] / 4 - 1) < 0.02
+scaled = [norms[T] * T**2 for T in norms]
+assert max(scaled) / min(scaled) < 1.15
+assert norms[1.0] / norms[8.0] > 50  # unscaled, the soft term all but vanishes
+
+# %% distillation-log-target
+log_teacher = F.log_softmax(teacher_logits / 4.0, dim=1)
+log_student = F.log_softmax(student_logits / 4.0, dim=1)
+with_probs = F.kl_div(log_student, log_teacher.exp(), reduction="batchmean")
+with_logs = F.kl_div(
+    log_student, log_teacher, reduction="batchmean", log_target=True
+)
+print(with_probs, with_logs)
+
+# %% distillation-log-target-checks tags=["remove-cell"]
+assert torch.allclose(with_probs, with_logs)
+assert torch.allclose(
+    with_logs * 16.0,
+    distillation_loss(student_logits, teacher_logits, labels, alpha=1.0),
+)

@@ -233,3 +233,73 @@ else:
 assert type(both.weight) is nn.Parameter and both.weight.requires_grad
 assert torch.equal(both.weight, torch.zeros(2, dtype=torch.float64))
 assert optimizer.param_groups[0]["params"][0] is both.weight  # same object
+
+# %% weight-norm-old
+import copy
+import warnings
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 2)
+x = torch.randn(4, 3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = nn.utils.weight_norm(copy.deepcopy(layer))
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print([name for name, _ in old.named_parameters()])
+
+# %% weight-norm-old-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [FutureWarning]
+assert str(caught[0].message).startswith(
+    "`torch.nn.utils.weight_norm` is deprecated in favor of "
+    "`torch.nn.utils.parametrizations.weight_norm`"
+)
+
+# %% weight-norm-new
+from torch.nn.utils import parametrize
+from torch.nn.utils.parametrizations import weight_norm
+
+new = weight_norm(copy.deepcopy(layer))
+for name, p in new.named_parameters():
+    print(name, tuple(p.shape))
+print(torch.allclose(new(x), old(x)), torch.allclose(new(x), layer(x)))
+
+# %% weight-norm-new-checks tags=["remove-cell"]
+g = new.parametrizations.weight.original0
+v = new.parametrizations.weight.original1
+# original0 is g (old weight_g), original1 is v (old weight_v)
+assert torch.allclose(g, old.weight_g) and torch.allclose(v, old.weight_v)
+# weight = g * v / ||v||, the norm taken over each output row (dim=0)
+assert torch.allclose(new.weight, g * v / v.norm(dim=1, keepdim=True))
+assert torch.allclose(g, layer.weight.norm(dim=1, keepdim=True))
+assert torch.allclose(new(x), old(x)) and torch.allclose(new(x), layer(x))
+# the gradients go to g and v; weight is computed, not a parameter
+new(x).sum().backward()
+assert g.grad is not None and v.grad is not None
+assert "weight" not in dict(new.named_parameters())
+assert parametrize.is_parametrized(new, "weight")
+
+# %% weight-norm-load-old
+loaded = weight_norm(nn.Linear(3, 2))
+print(list(old.state_dict()))
+print(loaded.load_state_dict(old.state_dict()))
+print(torch.allclose(loaded(x), old(x)))
+
+# %% weight-norm-load-old-checks tags=["remove-cell"]
+assert list(loaded.state_dict()) == [
+    "bias",
+    "parametrizations.weight.original0",
+    "parametrizations.weight.original1",
+]
+assert torch.equal(loaded.parametrizations.weight.original0, old.weight_g)
+assert torch.equal(loaded.parametrizations.weight.original1, old.weight_v)
+
+# %% weight-norm-remove
+parametrize.remove_parametrizations(new, "weight")
+print([name for name, _ in new.named_parameters()], type(new).__name__)
+print(torch.allclose(new(x), layer(x)))
+
+# %% weight-norm-remove-checks tags=["remove-cell"]
+assert not parametrize.is_parametrized(new)
+assert type(new) is nn.Linear and type(new.weight) is nn.Parameter
+assert torch.allclose(new.weight, g * v / v.norm(dim=1, keepdim=True))

@@ -150,3 +150,72 @@ assert not torch.allclose(right[0], right_changed[0])
 # the fix without a new model: transpose to (seq_len, batch, input_size)
 fixed, _ = lstm(x_bf.transpose(0, 1))
 assert torch.allclose(fixed.transpose(0, 1), right, atol=1e-6)
+
+# %% dropout-one-layer
+import warnings
+
+torch.manual_seed(0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    lstm_drop = nn.LSTM(3, 5, num_layers=1, dropout=0.5, batch_first=True)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+lstm_plain = nn.LSTM(3, 5, num_layers=1, batch_first=True)
+lstm_plain.load_state_dict(lstm_drop.state_dict())  # the same weights
+print(lstm_drop.training)
+# does dropout=0.5 change anything in train mode?
+print(torch.equal(lstm_drop(x_bf)[0], lstm_plain(x_bf)[0]))
+
+# %% dropout-one-layer-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [UserWarning]
+assert str(caught[0].message).startswith(
+    "dropout option adds dropout after all but last recurrent layer, so "
+    "non-zero dropout expects num_layers greater than 1"
+)
+assert lstm_drop.training and lstm_plain.training
+for _ in range(3):  # the same output on every call
+    assert torch.equal(lstm_drop(x_bf)[0], lstm_plain(x_bf)[0])
+# GRU and RNN warn the same way and drop nothing either
+for cls in (nn.GRU, nn.RNN):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with_drop = cls(3, 5, dropout=0.5, batch_first=True)
+    assert "expects num_layers greater than 1" in str(seen[0].message)
+    without = cls(3, 5, batch_first=True)
+    without.load_state_dict(with_drop.state_dict())
+    assert torch.equal(with_drop(x_bf)[0], without(x_bf)[0])
+# with two layers it does act, between the layers, in train mode only
+deep_drop = nn.LSTM(3, 5, num_layers=2, dropout=0.5, batch_first=True)
+deep_plain = nn.LSTM(3, 5, num_layers=2, batch_first=True)
+deep_plain.load_state_dict(deep_drop.state_dict())
+assert not torch.equal(deep_drop(x_bf)[0], deep_plain(x_bf)[0])
+deep_drop.eval()
+deep_plain.eval()
+assert torch.equal(deep_drop(x_bf)[0], deep_plain(x_bf)[0])
+
+# %% dropout-on-outputs
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(3, 5, batch_first=True)
+        self.dropout = nn.Dropout(0.5)  # on the LSTM's outputs
+        self.fc = nn.Linear(5, 2)
+
+    def forward(self, x):
+        output, _ = self.lstm(x)
+        return self.fc(self.dropout(output))
+
+
+tagger = Tagger()
+print(torch.equal(tagger(x_bf), tagger(x_bf)))  # train mode: dropout acts
+tagger.eval()
+print(torch.equal(tagger(x_bf), tagger(x_bf)))  # eval mode: it is off
+
+# %% dropout-on-outputs-checks tags=["remove-cell"]
+tagger.train()
+output, _ = tagger.lstm(x_bf)
+dropped = tagger.dropout(output)
+zeroed = dropped == 0
+assert zeroed.any() and not zeroed.all()
+assert torch.allclose(dropped[~zeroed], 2 * output[~zeroed])  # kept ones scaled by 2

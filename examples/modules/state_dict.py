@@ -199,3 +199,75 @@ else:
     )
 whole = torch.load("whole.pt", weights_only=False)  # trusted file, own process
 assert torch.equal(whole(x), model(x))
+
+# %% nested-head-keys
+import re
+
+
+class Net(nn.Module):
+    def __init__(self, head):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = head
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+
+torch.manual_seed(0)
+trained = Net(nn.Sequential(nn.Linear(8, 2)))  # head inside a Sequential
+checkpoint = trained.state_dict()
+net = Net(nn.Linear(8, 2))  # plain Linear head
+print(list(checkpoint))
+print(list(net.state_dict()))
+
+# %% nested-head-mismatch raises="RuntimeError: Error(s) in loading state_dict for Net"
+net.load_state_dict(checkpoint)
+
+# %% nested-head-strict-false
+head_before = net.fc.weight.detach().clone()
+result = net.load_state_dict(checkpoint, strict=False)
+print(result.missing_keys)
+print(result.unexpected_keys)
+x = torch.randn(3, 4)
+print(torch.equal(net.body.weight, trained.body.weight))  # body loaded
+print(torch.equal(net.fc.weight, head_before))  # head left as initialised
+print(torch.equal(net(x), trained(x)))
+
+# %% nested-head-strict-false-checks tags=["remove-cell"]
+assert result.missing_keys == ["fc.weight", "fc.bias"]
+assert result.unexpected_keys == ["fc.0.weight", "fc.0.bias"]
+assert torch.equal(net.body.weight, trained.body.weight)
+assert torch.equal(net.body.bias, trained.body.bias)
+assert torch.equal(net.fc.weight, head_before)
+assert not torch.equal(net(x), trained(x))
+try:
+    Net(nn.Linear(8, 2)).load_state_dict(checkpoint)
+except RuntimeError as error:
+    message = str(error)
+    assert 'Missing key(s) in state_dict: "fc.weight", "fc.bias"' in message
+    assert 'Unexpected key(s) in state_dict: "fc.0.weight", "fc.0.bias"' in message
+else:
+    raise AssertionError("the nested head should not load into a plain one")
+
+# %% nested-head-rebuild
+# the head the checkpoint was saved from
+same = Net(nn.Sequential(nn.Linear(8, 2)))
+print(same.load_state_dict(checkpoint))
+print(torch.equal(same(x), trained(x)))
+
+# %% nested-head-rename
+renamed = {re.sub(r"^fc\.0\.", "fc.", k): v for k, v in checkpoint.items()}
+net = Net(nn.Linear(8, 2))
+print(net.load_state_dict(renamed))
+print(torch.equal(net(x), trained(x)))
+
+# %% nested-head-rename-checks tags=["remove-cell"]
+assert list(renamed) == ["body.weight", "body.bias", "fc.weight", "fc.bias"]
+assert torch.equal(same(x), trained(x)) and torch.equal(net(x), trained(x))
+# the other way: a plain head's keys into a Sequential head
+back = {re.sub(r"^fc\.", "fc.0.", k): v for k, v in net.state_dict().items()}
+other = Net(nn.Sequential(nn.Linear(8, 2)))
+res = other.load_state_dict(back)
+assert res.missing_keys == [] and res.unexpected_keys == []
+assert torch.equal(other(x), trained(x))

@@ -384,3 +384,102 @@ for accuracy in (0.5, 0.6, 0.7, 0.8, 0.9):
     opt.step()
     sched.step(accuracy)
 assert sched.get_last_lr() == [0.05]
+
+# %% resume-last-epoch raises="KeyError: …param 'initial_lr' is not specified in param_groups[0] when resuming…"
+def train_epochs(optimizer, scheduler, epochs):
+    for epoch in range(epochs):
+        optimizer.step()
+        scheduler.step()
+
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+train_epochs(optimizer, scheduler, 40)
+checkpoint = {"optimizer": optimizer.state_dict(),
+              "scheduler": scheduler.state_dict()}
+
+# a new run resumes at epoch 40
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1, last_epoch=39)
+
+# %% resume-state-dict
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+optimizer.load_state_dict(checkpoint["optimizer"])
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)  # default last_epoch
+scheduler.load_state_dict(checkpoint["scheduler"])
+print(scheduler.last_epoch, [round(lr, 6) for lr in scheduler.get_last_lr()])
+train_epochs(optimizer, scheduler, 20)  # epochs 40 to 59
+print(scheduler.last_epoch, [round(lr, 6) for lr in scheduler.get_last_lr()])
+
+# %% resume-state-dict-checks tags=["remove-cell"]
+# the same learning rates as a run that never stopped
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = StepLR(opt, step_size=30, gamma=0.1)
+train_epochs(opt, sched, 60)
+assert sched.last_epoch == scheduler.last_epoch == 60
+assert math.isclose(sched.get_last_lr()[0], scheduler.get_last_lr()[0])
+assert math.isclose(optimizer.param_groups[0]["lr"], 0.001)
+# the checkpoint holds the epoch and the optimizer's initial_lr
+assert checkpoint["scheduler"]["last_epoch"] == 40
+assert checkpoint["optimizer"]["param_groups"][0]["initial_lr"] == 0.1
+# a fresh optimizer has no initial_lr until a scheduler is built on it
+assert "initial_lr" not in torch.optim.SGD(model.parameters(), lr=0.1).param_groups[0]
+# without load_state_dict, the default scheduler starts again at epoch 0
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+assert StepLR(opt, step_size=30, gamma=0.1).last_epoch == 0
+# a scheduler built with the default last_epoch writes initial_lr
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+StepLR(opt, step_size=30, gamma=0.1)
+assert opt.param_groups[0]["initial_lr"] == 0.1
+
+# %% resume-message-checks tags=["remove-cell"]
+try:
+    StepLR(torch.optim.SGD(model.parameters(), lr=0.1), step_size=30,
+           last_epoch=39)
+except KeyError as error:
+    message = error.args[0]
+    assert message.startswith("param 'initial_lr' is not specified in "
+                              "param_groups[0] when resuming scheduler "
+                              "with last_epoch >= 0.")
+    assert "This typically happens when" in message
+else:
+    raise AssertionError("last_epoch=39 on a fresh optimizer should raise")
+
+# %% verbose
+import warnings
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        scheduler = StepLR(optimizer, step_size=2, gamma=0.1, verbose=True)
+    except TypeError as error:
+        print(f"TypeError: {error}")
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %% verbose-checks tags=["remove-cell"]
+# verbose is gone: a TypeError and no warning, for every scheduler
+assert caught == []
+for make in (lambda opt: StepLR(opt, step_size=2, verbose=True),
+             lambda opt: CosineAnnealingLR(opt, T_max=10, verbose=True),
+             lambda opt: ReduceLROnPlateau(opt, verbose=True)):
+    try:
+        make(torch.optim.SGD(model.parameters(), lr=0.1))
+    except TypeError as error:
+        assert "unexpected keyword argument 'verbose'" in str(error)
+    else:
+        raise AssertionError("schedulers should not take verbose")
+
+# %% verbose-replacement
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=2, gamma=0.1)
+for epoch in range(5):
+    optimizer.step()
+    scheduler.step()
+    print(f"epoch {epoch}: lr {scheduler.get_last_lr()[0]:.4f}")
+
+# %% verbose-replacement-checks tags=["remove-cell"]
+# get_last_lr() is what the optimizer uses, one value per group
+assert scheduler.get_last_lr() == [g["lr"] for g in optimizer.param_groups]
+assert math.isclose(scheduler.get_last_lr()[0], 0.001)

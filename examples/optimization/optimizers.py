@@ -221,3 +221,49 @@ ascent = torch.optim.Adam([w], lr=0.1, maximize=True)
 w.sum().backward()
 ascent.step()
 assert (w > 0).all()
+
+# %% lbfgs-no-closure raises="TypeError: …step() missing 1 required positional argument: 'closure'"
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(1, 8), nn.Tanh(), nn.Linear(8, 1))
+optimizer = torch.optim.LBFGS(model.parameters())
+loss = loss_fn(model(x), y)
+loss.backward()
+optimizer.step()
+
+# %% lbfgs-closure
+calls = 0
+
+
+def closure():
+    global calls
+    calls += 1
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    return loss
+
+
+start = loss_fn(model(x), y).item()
+for step in range(5):
+    loss = optimizer.step(closure)  # returns the loss of the first evaluation
+end = loss_fn(model(x), y).item()
+print(f"loss {start:.3f} -> {end:.4f}")
+print(calls > 5)  # more evaluations than steps
+
+# %% lbfgs-closure-checks tags=["remove-cell"]
+assert start > 1 and end < 1e-4
+assert calls > 5  # several evaluations per step
+# step() returns what the first call of the closure returned
+before = loss_fn(model(x), y).item()
+first = optimizer.step(closure)
+assert abs(first.item() - before) < 1e-6
+# the other optimizers take an optional closure, LBFGS requires one
+import inspect
+
+for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS"]:
+    step = inspect.signature(getattr(torch.optim, name).step)
+    default = step.parameters["closure"].default
+    assert (default is inspect.Parameter.empty) == (name == "LBFGS"), name
+adam = torch.optim.Adam(model.parameters(), lr=1e-3)
+before = loss_fn(model(x), y).item()
+assert abs(adam.step(closure).item() - before) < 1e-6

@@ -213,3 +213,88 @@ print("largest error, relative:",
 assert size_kib(quantized) < 0.3 * size_kib(model)  # about a quarter
 assert error < 0.05 and error > 0  # close, not equal
 assert (got.argmax(1) == expected.argmax(1)).float().mean() > 0.8
+
+# %% prune-size
+import os
+
+from torch.nn.utils import prune
+
+
+def saved_kib(obj, path):
+    torch.save(obj, path)
+    return int(round(os.path.getsize(path) / 1024, -1))  # to the nearest 10 KiB
+
+
+torch.manual_seed(0)
+layer = nn.Linear(512, 512)
+print("dense: ", saved_kib(layer.state_dict(), "dense.pt"), "KiB",
+      sorted(layer.state_dict()))
+# zero the smallest 90 %
+prune.l1_unstructured(layer, name="weight", amount=0.9)
+print("pruned:", saved_kib(layer.state_dict(), "pruned.pt"), "KiB",
+      sorted(layer.state_dict()))
+prune.remove(layer, "weight")  # keep the zeros, drop weight_orig and the mask
+print("remove:", saved_kib(layer.state_dict(), "removed.pt"), "KiB",
+      sorted(layer.state_dict()))
+print(layer.weight.shape, layer.weight.layout,
+      f"{(layer.weight == 0).float().mean().item():.0%} zeros")
+
+# %% prune-size-checks tags=["remove-cell"]
+dense_kib = saved_kib(nn.Linear(512, 512).state_dict(), "check.pt")
+assert dense_kib == saved_kib(layer.state_dict(), "removed.pt")  # not smaller
+assert saved_kib(layer.state_dict(), "removed.pt") == 1030
+# while pruned, the file holds weight_orig and a float mask: about twice the size
+assert abs(os.path.getsize("pruned.pt") / 1024 - 2 * dense_kib) <= 20
+# while pruned, weight is recomputed from weight_orig * weight_mask by a hook
+torch.manual_seed(0)
+hooked = nn.Linear(512, 512)
+prune.l1_unstructured(hooked, name="weight", amount=0.9)
+assert isinstance(hooked.weight_orig, nn.Parameter)
+assert not isinstance(hooked.weight, nn.Parameter)
+assert hooked.weight_mask.dtype == torch.float32  # the mask: as big as the weight
+assert torch.equal(hooked.weight, hooked.weight_orig * hooked.weight_mask)
+assert len(hooked._forward_pre_hooks) == 1 and prune.is_pruned(hooked)
+# after remove: a dense Parameter of the same shape, 90 % zeros
+assert not prune.is_pruned(layer) and isinstance(layer.weight, nn.Parameter)
+assert layer.weight.layout == torch.strided and layer.weight.shape == (512, 512)
+assert (layer.weight == 0).sum().item() == round(0.9 * 512 * 512)
+assert torch.equal(layer.weight, hooked.weight)
+# the forward is the same dense matmul on a weight with zeros
+x = torch.randn(4, 512)
+assert torch.allclose(
+    layer(x), x @ layer.weight.t() + layer.bias
+)
+# a sparse tensor keeps only the nonzeros, with two int64 indices each:
+# at 90 % zeros its file is about half the dense one
+sparse_kib = saved_kib(layer.weight.detach().to_sparse(), "sparse.pt")
+assert 0.4 * dense_kib < sparse_kib < 0.6 * dense_kib
+
+# %% prune-structured
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 16))
+# whole rows
+prune.ln_structured(model[0], name="weight", amount=0.5, n=2, dim=0)
+prune.remove(model[0], "weight")
+keep = model[0].weight.abs().sum(dim=1) != 0  # the 256 neurons left
+small = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 16))
+with torch.no_grad():
+    small[0].weight.copy_(model[0].weight[keep])
+    small[0].bias.copy_(model[0].bias[keep])
+    small[2].weight.copy_(model[2].weight[:, keep])
+    # a pruned neuron still outputs relu(bias): fold it into the next bias
+    dropped = torch.relu(model[0].bias[~keep])
+    small[2].bias.copy_(model[2].bias + model[2].weight[:, ~keep] @ dropped)
+print(model[0].weight.shape, "->", small[0].weight.shape)
+print(saved_kib(model.state_dict(), "model.pt"), "KiB ->",
+      saved_kib(small.state_dict(), "small.pt"), "KiB")
+x = torch.randn(32, 512)
+with torch.inference_mode():
+    print(torch.allclose(model(x), small(x), atol=1e-5))
+
+# %% prune-structured-checks tags=["remove-cell"]
+assert keep.sum().item() == 256
+assert small[0].weight.shape == (256, 512) and small[2].weight.shape == (16, 256)
+assert saved_kib(small.state_dict(), "small.pt") \
+    < 0.55 * saved_kib(model.state_dict(), "model.pt")
+with torch.inference_mode():
+    assert torch.allclose(model(x), small(x), atol=1e-5)

@@ -396,3 +396,65 @@ print(int((mask_w != labels_of(image_w)).sum()), "of 25 pixels mislabelled")
 # %% joint-transform-wrong-checks tags=["remove-cell"]
 assert not torch.equal(mask_w, labels_of(image_w))
 assert (mask_w != labels_of(image_w)).sum() > 0
+
+# %% grid-sample-identity
+x = torch.arange(12.0).view(1, 1, 3, 4)  # (N, C, H, W)
+theta = torch.tensor([[[1.0, 0, 0], [0, 1.0, 0]]])  # the identity, (N, 2, 3)
+grid = F.affine_grid(theta, size=(1, 1, 3, 4), align_corners=False)
+print(tuple(grid.shape))  # (N, H_out, W_out, 2)
+print(grid[0, 0, :, 0])  # x along the first row: left to right
+print(grid[0, :, 0, 1])  # y down the first column: top to bottom
+out = F.grid_sample(x, grid, align_corners=False)
+print(torch.allclose(out, x))
+
+# %% grid-sample-identity-checks tags=["remove-cell"]
+assert grid.shape == (1, 3, 4, 2)
+assert torch.allclose(grid[0, 0, :, 0], torch.tensor([-0.75, -0.25, 0.25, 0.75]))
+assert torch.allclose(grid[0, :, 0, 1], torch.tensor([-2 / 3, 0, 2 / 3]))
+# the first coordinate varies along the width, the second along the height
+assert torch.allclose(grid[0, :, 1, 0], grid[0, 0, 1, 0].expand(3))
+assert torch.allclose(out, x)
+# (y, x) order instead: a square image comes out transposed
+square = torch.arange(9.0).view(1, 1, 3, 3)
+g3 = F.affine_grid(theta, size=(1, 1, 3, 3), align_corners=False)
+swapped = F.grid_sample(square, g3.flip(-1), align_corners=False)
+assert torch.allclose(swapped, square.transpose(-2, -1))
+
+# %% grid-sample-flip
+flipped = grid.clone()
+flipped[..., 0] = -flipped[..., 0]  # mirror x: left and right swap
+out = F.grid_sample(x, flipped, align_corners=False)
+print(out[0, 0])
+print(torch.allclose(out, x.flip(-1)))
+
+# %% grid-sample-flip-checks tags=["remove-cell"]
+assert torch.allclose(out, x.flip(-1))
+assert not torch.allclose(out, x.flip(-2))
+
+# %% grid-sample-align-corners
+for align in (False, True):
+    g = F.affine_grid(theta, size=(1, 1, 3, 4), align_corners=align)
+    print(align, g[0, 0, :, 0])
+# sample at x = -1 on the middle row (y = 0)
+edge = torch.tensor([[[[-1.0, 0.0]]]])  # (N, H_out, W_out, 2)
+print(x[0, 0, 1])
+for align in (False, True):
+    print(align, F.grid_sample(x, edge, align_corners=align).item())
+
+# %% grid-sample-align-corners-checks tags=["remove-cell"]
+g_true = F.affine_grid(theta, size=(1, 1, 3, 4), align_corners=True)
+assert torch.allclose(g_true[0, 0, :, 0], torch.tensor([-1, -1 / 3, 1 / 3, 1]))
+assert torch.allclose(F.grid_sample(x, g_true, align_corners=True), x)
+# align_corners=False: -1 is the outer edge of the first pixel, half way to
+# the zero padding; True: -1 is the centre of the first pixel
+assert F.grid_sample(x, edge, align_corners=False).item() == x[0, 0, 1, 0] / 2
+assert F.grid_sample(x, edge, align_corners=True).item() == x[0, 0, 1, 0]
+# a grid made for one setting, sampled with the other, is shifted
+mixed = F.grid_sample(x, g_true, align_corners=False)
+assert not torch.allclose(mixed, x)
+# without align_corners, both take it as False
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert torch.equal(F.affine_grid(theta, size=(1, 1, 3, 4)), grid)
+    assert torch.equal(F.grid_sample(x, edge),
+                       F.grid_sample(x, edge, align_corners=False))

@@ -359,3 +359,39 @@ except RuntimeError as error:  # unlike gather, int32 is refused
     assert "should be Long but got Int" in str(error)
 else:
     raise AssertionError("take_along_dim took an int32 index")
+
+# %% isin
+a = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6])
+b = torch.tensor([1, 2, 3])
+mask = torch.isin(a, b)
+print(mask)
+print(a[mask])
+print(a[torch.isin(a, b, invert=True)])
+
+# %% isin-checks tags=["remove-cell"]
+assert mask.dtype == torch.bool and mask.shape == a.shape
+assert a[mask].tolist() == [v for v in a.tolist() if v in {1, 2, 3}]
+assert torch.equal(torch.isin(a, b, invert=True), ~mask)
+assert a[~mask].tolist() == [4, 5, 9, 6]
+
+# %% isin-broadcast
+# a table of every pair: len(a) x len(b) booleans
+table = a[:, None] == b
+print(table.shape, table.dtype)
+print(table.any(1))
+
+# %% isin-broadcast-checks tags=["remove-cell"]
+assert table.shape == (8, 3) and table.element_size() == 1
+assert torch.equal(table.any(1), mask)
+
+# %% isin-large
+a_big = torch.arange(1_000_000)
+b_big = torch.arange(0, 2_000_000, 2)
+# the table would need one byte per pair
+print(round(a_big.numel() * b_big.numel() / 2**30), "GiB")
+print(torch.isin(a_big, b_big).sum().item())
+
+# %% isin-large-checks tags=["remove-cell"]
+# no machine holds that table: isin does not build it
+assert a_big.numel() * b_big.numel() > 2**39
+assert torch.equal(torch.isin(a_big, b_big), a_big % 2 == 0)

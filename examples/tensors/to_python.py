@@ -138,3 +138,54 @@ b = x.numpy().copy()
 b[0] = -1.0
 # the copy is independent
 assert x[0] == 101.0 and b.ctypes.data != x.data_ptr()
+
+# %% item-digits
+x = torch.tensor(1.2)
+print(x)
+print(x.item())
+print(torch.tensor(1.2, dtype=torch.float64).item())
+# round only what you show
+print(round(x.item(), 4), f"{x.item():.4f}")
+
+# %% item-digits-checks tags=["remove-cell"]
+# the nearest float32 to 1.2, widened to a Python float
+assert x.dtype == torch.float32
+assert x.item() == float(np.float32(1.2)) and x.item() != 1.2
+assert repr(x.item()) == "1.2000000476837158"
+# float64 holds the nearest double, which Python prints as 1.2
+assert torch.tensor(1.2, dtype=torch.float64).item() == 1.2
+assert round(x.item(), 4) == 1.2 and f"{x.item():.4f}" == "1.2000"
+assert str(x) == "tensor(1.2000)"
+
+# %% print-rounds
+x = torch.tensor([0.99999, 1e-5])
+print(x)
+# the usual advice against e-notation
+torch.set_printoptions(sci_mode=False)
+print(x)
+print(x == torch.tensor([1.0, 0.0]))
+
+# %% print-rounds-checks tags=["remove-cell"]
+# default printing: 4 decimals, e-notation for a tiny value
+torch.set_printoptions(profile="default")
+assert str(x) == "tensor([9.9999e-01, 1.0000e-05])"
+torch.set_printoptions(sci_mode=False)
+assert str(x) == "tensor([1.0000, 0.0000])"
+assert x[1] != 0 and x[0] != 1
+
+# %% print-precision
+torch.set_printoptions(precision=8, sci_mode=False)
+print(x)
+print(x.tolist())
+# back to the defaults
+torch.set_printoptions(profile="default")
+print(x)
+
+# %% print-precision-checks tags=["remove-cell"]
+torch.set_printoptions(precision=8, sci_mode=False)
+assert str(x) == "tensor([0.99998999, 0.00001000])"
+assert x.tolist() == [float(np.float32(0.99999)), float(np.float32(1e-5))]
+torch.set_printoptions(profile="default")
+# the default profile also turns e-notation back to automatic
+assert str(x) == "tensor([9.9999e-01, 1.0000e-05])"
+assert str(torch.tensor([0.5, 2.0])) == "tensor([0.5000, 2.0000])"
