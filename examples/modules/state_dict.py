@@ -102,7 +102,7 @@ print(torch.equal(model(x), restored(x)))
 torch.save(model, "whole.pt")
 torch.load("whole.pt")
 
-# %% checks tags=["remove-cell"]
+# %% checks tags=["remove-cell"] holds=">=2.6" claim="`torch.load` refuses a pickled module by default"
 # What the page says, checked on every build
 import collections
 import pickle

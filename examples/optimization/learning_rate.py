@@ -432,7 +432,7 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
 StepLR(opt, step_size=30, gamma=0.1)
 assert opt.param_groups[0]["initial_lr"] == 0.1
 
-# %% resume-message-checks tags=["remove-cell"]
+# %% resume-message-checks tags=["remove-cell"] holds=">=2.10" claim="The `initial_lr` error says it happens when a scheduler resumes with a `last_epoch` of 0 or more" about="resume-last-epoch"
 try:
     StepLR(torch.optim.SGD(model.parameters(), lr=0.1), step_size=30,
            last_epoch=39)

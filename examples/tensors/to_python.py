@@ -165,7 +165,7 @@ torch.set_printoptions(sci_mode=False)
 print(x)
 print(x == torch.tensor([1.0, 0.0]))
 
-# %% print-rounds-checks tags=["remove-cell"]
+# %% print-rounds-checks tags=["remove-cell"] holds=">=2.9" claim="With `sci_mode=False` and the default precision, `1e-5` prints as `0.0000`" about="print-rounds"
 # default printing: 4 decimals, e-notation for a tiny value
 torch.set_printoptions(profile="default")
 assert str(x) == "tensor([9.9999e-01, 1.0000e-05])"

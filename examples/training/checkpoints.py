@@ -245,7 +245,7 @@ except pickle.UnpicklingError as error:
 else:
     raise AssertionError("weights_only=True should refuse a NumPy array")
 
-# %% safe-globals
+# %% safe-globals holds=">=2.5" claim="`torch.serialization.safe_globals` allows the listed types while a checkpoint loads"
 allowed = [
     np._core.multiarray._reconstruct,
     np.ndarray,
@@ -257,7 +257,7 @@ with torch.serialization.safe_globals(allowed):
 np.random.set_state(checkpoint["rng"]["numpy"])
 print(type(checkpoint["rng"]["numpy"][1]))
 
-# %% safe-globals-checks tags=["remove-cell"]
+# %% safe-globals-checks tags=["remove-cell"] holds=">=2.6" claim="Each of the four types the checkpoint names must be allowed for `weights_only=True` to load it"
 assert isinstance(checkpoint["rng"]["numpy"][1], np.ndarray)
 for missing in range(len(allowed)):  # each of the four is needed
     try:
