@@ -42,31 +42,39 @@
   if (heading) heading.scrollIntoView();
 })();
 
-/* A link to a place on a page (the error index's and the changes page's links to a cell) lands there
-   and stays there. Blocks are laid out only as they come near the screen (content-visibility in
-   site.css, Material's content.lazy), so blocks above the target grow after the browser has scrolled
-   to it and push it down, or up under the header. Until the page settles (3 s) or the reader scrolls,
-   the target is put back below the header whenever the page's height changes. */
+/* A link to a place on a page (the error index's and the changes page's links to a cell, a checks line's link
+   up to its cell) lands there and stays there. Blocks are laid out only as they come near the screen
+   (content-visibility in site.css, Material's content.lazy), so blocks between the screen and the target
+   change height after the browser has scrolled to it and push it away, or under the header. Until the page
+   settles (3 s after the page opened on the target or the reader followed a link to it) or the reader
+   scrolls, the target is put back below the header whenever the page's height changes. */
 (function () {
-  var id = decodeURIComponent(location.hash.slice(1));
-  var target = id && document.getElementById(id);
-  if (!target || !window.ResizeObserver) return;
+  if (!window.ResizeObserver) return;
   var header = document.querySelector(".md-header");
-  var settled = false;
+  var target = null;
+  var timer = 0;
   function place() {
-    if (settled) return;
+    if (!target) return;
     var below = header ? header.getBoundingClientRect().bottom : 0;
     var top = target.getBoundingClientRect().top;
     if (Math.abs(top - below - 8) > 2) window.scrollBy(0, top - below - 8);
   }
-  var observer = new ResizeObserver(place);
-  observer.observe(document.body);
   function settle() {
-    settled = true;
-    observer.disconnect();
+    target = null;
   }
+  function hold() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    target = (id && document.getElementById(id)) || null;
+    if (!target) return;
+    clearTimeout(timer);
+    timer = setTimeout(settle, 3000);
+    place();
+  }
+  new ResizeObserver(place).observe(document.body);
+  // the reader's own scrolling ends the hold; a link followed within the page (a click) starts a new one
   ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (type) {
-    addEventListener(type, settle, { once: true, passive: true });
+    addEventListener(type, settle, { passive: true });
   });
-  setTimeout(settle, 3000);
+  addEventListener("hashchange", hold);
+  hold();
 })();
