@@ -514,6 +514,28 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
     assert _shown(label, lambda out: f"torch {BUILT_TORCH}" in out)
 
 
+def test_the_latest_choice_wins_over_one_whose_outputs_still_load(page, base_url):
+    from playwright.sync_api import expect
+
+    release, folder = cpu_releases()[0]
+    held = []  # the picked release's outputs, held back until the reader has picked again
+    page.route("**/outputs/examples/**", lambda route: held.append(route))
+    page.goto(f"{base_url}/")
+    label = page.locator(VERSIONS)
+    picker = page.get_by_role("combobox", name="Outputs of torch")
+    picker.select_option(folder.name)
+    while not held:
+        page.wait_for_timeout(50)
+    picker.select_option("build")  # picked again before the first choice's outputs came
+    expect(label).to_have_text(f"torch {BUILT_TORCH.split('+')[0]}")
+    for route in held:
+        route.continue_()
+    page.unroute("**/outputs/examples/**")
+    page.wait_for_load_state("networkidle")  # the first choice's outputs have come, and show nothing
+    expect(label).to_have_text(f"torch {BUILT_TORCH.split('+')[0]}")
+    assert f"torch {BUILT_TORCH}" in label.evaluate(SHOWN_OUTPUT) and picker.input_value() == "build"
+
+
 def _shown(label, wanted, seconds: float = 5.0) -> bool:
     """Whether the output above ``label`` comes to be what ``wanted`` accepts within ``seconds``: the picker
     swaps the label and the output in turn, and a loaded machine may read between the two."""

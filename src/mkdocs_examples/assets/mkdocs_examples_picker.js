@@ -308,9 +308,14 @@
     return site.choices.filter(function (c) { return c.key === key; })[0];
   }
 
+  // The latest choice wins: a choice made while an earlier one still waits for its outputs (a remembered release
+  // applied as the page opens, a reader who picks twice quickly) leaves the earlier one nothing to show
+  var applying = 0;
   function apply(key) {
+    var turn = ++applying;
     var labels = Array.prototype.slice.call(document.querySelectorAll(LABELS));
     return json("outputs/environments.json").then(function (site) {
+      if (turn !== applying) return;
       var entry = choice(site, key);
       var words = texts(site);
       var targets = new Map();
@@ -328,6 +333,7 @@
       return Promise.all(paths.map(function (path) {
         return json("outputs/examples/" + path.replace(/\.py$/, "") + ".json").catch(function () { return null; });
       })).then(function (found) {
+        if (turn !== applying) return;
         var shown = wanted.map(function (label) {
           var example = found[paths.indexOf(label.dataset.mxExample)];
           return show(label, targets.get(label), site, example, words);
