@@ -117,3 +117,81 @@ assert naive_log[0, 1] != -100.0
 assert torch.isinf(huge.exp()[0])
 assert torch.isnan(huge.exp() / huge.exp().sum()).any()
 assert torch.equal(F.softmax(huge, dim=0), torch.tensor([1.0, 0.0]))
+
+# %% multinomial-overflow raises="RuntimeError: probability tensor contains either `inf`, `nan` or element < 0"
+logits = torch.tensor([[9.0, 8.0, 1.0]])  # next-token scores
+temperature = 0.1
+weights = torch.exp(logits / temperature)  # exp(90.) overflows float32
+probs = weights / weights.sum(dim=-1, keepdim=True)  # inf / inf is nan
+print(weights)
+print(probs)
+torch.multinomial(probs, num_samples=1)
+
+# %% multinomial-fix
+probs = torch.softmax(logits / temperature, dim=-1)  # stable, sums to 1
+print(probs)
+print(torch.isfinite(probs).all())
+token = torch.multinomial(probs, num_samples=1)
+print(token.shape)
+
+# the same distribution, kept as log-probabilities
+dist = torch.distributions.Categorical(logits=logits / temperature)
+print(f"log-probability of token 2: {dist.logits[0, 2].item():.1f}")
+print(dist.sample().shape)
+
+# %% multinomial-fix-checks tags=["remove-cell"]
+message = "probability tensor contains either `inf`, `nan` or element < 0"
+
+
+def multinomial_error(weights):
+    try:
+        torch.multinomial(weights, num_samples=1)
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+# the three causes give the same message: inf, a nan, a negative weight
+probs_nan = weights / weights.sum()
+# exp overflows float32 above about 88
+assert torch.isfinite(torch.exp(torch.tensor(88.0)))
+assert torch.isinf(torch.exp(torch.tensor(89.0)))
+assert torch.isinf(weights).any() and torch.isnan(probs_nan).any()
+assert message in multinomial_error(weights)
+assert message in multinomial_error(probs_nan)
+assert message in multinomial_error(torch.tensor([0.5, float("nan"), 0.5]))
+assert message in multinomial_error(logits - 5)  # logits are not weights
+# all zeros is another error
+assert "sum of probabilities <= 0" in multinomial_error(torch.zeros(1, 3))
+# multinomial takes weights that need not sum to 1
+assert multinomial_error(torch.tensor([[2.0, 6.0, 0.0]])) is None
+# softmax subtracts the max first: finite, sums to 1
+assert torch.isfinite(probs).all()
+assert torch.allclose(probs.sum(dim=-1), torch.ones(1))
+shifted = torch.exp(logits / temperature - (logits / temperature).max())
+assert torch.allclose(probs, shifted / shifted.sum())
+assert token.shape == (1, 1) and 0 <= token.item() < 3
+# Categorical keeps log-probabilities: the last one is -80, not log(0)
+assert torch.allclose(dist.logits, torch.log_softmax(logits / temperature, -1),
+                      atol=1e-4)
+assert abs(dist.logits[0, 2].item() + 80) < 1e-3
+assert probs[0, 2] > 0 and torch.isfinite(dist.logits).all()
+assert torch.allclose(dist.probs, probs)
+assert dist.sample().shape == (1,)
+# Categorical refuses nan and inf logits when it checks its arguments
+for bad in (float("nan"), float("inf")):
+    try:
+        torch.distributions.Categorical(logits=torch.tensor([bad, 1.0]))
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("Categorical took a non-finite logit")
+# softmax does not repair a nan from the model: check isfinite first
+nan_logits = torch.tensor([[1.0, float("nan"), 2.0]])
+assert torch.isnan(torch.softmax(nan_logits, dim=-1)).all()
+assert not torch.isfinite(nan_logits).all()
+# temperature 0 divides by zero: use argmax for greedy decoding
+assert torch.isnan(torch.softmax(logits / 0, dim=-1)).all()
+assert logits.argmax(dim=-1).item() == 0
+# a lower temperature sharpens the distribution
+assert torch.softmax(logits / 0.1, -1)[0, 0] > torch.softmax(logits, -1)[0, 0]

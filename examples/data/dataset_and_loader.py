@@ -385,3 +385,197 @@ assert len(mixed) == 7
 assert mixed[2][0].shape == (2,) and mixed[3][0].shape == (3,)
 # a batch of c alone collates: only the mix fails
 assert next(iter(DataLoader(c, batch_size=4)))[0].shape == (4, 3)
+
+# %% corrupt-files
+tmp = tempfile.TemporaryDirectory()  # removed by tmp.cleanup() or at exit
+root = pathlib.Path(tmp.name)
+for i in range(6):  # six tiny images, one gray level each
+    pixels = np.full((4, 6, 3), 40 * i, dtype=np.uint8)
+    Image.fromarray(pixels).save(root / f"{i}.png")
+(root / "4.png").write_bytes(b"not a png")  # a broken file: sample 4
+
+
+class Images(Dataset):
+    """The PNG files of a folder; None for a file that cannot be read"""
+
+    def __init__(self, folder):
+        self.paths = sorted(pathlib.Path(folder).glob("*.png"))
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, index):
+        try:
+            with Image.open(self.paths[index]) as image:
+                pixels = np.array(image.convert("RGB"))
+        except OSError:  # unreadable, truncated or not an image
+            return None
+        x = torch.from_numpy(pixels).permute(2, 0, 1) / 255
+        return x, index
+
+
+dataset = Images(root)
+print(len(dataset), [i for i in range(len(dataset)) if dataset[i] is None])
+
+# %% corrupt-default-collate raises="TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class 'NoneType'>"
+loader = DataLoader(dataset, batch_size=4)
+for x, index in loader:  # the second batch starts with sample 4, a None
+    print(index)
+
+# %% corrupt-default-collate-checks tags=["remove-cell"]
+from PIL import UnidentifiedImageError
+
+assert issubclass(UnidentifiedImageError, OSError)
+assert [dataset[i] is None for i in range(6)] == [False] * 4 + [True, False]
+# a None that is not first in its batch gives other TypeErrors
+for samples, message in (
+    ([dataset[3], dataset[4]], "object of type 'NoneType' has no len()"),
+    ([torch.ones(2), None], "expected Tensor as element 1"),
+):
+    try:
+        default_collate(samples)
+    except TypeError as error:
+        assert message in str(error), error
+    else:
+        raise AssertionError("a None was collated")
+
+# %% skip-none
+def skip_none(samples):
+    """Collate the samples that loaded; None if none did"""
+    samples = [sample for sample in samples if sample is not None]
+    return default_collate(samples) if samples else None
+
+
+loader = DataLoader(dataset, batch_size=4, collate_fn=skip_none)
+for batch in loader:
+    if batch is None:  # every sample of this batch was broken
+        continue
+    x, index = batch
+    print(x.shape, index)
+
+# %% skip-none-checks tags=["remove-cell"]
+from torch.utils.data import Subset
+
+batches = list(loader)
+assert [b[0].shape[0] for b in batches] == [4, 1]  # the second batch is smaller
+assert torch.cat([b[1] for b in batches]).tolist() == [0, 1, 2, 3, 5]
+for x, index in batches:  # each image holds its own file's pixels
+    assert torch.allclose(x, (40 * index / 255).view(-1, 1, 1, 1).expand_as(x))
+try:  # nothing left: default_collate cannot collate an empty list
+    default_collate([])
+except IndexError:
+    pass
+else:
+    raise AssertionError("an empty batch was collated")
+assert list(DataLoader(Subset(dataset, [4]), collate_fn=skip_none)) == [None]
+# a top-level collate_fn also runs in the worker processes
+with_workers = DataLoader(dataset, batch_size=4, collate_fn=skip_none,
+                          num_workers=2)
+assert [b[1].tolist() for b in with_workers] == [[0, 1, 2, 3], [5]]
+
+
+# the other way: another sample in place of the broken one keeps batches full
+class NextIfBroken(Images):
+    def __getitem__(self, index):
+        sample = super().__getitem__(index)
+        return sample if sample is not None else self[(index + 1) % len(self)]
+
+
+full = list(DataLoader(NextIfBroken(root), batch_size=4))
+assert [b[1].tolist() for b in full] == [[0, 1, 2, 3], [5, 5]]
+tmp.cleanup()
+
+# %% mixup
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+x = torch.randn(4, 3, 8, 8)  # a batch of four images
+y = torch.tensor([0, 1, 2, 1])  # their classes, out of 3
+model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 8 * 8, 3))
+
+lam = torch.distributions.Beta(0.4, 0.4).sample().item()  # 0 < lam < 1
+perm = torch.randperm(len(x))  # each sample's partner in the batch
+x_mixed = lam * x + (1 - lam) * x[perm]
+y_a, y_b = y, y[perm]
+print(f"lam {lam:.4f}, partners {perm.tolist()}, y_b {y_b.tolist()}")
+
+out = model(x_mixed)
+loss = lam * F.cross_entropy(out, y_a) + (1 - lam) * F.cross_entropy(out, y_b)
+# the same loss from mixed soft targets
+target = lam * F.one_hot(y_a, 3).float() + (1 - lam) * F.one_hot(y_b, 3).float()
+loss_soft = F.cross_entropy(out, target)
+print(target)
+print(f"two targets {loss:.4f}, soft targets {loss_soft:.4f}")
+
+# %% mixup-checks tags=["remove-cell"]
+assert 0 < lam < 1 and sorted(perm.tolist()) == [0, 1, 2, 3]
+assert torch.allclose(x_mixed, lam * x + (1 - lam) * x[perm])
+assert torch.allclose(target.sum(dim=1), torch.ones(4))  # rows sum to 1
+assert torch.isclose(loss, loss_soft, atol=1e-6)  # the two forms agree
+for i in range(4):  # a sample that drew itself stays as it was, one-hot
+    if perm[i] == i:
+        assert torch.allclose(x_mixed[i], x[i])
+        assert torch.isclose(target[i].max(), torch.tensor(1.0))
+loss.backward()  # a loss like any other
+assert model[1].weight.grad is not None
+# with class weights the two forms differ: see the imbalanced page
+w = torch.tensor([1.0, 2.0, 4.0])
+two = lam * F.cross_entropy(out, y_a, weight=w) + (1 - lam) * F.cross_entropy(
+    out, y_b, weight=w)
+assert not torch.isclose(two, F.cross_entropy(out, target, weight=w))
+
+# %% cutmix
+def cutmix(x, y, lam):
+    """Paste a box of each sample's partner; lam becomes the part kept"""
+    h, w = x.shape[-2:]
+    cut_h, cut_w = int(h * (1 - lam) ** 0.5), int(w * (1 - lam) ** 0.5)
+    cy, cx = torch.randint(h, ()).item(), torch.randint(w, ()).item()
+    top, bottom = max(cy - cut_h // 2, 0), min(cy + cut_h // 2, h)
+    left, right = max(cx - cut_w // 2, 0), min(cx + cut_w // 2, w)
+    perm = torch.randperm(len(x))
+    x = x.clone()  # keep the loader's batch as it was
+    x[..., top:bottom, left:right] = x[perm][..., top:bottom, left:right]
+    lam = 1 - (bottom - top) * (right - left) / (h * w)  # the box as cut
+    return x, y, y[perm], lam
+
+
+torch.manual_seed(2)
+x = torch.arange(4.0).view(4, 1, 1, 1).expand(4, 1, 6, 6)  # image i is all i
+lam = torch.distributions.Beta(1.0, 1.0).sample().item()
+x_cut, y_a, y_b, lam_box = cutmix(x, y, lam)
+print(f"lam drawn {lam:.4f}, kept {lam_box:.4f}, y_b {y_b.tolist()}")
+print(x_cut[0, 0])
+
+# %% cutmix-checks tags=["remove-cell"]
+for i in range(4):  # the pixels that are not i came from the partner
+    pasted = (x_cut[i] != x[i]).float().mean().item()
+    partners = set(x_cut[i].unique().tolist()) - {float(i)}
+    assert len(partners) <= 1  # one partner; none if it drew itself
+    if partners:
+        assert abs(pasted - (1 - lam_box)) < 1e-6
+assert 0 < lam_box <= 1 and torch.equal(x[:, 0, 0, 0], torch.arange(4.0))
+assert (x_cut[0] != x[0]).any()  # the printed image holds a pasted box
+# lam asked for about a third of the image; the box as cut is 2 x 2 of 6 x 6
+assert 0.3 < 1 - lam < 0.37
+assert int((x_cut[0] != x[0]).sum()) == 4 and abs(lam_box - (1 - 4 / 36)) < 1e-6
+# Beta(1, 1) is uniform; with alpha 0.2 most draws lie near 0 or 1
+assert torch.allclose(torch.distributions.Beta(1.0, 1.0).log_prob(
+    torch.tensor([0.1, 0.5, 0.9])), torch.zeros(3))
+draws = torch.distributions.Beta(0.2, 0.2).sample((10000,))
+assert ((draws < 0.1) | (draws > 0.9)).float().mean() > 0.6
+
+
+# mixing in a collate_fn: default_collate, then mix the batch
+def mixup_collate(samples):
+    x, y = default_collate(samples)
+    lam = torch.distributions.Beta(0.4, 0.4).sample().item()
+    perm = torch.randperm(len(x))
+    target = F.one_hot(y, 3).float()
+    return (lam * x + (1 - lam) * x[perm],
+            lam * target + (1 - lam) * target[perm])
+
+
+images = TensorDataset(torch.randn(8, 3, 8, 8), torch.arange(8) % 3)
+for xb, tb in DataLoader(images, batch_size=4, collate_fn=mixup_collate):
+    assert xb.shape == (4, 3, 8, 8) and torch.allclose(tb.sum(1), torch.ones(4))
+    F.cross_entropy(model(xb), tb)

@@ -198,3 +198,108 @@ assert errors(err)[0] == (
     "AttributeError: Can't get attribute 'Squares' on <module '__main__' "
     "(built-in)>"
 )
+
+# %% respawn
+script = """\
+import multiprocessing
+import sys
+
+loaded = "torch" in sys.modules  # before this file imports it
+with open("imports.log", "a") as log:  # a line each time this file runs
+    print(multiprocessing.current_process().name, loaded, file=log)
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def main():
+    dataset = TensorDataset(torch.arange(8.0))
+    for persistent in (False, True):
+        loader = DataLoader(dataset, batch_size=4, num_workers=2,
+                            persistent_workers=persistent,
+                            multiprocessing_context="spawn")
+        print("persistent_workers", persistent)
+        for epoch in range(2):
+            for (x,) in loader:
+                alive = len(multiprocessing.active_children())
+            after = len(multiprocessing.active_children())
+            with open("imports.log") as log:
+                runs = len(log.readlines())
+            print(f"  epoch {epoch}: {alive} workers, {after} after it;",
+                  f"train.py has run {runs} times")
+
+
+if __name__ == "__main__":
+    main()
+"""
+Path("train.py").write_text(script)
+returncode, out, err = run("train.py")
+print(out, end="")
+runs = [line.split() for line in Path("imports.log").read_text().splitlines()]
+print("torch loaded before train.py imported it:",
+      sorted({loaded for name, loaded in runs}))
+
+# %% respawn-checks tags=["remove-cell"]
+assert returncode == 0 and err == ""
+# the main process, then 2 new workers per epoch, then 2 workers for both epochs
+assert [name for name, _ in runs][0] == "MainProcess" and len(runs) == 7
+assert all(name.startswith("SpawnProcess") for name, _ in runs[1:])
+assert all(loaded == "False" for _, loaded in runs)  # each loads torch itself
+lines = out.splitlines()
+assert lines[1] == "  epoch 0: 2 workers, 0 after it; train.py has run 3 times"
+assert lines[2] == "  epoch 1: 2 workers, 0 after it; train.py has run 5 times"
+assert lines[4] == "  epoch 0: 2 workers, 2 after it; train.py has run 7 times"
+assert lines[5] == "  epoch 1: 2 workers, 2 after it; train.py has run 7 times"
+
+# %% prefetch-no-workers raises="ValueError: prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+dataset = TensorDataset(torch.arange(8.0))
+num_workers = 0  # was 4: workers turned off, the rest left as it was
+loader = DataLoader(dataset, batch_size=4, num_workers=num_workers,
+                    prefetch_factor=2)
+
+# %% prefetch-fix
+def loader_options(num_workers):
+    """Options that only mean something with worker processes"""
+    if num_workers == 0:
+        return {}
+    return {"prefetch_factor": 4, "persistent_workers": True}
+
+
+for num_workers in (0, 2):
+    loader = DataLoader(dataset, batch_size=4, num_workers=num_workers,
+                        **loader_options(num_workers))
+    print(num_workers, loader.prefetch_factor, loader.persistent_workers,
+          [x.tolist() for (x,) in loader])
+del loader  # ends the persistent workers
+
+# %% prefetch-fix-checks tags=["remove-cell"]
+import gc
+import inspect
+import multiprocessing
+
+gc.collect()
+assert multiprocessing.active_children() == []  # no worker left running
+# the default is None, which means 2 once there are workers
+assert inspect.signature(DataLoader).parameters["prefetch_factor"].default is None
+assert DataLoader(dataset, num_workers=0).prefetch_factor is None
+assert DataLoader(dataset, num_workers=2).prefetch_factor == 2
+try:  # persistent_workers has the same rule
+    DataLoader(dataset, num_workers=0, persistent_workers=True)
+except ValueError as error:
+    assert str(error) == "persistent_workers option needs num_workers > 0"
+else:
+    raise AssertionError("persistent_workers=True was accepted without workers")
+try:  # the default's value, 2, is refused too
+    DataLoader(dataset, num_workers=0, prefetch_factor=2)
+except ValueError:
+    pass
+else:
+    raise AssertionError("prefetch_factor=2 was accepted without workers")
+batches = {}
+for workers in (0, 2):  # the same batches with and without workers
+    batches[workers] = [x.tolist() for (x,) in DataLoader(
+        dataset, batch_size=4, num_workers=workers, **loader_options(0))]
+    if workers == 0:  # num_workers=0 starts no process
+        for _ in DataLoader(dataset, batch_size=4):
+            assert multiprocessing.active_children() == []
+assert batches[0] == batches[2] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]

@@ -229,3 +229,53 @@ with warnings.catch_warnings(record=True) as caught:
 torch.set_warn_always(False)
 assert len(caught) == 1 and caught[0].category is UserWarning
 assert "Converting a tensor with requires_grad=True to a scalar" in str(caught[0].message)
+
+# %% memory-fraction-guard
+def cap_gpu_memory(fraction):
+    """Cap this process's CUDA caching allocator; False where there is no GPU"""
+    if not torch.cuda.is_available():
+        return False  # the call would raise without a GPU
+    torch.cuda.set_per_process_memory_fraction(fraction)
+    return True
+
+
+print(device, cap_gpu_memory(0.5))
+
+# %% memory-fraction-guard-checks tags=["remove-cell"]
+import inspect
+
+assert cap_gpu_memory(1.0) == torch.cuda.is_available()
+# the docstring: it limits the caching allocator, as a share of the total
+doc = inspect.getdoc(torch.cuda.set_per_process_memory_fraction)
+assert "caching allocator" in doc and "total" in doc
+assert "Range: 0~1" in doc and "fraction(float)" in doc
+assert "device" in inspect.signature(torch.cuda.set_per_process_memory_fraction).parameters
+assert "out of" in doc and "memory error" in doc  # past the cap: an OOM error
+if not torch.cuda.is_available():
+    try:
+        torch.cuda.set_per_process_memory_fraction(0.5)
+    except (AssertionError, RuntimeError):
+        pass  # a CPU build, or no driver: it needs CUDA
+    else:
+        raise AssertionError("set_per_process_memory_fraction ran without a GPU")
+
+# %% memory-fraction-oom tags=["requires-cuda"]
+torch.cuda.empty_cache()
+MiB = 2**20
+reserved = torch.cuda.memory_reserved()
+free, total = torch.cuda.mem_get_info()
+# allow what the cache holds now, plus 256 MiB
+torch.cuda.set_per_process_memory_fraction((reserved + 256 * MiB) / total)
+assert torch.cuda.memory_reserved() == reserved  # setting it reserves nothing
+small = torch.empty(128 * MiB, dtype=torch.uint8, device="cuda")  # fits
+try:
+    big = torch.empty(512 * MiB, dtype=torch.uint8, device="cuda")
+except torch.cuda.OutOfMemoryError as error:
+    print(type(error).__name__)
+    refused = True
+else:
+    refused = False
+print(refused, free > 512 * MiB)  # refused, though the GPU had room
+assert refused and free > 512 * MiB
+del small
+torch.cuda.set_per_process_memory_fraction(1.0)  # back to no cap

@@ -432,3 +432,54 @@ assert imported_from(
 ) == "./torch/__init__.py"
 # an empty torch folder does not: the installed package wins
 assert imported_from(lambda p: (p / "torch").mkdir()) == torch.__file__
+
+# %% numpy-pair tags=["environment"]
+import numpy as np
+
+print("numpy", np.__version__, "torch", torch.__version__)
+x = torch.from_numpy(np.arange(3.0))  # fails where torch cannot use NumPy
+print(x, x.numpy().dtype)
+
+# %% numpy-pair-checks tags=["remove-cell"]
+assert x.dtype == torch.float64 and x.tolist() == [0.0, 1.0, 2.0]
+assert np.shares_memory(x.numpy(), x.numpy())  # a view, no copy
+
+# %% numpy-unavailable
+# a Python where NumPy cannot be imported, as where it fails to load
+code = """
+import sys
+sys.modules["numpy"] = None  # any import of numpy fails
+import torch
+try:
+    torch.ones(2).numpy()
+except RuntimeError as error:
+    print(type(error).__name__ + ":", error)
+"""
+run = subprocess.run(
+    [sys.executable, "-c", code], capture_output=True, text=True
+)
+print(run.stdout.strip())
+print("Failed to initialize NumPy" in run.stderr)  # torch's warning
+
+# %% numpy-unavailable-checks tags=["remove-cell"]
+assert run.returncode == 0
+assert run.stdout.strip() == "RuntimeError: Numpy is not available"
+assert "UserWarning: Failed to initialize NumPy" in run.stderr
+
+# %% openmp
+info = torch.__config__.parallel_info()
+for line in info.splitlines():
+    if line.startswith(("ATen parallel backend", "OpenMP ")):
+        print(line)  # torch's threads come from an OpenMP runtime
+if sys.platform == "linux":  # the OpenMP libraries this process loaded
+    with open("/proc/self/maps") as maps:
+        names = {line.rsplit("/", 1)[-1].strip() for line in maps}
+    kinds = {name.split(".")[0].split("-")[0] for name in names
+             if re.match(r"lib(gomp|iomp5|omp)\b", name)}
+    print(sorted(kinds))
+
+# %% openmp-checks tags=["remove-cell"]
+assert "ATen parallel backend: OpenMP" in info
+assert any(line.startswith("OpenMP ") for line in info.splitlines())
+if sys.platform == "linux":
+    assert len(kinds) == 1, kinds  # one OpenMP runtime, not two

@@ -133,3 +133,63 @@ if not torch.backends.mps.is_built():
             assert "MPS" in str(error), name
         else:
             raise AssertionError(f"torch.mps.{name} ran without MPS")
+
+# %% mps-fraction raises="ValueError: Invalid fraction value: 2.5. Allowed range: 0~2"
+# the limit PYTORCH_MPS_HIGH_WATERMARK_RATIO sets, set from Python
+torch.mps.set_per_process_memory_fraction(2.5)
+
+# %% mps-fraction-checks tags=["remove-cell"]
+import inspect
+
+doc = inspect.getdoc(torch.mps.set_per_process_memory_fraction)
+assert "recommendedMaxWorkingSetSize" in doc  # a share of Metal's recommended size
+assert "Passing 0 to fraction means unlimited allocations" in doc
+assert "may cause system failure" in doc
+for fraction in (0.0, 2.0):  # the ends of the range pass the check
+    try:
+        torch.mps.set_per_process_memory_fraction(fraction)
+    except ValueError:
+        raise AssertionError(f"{fraction} refused")
+    except RuntimeError:
+        assert not torch.backends.mps.is_available()  # no MPS to set it on
+
+# %% made-in-forward raises="RuntimeError"
+class Scale(nn.Module):
+    def forward(self, x):
+        weight = torch.ones(x.shape[-1])  # made on the CPU, wherever x is
+        return x * weight
+
+
+x = torch.ones(4, 3, device="meta")  # meta: a device every torch has
+Scale()(x)
+
+# %% made-in-forward-checks tags=["remove-cell"]
+assert x.device.type == "meta" and torch.ones(3).device.type == "cpu"
+
+# %% made-in-forward-fix
+class Scale(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        # a buffer moves with model.to(device), like a parameter
+        self.register_buffer("weight", torch.ones(size))
+
+    def forward(self, x):
+        bias = torch.zeros(x.shape[-1], device=x.device)  # on x's device
+        return x * self.weight + bias
+
+
+model = nn.Sequential(nn.Linear(3, 3), Scale(3)).to("meta")
+x = torch.ones(4, 3)  # on the CPU, as a DataLoader gives it
+x = x.to(next(model.parameters()).device)  # to the model's device
+y = model(x)
+print(model[1].weight.device, x.device, y.device, y.shape)
+
+# %% made-in-forward-fix-checks tags=["remove-cell"]
+assert model[1].weight.device.type == "meta" and y.device.type == "meta"
+assert y.shape == (4, 3)
+try:
+    model(torch.ones(4, 3))  # the input left on the CPU fails the same way
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("a CPU input ran through a meta model")

@@ -122,3 +122,33 @@ assert failed != "no error"
 assert hidden == "False 0"  # an empty CUDA_VISIBLE_DEVICES hides every GPU
 if not torch.cuda.is_available():
     assert not torch.cuda.is_initialized()
+
+# %% no-gpus-fallback
+code = """
+import os
+import torch
+
+print(repr(os.environ["CUDA_VISIBLE_DEVICES"]), torch.cuda.device_count())
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.ones(2, device=device).device)  # no GPU: the CPU
+"""
+for visible in ["", "99"]:  # empty, and a GPU that does not exist
+    print(run_child(code, CUDA_VISIBLE_DEVICES=visible).split("\n"))
+
+# %% no-gpus-fallback-checks tags=["remove-cell"]
+for visible in ["", "99"]:
+    seen = run_child(code, CUDA_VISIBLE_DEVICES=visible).split("\n")
+    assert seen == [f"{visible!r} 0", "cpu"], seen
+
+# %% no-gpus-error tags=["requires-cuda"]
+code = """
+import torch
+try:
+    torch.zeros(1, device="cuda")  # the first CUDA call
+except RuntimeError as error:
+    print(type(error).__name__ + ":", error)
+"""
+for visible in ["", "99"]:
+    failed = run_child(code, CUDA_VISIBLE_DEVICES=visible)
+    print(failed)
+    assert failed == "RuntimeError: No CUDA GPUs are available"

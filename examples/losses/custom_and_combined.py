@@ -516,3 +516,217 @@ assert torch.allclose(logits.grad, ce_grad + dice_grad, atol=1e-7)
 # in float64 autograd's gradient matches finite differences
 small = torch.randn(1, 3, 2, 2, dtype=torch.float64, requires_grad=True)
 assert torch.autograd.gradcheck(lambda x: dice_loss(x, target[:1, :2, :2]), (small,))
+
+# %% info-nce
+import math
+
+
+def info_nce(z1, z2, temperature=0.1):
+    z1 = F.normalize(z1, dim=1)  # unit length: a dot product is a cosine
+    z2 = F.normalize(z2, dim=1)
+    logits = z1 @ z2.T / temperature  # (n, n): row i against every column
+    target = torch.arange(len(z1))  # the match of row i is column i
+    return F.cross_entropy(logits, target)
+
+
+def clip_loss(image_emb, text_emb, temperature=0.1):
+    # symmetric: images pick their text, texts pick their image
+    return (info_nce(image_emb, text_emb, temperature)
+            + info_nce(text_emb, image_emb, temperature)) / 2
+
+
+torch.manual_seed(0)
+n, d = 8, 16
+z1 = torch.randn(n, d)
+unrelated = torch.randn(n, d)
+matching = z1 + torch.randn(n, d)  # a second, noisy view of each row
+print(f"unrelated pairs: {clip_loss(z1, unrelated).item():.4f}")
+print(f"matching pairs:  {clip_loss(z1, matching).item():.4f}")
+print(f"log(n):          {math.log(n):.4f}")
+
+# the same loss written with log-softmax
+logits = F.normalize(z1, dim=1) @ F.normalize(matching, dim=1).T / 0.1
+by_hand = -logits.log_softmax(dim=1).diagonal().mean()
+print(torch.allclose(info_nce(z1, matching), by_hand))
+
+# %% info-nce-checks tags=["remove-cell"]
+assert torch.allclose(info_nce(z1, matching), by_hand)
+# row i: -(s_ii - logsumexp_j s_ij), the cross-entropy of picking column i
+assert torch.allclose(
+    by_hand, (logits.logsumexp(dim=1) - logits.diagonal()).mean())
+# matching pairs give a lower loss than unrelated ones, each way
+assert clip_loss(z1, matching) < clip_loss(z1, unrelated)
+assert info_nce(z1, matching) < info_nce(z1, unrelated)
+assert info_nce(matching, z1) < info_nce(unrelated, z1)
+# near 0 for the noisy copies, above log n for unrelated pairs
+assert clip_loss(z1, matching) < 0.1 < math.log(n) < clip_loss(z1, unrelated)
+# the second direction is the cross-entropy of the transposed logits
+assert torch.allclose(info_nce(matching, z1),
+                      F.cross_entropy(logits.T, torch.arange(n)))
+assert torch.allclose(
+    clip_loss(z1, matching),
+    (F.cross_entropy(logits, torch.arange(n))
+     + F.cross_entropy(logits.T, torch.arange(n))) / 2)
+# all similarities equal: the loss is log n, chance level
+same = torch.ones(n, d)
+assert math.isclose(info_nce(same, same).item(), math.log(n), rel_tol=1e-5)
+# the scale of the embeddings does not matter, the temperature does
+assert torch.allclose(info_nce(5 * z1, matching), info_nce(z1, matching))
+assert not torch.allclose(info_nce(z1, matching, 1.0), info_nce(z1, matching))
+# a gradient step on z1 lowers the loss
+z = z1.clone().requires_grad_()
+info_nce(z, matching).backward()
+assert info_nce(z.detach() - 0.5 * z.grad, matching) < info_nce(z1, matching)
+
+# %% nt-xent
+def nt_xent(z1, z2, temperature=0.1):
+    n = len(z1)
+    z = F.normalize(torch.cat([z1, z2]), dim=1)  # 2n views
+    logits = z @ z.T / temperature  # (2n, 2n)
+    self_pair = torch.eye(2 * n, dtype=torch.bool)
+    logits = logits.masked_fill(self_pair, float("-inf"))  # never pick itself
+    # the positive of view i is i + n, that of view i + n is i
+    target = torch.cat([torch.arange(n) + n, torch.arange(n)])
+    return F.cross_entropy(logits, target)
+
+
+print(f"unrelated pairs: {nt_xent(z1, unrelated).item():.4f}")
+print(f"matching pairs:  {nt_xent(z1, matching).item():.4f}")
+
+# %% nt-xent-checks tags=["remove-cell"]
+assert nt_xent(z1, matching) < nt_xent(z1, unrelated)
+
+
+# by hand: each of the 2n views against the 2n - 1 others
+def nt_xent_by_hand(z1, z2, temperature=0.1):
+    z = F.normalize(torch.cat([z1, z2]), dim=1)
+    m = len(z)
+    total = 0.0
+    for i in range(m):
+        positive = (i + m // 2) % m
+        sims = [z[i] @ z[j] / temperature for j in range(m) if j != i]
+        own = z[i] @ z[positive] / temperature
+        total += torch.logsumexp(torch.stack(sims), 0) - own
+    return total / m
+
+
+assert torch.allclose(nt_xent(z1, matching), nt_xent_by_hand(z1, matching),
+                      atol=1e-6)
+# the -inf on the diagonal leaves a finite loss and a finite gradient
+z = z1.clone().requires_grad_()
+loss = nt_xent(z, matching)
+loss.backward()
+assert torch.isfinite(loss) and torch.isfinite(z.grad).all()
+# an embedding is always most similar to itself: hence the mask
+zn = F.normalize(torch.cat([z1, matching]), dim=1)
+sims = zn @ zn.T
+assert torch.allclose(sims.diagonal(), sims.amax(dim=1))
+# it has more negatives than the CLIP form: 2n - 2 per view, not n - 1
+assert not torch.allclose(nt_xent(z1, matching), clip_loss(z1, matching))
+
+# %% triplet
+torch.manual_seed(0)
+anchor, positive, negative = torch.randn(3, 6, 8).unbind(0)
+criterion = nn.TripletMarginLoss(margin=1.0, p=2)
+loss = criterion(anchor, positive, negative)
+
+d_ap = (anchor - positive).norm(dim=1)  # Euclidean distance per row
+d_an = (anchor - negative).norm(dim=1)
+per_triplet = torch.clamp(d_ap - d_an + 1.0, min=0)  # max(d_ap - d_an + margin, 0)
+print(f"{loss.item():.4f} {per_triplet.mean().item():.4f}")
+print(per_triplet)
+
+# %% triplet-checks tags=["remove-cell"]
+assert torch.allclose(loss, per_triplet.mean(), atol=1e-5)
+per_row = nn.TripletMarginLoss(margin=1.0, p=2, reduction="none")
+assert torch.allclose(per_row(anchor, positive, negative), per_triplet,
+                      atol=1e-5)
+# some triplets already satisfy the margin: 0, and no gradient from them
+easy = per_triplet == 0
+assert easy[0] and not easy[1:].any()  # the first row, as the page says
+assert 0 < easy.sum() < len(easy)
+a = anchor.clone().requires_grad_()
+per_row(a, positive, negative).sum().backward()
+assert (a.grad[easy] == 0).all() and (a.grad[~easy] != 0).any(dim=1).all()
+# the functional form is the same loss
+assert torch.allclose(
+    F.triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2), loss)
+
+# %% triplet-cosine
+def cosine_distance(x, y):
+    return 1 - F.cosine_similarity(x, y)  # 0 for the same direction, up to 2
+
+
+criterion = nn.TripletMarginWithDistanceLoss(distance_function=cosine_distance,
+                                             margin=0.5)
+loss = criterion(anchor, positive, negative)
+by_hand = torch.clamp(cosine_distance(anchor, positive)
+                      - cosine_distance(anchor, negative) + 0.5, min=0).mean()
+print(f"{loss.item():.4f} {by_hand.item():.4f}")
+
+# %% triplet-cosine-checks tags=["remove-cell"]
+assert torch.allclose(loss, by_hand)
+# without distance_function it is TripletMarginLoss with p=2
+assert torch.allclose(
+    nn.TripletMarginWithDistanceLoss(margin=1.0)(anchor, positive, negative),
+    nn.TripletMarginLoss(margin=1.0, p=2)(anchor, positive, negative))
+# cosine distance ignores the length of the embeddings
+assert torch.allclose(criterion(3 * anchor, positive, 2 * negative), loss)
+assert not torch.allclose(
+    nn.TripletMarginLoss(margin=0.5)(3 * anchor, positive, 2 * negative),
+    nn.TripletMarginLoss(margin=0.5)(anchor, positive, negative))
+
+# %% batch-hard
+def batch_hard_triplet_loss(emb, labels, margin=0.3):
+    dist = torch.cdist(emb, emb)  # (n, n) Euclidean distances
+    same = labels[:, None] == labels[None, :]
+    eye = torch.eye(len(labels), dtype=torch.bool)
+    # the farthest sample of the same label, the anchor itself left out
+    hardest_pos = dist.masked_fill(~same | eye, 0.0).amax(dim=1)
+    # the nearest sample of another label
+    hardest_neg = dist.masked_fill(same, float("inf")).amin(dim=1)
+    return F.relu(hardest_pos - hardest_neg + margin).mean()
+
+
+torch.manual_seed(0)
+labels = torch.tensor([0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3])  # 4 labels x 3
+emb = torch.randn(12, 8) + 2 * F.one_hot(labels, 8)  # one cluster per label
+print(f"batch hard: {batch_hard_triplet_loss(emb, labels).item():.4f}")
+
+# every valid (anchor, positive, negative) of the batch, for comparison
+a, p, n = zip(*[(i, j, k) for i in range(12) for j in range(12)
+                for k in range(12) if i != j and labels[i] == labels[j]
+                and labels[i] != labels[k]])
+all_triplets = nn.TripletMarginLoss(margin=0.3)(emb[list(a)], emb[list(p)],
+                                                emb[list(n)])
+print(f"all {len(a)} triplets: {all_triplets.item():.4f}")
+
+# %% batch-hard-checks tags=["remove-cell"]
+# by hand: for each anchor, the largest d(a, p) and the smallest d(a, n)
+total = 0.0
+for i in range(12):
+    d = (emb - emb[i]).norm(dim=1)
+    pos = [d[j] for j in range(12) if j != i and labels[j] == labels[i]]
+    neg = [d[k] for k in range(12) if labels[k] != labels[i]]
+    total += max(max(pos) - min(neg) + 0.3, torch.tensor(0.0))
+assert torch.allclose(batch_hard_triplet_loss(emb, labels), total / 12,
+                      atol=1e-5)
+# it is TripletMarginLoss on the mined triplets
+dist = torch.cdist(emb, emb)
+same = labels[:, None] == labels[None, :]
+eye = torch.eye(12, dtype=torch.bool)
+pos_idx = dist.masked_fill(~same | eye, 0.0).argmax(dim=1)
+neg_idx = dist.masked_fill(same, float("inf")).argmin(dim=1)
+assert (labels[pos_idx] == labels).all() and (pos_idx != torch.arange(12)).all()
+assert (labels[neg_idx] != labels).all()
+assert torch.allclose(
+    nn.TripletMarginLoss(margin=0.3)(emb, emb[pos_idx], emb[neg_idx]),
+    batch_hard_triplet_loss(emb, labels), atol=1e-5)
+# the hardest triplet of an anchor is its largest loss: batch hard is at
+# least the mean over all triplets
+assert len(a) == 12 * 2 * 9
+assert batch_hard_triplet_loss(emb, labels) > all_triplets
+# the gradient is finite (the zero distances on the diagonal are masked)
+e = emb.clone().requires_grad_()
+batch_hard_triplet_loss(e, labels).backward()
+assert torch.isfinite(e.grad).all() and e.grad.abs().sum() > 0

@@ -462,3 +462,49 @@ pad_mask = attention_mask == 0
 assert not torch.equal(
     square_scores.masked_fill(pad_mask, float("-inf")),
     square_scores.masked_fill(pad_mask[:, None, :], float("-inf")))
+
+# %% no-kernel raises="RuntimeError: No available kernel."
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+torch.manual_seed(0)
+q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # this kernel or none
+        F.scaled_dot_product_attention(q, k, v)
+
+# %% no-kernel-checks tags=["remove-cell"]
+reasons = [str(w.message).split(" (Triggered")[0] for w in caught]
+assert any(r.startswith("Flash attention kernel not used because") for r in reasons)
+# without forcing a kernel the same call runs
+assert F.scaled_dot_product_attention(q, k, v).shape == (2, 3, 4)
+
+# %% no-kernel-fix
+for reason in reasons:  # the warnings raised before the error
+    print(reason)
+manual = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).softmax(-1) @ v
+with sdpa_kernel(SDPBackend.MATH):  # the reference kernel: runs everywhere
+    by_math = F.scaled_dot_product_attention(q, k, v)
+with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):  # with a fallback
+    fallback = F.scaled_dot_product_attention(q, k, v)
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # 4-D: (batch, heads, L, E)
+    flash = F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None])
+print("math:", torch.allclose(by_math, manual, atol=1e-6))
+print("fallback:", torch.allclose(fallback, manual, atol=1e-6))
+print("flash, 4-D:", torch.allclose(flash[:, 0], manual, atol=1e-6))
+
+# %% no-kernel-fix-checks tags=["remove-cell"]
+assert torch.allclose(by_math, manual, atol=1e-6)
+assert torch.allclose(fallback, manual, atol=1e-6)
+assert flash.shape == (2, 1, 3, 4) and torch.allclose(flash[:, 0], manual, atol=1e-6)
+# the CPU's flash kernel refuses dropout too, with the same error
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None],
+                                           dropout_p=0.1)
+    except RuntimeError as error:
+        assert str(error).startswith("No available kernel.")
+    else:
+        raise AssertionError("the flash kernel took dropout on the CPU")

@@ -291,3 +291,124 @@ assert nn.ConvTranspose2d(1, 1, 4, stride=2, padding=1)(z).shape == \
 
 # %% transpose-output-padding-error raises="RuntimeError: output padding must be smaller than either stride or dilation"
 nn.ConvTranspose2d(1, 1, kernel_size=3, stride=2, output_padding=2)(z)
+
+# %% upsample-vs-transpose
+x = torch.randn(1, 16, 8, 8)  # a decoder's feature map: 16 channels, 8x8
+decoders = {
+    "Upsample + Conv2d(k=3)": nn.Sequential(
+        nn.Upsample(scale_factor=2, mode="nearest"),
+        nn.Conv2d(16, 8, kernel_size=3, padding=1),
+    ),
+    "ConvTranspose2d(k=3)": nn.ConvTranspose2d(
+        16, 8, kernel_size=3, stride=2, padding=1, output_padding=1
+    ),
+    "ConvTranspose2d(k=4)": nn.ConvTranspose2d(
+        16, 8, kernel_size=4, stride=2, padding=1
+    ),
+}
+for name, block in decoders.items():
+    count = sum(p.numel() for p in block.parameters())
+    print(f"{name}: {tuple(block(x).shape)}, {count} parameters")
+
+# %% upsample-vs-transpose-checks tags=["remove-cell"]
+for block in decoders.values():
+    assert block(x).shape == (1, 8, 16, 16)
+counts = [sum(p.numel() for p in b.parameters()) for b in decoders.values()]
+assert counts == [16 * 8 * 3 * 3 + 8, 16 * 8 * 3 * 3 + 8, 16 * 8 * 4 * 4 + 8]
+# Upsample has no parameters; size= reaches any size, odd ones too
+assert list(nn.Upsample(scale_factor=2).parameters()) == []
+assert nn.Upsample(size=(7, 9))(torch.randn(1, 16, 4, 4)).shape == (1, 16, 7, 9)
+# nearest upsampling repeats each pixel in a 2x2 block
+small = torch.arange(4.0).reshape(1, 1, 2, 2)
+assert torch.equal(
+    nn.Upsample(scale_factor=2)(small),
+    small.repeat_interleave(2, dim=2).repeat_interleave(2, dim=3),
+)
+
+# %% checkerboard
+def overlap(block):
+    # weights of ones, no bias: each output counts the taps that reach it
+    for module in block.modules():
+        if isinstance(module, (nn.Conv2d, nn.ConvTranspose2d)):
+            module.requires_grad_(False)
+            module.weight.fill_(1.0)
+            if module.bias is not None:
+                module.bias.zero_()
+    return block(torch.ones(1, 1, 4, 4))[0, 0].int()
+
+
+print(overlap(nn.ConvTranspose2d(1, 1, kernel_size=3, stride=2, padding=1,
+                                 output_padding=1)))
+print(overlap(nn.ConvTranspose2d(1, 1, kernel_size=4, stride=2, padding=1)))
+print(overlap(nn.Sequential(nn.Upsample(scale_factor=2),
+                            nn.Conv2d(1, 1, kernel_size=3, padding=1))))
+
+# %% checkerboard-checks tags=["remove-cell"]
+k3 = overlap(nn.ConvTranspose2d(1, 1, 3, stride=2, padding=1, output_padding=1))
+row = torch.tensor([1, 2, 1, 2, 1, 2, 1, 1], dtype=torch.int32)
+assert torch.equal(k3, torch.outer(row, row))  # 1, 2 and 4 alternate
+assert torch.equal(k3[1:-1, 1:-1].unique(), torch.tensor([1, 2, 4],
+                                                         dtype=torch.int32))
+# without padding, the full output: the same alternation
+full = overlap(nn.ConvTranspose2d(1, 1, 3, stride=2))
+row = torch.tensor([1, 1, 2, 1, 2, 1, 2, 1, 1], dtype=torch.int32)
+assert torch.equal(full, torch.outer(row, row))
+# kernel 4, stride 2: even inside, only the border differs
+k4 = overlap(nn.ConvTranspose2d(1, 1, 4, stride=2, padding=1))
+assert (k4[1:-1, 1:-1] == 4).all()
+assert k4[0, 0] == 1 and (k4[0, 1:-1] == 2).all()
+# kernel 2, stride 2: no overlap at all
+assert (overlap(nn.ConvTranspose2d(1, 1, 2, stride=2)) == 1).all()
+# resize, then convolve: 9 everywhere inside, as a plain 3x3 convolution
+up_conv = overlap(nn.Sequential(nn.Upsample(scale_factor=2),
+                                nn.Conv2d(1, 1, 3, padding=1)))
+assert (up_conv[1:-1, 1:-1] == 9).all()
+assert up_conv[0, 0] == 4 and (up_conv[0, 1:-1] == 6).all()
+
+# %% align-corners
+import warnings
+
+import torch.nn.functional as F
+
+x = torch.arange(4.0).reshape(1, 1, 2, 2)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = F.interpolate(x, scale_factor=2, mode="bilinear")  # no align_corners
+print(len(caught), "warnings")
+y_false = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+y_true = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
+print(torch.equal(y, y_false), torch.equal(y, y_true))
+
+with warnings.catch_warnings(record=True) as caught_upsample:
+    warnings.simplefilter("always")
+    y_old = F.upsample(x, scale_factor=2, mode="bilinear")  # the old name
+for w in caught_upsample:
+    print(f"{w.category.__name__}: {w.message}")
+
+# %% align-corners-checks tags=["remove-cell"]
+assert caught == []
+assert torch.equal(y, y_false) and not torch.equal(y, y_true)
+# nn.Upsample and nn.UpsamplingBilinear2d warn neither
+with warnings.catch_warnings(record=True) as quiet:
+    warnings.simplefilter("always")
+    y_module = nn.Upsample(scale_factor=2, mode="bilinear")(x)
+    y_bilinear2d = nn.UpsamplingBilinear2d(scale_factor=2)(x)
+assert quiet == []
+assert torch.equal(y_module, y_false)
+assert torch.equal(y_bilinear2d, y_true)  # this one aligns the corners
+assert len(caught_upsample) == 1
+assert caught_upsample[0].category is UserWarning
+message = str(caught_upsample[0].message)
+assert "upsample" in message and "deprecated" in message
+assert "interpolate" in message
+assert torch.equal(y_old, y_false)  # the same result as interpolate
+for mode in ("nearest", "area", "nearest-exact"):  # no align_corners there
+    try:
+        F.interpolate(x, scale_factor=2, mode=mode, align_corners=False)
+    except ValueError as error:
+        assert "align_corners option can only be set" in str(error)
+    else:
+        raise AssertionError(f"{mode} took align_corners")
+
+# %% align-corners-nearest raises="ValueError: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+F.interpolate(x, scale_factor=2, mode="nearest", align_corners=False)

@@ -219,3 +219,69 @@ dropped = tagger.dropout(output)
 zeroed = dropped == 0
 assert zeroed.any() and not zeroed.all()
 assert torch.allclose(dropped[~zeroed], 2 * output[~zeroed])  # kept ones scaled by 2
+
+# %% flatten-parameters
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(3, 5, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        self.lstm.flatten_parameters()  # first thing, on every replica
+        output, _ = self.lstm(x)
+        return output
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+encoder = Encoder().to(device)
+model = nn.DataParallel(encoder)  # without GPUs it just calls encoder
+weights = list(encoder.parameters())
+blocks = {w.untyped_storage().data_ptr() for w in weights}
+print(len(weights), "weights in", len(blocks), "block(s) of memory")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    output = model(x_bf.to(device))
+print(tuple(output.shape), len(caught), "warnings")
+
+# %% flatten-parameters-checks tags=["remove-cell"]
+assert caught == [] and output.shape == (4, 7, 5)
+assert model.module is encoder
+if device == "cpu":
+    assert len(weights) == len(blocks) == 8  # on CPU: no shared buffer
+    assert model.device_ids == []
+    # a no-op on CPU: no weight moves, no value changes, nothing is returned
+    pointers = [w.data_ptr() for w in encoder.parameters()]
+    values = [w.detach().clone() for w in encoder.parameters()]
+    assert encoder.lstm.flatten_parameters() is None
+    assert [w.data_ptr() for w in encoder.parameters()] == pointers
+    assert all(torch.equal(v, w) for v, w in zip(values, encoder.parameters()))
+    assert all(a is b for a, b in zip(encoder.parameters(), weights))
+    # the same output as the LSTM called without it
+    assert torch.equal(output, encoder.lstm(x_bf)[0])
+elif torch.backends.cudnn.enabled:
+    assert len(blocks) == 1  # cuDNN: one buffer holds every weight
+
+
+# moving a module (.to(), .cuda()) calls flatten_parameters() itself
+class Counting(nn.LSTM):
+    calls = 0
+
+    def flatten_parameters(self):
+        Counting.calls += 1
+        super().flatten_parameters()
+
+
+counting = Counting(3, 5)
+before = Counting.calls
+counting.to(torch.float64)
+assert Counting.calls == before + 1
+# an assigned weight is used from the next call on, flattened or not
+lstm_a = nn.LSTM(3, 5, batch_first=True)
+lstm_b = nn.LSTM(3, 5, batch_first=True)
+lstm_b.load_state_dict(lstm_a.state_dict())
+lstm_a.weight_hh_l0 = nn.Parameter(torch.zeros(20, 5))
+with torch.no_grad():
+    lstm_b.weight_hh_l0.zero_()
+assert torch.equal(lstm_a(x_bf)[0], lstm_b(x_bf)[0])
+lstm_a.flatten_parameters()
+assert torch.equal(lstm_a(x_bf)[0], lstm_b(x_bf)[0])

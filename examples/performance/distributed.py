@@ -786,3 +786,307 @@ for rank in range(2):
 spawn = inspect.signature(mp.spawn).parameters
 assert spawn["start_method"].default == "spawn"
 assert list(spawn)[:3] == ["fn", "args", "nprocs"]
+
+# %% map-location
+# every storage in the file carries the device it was saved from
+tags = []
+
+
+def where(storage, location):
+    tags.append(location)
+    return None  # None: put it back where it was saved from
+
+
+state = torch.load("model.pt", map_location=where)
+print(tags, state["weight"].device)
+
+local_rank = 0  # int(os.environ["LOCAL_RANK"]) under torchrun
+if torch.cuda.is_available():
+    device = torch.device("cuda", local_rank)
+else:
+    device = torch.device("cpu")
+state = torch.load("model.pt", map_location=device)  # onto this rank's device
+print(state["weight"].device)
+
+# %% map-location-checks tags=["remove-cell"]
+assert tags == ["cpu", "cpu"]  # weight and bias, saved from the CPU
+assert state["weight"].device == device
+# without map_location, storages go back to the device they were saved from;
+# CUDA ones are tagged cuda:N
+load_doc = " ".join(torch.load.__doc__.split())
+assert "then moved to the device they were saved from" in load_doc
+assert "``'cuda:device_id'`` (e.g. ``'cuda:2'``) for CUDA tensors" in load_doc
+assert "those tensors will be loaded to GPU by default" in load_doc
+# a dict maps the tags of the file to other devices
+remapped = torch.load("model.pt", map_location={"cpu": "meta"})
+assert remapped["weight"].device == torch.device("meta")
+# a callable that returns None leaves the default: the CPU here
+assert torch.load("model.pt", map_location=where)["bias"].device.type == "cpu"
+
+# %% reentrant-setup
+from torch.utils.checkpoint import checkpoint
+
+
+class Tower(nn.Module):
+    def __init__(self, use_reentrant):
+        super().__init__()
+        self.stem = nn.Linear(4, 4)
+        self.block = nn.Linear(4, 4)  # called twice, checkpointed each time
+        self.head = nn.Linear(4, 1)
+        self.use_reentrant = use_reentrant
+
+    def forward(self, x):
+        x = self.stem(x)
+        for _ in range(2):
+            x = checkpoint(self.block, x, use_reentrant=self.use_reentrant)
+        return self.head(x)
+
+
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-reentrant')}",
+    rank=0, world_size=1,
+)
+g = torch.Generator().manual_seed(0)
+x, y = torch.randn(8, 4, generator=g), torch.randn(8, 1, generator=g)
+
+# %% reentrant-error raises="RuntimeError: Expected to mark a variable ready only once"
+torch.manual_seed(0)
+model = DDP(Tower(use_reentrant=True))
+loss = nn.functional.mse_loss(model(x), y)
+loss.backward()  # each recomputation of block marks its parameters ready
+
+# %% reentrant-error-checks tags=["remove-cell"]
+try:
+    torch.manual_seed(0)
+    train_steps(DDP(Tower(use_reentrant=True)), 1)
+except RuntimeError as error:
+    message = " ".join(str(error).split())
+else:
+    raise AssertionError("DDP ran a block checkpointed twice, reentrant")
+for words in (
+    "Expected to mark a variable ready only once",
+    "Reused parameters in multiple reentrant backward passes",
+    "Parameter at index 3",
+    "has been marked as ready twice",
+):
+    assert words in message, words
+names = [name for name, _ in Tower(True).named_parameters()]
+assert names[3] == "block.bias"
+
+
+# the other cause: a reentrant checkpoint with find_unused_parameters=True,
+# even for a block called once
+class Once(Tower):
+    def forward(self, x):
+        x = checkpoint(self.block, self.stem(x),
+                       use_reentrant=self.use_reentrant)
+        return self.head(x)
+
+
+assert len(train_steps(DDP(Once(use_reentrant=True)), 2)) == 2
+try:
+    train_steps(DDP(Once(use_reentrant=True), find_unused_parameters=True), 1)
+except RuntimeError as error:
+    assert "Expected to mark a variable ready only once" in str(error)
+else:
+    raise AssertionError("reentrant checkpoint with find_unused_parameters")
+# a weight used twice without checkpointing is fine: one gradient per step
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.block(self.block(x)).sum(1, keepdim=True)
+
+
+assert len(train_steps(DDP(Tied()), 2)) == 2
+
+# %% reentrant-fixes
+results = {}
+torch.manual_seed(0)
+model = DDP(Tower(use_reentrant=False))
+results["use_reentrant=False"] = train_steps(model, 3)
+torch.manual_seed(0)
+static = DDP(Tower(use_reentrant=True), static_graph=True)
+results["static_graph=True"] = train_steps(static, 3)
+for fix, losses in results.items():
+    print(f"{fix:20} {losses}")
+
+# %% reentrant-fixes-checks tags=["remove-cell"]
+# the same training as the model without DDP and without checkpointing
+torch.manual_seed(0)
+plain = Tower(use_reentrant=False)
+plain.forward = lambda x: plain.head(plain.block(plain.block(plain.stem(x))))
+expected = train_steps(plain, 3)
+assert all(losses == expected for losses in results.values())
+# use_reentrant=False also mends the find_unused_parameters case, and DDP
+# then says on stderr that it found no unused parameter
+import tempfile
+
+stderr = os.dup(2)
+with tempfile.TemporaryFile(dir=".") as captured:
+    os.dup2(captured.fileno(), 2)
+    try:
+        found = DDP(Once(use_reentrant=False), find_unused_parameters=True)
+        assert len(train_steps(found, 2)) == 2
+    finally:
+        os.dup2(stderr, 2)
+        os.close(stderr)
+ddp_doc = " ".join(DDP.__doc__.split())
+assert "Activation checkpointing multiple times" in ddp_doc
+assert "Activation checkpointing when model has unused parameters" in ddp_doc
+checkpoint_doc = " ".join(checkpoint.__doc__.split())
+assert "It is recommended that you use ``use_reentrant=False``" in checkpoint_doc
+
+# %% reentrant-end tags=["remove-cell"]
+del model, static, found  # DDP holds the group: free the models first
+dist.destroy_process_group()
+
+# %% loss-worker
+def log_losses(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    torch.manual_seed(0)
+    model = DDP(nn.Linear(4, 1))
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+    dataset = TensorDataset(x, y)
+    sampler = DistributedSampler(dataset, shuffle=False)
+    loader = DataLoader(dataset, batch_size=4, sampler=sampler)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    local = []
+    for step, (x, y) in enumerate(loader):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        local.append(loss.item())  # this rank's batch only
+        mean = loss.detach().clone()
+        dist.all_reduce(mean, op=dist.ReduceOp.SUM)  # every rank gets the sum
+        mean /= world_size
+        if rank == 0:  # one line per step, not one per process
+            print(f"step {step}: loss {mean.item():.4f}", flush=True)
+    torch.save(local, f"local{rank}.pt")
+    dist.barrier()
+    del model, optimizer
+    dist.destroy_process_group()
+
+
+# %% loss-launch
+mp.start_processes(
+    log_losses, args=(2, os.path.abspath("store-loss")), nprocs=2,
+    start_method="fork",
+)
+
+# %% loss-local
+local = [torch.load(f"local{rank}.pt") for rank in range(2)]
+for rank in range(2):
+    print(f"rank {rank} alone:", [round(v, 4) for v in local[rank]])
+print("their mean:  ", [round((a + b) / 2, 4) for a, b in zip(*local)])
+
+# %% loss-local-checks tags=["remove-cell"]
+assert len(local[0]) == len(local[1]) == 2
+assert all(abs(a - b) > 1e-3 for a, b in zip(*local))  # the ranks differ
+# the mean of the two ranks' losses is the loss of the global batch of 8,
+# which is what one process with both batches would log (same weights)
+torch.manual_seed(0)
+net = nn.Linear(4, 1)
+g = torch.Generator().manual_seed(0)
+xs, ys = torch.randn(16, 4, generator=g), torch.randn(16, 1, generator=g)
+parts = [list(DistributedSampler(TensorDataset(xs), num_replicas=2, rank=r,
+                                 shuffle=False)) for r in range(2)]
+sgd = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(2):
+    rows = parts[0][4 * step:4 * step + 4] + parts[1][4 * step:4 * step + 4]
+    sgd.zero_grad()
+    whole = nn.functional.mse_loss(net(xs[rows]), ys[rows])
+    whole.backward()
+    sgd.step()
+    assert abs(whole.item() - (local[0][step] + local[1][step]) / 2) < 1e-5
+
+# %% avg-gloo-checks tags=["remove-cell"] holds=">=2.8" claim="`gloo` accepts `ReduceOp.AVG` in `all_reduce`"
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-avg')}",
+    rank=0, world_size=1,
+)
+try:
+    total = torch.tensor([3.0])
+    dist.all_reduce(total, op=dist.ReduceOp.AVG)
+    assert torch.equal(total, torch.tensor([3.0]))
+finally:
+    dist.destroy_process_group()
+
+# %% omp-warning
+def torchrun(script, nproc, **env):
+    with socket.socket() as s:  # a free port for the launcher's store
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    return subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run",
+         f"--nproc_per_node={nproc}", f"--master_port={port}", script],
+        capture_output=True, text=True, timeout=120, env={**environ, **env},
+    )
+
+
+with open("threads.py", "w") as f:
+    f.write("import os\n"
+            "rank, n = os.environ['RANK'], os.environ['OMP_NUM_THREADS']\n"
+            "print(f'rank {rank}: OMP_NUM_THREADS={n}')\n")
+runs = {"not set": torchrun("threads.py", 2),
+        "set to 4": torchrun("threads.py", 2, OMP_NUM_THREADS="4")}
+for name, run in runs.items():
+    warned = "Setting OMP_NUM_THREADS environment variable" in run.stderr
+    print(f"{name}: the warning {'printed' if warned else 'not printed'}")
+    for line in sorted(run.stdout.splitlines()):  # the ranks print in any order
+        print("  ", line)
+
+# %% omp-warning-checks tags=["remove-cell"]
+unset, four = runs["not set"], runs["set to 4"]
+assert unset.returncode == four.returncode == 0
+for run, n in ((unset, 1), (four, 4)):
+    assert sorted(run.stdout.splitlines()) == [
+        f"rank {r}: OMP_NUM_THREADS={n}" for r in (0, 1)]
+warning = " ".join(unset.stderr.split())
+assert ("Setting OMP_NUM_THREADS environment variable for each process to be 1"
+        " in default, to avoid your system being overloaded") in warning
+assert "Setting OMP_NUM_THREADS" not in four.stderr
+# one process per node: no warning, and the variable is left unset
+one = torchrun("threads.py", 1)
+assert one.returncode != 0 and "KeyError: 'OMP_NUM_THREADS'" in one.stderr
+assert "Setting OMP_NUM_THREADS" not in one.stderr
+
+# %% sigkill
+import signal
+
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+os.kill(child.pid, signal.SIGKILL)  # what the out-of-memory killer sends
+print("exit status:", child.wait(), signal.Signals(-child.returncode).name)
+
+# %% sigkill-checks tags=["remove-cell"]
+assert child.returncode == -signal.SIGKILL == -9
+
+# %% child-failed
+import re
+
+with open("killed.py", "w") as f:
+    f.write("import os, signal\n"
+            "os.kill(os.getpid(), signal.SIGKILL)  # as the kernel would\n")
+failed = torchrun("killed.py", 1)
+print("torchrun's exit status:", failed.returncode)
+for line in failed.stderr.splitlines():
+    if re.match(r"\s*(rank|exitcode|traceback)\s*:", line):
+        print(re.sub(r"(?i)(pid:? )\d+", r"\1N", line))  # no process ids
+
+# %% child-failed-checks tags=["remove-cell"]
+assert failed.returncode == 1
+assert "torch.distributed.elastic.multiprocessing.errors.ChildFailedError" \
+    in failed.stderr
+assert re.search(r"exitcode\s*: -9 ", failed.stderr)
+assert "Signal 9 (SIGKILL) received by PID" in failed.stderr
+assert "killed.py FAILED" in failed.stderr
+# torch.load(..., mmap=True) reads the storages from the file when used
+assert "tensor storages will be lazily loaded when their data is accessed" \
+    in load_doc

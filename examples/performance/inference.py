@@ -298,3 +298,57 @@ assert saved_kib(small.state_dict(), "small.pt") \
     < 0.55 * saved_kib(model.state_dict(), "model.pt")
 with torch.inference_mode():
     assert torch.allclose(model(x), small(x), atol=1e-5)
+
+# %% half-inference
+import copy
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10)).eval()
+x = torch.randn(128, 64)
+with torch.inference_mode():
+    reference = model(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # the weights stay float32
+        autocast_out = model(x)
+    bf16_out = copy.deepcopy(model).bfloat16()(x.bfloat16())  # input converted too
+    half_out = copy.deepcopy(model).half()(x.half())
+outputs = {"float32": reference, "autocast bfloat16": autocast_out,
+           "model.bfloat16()": bf16_out, "model.half()": half_out}
+for name, out in outputs.items():
+    diff = (out.float() - reference).abs().max().item()
+    same = (out.argmax(dim=1) == reference.argmax(dim=1)).float().mean().item()
+    print(f"{name:17} {str(out.dtype):14} max difference {diff:.0e}, "
+          f"same class {same:.0%}")
+
+# %% half-inference-checks tags=["remove-cell"]
+assert reference.dtype == torch.float32
+assert autocast_out.dtype == bf16_out.dtype == torch.bfloat16
+assert half_out.dtype == torch.float16
+assert all(p.dtype == torch.float32 for p in model.parameters())  # untouched
+diffs = {name: (out.float() - reference).abs().max().item()
+         for name, out in outputs.items()}
+# measured: about 4e-3 for bfloat16, 4e-4 for float16
+assert 0 < diffs["autocast bfloat16"] < 2e-2 and 0 < diffs["model.bfloat16()"] < 2e-2
+assert 0 < diffs["model.half()"] < 3e-3
+assert diffs["model.half()"] < diffs["model.bfloat16()"]  # float16: more precise
+assert 4 < diffs["model.bfloat16()"] / diffs["model.half()"] < 25  # about ten times
+assert torch.finfo(torch.bfloat16).eps == 2**-7
+assert torch.finfo(torch.float16).eps == 2**-10
+assert 0.5 < reference.abs().max().item() < 1.2
+assert torch.autocast("cpu").fast_dtype == torch.bfloat16  # the CPU's default
+for out in outputs.values():
+    assert torch.equal(out.argmax(dim=1), reference.argmax(dim=1))
+# a float32 input to a converted model is a dtype error
+try:
+    copy.deepcopy(model).bfloat16()(x)
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("a bfloat16 model took a float32 input")
+
+# %% half-in-place
+converted = model.half()
+print(converted is model, model[0].weight.dtype)
+
+# %% half-in-place-checks tags=["remove-cell"]
+assert converted is model and model[2].weight.dtype == torch.float16
+assert model.to(torch.float32) is model and model[0].weight.dtype == torch.float32

@@ -172,3 +172,82 @@ assert events["aten::addmm"].count == 2  # one per Linear in the forward pass
 assert events["aten::addmm"].cpu_memory_usage == (64 * 256 + 64 * 10) * 4
 assert events["forward"].cpu_time_total \
     >= events["aten::addmm"].cpu_time_total / 2
+
+# %% item-every-n
+import math
+
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+batches = [(torch.randn(32, 16), torch.randn(32, 1)) for _ in range(100)]
+
+
+def train(item_every_step):
+    torch.manual_seed(0)
+    model = nn.Linear(16, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    running = torch.zeros(())  # on a GPU: torch.zeros((), device=device)
+    total, means = 0.0, []
+    for step, (x, y) in enumerate(batches, start=1):
+        loss = F.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if item_every_step:
+            total += loss.item()  # on a GPU: waits for the GPU every step
+        else:
+            running += loss.detach()  # stays on the device: no waiting
+        if step % 25 == 0:
+            if not item_every_step:
+                total = running.item()  # one wait every 25 steps
+                running.zero_()
+            means.append(total / 25)
+            total = 0.0
+    return means
+
+
+every_step, every_25 = train(True), train(False)
+print("item() every step:", [round(m, 4) for m in every_step])
+print("item() every 25:  ", [round(m, 4) for m in every_25])
+
+# %% item-every-n-checks tags=["remove-cell"]
+assert len(every_step) == len(every_25) == 4
+# the same means: float32 on the device against Python floats
+pairs = zip(every_step, every_25, strict=True)
+assert all(math.isclose(a, b, rel_tol=1e-5) for a, b in pairs)
+assert [round(m, 4) for m in every_step] == [round(m, 4) for m in every_25]
+# detach(): the running total holds no graph
+running = torch.zeros(())
+running += F.mse_loss(nn.Linear(16, 1)(batches[0][0]), batches[0][1]).detach()
+assert running.grad_fn is None and not running.requires_grad
+
+# %% sync-debug tags=["requires-cuda"]
+import warnings
+
+loss = torch.randn(1000, device="cuda").square().mean()
+running = torch.zeros((), device="cuda")
+torch.cuda.set_sync_debug_mode("warn")  # warn at each call that waits for the GPU
+found = {}
+for name, call in [("running += loss", lambda: running.add_(loss.detach())),
+                   ("loss.item()", lambda: loss.item()),
+                   ("loss.cpu()", lambda: loss.cpu()),
+                   ("loss.tolist()", lambda: loss.tolist())]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    found[name] = sorted({str(w.message).split(" (Triggered")[0] for w in caught})
+    print(f"{name:16}", found[name] or "no warning")
+torch.cuda.set_sync_debug_mode("default")
+
+# %% sync-debug-checks tags=["requires-cuda", "remove-cell"]
+assert torch.cuda.get_sync_debug_mode() == 0  # back to the default
+assert found["running += loss"] == []
+assert all(found[name] for name in ("loss.item()", "loss.cpu()", "loss.tolist()"))
+torch.cuda.set_sync_debug_mode("error")  # or raise instead of warning
+try:
+    loss.item()
+except RuntimeError as error:
+    assert "synchroniz" in str(error)
+else:
+    raise AssertionError("item() did not synchronise")
+torch.cuda.set_sync_debug_mode("default")

@@ -529,3 +529,52 @@ print(f"ratio: 2**{round(math.log2(right / wrong))}")
 
 # %% update-between-checks tags=["remove-cell"]
 assert math.isclose(right / wrong, 65536.0, rel_tol=1e-2)  # the scale
+
+# %% unscale-fp16 raises="ValueError: Attempting to unscale FP16 gradients."
+torch.manual_seed(0)
+model = nn.Linear(8, 4).half()  # the weights themselves become float16
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+with torch.autocast("cpu", dtype=torch.float16):
+    loss = F.cross_entropy(model(x), y_a)
+optimizer.zero_grad()
+scaler.scale(loss).backward()
+print("gradient:", model.weight.grad.dtype)
+scaler.step(optimizer)
+
+# %% unscale-fp16-checks tags=["remove-cell"]
+assert model.weight.dtype == model.weight.grad.dtype == torch.float16
+# unscale_ refuses the same gradients, before step() does anything
+try:
+    scaler.unscale_(optimizer)
+except ValueError as error:
+    assert str(error) == "Attempting to unscale FP16 gradients."
+else:
+    raise AssertionError("unscale_ took float16 gradients")
+# a float16 model without any scaler steps: the refusal is the scaler's
+before = model.weight.detach().clone()
+optimizer.step()
+assert not torch.equal(before, model.weight)
+
+# %% unscale-fp16-fix
+torch.manual_seed(0)
+model = nn.Linear(8, 4)  # float32: the weights the optimizer updates
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+before = model.weight.detach().clone()
+with torch.autocast("cpu", dtype=torch.float16):  # float16 computations
+    out = model(x)
+    loss = F.cross_entropy(out, y_a)
+optimizer.zero_grad()
+scaler.scale(loss).backward()
+scaler.step(optimizer)
+scaler.update()
+print("output:", out.dtype)
+print("weight:", model.weight.dtype, "gradient:", model.weight.grad.dtype)
+print("stepped:", not torch.equal(before, model.weight))
+
+# %% unscale-fp16-fix-checks tags=["remove-cell"]
+assert out.dtype == torch.float16
+assert model.weight.dtype == model.weight.grad.dtype == torch.float32
+assert not torch.equal(before, model.weight)
+assert scaler.get_scale() == 65536.0  # no overflow: the step was taken

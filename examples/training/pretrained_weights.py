@@ -204,3 +204,156 @@ assert preprocess.crop_size == [224] and preprocess.resize_size == [256]
 
 # %% tv-offline tags=["requires-torchvision"] raises="urllib.error.URLError: <urlopen error"
 model = resnet18(weights=ResNet18_Weights.DEFAULT)  # no network here
+
+
+# %% [markdown]
+# The cells below run with torch alone (but two, which need torchvision): a
+# pretrained RGB model on grayscale images, and load_state_dict_from_url
+# from torch.hub on a local file
+
+# %% [markdown] lang="zh"
+# 下面的单元只用 torch（只有两个需要 torchvision）：让预训练的 RGB 模型处理
+# 灰度图像，以及用 torch.hub 的 load_state_dict_from_url 加载本地文件
+
+# %% gray-error raises="RuntimeError: Given groups=1, weight of size [64, 3, 7, 7], expected input[8, 1, 224, 224] to have 3 channels, but got 1 channels instead"
+# a ResNet's first layer, standing for its pretrained weights
+conv1 = nn.Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False)
+x = torch.rand(8, 1, 224, 224)  # 8 grayscale images
+conv1(x)
+
+# %% gray-repeat
+x3 = x.repeat(1, 3, 1, 1)  # the gray channel three times
+print(tuple(x3.shape), "->", tuple(conv1(x3).shape))
+print(torch.equal(x.expand(-1, 3, -1, -1), x3))  # the same, without a copy
+
+# %% gray-repeat-checks tags=["remove-cell"]
+assert x3.shape == (8, 3, 224, 224) and conv1(x3).shape == (8, 64, 112, 112)
+assert all(torch.equal(x3[:, c], x[:, 0]) for c in range(3))
+expanded = x.expand(-1, 3, -1, -1)
+assert expanded.data_ptr() == x.data_ptr()  # a view: no copy
+assert x3.data_ptr() != x.data_ptr()  # repeat copies
+assert torch.equal(conv1(expanded), conv1(x3))
+
+# %% gray-sum
+gray_conv1 = nn.Conv2d(1, 64, kernel_size=7, stride=2, padding=3, bias=False)
+with torch.no_grad():
+    gray_conv1.weight.copy_(conv1.weight.sum(dim=1, keepdim=True))
+print(tuple(conv1.weight.shape), "->", tuple(gray_conv1.weight.shape))
+y = gray_conv1(x)  # one channel in
+print(tuple(y.shape), torch.allclose(y, conv1(x3), atol=1e-5))
+
+# %% gray-sum-checks tags=["remove-cell"]
+assert gray_conv1.weight.shape == (64, 1, 7, 7)
+assert torch.allclose(y, conv1(x3), atol=1e-5)
+# it holds only while the three channels are equal: one mean and std for gray
+mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
+std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
+gray = (x - 0.449) / 0.226
+assert torch.allclose(gray_conv1(gray), conv1(gray.repeat(1, 3, 1, 1)), atol=1e-5)
+per_channel = (x3 - mean) / std  # three different channels
+# 0.449 and 0.226: the averages of ImageNet's three means and stds
+assert round(mean.mean().item(), 3) == 0.449 and round(std.mean().item(), 3) == 0.226
+assert not torch.allclose(gray_conv1(gray), conv1(per_channel), atol=1e-3)
+# the bias, if any, stays as it was
+with_bias = nn.Conv2d(3, 4, 3, padding=1)
+gray_bias = nn.Conv2d(1, 4, 3, padding=1)
+with torch.no_grad():
+    gray_bias.weight.copy_(with_bias.weight.sum(dim=1, keepdim=True))
+    gray_bias.bias.copy_(with_bias.bias)
+small = torch.rand(2, 1, 9, 9)
+assert torch.allclose(gray_bias(small), with_bias(small.repeat(1, 3, 1, 1)),
+                      atol=1e-5)
+
+# %% tv-gray tags=["requires-torchvision"]
+from torchvision.models import resnet18
+
+model = resnet18(weights=None)  # weights=ResNet18_Weights.DEFAULT downloads
+weight = model.conv1.weight.detach()  # (64, 3, 7, 7)
+model.conv1 = nn.Conv2d(1, 64, kernel_size=7, stride=2, padding=3, bias=False)
+with torch.no_grad():
+    model.conv1.weight.copy_(weight.sum(dim=1, keepdim=True))
+print(model.conv1)
+print(model(torch.rand(2, 1, 224, 224)).shape)
+
+# %% tv-gray-checks tags=["remove-cell"]
+assert model.conv1.weight.shape == (64, 1, 7, 7)
+assert torch.allclose(model.conv1.weight, weight.sum(dim=1, keepdim=True))
+
+# %% hub-import
+from torch.hub import load_state_dict_from_url  # not torchvision.models.utils
+
+import torch.utils.model_zoo
+
+print(torch.utils.model_zoo.load_url is load_state_dict_from_url)
+
+# %% hub-import-checks tags=["remove-cell"]
+import inspect
+
+import torch.hub
+
+assert torch.hub.load_state_dict_from_url is load_state_dict_from_url
+parameters = inspect.signature(load_state_dict_from_url).parameters
+assert {"model_dir", "map_location", "progress", "check_hash", "file_name",
+        "weights_only"} <= set(parameters)
+assert parameters["check_hash"].default is False
+assert parameters["weights_only"].default is False
+
+# %% tv-models-utils tags=["requires-torchvision"] raises="ModuleNotFoundError: No module named 'torchvision.models.utils'"
+from torchvision.models.utils import load_state_dict_from_url
+
+# %% hub-local
+import contextlib
+import io
+from pathlib import Path
+
+from torch.hub import load_state_dict_from_url
+
+url = Path("net-10-classes.pth").resolve().as_uri()  # saved above
+log = io.StringIO()  # it says what it downloads, on stdout or stderr
+with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+    state = load_state_dict_from_url(
+        url, model_dir="hub", map_location="cpu", check_hash=False,
+        progress=False, weights_only=True,
+    )
+shown = log.getvalue().replace(str(Path.cwd()), "...")  # a shorter path
+print(shown, end="")
+model = Net()
+print(model.load_state_dict(state))
+print(all(torch.equal(state[k], v) for k, v in pretrained.state_dict().items()))
+
+# %% hub-local-checks tags=["remove-cell"]
+import os
+
+assert url.startswith("file:///") and url.endswith("/net-10-classes.pth")
+assert shown == 'Downloading: "file://.../net-10-classes.pth" to hub/net-10-classes.pth\n'
+assert os.listdir("hub") == ["net-10-classes.pth"]  # named after the URL
+assert all(torch.equal(state[k], v) for k, v in pretrained.state_dict().items())
+assert all(v.device.type == "cpu" for v in state.values())
+# a second call reads the copy in model_dir: no message
+again = io.StringIO()
+with contextlib.redirect_stdout(again), contextlib.redirect_stderr(again):
+    cached = load_state_dict_from_url(url, model_dir="hub", map_location="cpu",
+                                      progress=False, weights_only=True)
+assert again.getvalue() == ""
+assert all(torch.equal(cached[k], v) for k, v in state.items())
+# check_hash=True compares the digits after "-" in the name with the SHA-256
+import hashlib
+import shutil
+
+digest = hashlib.sha256(Path("net-10-classes.pth").read_bytes()).hexdigest()
+shutil.copy("net-10-classes.pth", f"net-{digest[:8]}.pth")
+shutil.copy("net-10-classes.pth", "net-deadbeef.pth")
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    checked = load_state_dict_from_url(
+        Path(f"net-{digest[:8]}.pth").resolve().as_uri(), model_dir="hub",
+        check_hash=True, progress=False, weights_only=True)
+    assert all(torch.equal(checked[k], v) for k, v in state.items())
+    try:
+        load_state_dict_from_url(
+            Path("net-deadbeef.pth").resolve().as_uri(), model_dir="hub",
+            check_hash=True, progress=False, weights_only=True)
+    except RuntimeError as error:
+        assert "invalid hash value" in str(error)
+    else:
+        raise AssertionError("a wrong hash in the file name should fail")
+assert "net-deadbeef.pth" not in os.listdir("hub")  # nothing kept
