@@ -412,3 +412,55 @@ for mode in ("nearest", "area", "nearest-exact"):  # no align_corners there
 
 # %% align-corners-nearest raises="ValueError: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
 F.interpolate(x, scale_factor=2, mode="nearest", align_corners=False)
+
+# %% recompute-scale-factor
+x = torch.arange(5.0).reshape(1, 1, 5)  # one row of 5 values
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = F.interpolate(x, scale_factor=1.5, mode="linear")
+print(len(caught), "warnings")
+y_recomputed = F.interpolate(
+    x, scale_factor=1.5, mode="linear", recompute_scale_factor=True
+)
+print(y.shape, y_recomputed.shape)  # floor(5 * 1.5) = 7
+print(y.round(decimals=3))
+print(y_recomputed.round(decimals=3))
+print(torch.equal(y_recomputed, F.interpolate(x, size=7, mode="linear")))
+
+# %% recompute-scale-factor-checks tags=["remove-cell"]
+import inspect
+import math
+
+assert caught == []
+assert y.shape == y_recomputed.shape == (1, 1, 7)
+# unset is the same as False: the scale factor is used as given
+assert torch.equal(
+    y, F.interpolate(x, scale_factor=1.5, mode="linear", recompute_scale_factor=False)
+)
+assert not torch.equal(y, y_recomputed)
+# given 1.5, the last output falls short of the last input; 5/7 reaches it
+assert y[0, 0, -1] < 4 and y_recomputed[0, 0, -1] == 4
+assert torch.equal(y_recomputed, F.interpolate(x, size=7, mode="linear"))
+# both settings give floor(size * scale), and warn of nothing
+with warnings.catch_warnings(record=True) as caught_sizes:
+    warnings.simplefilter("always")
+    for n in (5, 7, 10, 33):
+        for scale in (0.3, 1.5, 2.7):
+            for mode in ("nearest", "bilinear"):
+                image = torch.zeros(1, 1, n, n)
+                for recompute in (None, False, True):
+                    out = F.interpolate(image, scale_factor=scale, mode=mode,
+                                        recompute_scale_factor=recompute)
+                    assert out.shape[-2:] == (math.floor(n * scale),) * 2
+            up = nn.Upsample(scale_factor=scale, mode="bilinear")(image)
+            assert up.shape[-1] == math.floor(n * scale)
+assert caught_sizes == []
+assert "recompute_scale_factor" in inspect.signature(nn.Upsample).parameters
+# with a size, recompute_scale_factor=True is an error
+try:
+    F.interpolate(x, size=7, recompute_scale_factor=True)
+except ValueError as error:
+    assert "recompute_scale_factor is not meaningful with an explicit size" \
+        in str(error)
+else:
+    raise AssertionError("size with recompute_scale_factor=True should fail")

@@ -435,3 +435,57 @@ with torch._inductor.config.patch({"cpp.cxx": ("no-such-compiler",)}):
     torch._dynamo.reset()
     assert torch.equal(torch.compile(f, mode="lite")(x), f(x))
 torch._dynamo.reset()
+
+# %% backends-without-inductor
+torch._dynamo.reset()
+model = torch.nn.Sequential(
+    torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
+)
+x = torch.randn(3, 4)
+for backend in ("eager", "aot_eager"):  # no Triton, no C++ compiler
+    compiled = torch.compile(model, backend=backend)
+    same = torch.equal(compiled(x), model(x))
+    print(f"{backend}: same output as the model: {same}")
+
+backends = torch._dynamo.list_backends()
+print("inductor" in backends, "aot_eager" in backends)
+# the debugging backends are listed when no tag is left out
+every = torch._dynamo.list_backends(exclude_tags=())
+print("eager" in every, "aot_eager" in every)
+
+# %% backends-without-inductor-checks tags=["remove-cell"]
+for backend in ("eager", "aot_eager"):
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=backend)
+    assert torch.equal(compiled(x), model(x))
+    # the backward too: the same gradients as the plain model
+    compiled(x).sum().backward()
+    grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    assert all(torch.equal(g, p.grad) for g, p in zip(grads, model.parameters()))
+    model.zero_grad()
+    # they need no C++ compiler
+    with torch._inductor.config.patch({"cpp.cxx": ("no-such-compiler",)}):
+        torch._dynamo.reset()
+        assert torch.equal(torch.compile(model, backend=backend)(x), model(x))
+assert "inductor" in backends and "aot_eager" not in backends
+assert {"eager", "aot_eager", "inductor"} <= set(every)
+torch._dynamo.reset()
+
+# %% windows-checks tags=["remove-cell"]
+# torch.compile itself does not refuse Windows; inductor needs Triton
+# on a GPU and a C++ compiler on a CPU, cl on Windows unless CXX says
+import inspect
+
+import torch._dynamo.eval_frame
+import torch._inductor.scheduler
+from torch._inductor import cpp_builder, exc
+
+supported = inspect.getsource(torch._dynamo.eval_frame.check_if_dynamo_supported)
+assert "win32" not in supported and "Windows" not in supported
+assert "Cannot find a working triton installation" in (
+    inspect.getsource(exc)
+    + inspect.getsource(torch._inductor.scheduler)
+)
+assert 'os.environ.get("CXX", "cl")' in inspect.getsource(cpp_builder)

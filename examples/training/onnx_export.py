@@ -129,3 +129,118 @@ except AssertionError:
     pass
 else:
     raise AssertionError("without dynamic_shapes the batch size is fixed")
+
+# %% opset-too-old raises="torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::tril' to ONNX opset version 11 is not supported"
+import os
+import tempfile
+
+# the legacy exporter's warning, shown above
+warnings.filterwarnings("ignore", "You are using the legacy TorchScript")
+
+
+class Causal(nn.Module):
+    def forward(self, x):
+        return torch.tril(x)  # keep the lower triangle
+
+
+causal = Causal().eval()
+scores = torch.randn(4, 4)
+folder = tempfile.TemporaryDirectory()
+path = os.path.join(folder.name, "causal.onnx")
+torch.onnx.export(causal, (scores,), path, dynamo=False, opset_version=11)
+
+# %% opset-too-old-checks tags=["remove-cell"]
+def export_error(module, inputs, **options):
+    """The exception of a legacy export, None if it raised none"""
+    try:
+        torch.onnx.export(module, (inputs,), path, dynamo=False, **options)
+    except Exception as error:
+        return error
+    return None
+
+
+error = export_error(causal, scores, opset_version=13)
+assert type(error) is torch.onnx.errors.UnsupportedOperatorError
+assert str(error).startswith("Exporting the operator 'aten::tril' to ONNX "
+                             "opset version 13 is not supported")
+# the message names the opset that brought the operator
+assert "Support for this operator was added in version 14" in str(error)
+assert os.listdir(folder.name) == []
+# without a version, the message names none
+message = str(torch.onnx.errors.UnsupportedOperatorError("aten::foo", 17, None))
+assert message == "Exporting the operator 'aten::foo' to ONNX opset version 17 " \
+    "is not supported"
+
+# %% opset-14
+for opset in (14, None):  # None: the exporter's default opset
+    try:
+        torch.onnx.export(causal, (scores,), path, dynamo=False,
+                          opset_version=opset)
+    except torch.onnx.errors.OnnxExporterError as error:
+        print(f"opset_version={opset}: {type(error).__name__}: {error}")
+
+# %% opset-14-checks tags=["remove-cell"]
+# past the operator: only the missing onnx package stops the export
+for opset in (14, None):
+    error = export_error(causal, scores, opset_version=opset)
+    assert type(error) is torch.onnx.errors.OnnxExporterError  # not a subclass
+    assert str(error) == "Module onnx is not installed!"
+    assert isinstance(error.__cause__, ImportError)
+assert torch.onnx._constants.ONNX_DEFAULT_OPSET >= 14
+assert issubclass(torch.onnx.errors.UnsupportedOperatorError,
+                  torch.onnx.errors.OnnxExporterError)
+assert os.listdir(folder.name) == []
+# torch.export captures tril as one ATen operator
+program = torch.export.export(causal, (scores,))
+ops = [n.target for n in program.graph.nodes if n.op == "call_function"]
+assert ops == [torch.ops.aten.tril.default]
+
+# %% adaptive-pool raises="torch.onnx.errors.SymbolicValueError: Unsupported: ONNX export of operator adaptive_avg_pool2d, output size that are not factor of input size"
+pool = nn.AdaptiveAvgPool2d(2).eval()
+images = torch.randn(1, 3, 5, 5)
+torch.onnx.export(pool, (images,), path, dynamo=False)
+
+# %% adaptive-pool-checks tags=["remove-cell"]
+error = export_error(pool, images, opset_version=17)
+assert type(error) is torch.onnx.errors.SymbolicValueError
+assert "output size that are not factor of input size" in str(error)
+assert os.listdir(folder.name) == []
+
+# %% adaptive-pool-fixes
+fixes = {
+    "AdaptiveAvgPool2d(2) on 6x6": (nn.AdaptiveAvgPool2d(2), torch.randn(1, 3, 6, 6)),
+    "AdaptiveAvgPool2d(1) on 5x5": (nn.AdaptiveAvgPool2d(1), images),
+    "AvgPool2d(3, stride=2) on 5x5": (nn.AvgPool2d(3, stride=2), images),
+}
+for name, (module, inputs) in fixes.items():
+    try:
+        torch.onnx.export(module.eval(), (inputs,), path, dynamo=False)
+    except torch.onnx.errors.OnnxExporterError as error:
+        print(f"{name}: {type(error).__name__}: {error}")
+# on a 5x5 input, the same windows as AdaptiveAvgPool2d(2)
+print(torch.allclose(nn.AvgPool2d(3, stride=2)(images), pool(images)))
+
+# %% adaptive-pool-fixes-checks tags=["remove-cell"]
+for module, inputs in fixes.values():
+    error = export_error(module.eval(), inputs)
+    assert type(error) is torch.onnx.errors.OnnxExporterError
+    assert str(error) == "Module onnx is not installed!"
+assert torch.allclose(nn.AvgPool2d(3, stride=2)(images), pool(images))
+# output size 1 is the mean over height and width, for any input size
+for size in (5, 7):
+    x = torch.randn(2, 3, size, size)
+    assert torch.allclose(nn.AdaptiveAvgPool2d(1)(x), x.mean((2, 3), keepdim=True))
+# 6 divides by 2: windows of 3, stride 3
+x = fixes["AdaptiveAvgPool2d(2) on 6x6"][1]
+assert torch.allclose(nn.AdaptiveAvgPool2d(2)(x), nn.AvgPool2d(3)(x))
+# height and width that vary: only output size 1 exports
+dynamic_axes = {"x": {2: "height", 3: "width"}}
+for size, expected in ((2, torch.onnx.errors.SymbolicValueError),
+                       (1, torch.onnx.errors.OnnxExporterError)):
+    error = export_error(nn.AdaptiveAvgPool2d(size).eval(), x,
+                         input_names=["x"], dynamic_axes=dynamic_axes)
+    assert type(error) is expected
+    if size == 2:
+        assert "input size not accessible" in str(error)
+assert os.listdir(folder.name) == []
+folder.cleanup()
