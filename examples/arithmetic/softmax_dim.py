@@ -178,7 +178,7 @@ assert abs(dist.logits[0, 2].item() + 80) < 1e-3
 assert probs[0, 2] > 0 and torch.isfinite(dist.logits).all()
 assert torch.allclose(dist.probs, probs)
 assert dist.sample().shape == (1,)
-# Categorical refuses nan and inf logits when it checks its arguments
+# Categorical refuses nan and +inf logits when it checks its arguments
 for bad in (float("nan"), float("inf")):
     try:
         torch.distributions.Categorical(logits=torch.tensor([bad, 1.0]))
@@ -186,6 +186,9 @@ for bad in (float("nan"), float("inf")):
         pass
     else:
         raise AssertionError("Categorical took a non-finite logit")
+# -inf, the usual mask, is accepted: that token gets probability 0
+masked = torch.distributions.Categorical(logits=torch.tensor([float("-inf"), 1.0]))
+assert masked.probs.tolist() == [0.0, 1.0]
 # softmax does not repair a nan from the model: check isfinite first
 nan_logits = torch.tensor([[1.0, float("nan"), 2.0]])
 assert torch.isnan(torch.softmax(nan_logits, dim=-1)).all()

@@ -463,7 +463,7 @@ assert not torch.equal(
     square_scores.masked_fill(pad_mask, float("-inf")),
     square_scores.masked_fill(pad_mask[:, None, :], float("-inf")))
 
-# %% no-kernel raises="RuntimeError: No available kernel."
+# %% no-kernel raises="RuntimeError: No available kernel." holds="<2.14" claim="Forced to use the flash kernel, `scaled_dot_product_attention` on a CPU raises `No available kernel` for 3-D inputs"
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 torch.manual_seed(0)
