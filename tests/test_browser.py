@@ -517,7 +517,7 @@ def test_picking_a_release_shows_what_it_printed_labelled_and_the_choice_stays(p
 def test_the_latest_choice_wins_over_one_whose_outputs_still_load(page, base_url):
     from playwright.sync_api import expect
 
-    release, folder = cpu_releases()[0]
+    _, folder = cpu_releases()[0]
     held = []  # the picked release's outputs, held back until the reader has picked again
     page.route("**/outputs/examples/**", lambda route: held.append(route))
     page.goto(f"{base_url}/")
