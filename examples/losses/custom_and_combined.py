@@ -632,7 +632,7 @@ loss = criterion(anchor, positive, negative)
 
 d_ap = (anchor - positive).norm(dim=1)  # Euclidean distance per row
 d_an = (anchor - negative).norm(dim=1)
-per_triplet = torch.clamp(d_ap - d_an + 1.0, min=0)  # max(d_ap - d_an + margin, 0)
+per_triplet = torch.clamp(d_ap - d_an + 1.0, min=0)  # max(d_ap - d_an + m, 0)
 print(f"{loss.item():.4f} {per_triplet.mean().item():.4f}")
 print(per_triplet)
 

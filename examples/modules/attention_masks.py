@@ -485,7 +485,7 @@ for reason in reasons:  # the warnings raised before the error
 manual = (q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))).softmax(-1) @ v
 with sdpa_kernel(SDPBackend.MATH):  # the reference kernel: runs everywhere
     by_math = F.scaled_dot_product_attention(q, k, v)
-with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):  # with a fallback
+with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):  # fallback
     fallback = F.scaled_dot_product_attention(q, k, v)
 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # 4-D: (batch, heads, L, E)
     flash = F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None])

@@ -307,9 +307,9 @@ model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10)).eval()
 x = torch.randn(128, 64)
 with torch.inference_mode():
     reference = model(x)
-    with torch.autocast("cpu", dtype=torch.bfloat16):  # the weights stay float32
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # weights stay float32
         autocast_out = model(x)
-    bf16_out = copy.deepcopy(model).bfloat16()(x.bfloat16())  # input converted too
+    bf16_out = copy.deepcopy(model).bfloat16()(x.bfloat16())  # input too
     half_out = copy.deepcopy(model).half()(x.half())
 outputs = {"float32": reference, "autocast bfloat16": autocast_out,
            "model.bfloat16()": bf16_out, "model.half()": half_out}

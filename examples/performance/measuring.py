@@ -226,7 +226,7 @@ import warnings
 
 loss = torch.randn(1000, device="cuda").square().mean()
 running = torch.zeros((), device="cuda")
-torch.cuda.set_sync_debug_mode("warn")  # warn at each call that waits for the GPU
+torch.cuda.set_sync_debug_mode("warn")  # warn at each call that waits
 found = {}
 for name, call in [("running += loss", lambda: running.add_(loss.detach())),
                    ("loss.item()", lambda: loss.item()),
@@ -235,7 +235,8 @@ for name, call in [("running += loss", lambda: running.add_(loss.detach())),
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         call()
-    found[name] = sorted({str(w.message).split(" (Triggered")[0] for w in caught})
+    found[name] = sorted({str(w.message).split(" (Triggered")[0]
+                          for w in caught})
     print(f"{name:16}", found[name] or "no warning")
 torch.cuda.set_sync_debug_mode("default")
 

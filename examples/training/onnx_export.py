@@ -208,7 +208,8 @@ assert os.listdir(folder.name) == []
 
 # %% adaptive-pool-fixes
 fixes = {
-    "AdaptiveAvgPool2d(2) on 6x6": (nn.AdaptiveAvgPool2d(2), torch.randn(1, 3, 6, 6)),
+    "AdaptiveAvgPool2d(2) on 6x6": (nn.AdaptiveAvgPool2d(2),
+                                    torch.randn(1, 3, 6, 6)),
     "AdaptiveAvgPool2d(1) on 5x5": (nn.AdaptiveAvgPool2d(1), images),
     "AvgPool2d(3, stride=2) on 5x5": (nn.AvgPool2d(3, stride=2), images),
 }
