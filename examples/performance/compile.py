@@ -218,7 +218,7 @@ for record in caught.buffer:
     why = [line for line in lines if "Reason:" in line or "mismatch" in line]
     print("   ", why[0].strip())
 
-# %% torch-logs-checks tags=["remove-cell"]
+# %% torch-logs-checks tags=["remove-cell"] holds=">=2.7" claim="`TORCH_LOGS` reports the graph break as data-dependent branching and the recompile's size mismatch"
 from torch._logging import _internal as torch_logging
 
 kinds = [record.name for record in caught.buffer]
@@ -338,7 +338,7 @@ print("lite:")
 for option, value in list_mode_options("lite").items():
     print(f"    {option}: {value}")
 
-# %% modes-checks tags=["remove-cell"]
+# %% modes-checks tags=["remove-cell"] holds=">=2.10" claim="`list_mode_options()` lists `lite` among the modes of `torch.compile`"
 modes = list_mode_options()
 assert list(modes) == [
     "default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs",
@@ -473,7 +473,7 @@ assert "inductor" in backends and "aot_eager" not in backends
 assert {"eager", "aot_eager", "inductor"} <= set(every)
 torch._dynamo.reset()
 
-# %% windows-checks tags=["remove-cell"]
+# %% windows-checks tags=["remove-cell"] holds="<2.15" claim="Inductor's C++ builder falls back to `cl` on Windows when `CXX` is unset"
 # torch.compile itself does not refuse Windows; inductor needs Triton
 # on a GPU and a C++ compiler on a CPU, cl on Windows unless CXX says
 import inspect

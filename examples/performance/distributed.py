@@ -1034,7 +1034,8 @@ def torchrun(script, nproc, **env):
 with open("threads.py", "w") as f:
     f.write("import os\n"
             "rank, n = os.environ['RANK'], os.environ['OMP_NUM_THREADS']\n"
-            "print(f'rank {rank}: OMP_NUM_THREADS={n}')\n")
+            "line = f'rank {rank}: OMP_NUM_THREADS={n}\\n'\n"
+            "os.write(1, line.encode())  # one write: lines of ranks never mix\n")
 runs = {"not set": torchrun("threads.py", 2),
         "set to 4": torchrun("threads.py", 2, OMP_NUM_THREADS="4")}
 for name, run in runs.items():
@@ -1044,10 +1045,12 @@ for name, run in runs.items():
         print("  ", line)
 
 # %% omp-warning-checks tags=["remove-cell"]
+import re
+
 unset, four = runs["not set"], runs["set to 4"]
 assert unset.returncode == four.returncode == 0
 for run, n in ((unset, 1), (four, 4)):
-    assert sorted(run.stdout.splitlines()) == [
+    assert sorted(re.findall(r"rank \d: OMP_NUM_THREADS=\d+", run.stdout)) == [
         f"rank {r}: OMP_NUM_THREADS={n}" for r in (0, 1)]
 warning = " ".join(unset.stderr.split())
 assert ("Setting OMP_NUM_THREADS environment variable for each process to be 1"

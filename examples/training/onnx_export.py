@@ -149,7 +149,7 @@ folder = tempfile.TemporaryDirectory()
 path = os.path.join(folder.name, "causal.onnx")
 torch.onnx.export(causal, (scores,), path, dynamo=False, opset_version=11)
 
-# %% opset-too-old-checks tags=["remove-cell"]
+# %% opset-too-old-checks tags=["remove-cell"] holds=">=2.8" claim="An `UnsupportedOperatorError` that knows no later opset names only the operator and the opset"
 def export_error(module, inputs, **options):
     """The exception of a legacy export, None if it raised none"""
     try:
