@@ -1035,7 +1035,7 @@ with open("threads.py", "w") as f:
     f.write("import os\n"
             "rank, n = os.environ['RANK'], os.environ['OMP_NUM_THREADS']\n"
             "line = f'rank {rank}: OMP_NUM_THREADS={n}\\n'\n"
-            "os.write(1, line.encode())  # one write: lines of ranks never mix\n")
+            "os.write(1, line.encode())  # one write: lines never mix\n")
 runs = {"not set": torchrun("threads.py", 2),
         "set to 4": torchrun("threads.py", 2, OMP_NUM_THREADS="4")}
 for name, run in runs.items():
