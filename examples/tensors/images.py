@@ -458,3 +458,329 @@ with warnings.catch_warnings():
     assert torch.equal(F.affine_grid(theta, size=(1, 1, 3, 4)), grid)
     assert torch.equal(F.grid_sample(x, edge),
                        F.grid_sample(x, edge, align_corners=False))
+
+
+# %% [markdown]
+# The cells below need torchvision. They run where torch and torchvision
+# match (each torch release's own environment, from PyPI); the site's build
+# runs a CPU torch that PyPI's torchvision does not load with, and shows what
+# they printed there
+
+# %% [markdown] lang="zh"
+# 下面的单元需要 torchvision，只在 torch 与 torchvision 版本配套的环境里运行
+# （从 PyPI 安装的各个 torch 版本的环境）；本站构建用的是 CPU 版 torch，
+# PyPI 上的 torchvision 在它上面加载不了，页面上显示的是那些环境打印的结果
+
+# %% tv-totensor-tensor tags=["requires-torchvision"] raises="TypeError: pic should be PIL Image or ndarray. Got <class 'torch.Tensor'>"
+import numpy as np
+import torch
+from PIL import Image
+from torchvision import transforms
+
+# a 4x5 RGB image, as PIL and NumPy hold it: (H, W, C) uint8
+array = np.arange(60, dtype=np.uint8).reshape(4, 5, 3) * 4
+pil_image = Image.fromarray(array)
+tensor_image = torch.from_numpy(array).permute(2, 0, 1)  # as read_image gives
+transform = transforms.Compose([
+    transforms.ToTensor(),
+    transforms.Normalize(mean=[0.5, 0.5, 0.5], std=[0.25, 0.25, 0.25]),
+])
+print(transform(pil_image).shape)  # a PIL image: fine
+transform(tensor_image)  # a tensor: ToTensor refuses it
+
+# %% tv-totensor-tensor-checks tags=["remove-cell"]
+assert transform(pil_image).shape == (3, 4, 5)
+assert transform(array).shape == (3, 4, 5)  # a NumPy array: fine too
+for twice in (transforms.ToTensor()(pil_image), tensor_image):
+    try:
+        transforms.ToTensor()(twice)
+    except TypeError as error:
+        assert str(error) == "pic should be PIL Image or ndarray. Got <class 'torch.Tensor'>"
+    else:
+        raise AssertionError("ToTensor should refuse a tensor")
+# ToPILImage refuses the other way round: a PIL image
+try:
+    transforms.ToPILImage()(pil_image)
+except TypeError as error:
+    assert str(error).startswith("pic should be Tensor or ndarray. Got <class 'PIL.Image.Image'>")
+else:
+    raise AssertionError("ToPILImage should refuse a PIL image")
+
+# %% tv-totensor-fix tags=["requires-torchvision"]
+from torchvision.transforms import v2
+
+transform_v2 = v2.Compose([
+    v2.ToImage(),  # PIL image, ndarray or tensor: (C, H, W)
+    v2.ToDtype(torch.float32, scale=True),  # uint8 0..255 to float 0..1
+    v2.Normalize(mean=[0.5, 0.5, 0.5], std=[0.25, 0.25, 0.25]),
+])
+from_pil = transform_v2(pil_image)
+from_tensor = transform_v2(tensor_image)
+print(type(from_tensor).__name__, from_tensor.shape, from_tensor.dtype)
+print(torch.equal(from_pil, from_tensor))
+print(torch.allclose(from_tensor, transform(pil_image), atol=1e-6))
+# or drop ToTensor: the tensor is already (C, H, W), only scale it
+no_totensor = transforms.Normalize(mean=[0.5, 0.5, 0.5], std=[0.25, 0.25, 0.25])
+print(torch.allclose(no_totensor(tensor_image.float() / 255), from_tensor,
+                     atol=1e-6))
+
+# %% tv-totensor-fix-checks tags=["remove-cell"]
+from torchvision import tv_tensors
+
+assert isinstance(from_tensor, tv_tensors.Image)
+assert isinstance(from_tensor, torch.Tensor)  # a subclass of Tensor
+assert from_tensor.shape == (3, 4, 5) and from_tensor.dtype == torch.float32
+assert torch.equal(from_pil, from_tensor)
+assert torch.allclose(from_tensor, transform(pil_image), atol=1e-6)
+assert torch.allclose(transform_v2(array), from_tensor)  # ndarray too
+assert torch.allclose(no_totensor(tensor_image.float() / 255), from_tensor,
+                      atol=1e-6)
+# a float tensor is not scaled again: scale=True divides integers only
+once = v2.ToDtype(torch.float32, scale=True)(tensor_image)
+assert torch.equal(v2.ToDtype(torch.float32, scale=True)(once), once)
+
+# %% tv-v2-totensor tags=["requires-torchvision"]
+import warnings
+
+from torchvision.transforms import v2
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = v2.ToTensor()  # warns when it is created
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+new = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
+# a 16x16 RGB image with all 256 values of uint8
+values = np.arange(256, dtype=np.uint8).reshape(16, 16)
+pil_image = Image.fromarray(np.stack([values, 255 - values, values // 2], -1))
+a, b = old(pil_image), new(pil_image)
+print(a.shape, b.shape, a.dtype, b.dtype)
+print("differ by less than 1e-7:", (a - b).abs().max().item() < 1e-7)
+print("same uint8:", torch.equal((a * 255).round(), (b * 255).round()))
+
+# %% tv-v2-totensor-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [UserWarning]
+assert str(caught[0].message).startswith(
+    "The transform `ToTensor()` is deprecated and will be removed")
+assert "v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])" in str(
+    caught[0].message)
+assert a.shape == b.shape == (3, 16, 16)
+assert a.dtype == b.dtype == torch.float32
+assert torch.allclose(a, b, rtol=0, atol=1e-7)  # equal up to float rounding
+assert torch.equal((a * 255).round(), (b * 255).round())
+assert torch.equal((b * 255).round().to(torch.uint8),
+                   torch.from_numpy(np.array(pil_image)).permute(2, 0, 1))
+# the classic transforms.ToTensor does not warn, and matches v2.ToTensor
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    classic = transforms.ToTensor()(pil_image)
+assert torch.equal(classic, a)
+assert type(a) is torch.Tensor and isinstance(b, tv_tensors.Image)
+
+# %% tv-make-grid tags=["requires-torchvision"]
+from torchvision.utils import make_grid
+
+torch.manual_seed(0)
+images = torch.rand(10, 3, 8, 6)  # N=10 images of H=8, W=6, in [0, 1]
+grid = make_grid(images, nrow=4, padding=2)  # 4 images per row: 3 rows
+print(grid.shape)
+rows = (10 + 4 - 1) // 4  # ceil(N / nrow)
+print((3, rows * (8 + 2) + 2, 4 * (6 + 2) + 2))  # (C, rows*(H+p)+p, nrow*(W+p)+p)
+white = make_grid(images, nrow=4, padding=2, pad_value=1.0)
+print(grid[:, 0, 0], white[:, 0, 0])  # the padding: 0 by default
+
+# %% tv-make-grid-checks tags=["remove-cell"]
+def grid_shape(n, c, h, w, nrow, padding):
+    rows = -(-n // nrow)
+    cols = min(nrow, n)
+    return (c, rows * (h + padding) + padding, cols * (w + padding) + padding)
+
+
+assert grid.shape == grid_shape(10, 3, 8, 6, nrow=4, padding=2) == (3, 32, 34)
+for n, nrow, padding in [(2, 8, 2), (8, 8, 2), (9, 3, 0), (5, 2, 4), (16, 5, 1)]:
+    out = make_grid(torch.rand(n, 3, 8, 6), nrow=nrow, padding=padding)
+    assert out.shape == grid_shape(n, 3, 8, 6, nrow, padding), (n, nrow, padding)
+# image i sits at row i // nrow, column i % nrow
+for i in (0, 5, 9):
+    top, left = 2 + (i // 4) * 10, 2 + (i % 4) * 8
+    assert torch.equal(grid[:, top:top + 8, left:left + 6], images[i])
+assert torch.equal(grid[:, 0], torch.zeros(3, 34))  # padding 0 by default
+assert torch.equal(white[:, 0], torch.ones(3, 34))
+assert torch.equal(white[:, -1], torch.ones(3, 34))
+# the empty places of the last row are padding too
+assert torch.equal(grid[:, 22:, 18:], torch.zeros(3, 10, 16))
+assert torch.equal(white[:, 22:, 18:], torch.ones(3, 10, 16))
+# one-channel images come out with three channels
+assert make_grid(torch.rand(4, 1, 8, 6), nrow=2).shape == (3, 22, 18)
+# one image, with or without its batch dimension: returned without padding
+assert torch.equal(make_grid(images[:1]), images[0])
+assert torch.equal(make_grid(images[0]), images[0])
+
+# %% tv-make-grid-normalize tags=["requires-torchvision"]
+z = (images - 0.5) / 0.25  # normalised: values outside [0, 1]
+print(round(z.min().item(), 2), round(z.max().item(), 2))
+shown = make_grid(z, nrow=4, normalize=True)  # min to 0, max to 1
+print(shown.min().item(), shown.max().item())
+
+# %% tv-make-grid-normalize-checks tags=["remove-cell"]
+assert z.min() < 0 and z.max() > 1
+assert shown.min() == 0 and shown.max() == 1
+# normalize=True: (z - z.min()) / (z.max() - z.min()) over the whole batch
+low, high = z.min(), z.max()
+assert torch.allclose(shown, make_grid((z - low) / (high - low), nrow=4),
+                      atol=1e-6)
+assert not torch.allclose(shown, grid, atol=1e-6)  # not the original image
+# scale_each=True: each image to its own min and max
+each = make_grid(z, nrow=4, normalize=True, scale_each=True)
+assert torch.allclose(each[:, 2:10, 2:8], (z[0] - z[0].min()) / (z[0].max() - z[0].min()),
+                      atol=1e-6)
+# value_range=: a fixed range instead of the min and max, clamped
+fixed = make_grid(z, nrow=4, normalize=True, value_range=(-2.0, 2.0))
+assert torch.allclose(fixed, make_grid(((z + 2) / 4).clamp(0, 1), nrow=4), atol=1e-6)
+# to undo the normalisation itself: multiply by the std and add the mean
+assert torch.allclose(make_grid(z * 0.25 + 0.5, nrow=4), grid, atol=1e-6)
+
+# %% tv-save-image tags=["requires-torchvision"]
+from torchvision.utils import save_image
+
+save_image(images, "grid.png", nrow=4, padding=2)  # make_grid, then a PNG
+saved = Image.open("grid.png")
+print(saved.size, saved.mode)  # (width, height)
+pixels = torch.from_numpy(np.array(saved)).permute(2, 0, 1)
+expected = (grid * 255 + 0.5).clamp(0, 255).to(torch.uint8)
+print(torch.equal(pixels, expected))
+
+# %% tv-save-image-checks tags=["remove-cell"]
+assert saved.size == (34, 32) and saved.mode == "RGB"
+assert torch.equal(pixels, expected)
+# save_image takes make_grid's arguments; a single (C, H, W) image too
+save_image(images[0], "one.png")
+assert Image.open("one.png").size == (6, 8)
+save_image(images, "grid.jpg", nrow=4)  # the format from the extension
+assert Image.open("grid.jpg").format == "JPEG" and saved.format == "PNG"
+save_image(z, "normalised.png", nrow=4, normalize=True)
+again = torch.from_numpy(np.array(Image.open("normalised.png"))).permute(2, 0, 1)
+assert torch.equal(again, (shown * 255 + 0.5).clamp(0, 255).to(torch.uint8))
+# without normalize=, values outside [0, 1] are clamped
+save_image(z, "clamped.png", nrow=4)
+clamped = torch.from_numpy(np.array(Image.open("clamped.png"))).permute(2, 0, 1)
+assert clamped.max() == 255 and clamped.min() == 0
+
+# %% tv-boxes-invalid tags=["requires-torchvision"] raises="AssertionError: All bounding boxes should have positive height and width. Found invalid box [20.0, 5.0, 20.0, 25.0] for target at index 0."
+from torchvision.models.detection import fasterrcnn_resnet50_fpn
+
+torch.manual_seed(0)
+# random weights, nothing to download; 2 classes: background and one object
+model = fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None,
+                                num_classes=2, min_size=64, max_size=64)
+model.train()  # training: it takes targets and returns losses
+images = [torch.rand(3, 64, 64)]
+boxes = torch.tensor([[10.0, 10.0, 30.0, 40.0],  # (x1, y1, x2, y2)
+                      [20.0, 5.0, 20.0, 25.0]])  # x2 == x1: no width
+labels = torch.tensor([1, 1])
+losses = model(images, [{"boxes": boxes, "labels": labels}])
+
+# %% tv-boxes-invalid-checks tags=["remove-cell"]
+def message(model, boxes):
+    try:
+        model(images, [{"boxes": boxes, "labels": torch.ones(len(boxes), dtype=torch.int64)}])
+    except AssertionError as error:
+        return str(error)
+    return None
+
+
+# x2 < x1 or y2 < y1 too; the first bad box is named
+three = torch.tensor([[10.0, 10.0, 30.0, 40.0], [5.0, 5.0, 5.0, 9.0],
+                      [20.0, 5.0, 20.0, 25.0]])
+assert message(model, three).endswith(
+    "Found invalid box [5.0, 5.0, 5.0, 9.0] for target at index 0.")
+assert message(model, torch.tensor([[30.0, 10.0, 10.0, 40.0]])) is not None
+assert message(model, torch.tensor([[10.0, 40.0, 30.0, 10.0]])) is not None
+# the index is that of the image in the batch
+try:
+    model(images * 2, [{"boxes": boxes[:1], "labels": labels[:1]},
+                       {"boxes": boxes, "labels": labels}])
+except AssertionError as error:
+    assert str(error).endswith("for target at index 1.")
+else:
+    raise AssertionError("the second target has a box without width")
+# the box is named after the model's own resize: min_size=128 doubles 64
+bigger = fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None,
+                                 num_classes=2, min_size=128, max_size=128).train()
+assert message(bigger, boxes).endswith(
+    "Found invalid box [40.0, 10.0, 40.0, 50.0] for target at index 0.")
+# in eval mode it needs no targets; given some, it checks them too
+model.eval()
+with torch.no_grad():
+    assert isinstance(model(images), list)
+    assert message(model, boxes) is not None
+model.train()
+# the default resize: the shorter side to 800 pixels
+default = fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None, num_classes=2)
+assert default.transform.min_size == (800,)
+# Mask R-CNN and Keypoint R-CNN are built on the same class
+from torchvision.models.detection import KeypointRCNN, MaskRCNN
+from torchvision.models.detection.generalized_rcnn import GeneralizedRCNN
+
+assert issubclass(MaskRCNN, GeneralizedRCNN) and issubclass(KeypointRCNN, GeneralizedRCNN)
+
+# %% tv-boxes-filter tags=["requires-torchvision"]
+from torchvision.ops import box_area
+
+boxes = torch.tensor([[10.0, 10.0, 30.0, 40.0],
+                      [40.0, 10.0, 50.0, 20.0]])
+cropped = boxes.clone()
+cropped[:, 0::2] = cropped[:, 0::2].clamp(0, 32)  # image cropped to x < 32
+print(cropped)
+print(box_area(cropped))
+keep = (cropped[:, 2:] > cropped[:, :2]).all(dim=1)  # x2 > x1 and y2 > y1
+print(keep)
+target = {"boxes": cropped[keep], "labels": labels[keep]}  # labels too
+losses = model(images, [target])
+print(sorted(losses))
+
+# %% tv-boxes-filter-checks tags=["remove-cell"]
+assert torch.equal(cropped[1], torch.tensor([32.0, 10.0, 32.0, 20.0]))
+assert torch.equal(box_area(cropped), torch.tensor([600.0, 0.0]))
+assert keep.tolist() == [True, False]
+assert all(v.dim() == 0 and torch.isfinite(v) for v in losses.values())
+assert sorted(losses) == ["loss_box_reg", "loss_classifier", "loss_objectness",
+                          "loss_rpn_box_reg"]
+# box_area > 0 misses a box with both corners swapped: (-20) * (-30) > 0
+swapped = torch.tensor([[30.0, 40.0, 10.0, 10.0]])
+assert box_area(swapped).item() == 600.0
+assert not (swapped[:, 2:] > swapped[:, :2]).all(dim=1).item()
+# an image with no box left trains too: boxes of shape (0, 4)
+empty = {"boxes": torch.zeros(0, 4), "labels": torch.zeros(0, dtype=torch.int64)}
+assert sorted(model(images, [empty])) == sorted(losses)
+
+# %% tv-box-convert tags=["requires-torchvision"]
+from torchvision.ops import box_convert
+
+coco = torch.tensor([[30.0, 40.0, 20.0, 10.0]])  # COCO: x, y, width, height
+print((coco[:, 2:] > coco[:, :2]).all(dim=1))  # read as x1, y1, x2, y2: invalid
+xyxy = box_convert(coco, in_fmt="xywh", out_fmt="xyxy")
+print(xyxy)
+print((xyxy[:, 2:] > xyxy[:, :2]).all(dim=1))
+
+# %% tv-box-convert-checks tags=["remove-cell"]
+assert torch.equal(xyxy, torch.tensor([[30.0, 40.0, 50.0, 50.0]]))
+assert torch.equal(box_convert(xyxy, in_fmt="xyxy", out_fmt="xywh"), coco)
+# cxcywh: the centre, then width and height
+assert torch.equal(box_convert(coco, in_fmt="xywh", out_fmt="cxcywh"),
+                   torch.tensor([[40.0, 45.0, 20.0, 10.0]]))
+# a small xywh box near the origin passes the check as xyxy: wrong, no error
+small = torch.tensor([[10.0, 10.0, 20.0, 30.0]])
+assert (small[:, 2:] > small[:, :2]).all()
+assert not torch.equal(box_convert(small, "xywh", "xyxy"), small)
+# v2.SanitizeBoundingBoxes drops degenerate boxes and their labels
+from torchvision import tv_tensors
+from torchvision.transforms import v2
+
+sample = {
+    "image": tv_tensors.Image(images[0]),
+    "boxes": tv_tensors.BoundingBoxes(cropped, format="XYXY", canvas_size=(64, 64)),
+    "labels": labels,
+}
+clean = v2.SanitizeBoundingBoxes()(sample)
+assert torch.equal(clean["boxes"], cropped[:1]) and clean["labels"].tolist() == [1]
