@@ -128,3 +128,61 @@ print(by_max)  # all of it to the index max returned
 assert torch.equal(by_amax, torch.tensor([0.5, 0.5, 0.0]))
 assert torch.equal(by_max, torch.tensor([1.0, 0.0, 0.0]))
 assert w.max(dim=0).indices == 0
+
+# %% argmax-no-grad raises="RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+logits = torch.randn(2, 4, requires_grad=True)  # a model's output
+choice = logits.argmax(dim=1)
+print(choice, choice.dtype, choice.requires_grad)
+loss = (choice.float() - 2.0).pow(2).mean()  # a loss of the chosen index
+loss.backward()
+
+# %% argmax-no-grad-checks tags=["remove-cell"]
+assert choice.dtype == torch.int64 and not choice.requires_grad
+assert choice.grad_fn is None and loss.grad_fn is None
+# a new leaf from the indices: no error, but nothing reaches the logits
+fake = choice.float().requires_grad_()
+(fake - 2.0).pow(2).mean().backward()
+assert fake.grad is not None and logits.grad is None
+
+# %% soft-argmax
+positions = torch.arange(4.0)
+for T in (1.0, 0.1):
+    soft = F.softmax(logits / T, dim=1) @ positions  # expected index
+    print(T, soft.detach().round(decimals=2))
+soft.sum().backward()
+print(bool(logits.grad.abs().sum() > 0))  # the logits get a gradient
+
+# %% soft-argmax-checks tags=["remove-cell"]
+# a low temperature approaches the hard index
+assert torch.allclose(soft.detach(), choice.float(), atol=0.05)
+assert soft.requires_grad and logits.grad.abs().sum() > 0
+
+# %% straight-through
+logits.grad = None
+y_soft = F.softmax(logits, dim=1)
+y_hard = F.one_hot(y_soft.argmax(dim=1), 4).float()
+# forward: y_hard; backward: y_soft's gradient
+y = y_hard - y_soft.detach() + y_soft
+print(y)
+(y * torch.arange(4.0)).sum().backward()
+print(bool(logits.grad.abs().sum() > 0))  # the logits get a gradient
+
+# %% straight-through-checks tags=["remove-cell"]
+assert torch.equal(y, y_hard)  # the forward value is exactly one-hot
+assert y.grad_fn is not None and logits.grad.abs().sum() > 0
+
+# %% gumbel-softmax
+torch.manual_seed(0)
+logits.grad = None
+# one-hot sample, with a grad_fn
+y = F.gumbel_softmax(logits, tau=0.5, hard=True)
+print(y.sum(dim=1), bool(((y == 0) | (y == 1)).all()), y.grad_fn is not None)
+(y * torch.arange(4.0)).sum().backward()
+print(bool(logits.grad.abs().sum() > 0))
+
+# %% gumbel-softmax-checks tags=["remove-cell"]
+assert set(y.unique().tolist()) <= {0.0, 1.0} and torch.equal(y.sum(1), torch.ones(2))
+assert y.grad_fn is not None and logits.grad.abs().sum() > 0

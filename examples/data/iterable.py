@@ -251,3 +251,57 @@ else:
 # with workers: every iter() starts new worker processes
 assert len(set(restarted)) == 3 and len(set(kept)) == 2
 assert os.getpid() not in {*restarted, *kept}
+
+# %% zip-shorter
+g = torch.Generator().manual_seed(0)
+labeled = DataLoader(torch.arange(10), batch_size=2)  # 5 batches
+unlabeled = DataLoader(torch.arange(100, 104), batch_size=2, shuffle=True,
+                       generator=g)  # 2 batches
+for step, (a, b) in enumerate(zip(labeled, unlabeled)):
+    print(step, a, b)
+print(len(labeled), len(unlabeled), len(list(zip(labeled, unlabeled))))
+
+# %% zip-restart
+for step, (a, b) in enumerate(zip(labeled, infinite(unlabeled))):
+    print(step, a, b)
+
+# %% zip-restart-checks tags=["remove-cell"]
+# zip stops at the shorter loader: 2 steps, the last 3 labeled batches unused
+assert len(list(zip(labeled, unlabeled))) == 2
+pairs = list(zip(labeled, infinite(unlabeled)))
+assert len(pairs) == 5  # the whole of the longer loader
+assert torch.equal(torch.cat([a for a, _ in pairs]), torch.arange(10))
+# every 2 steps a full, newly shuffled epoch of the shorter loader
+b_epochs = [torch.cat([b for _, b in pairs[i:i + 2]]) for i in (0, 2)]
+for epoch in b_epochs:
+    assert sorted(epoch.tolist()) == [100, 101, 102, 103]
+g = torch.Generator().manual_seed(0)
+check = DataLoader(torch.arange(100, 104), batch_size=2, shuffle=True,
+                   generator=g)
+epochs = [torch.cat(list(check)).tolist() for _ in range(4)]
+assert len({tuple(e) for e in epochs}) > 1  # the order changes between epochs
+
+# %% zip-longest
+for step, (a, b) in enumerate(itertools.zip_longest(labeled, unlabeled)):
+    print(step, a, b)
+
+# %% zip-longest-checks tags=["remove-cell"]
+# zip_longest pads the exhausted loader with None (or fillvalue)
+longest = list(itertools.zip_longest(labeled, unlabeled))
+assert len(longest) == 5 and all(b is None for _, b in longest[2:])
+assert all(b is not None for _, b in longest[:2])
+filled = list(itertools.zip_longest(labeled, unlabeled, fillvalue="x"))
+assert filled[4][1] == "x"
+
+# %% fixed-steps
+steps = 4  # an "epoch" of a fixed number of steps, whatever the loaders' sizes
+both = zip(infinite(labeled), infinite(unlabeled))
+for step, (a, b) in zip(range(steps), both):
+    print(step, a, b)
+
+# %% fixed-steps-checks tags=["remove-cell"]
+both = zip(infinite(labeled), infinite(unlabeled))
+taken = [pair for _, pair in zip(range(12), both)]
+assert len(taken) == 12  # as many steps as asked, past both loaders' ends
+# the labeled loader starts its second epoch at step 5
+assert torch.equal(taken[5][0], torch.tensor([0, 1]))

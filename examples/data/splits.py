@@ -174,3 +174,131 @@ except ValueError as error:
     assert "sampler option is mutually exclusive with shuffle" in str(error)
 else:
     raise AssertionError("sampler and shuffle=True were accepted together")
+
+# %% shared-transform
+from torch.utils.data import Dataset
+
+
+class Numbers(Dataset):
+    """Items 0 to 9, each passed through the transform if there is one"""
+
+    def __init__(self, transform=None):
+        self.transform = transform
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, index):
+        if self.transform is None:
+            return index
+        return self.transform(index)
+
+
+def augment(x):  # stands for the random augmentation of the training data
+    return x + 100
+
+
+g = torch.Generator().manual_seed(0)
+train_part, val_part = random_split(Numbers(), [0.6, 0.4], generator=g)
+print(train_part.dataset is val_part.dataset)
+print("validation before:", [val_part[i] for i in range(4)])
+train_part.dataset.transform = augment  # meant for the training part only
+print("validation after: ", [val_part[i] for i in range(4)])
+
+# %% shared-transform-checks tags=["remove-cell"]
+# one dataset object behind both parts: the transform reaches validation
+assert train_part.dataset is val_part.dataset
+assert all(val_part[i] == val_part.indices[i] + 100 for i in range(4))
+assert sorted(train_part.indices + val_part.indices) == list(range(10))
+first_split = list(val_part.indices)
+
+# %% per-split-datasets
+train_part = Subset(Numbers(transform=augment), train_part.indices)
+val_part = Subset(Numbers(), val_part.indices)  # no augmentation
+print(train_part.dataset is val_part.dataset)
+print("train:     ", [train_part[i] for i in range(4)])
+print("validation:", [val_part[i] for i in range(4)])
+
+# %% per-split-datasets-checks tags=["remove-cell"]
+# two dataset objects, the same split: each part has its own transform
+assert train_part.dataset is not val_part.dataset
+assert [val_part[i] for i in range(4)] == val_part.indices
+assert [train_part[i] for i in range(6)] == [i + 100 for i in train_part.indices]
+
+# %% transformed-subset
+class Transformed(Dataset):
+    """A dataset, often a Subset, with a transform applied to its items"""
+
+    def __init__(self, dataset, transform):
+        self.dataset = dataset
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        return self.transform(self.dataset[index])
+
+
+g = torch.Generator().manual_seed(0)
+train_part, val_part = random_split(Numbers(), [0.6, 0.4], generator=g)
+train_part = Transformed(train_part, augment)
+print("train:     ", [train_part[i] for i in range(4)])
+print("validation:", [val_part[i] for i in range(4)])
+
+# %% transformed-subset-checks tags=["remove-cell"]
+# the seeded generator gives the split of the cells above again
+assert val_part.indices == first_split
+assert [val_part[i] for i in range(4)] == val_part.indices
+assert val_part.dataset.transform is None
+assert [train_part[i] for i in range(6)] == \
+    [i + 100 for i in train_part.dataset.indices]
+
+# %% eval-shuffle
+def predict(xb):  # a fixed classifier: class 1 where the first feature > 0.5
+    return (xb[:, 0] > 0.5).long()
+
+
+def evaluate(loader):
+    correct, total, batch_means, order = 0, 0, [], []
+    for xb, yb, ids in loader:
+        hits = (predict(xb) == yb).float()
+        correct += hits.sum().item()
+        total += len(yb)
+        batch_means.append(hits.mean().item())
+        order.append(ids)
+    mean_of_means = sum(batch_means) / len(batch_means)
+    return correct / total, round(mean_of_means, 4), torch.cat(order)
+
+
+# each sample also returns its index in the dataset: its id
+with_ids = TensorDataset(x, labels, torch.arange(100))
+val_set = Subset(with_ids, val_idx.tolist())  # the 20 stratified samples
+print("ids in dataset order:", val_idx[:6].tolist())
+for shuffle in (False, True):
+    g = torch.Generator().manual_seed(4)
+    loader = DataLoader(val_set, batch_size=8, shuffle=shuffle, generator=g)
+    accuracy, mean_of_means, order = evaluate(loader)
+    print(type(loader.sampler).__name__, accuracy, mean_of_means)
+    print("  ids in loader order:", order[:6].tolist())
+
+# %% eval-shuffle-checks tags=["remove-cell"]
+from torch.utils.data import RandomSampler, SequentialSampler
+
+plain = DataLoader(val_set, batch_size=8)
+assert isinstance(plain.sampler, SequentialSampler)
+g = torch.Generator().manual_seed(4)
+mixed = DataLoader(val_set, batch_size=8, shuffle=True, generator=g)
+assert isinstance(mixed.sampler, RandomSampler)
+acc_plain, mom_plain, order_plain = evaluate(plain)
+acc_mixed, mom_mixed, order_mixed = evaluate(mixed)
+# the same accuracy over the whole set, shuffled or not
+assert acc_plain == acc_mixed == 0.6
+# shuffle=False: predictions line up with the dataset's order
+assert torch.equal(order_plain, val_idx)
+assert not torch.equal(order_mixed, val_idx)
+assert sorted(order_mixed.tolist()) == sorted(val_idx.tolist())
+# batches of 8, 8 and 4: the mean of batch means is off, and depends on order
+assert [len(b[0]) for b in plain] == [8, 8, 4]
+assert mom_plain != acc_plain and mom_mixed != acc_plain
+assert mom_plain != mom_mixed

@@ -113,7 +113,7 @@ print("exit code", returncode)
 print(out, end="")
 
 # %% guard-checks tags=["remove-cell"]
-assert returncode == 0 and err == ""
+assert returncode == 0 and "Error" not in err, err
 assert out == "tensor([0, 1, 4, 9])\ntensor([16, 25, 36, 49])\n"
 
 # %% lambda raises="_pickle.PicklingError: Can't pickle <function <lambda> at 0x…>: attribute lookup <lambda> on __main__ failed"
@@ -303,3 +303,110 @@ for workers in (0, 2):  # the same batches with and without workers
         for _ in DataLoader(dataset, batch_size=4):
             assert multiprocessing.active_children() == []
 assert batches[0] == batches[2] == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]
+
+# %% handle-eager raises="TypeError: cannot pickle 'sqlite3.Connection' object"
+import sqlite3
+
+# a small database file: the table data holds the values 0 to 19
+with sqlite3.connect("rows.db") as db:
+    db.execute("CREATE TABLE data (id INTEGER PRIMARY KEY, value INTEGER)")
+    db.executemany("INSERT INTO data VALUES (?, ?)",
+                   [(i, i) for i in range(20)])
+db.close()
+
+
+class EagerRows(Dataset):
+    def __init__(self, path):
+        self.connection = sqlite3.connect(path)  # opened in the main process
+
+    def __len__(self):
+        return 20
+
+    def __getitem__(self, index):
+        row = self.connection.execute(
+            "SELECT value FROM data WHERE id = ?", (index,)).fetchone()
+        return torch.tensor(row[0])
+
+
+loader = DataLoader(EagerRows("rows.db"), batch_size=5, num_workers=2,
+                    multiprocessing_context="spawn")
+next(iter(loader))
+
+# %% handle-eager-checks tags=["remove-cell"]
+# fork copies the process instead of pickling: the eager dataset starts
+# there, sharing the main process's connection (not safe, though it can work)
+fork = DataLoader(EagerRows("rows.db"), batch_size=5, num_workers=2,
+                  multiprocessing_context="fork")
+assert sum(x.sum().item() for x in fork) == 190
+try:
+    pickle.dumps(sqlite3.connect("rows.db"))
+except TypeError:
+    pass
+else:
+    raise AssertionError("a sqlite3 connection pickled")
+
+# %% handle-lazy
+script = """\
+import multiprocessing
+import os
+import sqlite3
+import sys
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Rows(Dataset):
+    \"\"\"Row i of a SQLite table; each process opens its own connection\"\"\"
+
+    def __init__(self, path):
+        self.path = path  # only the path: it pickles
+        self.connection = None
+        self.pid = None  # the process that opened the connection
+
+    def __len__(self):
+        return 20
+
+    def __getitem__(self, index):
+        if self.pid != os.getpid():  # first use in this process
+            self.connection = sqlite3.connect(self.path)
+            self.pid = os.getpid()
+            with open("connections.log", "a") as log:
+                print(multiprocessing.current_process().name, file=log)
+        row = self.connection.execute(
+            "SELECT value FROM data WHERE id = ?", (index,)).fetchone()
+        return torch.tensor(row[0])
+
+    def __getstate__(self):  # what spawn sends to a worker: no connection
+        return {"path": self.path, "connection": None, "pid": None}
+
+
+def main():
+    dataset = Rows("rows.db")
+    print("dataset[0] in the main process:", dataset[0].item())
+    loader = DataLoader(dataset, batch_size=5, num_workers=2,
+                        multiprocessing_context=sys.argv[1])
+    print(sys.argv[1], "sum", sum(x.sum().item() for x in loader))
+
+
+if __name__ == "__main__":
+    main()
+"""
+Path("train.py").write_text(script)
+opened, printed = {}, {}
+for method in ("fork", "spawn"):
+    Path("connections.log").write_text("")
+    returncode, printed[method], err = run("train.py", method)
+    assert returncode == 0, err
+    print(printed[method], end="")
+    names = Path("connections.log").read_text().split()
+    opened[method] = names[:1] + sorted(names[1:])  # the workers in any order
+    print("  connections opened by:", opened[method])
+
+# %% handle-lazy-checks tags=["remove-cell"]
+assert "Traceback" not in err
+for method, prefix in (("fork", "ForkProcess"), ("spawn", "SpawnProcess")):
+    # one connection in the main process (dataset[0]), one in each worker
+    assert opened[method] == ["MainProcess", f"{prefix}-1", f"{prefix}-2"]
+    assert printed[method].splitlines() == [
+        "dataset[0] in the main process: 0", f"{method} sum 190"]

@@ -483,3 +483,98 @@ assert "ATen parallel backend: OpenMP" in info
 assert any(line.startswith("OpenMP ") for line in info.splitlines())
 if sys.platform == "linux":
     assert len(kinds) == 1, kinds  # one OpenMP runtime, not two
+
+# %% toolkit-mismatch tags=["environment"]
+import subprocess
+import tempfile
+
+# a simulation: this machine has no CUDA toolkit. A fake nvcc reports a
+# toolkit version, and torch's extension builder checks it against a
+# patched torch.version.cuda, in a fresh Python
+code = """
+import logging, os, stat, sys, tempfile, warnings
+from pathlib import Path
+import torch
+from torch.utils import cpp_extension
+from torch.torch_version import TorchVersion
+
+print("torch.version.cuda:", torch.version.cuda)
+print("CUDA_HOME:", cpp_extension.CUDA_HOME)
+log = logging.StreamHandler(sys.stdout)  # print what the builder logs
+log.setFormatter(logging.Formatter("    log: %(message)s"))
+logging.getLogger("torch.utils.cpp_extension").addHandler(log)
+os.environ["TORCH_DONT_CHECK_COMPILER_ABI"] = "1"  # skip the g++ check
+for toolkit, build in [("12.6", "12.6"), ("12.4", "12.6"), ("11.8", "12.6")]:
+    print(f"nvcc {toolkit}, torch.version.cuda {build}:")
+    sys.stdout.flush()
+    with tempfile.TemporaryDirectory() as home:
+        nvcc = Path(home, "bin", "nvcc")
+        nvcc.parent.mkdir()
+        line = f"Cuda compilation tools, release {toolkit}"
+        nvcc.write_text(f"#!/bin/sh\\necho '{line}'\\n")
+        nvcc.chmod(nvcc.stat().st_mode | stat.S_IEXEC)
+        cpp_extension.CUDA_HOME, torch.version.cuda = home, build
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always")
+                def show(m, *rest):
+                    print(f"    warning: {m}")
+                warnings.showwarning = show
+                cpp_extension._check_cuda_version("g++", TorchVersion("11.4"))
+            print("    builds")
+        except RuntimeError as error:
+            args = error.args
+            text = args[0] % args[1:] if len(args) > 1 else args[0]
+            print("    RuntimeError:", " ".join(text.split()))
+            print("    as raised:", error)
+"""
+run = subprocess.run(
+    [sys.executable, "-c", code], capture_output=True, text=True
+)
+print(run.stdout.rstrip())
+
+# %% toolkit-mismatch-checks tags=["remove-cell"]
+assert run.returncode == 0, run.stderr
+lines = run.stdout.splitlines()
+if torch.version.cuda is None:
+    assert lines[:2] == ["torch.version.cuda: None", "CUDA_HOME: None"]
+same, minor, major = run.stdout.split("nvcc ")[1:]
+assert same.splitlines()[1:] == ["    builds"]
+assert "minor version mismatch" in minor and minor.rstrip().endswith("builds")
+assert "RuntimeError: The detected CUDA version (11.8) mismatches" in major
+assert "(12.6)" in major and "minor" not in major
+
+# %% cpu-capability tags=["environment"]
+import os
+
+# the widest vector instructions torch's kernels use on this CPU
+print("this process:", torch.backends.cpu.get_cpu_capability())
+code = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+for limit in ["default", "avx2"]:
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=limit)  # a limit, read at import
+    run = subprocess.run([sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True)
+    print(f"ATEN_CPU_CAPABILITY={limit}:", run.stdout.strip())
+
+# %% cpu-capability-checks tags=["remove-cell"]
+import platform
+
+if platform.machine() in ("x86_64", "AMD64"):
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, ATEN_CPU_CAPABILITY="default"))
+    assert run.stdout.strip() == "DEFAULT"
+
+# %% sigill
+import signal
+
+# a simulation: the process sends itself SIGILL, as a CPU does on an
+# instruction it lacks
+code = "import os, signal; os.kill(os.getpid(), signal.SIGILL)"
+run = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code],
+                     capture_output=True, text=True)
+print("exit code:", run.returncode, signal.Signals(-run.returncode).name)
+print(run.stderr.splitlines()[0])
+
+# %% sigill-checks tags=["remove-cell"]
+assert run.returncode == -signal.SIGILL == -4
+assert run.stderr.startswith("Fatal Python error: Illegal instruction")

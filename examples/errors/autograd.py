@@ -285,3 +285,94 @@ print(w.grad, y.grad)  # the leaf's gradient, and the kept one
 # %% nonleaf-grad-fix-checks tags=["remove-cell"]
 assert torch.equal(w.grad, torch.full((3,), 2.0))
 assert torch.equal(y.grad, torch.ones(3)) and y.retains_grad
+
+# %% gan-leak raises="RuntimeError: Trying to backward through the graph a second time"
+torch.manual_seed(0)
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+optimizer_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+fake = generator(torch.randn(4, 2))
+loss_c = critic(fake).mean()  # no detach: the graph reaches the generator
+optimizer_c.zero_grad()
+loss_c.backward()  # also fills the generator's .grad, and frees its graph
+print(generator.weight.grad is None)  # the critic's loss reached the generator
+optimizer_c.step()
+loss_g = -critic(fake).mean()  # the generator's loss, through the same fake
+loss_g.backward()
+
+# %% gan-leak-checks tags=["remove-cell"]
+assert generator.weight.grad is not None and generator.weight.grad.abs().sum() > 0
+
+# %% gan-leak-fix
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+optimizer_g = torch.optim.SGD(generator.parameters(), lr=0.1)
+optimizer_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+fake = generator(torch.randn(4, 2))
+loss_c = critic(fake.detach()).mean()
+optimizer_c.zero_grad()
+loss_c.backward()
+# the critic's step left the generator alone
+print(generator.weight.grad is None)
+optimizer_c.step()
+loss_g = -critic(fake).mean()
+optimizer_g.zero_grad()
+loss_g.backward()
+print(generator.weight.grad.abs().sum().item() > 0)
+
+# %% gan-leak-fix-checks tags=["remove-cell"]
+assert critic.weight.grad is not None
+# the alternative: keep the graph and zero the generator's wrong gradients
+generator, critic = nn.Linear(2, 2), nn.Linear(2, 1)
+fake = generator(torch.randn(4, 2))
+critic(fake).mean().backward(retain_graph=True)
+assert generator.weight.grad is not None
+generator.zero_grad()
+(-critic(fake).mean()).backward()  # works, through the retained graph
+assert generator.weight.grad.abs().sum() > 0
+
+# %% target-grad
+import torch.nn.functional as F
+
+x = torch.randn(4, 3, requires_grad=True)  # the student's output
+teacher = nn.Linear(3, 3)
+target = teacher(torch.randn(4, 3))  # a target from another network
+loss = F.mse_loss(x, target)
+loss.backward()
+# the teacher got gradients
+print(target.requires_grad, teacher.weight.grad is None)
+
+# %% target-grad-checks tags=["remove-cell"]
+assert teacher.weight.grad is not None and teacher.weight.grad.abs().sum() > 0
+
+
+def target_grad(loss_fn, make_x, make_t):
+    x, t = make_x().requires_grad_(), make_t().requires_grad_()
+    loss_fn(x, t).backward()
+    return t.grad
+
+
+p = lambda: torch.rand(4, 3) * 0.8 + 0.1  # probabilities
+r = lambda: torch.randn(4, 3)
+for loss_fn, make_x, make_t in [
+    (nn.MSELoss(), r, r), (nn.L1Loss(), r, r), (nn.SmoothL1Loss(), r, r),
+    (nn.HuberLoss(), r, r), (nn.BCELoss(), p, p), (nn.BCEWithLogitsLoss(), r, p),
+    (nn.KLDivLoss(reduction="batchmean"), lambda: p().log(), p),
+    (F.cross_entropy, r, lambda: p().softmax(1)),  # soft targets
+    (F.poisson_nll_loss, r, lambda: torch.rand(4, 3)),
+]:
+    assert target_grad(loss_fn, make_x, make_t) is not None, loss_fn
+
+# %% target-grad-soft-margin raises="RuntimeError: The function 'soft_margin_loss' is not differentiable with respect to argument 'target'"
+target = torch.tensor([1.0, -1.0, 1.0], requires_grad=True)
+F.soft_margin_loss(torch.randn(3), target)
+
+# %% target-grad-fix
+teacher.zero_grad()
+# values only: no graph into the teacher
+target = teacher(torch.randn(4, 3)).detach()
+loss = F.mse_loss(x, target)
+loss.backward()
+print(target.requires_grad, teacher.weight.grad is None)
+
+# %% target-grad-fix-checks tags=["remove-cell"]
+assert not target.requires_grad and teacher.weight.grad is None
+assert F.soft_margin_loss(torch.randn(3), torch.tensor([1.0, -1.0, 1.0])).ndim == 0

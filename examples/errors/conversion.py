@@ -125,3 +125,28 @@ except TypeError as error:
     assert "numpy.object_" in str(error)
 else:
     raise AssertionError("an object array converted")
+
+# %% numpy-bfloat16 raises="TypeError: Got unsupported ScalarType BFloat16"
+x = torch.tensor([1.0, 0.5, -2.25], dtype=torch.bfloat16)
+x.numpy()
+
+# %% numpy-bfloat16-fix
+print(x.float().numpy())  # every bfloat16 value is exact in float32
+print(x.tolist())  # Python floats, no NumPy needed
+print(x.view(torch.int16).numpy())  # the raw 16 bits of each value
+
+# %% numpy-bfloat16-fix-checks tags=["remove-cell"]
+array = x.float().numpy()
+assert array.dtype == np.float32 and array.tolist() == [1.0, 0.5, -2.25]
+# exact: back to bfloat16 gives the same tensor
+assert torch.equal(torch.from_numpy(array).bfloat16(), x)
+assert x.tolist() == [1.0, 0.5, -2.25]
+assert x.view(torch.int16).numpy().dtype == np.int16
+# float32 keeps every bfloat16 value: the upper 16 bits of the float32 pattern
+bits = x.float().view(torch.int32) >> 16
+assert torch.equal(bits.short(), x.view(torch.int16))
+# float16 is the one half-precision dtype NumPy has
+assert torch.ones(2, dtype=torch.float16).numpy().dtype == np.float16
+# a bfloat16 tensor that requires grad needs detach() first, as above
+w = torch.ones(2, dtype=torch.bfloat16, requires_grad=True)
+assert w.detach().float().numpy().tolist() == [1.0, 1.0]

@@ -899,3 +899,31 @@ except TypeError as error:
 else:
     raise AssertionError("Sequential took two inputs")
 assert MaskedHead()(x, torch.zeros(4, 3)).abs().sum() == 0
+
+# %% file-too-new raises="RuntimeError: … Attempted to read a PyTorch file with version 99, but the maximum supported version for reading is …"
+import zipfile
+
+torch.save(nn.Linear(2, 1).state_dict(), "model.pt")
+with zipfile.ZipFile("model.pt") as archive:
+    records = {name: archive.read(name) for name in archive.namelist()}
+print("model/version:", records["model/version"])
+# a file from a future release: the same archive, a higher format version
+with zipfile.ZipFile("future.pt", "w") as archive:
+    for name, data in records.items():
+        archive.writestr(name, b"99\n" if name == "model/version" else data)
+torch.load("future.pt")
+
+# %% file-too-new-fix
+model = nn.Linear(2, 1)
+# in the newer release: the legacy format, which old releases read too
+torch.save(model.state_dict(), "legacy.pt",
+           _use_new_zipfile_serialization=False)
+print("zip archive:", zipfile.is_zipfile("legacy.pt"))
+print(model.load_state_dict(torch.load("legacy.pt")))
+
+# %% file-too-new-fix-checks tags=["remove-cell"]
+assert records["model/version"] == b"3\n"
+with open("legacy.pt", "rb") as f:
+    assert f.read(2) == b"\x80\x02"  # a pickle stream, protocol 2
+loaded = torch.load("legacy.pt")
+assert all(torch.equal(loaded[k], v) for k, v in model.state_dict().items())

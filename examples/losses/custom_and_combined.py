@@ -730,3 +730,59 @@ assert batch_hard_triplet_loss(emb, labels) > all_triplets
 e = emb.clone().requires_grad_()
 batch_hard_triplet_loss(e, labels).backward()
 assert torch.isfinite(e.grad).all() and e.grad.abs().sum() > 0
+
+# %% masked-decay
+torch.manual_seed(0)
+layer = nn.Linear(3, 4)  # weight (4, 3): a row per output
+start = copy.deepcopy(layer)
+x, y = torch.randn(8, 3), torch.randn(8, 4)
+# each element's own coefficient: decay the first two rows only
+wd_mask = torch.tensor([0.1, 0.1, 0.0, 0.0])[:, None].expand(4, 3)
+
+optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+penalty = 0.5 * (wd_mask * layer.weight ** 2).sum()  # wd / 2 per element
+(F.mse_loss(layer(x), y) + penalty).backward()
+optimizer.step()
+
+plain = copy.deepcopy(start)  # the same step without the penalty
+F.mse_loss(plain(x), y).backward()
+torch.optim.SGD(plain.parameters(), lr=0.1).step()
+with torch.no_grad():  # how much more each row shrank, per lr and weight
+    decay = (plain.weight - layer.weight) / (0.1 * start.weight)
+print(decay.mean(dim=1))
+
+# %% masked-decay-checks tags=["remove-cell"]
+assert torch.allclose(decay, wd_mask, atol=1e-4)
+# one step with the masked penalty: each element decays by its own coefficient
+grad = plain.weight.grad
+expected = start.weight - 0.1 * (grad + wd_mask * start.weight)
+assert torch.allclose(layer.weight, expected, atol=1e-7)
+# rows with coefficient 0 are not decayed; the bias had no penalty at all
+assert torch.allclose(layer.weight[2:], plain.weight[2:], rtol=0, atol=0)
+assert torch.allclose(layer.bias, plain.bias, rtol=0, atol=0)
+
+# %% masked-decay-adamw
+torch.manual_seed(0)
+layer = nn.Linear(3, 4)
+start = copy.deepcopy(layer)
+optimizer = torch.optim.AdamW(layer.parameters(), lr=0.01, weight_decay=0.0)
+F.mse_loss(layer(x), y).backward()
+with torch.no_grad():  # decoupled decay, by mask, before the update
+    layer.weight.mul_(1 - 0.01 * wd_mask)
+optimizer.step()
+
+# %% masked-decay-adamw-checks tags=["remove-cell"]
+# rows 0-1 as with AdamW's weight_decay=0.1, rows 2-3 as with 0
+for wd, rows in ((0.1, slice(0, 2)), (0.0, slice(2, 4))):
+    ref = copy.deepcopy(start)
+    opt = torch.optim.AdamW(ref.parameters(), lr=0.01, weight_decay=wd)
+    F.mse_loss(ref(x), y).backward()
+    opt.step()
+    assert torch.allclose(layer.weight[rows], ref.weight[rows], atol=1e-7)
+# parameter groups act on whole tensors: a group cannot hold part of one
+try:
+    torch.optim.SGD([{"params": [layer.weight[:2]]}], lr=0.1)
+except ValueError as error:
+    assert "can't optimize a non-leaf Tensor" in str(error)
+else:
+    raise AssertionError("a slice of a parameter made a group")

@@ -508,3 +508,57 @@ with warnings.catch_warnings():
         assert str(error).startswith("No available kernel.")
     else:
         raise AssertionError("the flash kernel took dropout on the CPU")
+
+# %% nested-tensor-warning
+import textwrap
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
+    encoder = nn.TransformerEncoder(layer, num_layers=2)  # batch_first=False
+print(textwrap.fill(str(caught[0].message), 76, break_on_hyphens=False))
+print(encoder.use_nested_tensor)
+
+# %% nested-tensor-warning-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "enable_nested_tensor is True, but self.use_nested_tensor is False because "
+    "encoder_layer.self_attn.batch_first was not True")
+for kwargs, flag in (({"batch_first": True}, {}),
+                     ({}, {"enable_nested_tensor": False})):
+    with warnings.catch_warnings(record=True) as quiet:
+        warnings.simplefilter("always")
+        nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(8, 2, 16, 0.0, **kwargs), 2, **flag)
+    assert not quiet  # batch_first=True, or enable_nested_tensor=False: no warning
+
+# %% nested-tensor-fast-path
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                   batch_first=True)
+encoder = nn.TransformerEncoder(layer, num_layers=2).eval()  # the fast path
+slow = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+slow = slow.eval()
+slow.load_state_dict(encoder.state_dict())
+x = torch.randn(2, 4, 8)
+pad = torch.arange(4) >= torch.tensor([4, 2])[:, None]  # True: padding
+with warnings.catch_warnings():  # a note that nested tensors are a prototype
+    nested = "The PyTorch API of nested tensors"
+    warnings.filterwarnings("ignore", message=nested)
+    y_fast = encoder(x, src_key_padding_mask=pad)
+y_slow = slow(x, src_key_padding_mask=pad)
+print(encoder.use_nested_tensor, slow.use_nested_tensor)
+# real tokens agree
+print(torch.allclose(y_fast[~pad], y_slow[~pad], atol=1e-5))
+print(y_fast[pad].abs().sum().item(), y_slow[pad].abs().sum().item() > 0)
+
+# %% nested-tensor-fast-path-checks tags=["remove-cell"]
+assert encoder.use_nested_tensor and not slow.use_nested_tensor
+assert torch.allclose(y_fast[~pad], y_slow[~pad], atol=1e-5)
+assert y_fast[pad].abs().sum() == 0 and y_slow[pad].abs().sum() > 0
+# in training mode the fast path is off: padded positions are computed too
+encoder.train()
+assert encoder(x, src_key_padding_mask=pad)[pad].abs().sum() > 0
+encoder.eval()
+assert torch.allclose(encoder(x), slow(x), atol=1e-5)  # no padding mask: no nested

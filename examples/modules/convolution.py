@@ -464,3 +464,65 @@ except ValueError as error:
         in str(error)
 else:
     raise AssertionError("size with recompute_scale_factor=True should fail")
+
+# %% groups-shapes
+import torch.nn.functional as F
+
+for groups in (1, 2, 4):
+    conv = nn.Conv2d(4, 8, 3, groups=groups)
+    n = sum(p.numel() for p in conv.parameters())
+    print(groups, tuple(conv.weight.shape), n)
+
+# %% groups-shapes-checks tags=["remove-cell"]
+for groups, shape, n in ((1, (8, 4, 3, 3), 296), (2, (8, 2, 3, 3), 152),
+                         (4, (8, 1, 3, 3), 80)):
+    conv = nn.Conv2d(4, 8, 3, groups=groups)
+    assert tuple(conv.weight.shape) == shape  # (out, in / groups, k, k)
+    assert sum(p.numel() for p in conv.parameters()) == n == 8 * 4 // groups * 9 + 8
+
+# %% depthwise
+torch.manual_seed(0)
+x = torch.randn(1, 3, 6, 6)
+depthwise = nn.Conv2d(3, 3, 3, padding=1, groups=3, bias=False)
+y = depthwise(x)
+# the same thing, one channel at a time with its own 1-channel kernel
+parts = [F.conv2d(x[:, c:c + 1], depthwise.weight[c:c + 1], padding=1)
+         for c in range(3)]
+print(tuple(depthwise.weight.shape))
+print(torch.allclose(y, torch.cat(parts, dim=1), atol=1e-6))
+
+# %% depthwise-checks tags=["remove-cell"]
+assert tuple(depthwise.weight.shape) == (3, 1, 3, 3)
+assert torch.allclose(y, torch.cat(parts, dim=1), atol=1e-6)
+# out = in * 2: each input channel gets two kernels, outputs grouped by channel
+mult = nn.Conv2d(3, 6, 3, padding=1, groups=3, bias=False)
+ym = mult(x)
+for c in range(3):
+    ref = F.conv2d(x[:, c:c + 1], mult.weight[2 * c:2 * c + 2], padding=1)
+    assert torch.allclose(ym[:, 2 * c:2 * c + 2], ref, atol=1e-6)
+
+# %% separable
+def count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+full = nn.Conv2d(32, 64, 3, padding=1)
+separable = nn.Sequential(
+    # depthwise: one 3x3 per channel
+    nn.Conv2d(32, 32, 3, padding=1, groups=32),
+    nn.Conv2d(32, 64, 1),  # pointwise: mixes the channels
+)
+x = torch.randn(1, 32, 8, 8)
+print(full(x).shape, separable(x).shape)
+print(count(full), count(separable))
+
+# %% separable-checks tags=["remove-cell"]
+assert full(x).shape == separable(x).shape == (1, 64, 8, 8)
+assert count(full) == 64 * 32 * 9 + 64 == 18496
+assert count(separable) == 32 * 9 + 32 + 64 * 32 + 64 == 2432
+
+# %% groups-in-channels raises="ValueError: in_channels must be divisible by groups"
+nn.Conv2d(6, 8, 3, groups=4)
+
+# %% groups-out-channels raises="ValueError: out_channels must be divisible by groups"
+nn.Conv2d(4, 6, 3, groups=4)

@@ -104,3 +104,85 @@ assert torch.equal(a[0].weight, old)  # independent after loading
 
 assert any(p is s1[0].weight for p in params)
 assert not any(p is s2[0].weight for p in params)
+
+# %% deepcopy-cache raises="RuntimeError: Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment"
+class Cached(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+        self.cache = None
+
+    def forward(self, x):
+        y = self.linear(x)
+        self.cache = y  # keeps a tensor with a grad_fn
+        return y
+
+
+model = Cached()
+model(torch.randn(3, 4))
+print(model.cache.is_leaf, model.cache.grad_fn is not None)
+copy.deepcopy(model)
+
+# %% deepcopy-cache-fix
+class Cached(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+        self.cache = None
+
+    def forward(self, x):
+        y = self.linear(x)
+        self.cache = y.detach()  # the values, without the graph
+        return y
+
+
+model = Cached()
+model(torch.randn(3, 4))
+model2 = copy.deepcopy(model)
+print(torch.equal(model2.cache, model.cache), model2.linear is model.linear)
+
+# %% deepcopy-cache-fix-checks tags=["remove-cell"]
+assert model.cache.is_leaf and model.cache.grad_fn is None
+assert model2.cache.data_ptr() != model.cache.data_ptr()
+assert model2.linear.weight is not model.linear.weight
+bad = type("Bad", (nn.Module,), {})()
+bad.linear = nn.Linear(4, 2)
+bad.cache = bad.linear(torch.randn(3, 4))
+try:
+    copy.deepcopy(bad)
+except RuntimeError as e:
+    assert "weight_norm usage" in str(e)
+else:
+    raise AssertionError("deepcopy of a non-leaf did not fail")
+bad.cache = None  # clearing the cache before copying works too
+copy.deepcopy(bad)
+
+# %% weight-norm-old raises="RuntimeError: Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment"
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    layer = nn.utils.weight_norm(nn.Linear(4, 2))  # the deprecated function
+print(caught[0].category.__name__)
+copy.deepcopy(layer)  # fails before any forward
+
+# %% weight-norm-old-checks tags=["remove-cell"]
+assert caught[0].category is FutureWarning
+message = str(caught[0].message)
+assert "weight_norm` is deprecated in favor of" in message
+assert "torch.nn.utils.parametrizations.weight_norm" in message
+assert not layer.weight.is_leaf  # weight is recomputed from weight_g and weight_v
+
+# %% weight-norm-new
+from torch.nn.utils.parametrizations import weight_norm
+
+layer = weight_norm(nn.Linear(4, 2))
+layer(torch.randn(3, 4))  # a forward first
+layer2 = copy.deepcopy(layer)
+print(torch.equal(layer2.weight, layer.weight))
+print([name for name, _ in layer2.named_parameters()])
+
+# %% weight-norm-new-checks tags=["remove-cell"]
+assert torch.equal(layer2(torch.ones(1, 4)), layer(torch.ones(1, 4)))
+assert layer2.parametrizations.weight.original0 \
+    is not layer.parametrizations.weight.original0

@@ -241,3 +241,44 @@ for p in train.parameters():
     assert state["exp_avg"].nbytes == state["exp_avg_sq"].nbytes == p.nbytes
 half = Net().to(torch.bfloat16)
 assert sum(p.numel() * p.element_size() for p in half.parameters()) == 698 * 2
+
+# %% flops
+from torch.utils.flop_counter import FlopCounterMode
+
+mlp = nn.Sequential(nn.Linear(10, 20), nn.ReLU(), nn.Linear(20, 10))
+x = torch.randn(3, 10)
+# display=True prints a table, with tabulate
+with FlopCounterMode(display=False) as counter:
+    mlp(x)
+print(counter.get_total_flops())  # 2 * 3 * (10 * 20 + 20 * 10)
+counts = counter.get_flop_counts()  # per module, then per operation
+for module in sorted(counts):
+    print(module, {str(op): n for op, n in counts[module].items()})
+
+# %% flops-checks tags=["remove-cell"]
+assert counter.get_total_flops() == 2 * 3 * 10 * 20 * 2 == 2400
+counts = counter.get_flop_counts()
+assert sum(counts["Sequential.0"].values()) == 1200  # a multiply-add counts as 2
+assert sum(counts["Sequential.2"].values()) == 1200
+assert "Sequential.1" not in counts  # ReLU is not counted
+with FlopCounterMode(display=False) as c:
+    mlp(torch.randn(6, 10))
+assert c.get_total_flops() == 2 * 2400  # twice the batch, twice the FLOPs
+conv = nn.Conv2d(3, 8, 3)
+with FlopCounterMode(display=False) as c:
+    conv(torch.randn(1, 3, 10, 10))
+assert c.get_total_flops() == 2 * 8 * 8 * 8 * 3 * 9 == 27648
+
+# %% flops-backward
+with FlopCounterMode(display=False) as counter:
+    mlp(x).sum().backward()
+print(counter.get_total_flops())  # forward 2400, backward 3600
+
+# %% flops-backward-checks tags=["remove-cell"]
+single = nn.Linear(10, 20)
+with FlopCounterMode(display=False) as c:
+    single(torch.randn(3, 10)).sum().backward()
+assert c.get_total_flops() == 2400  # addmm forward + mm for the weight's gradient
+# backward: each weight's gradient (1200 each), and the input gradient of the
+# second layer only (1200): x does not require grad
+assert counter.get_total_flops() == 2400 + 1200 + 1200 + 1200 == 6000

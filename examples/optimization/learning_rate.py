@@ -483,3 +483,50 @@ for epoch in range(5):
 # get_last_lr() is what the optimizer uses, one value per group
 assert scheduler.get_last_lr() == [g["lr"] for g in optimizer.param_groups]
 assert math.isclose(scheduler.get_last_lr()[0], 0.001)
+
+# %% step-epoch
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=2, gamma=0.1)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    optimizer.step()
+    scheduler.step(5)  # jump to epoch 5
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print("last_epoch:", scheduler.last_epoch,
+      "lr:", round(scheduler.get_last_lr()[0], 6))
+
+# %% step-epoch-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "The epoch parameter in `scheduler.step()` was not necessary")
+assert math.isclose(optimizer.param_groups[0]["lr"], 0.001)
+# the closed form at epoch 5 is where five plain steps lead
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+plain = StepLR(opt, step_size=2, gamma=0.1)
+for _ in range(5):
+    opt.step()
+    plain.step()
+assert plain.last_epoch == scheduler.last_epoch == 5
+assert math.isclose(plain.get_last_lr()[0], scheduler.get_last_lr()[0])
+# ReduceLROnPlateau.step takes a metric: no warning
+with warnings.catch_warnings(record=True) as plateau_caught:
+    warnings.simplefilter("always")
+    ReduceLROnPlateau(opt).step(0.5)
+assert plateau_caught == []
+
+# %% step-epoch-resume
+checkpoint = {"optimizer": optimizer.state_dict(),
+              "scheduler": scheduler.state_dict()}
+# resuming: build both as before, then load their states
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = StepLR(optimizer, step_size=2, gamma=0.1)
+optimizer.load_state_dict(checkpoint["optimizer"])
+scheduler.load_state_dict(checkpoint["scheduler"])
+print("last_epoch:", scheduler.last_epoch,
+      "lr:", round(scheduler.get_last_lr()[0], 6))
+
+# %% step-epoch-resume-checks tags=["remove-cell"]
+assert scheduler.last_epoch == 5
+assert math.isclose(optimizer.param_groups[0]["lr"], 0.001)
+assert math.isclose(scheduler.get_last_lr()[0], 0.001)

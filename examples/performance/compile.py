@@ -489,3 +489,60 @@ assert "Cannot find a working triton installation" in (
     + inspect.getsource(torch._inductor.scheduler)
 )
 assert 'os.environ.get("CXX", "cl")' in inspect.getsource(cpp_builder)
+
+# %% with-ddp-quiet tags=["remove-cell"]
+# dynamo's note that DDP's profiler record_function is ignored: not the point
+torch._logging.set_logs(dynamo=logging.ERROR)
+
+# %% with-ddp
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+# a group of one process is enough to show it (torchrun starts more)
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store')}",
+    rank=0, world_size=1,
+)
+x = torch.randn(3, 4)
+wrapped = {}
+for order in ("m.compile(); DDP(m)", "torch.compile(DDP(m))",
+              "DDP(torch.compile(m))"):
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    m = Small()
+    if order == "m.compile(); DDP(m)":
+        m.compile(backend="aot_eager")  # in place: m stays a Small
+        model = DDP(m)
+    elif order == "torch.compile(DDP(m))":
+        model = torch.compile(DDP(m), backend="aot_eager")
+    else:
+        model = DDP(torch.compile(m, backend="aot_eager"))
+    model(x).sum().backward()
+    wrapped[order] = model
+    print(f"{order:22} {list(model.state_dict())[0]}")
+
+# %% with-ddp-checks tags=["remove-cell"]
+torch.manual_seed(0)
+eager = DDP(Small())
+eager(x).sum().backward()
+for model in wrapped.values():
+    grads = [p.grad for p in model.parameters()]
+    assert all(torch.equal(g, p.grad) for g, p in zip(grads, eager.parameters()))
+keys = {order: list(model.state_dict()) for order, model in wrapped.items()}
+assert keys["m.compile(); DDP(m)"] == ["module.fc.weight", "module.fc.bias"]
+assert keys["torch.compile(DDP(m))"][0] == "_orig_mod.module.fc.weight"
+assert keys["DDP(torch.compile(m))"][0] == "module._orig_mod.fc.weight"
+del wrapped, model, eager
+dist.destroy_process_group()
+torch._dynamo.reset()
+torch._logging.set_logs()

@@ -1092,3 +1092,191 @@ assert "Signal 9 (SIGKILL) received by PID" in failed.stderr
 assert "killed.py FAILED" in failed.stderr
 # torch.load(..., mmap=True) maps the file instead of reading it into memory
 assert "mmap" in inspect.signature(torch.load).parameters and "mmap" in load_doc
+
+# %% gather-worker
+def evaluate(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)  # the same weights in every process
+    x = torch.randn(7, 4, generator=torch.Generator().manual_seed(0))
+    sampler = DistributedSampler(TensorDataset(x), shuffle=False)
+    indices = torch.tensor(list(sampler))  # 4 each: one sample is repeated
+    with torch.no_grad():
+        preds = model(x[indices]).argmax(dim=1)
+    real = rank + torch.arange(len(indices)) * world_size < len(x)
+    indices, preds = indices[real], preds[real]  # the repeats left out
+
+    # (a) any picklable object: a list of (index, prediction) pairs
+    objects = [None] * world_size
+    dist.all_gather_object(objects, list(zip(indices.tolist(), preds.tolist())))
+
+    # (b) tensors: all_gather needs the same size everywhere, so gather the
+    # sizes first, pad to the largest, gather, then cut each part to its size
+    size = torch.tensor([len(preds)])
+    sizes = [torch.zeros_like(size) for _ in range(world_size)]
+    dist.all_gather(sizes, size)
+    largest = max(s.item() for s in sizes)
+    padded = torch.full((largest, 2), -1, dtype=torch.long)
+    padded[: len(preds)] = torch.stack([indices, preds], dim=1)
+    parts = [torch.empty_like(padded) for _ in range(world_size)]
+    dist.all_gather(parts, padded)
+    gathered = torch.cat([p[: s.item()] for p, s in zip(parts, sizes)])
+
+    # (c) only a metric: sum the counts, no predictions sent
+    y = torch.tensor([0, 1, 2, 0, 1, 2, 0])  # labels
+    counts = torch.tensor([(preds == y[indices]).sum().item(), len(preds)])
+    dist.all_reduce(counts)  # [correct, seen] summed over the processes
+    if rank == 0:
+        torch.save({"objects": objects, "sizes": sizes, "gathered": gathered,
+                    "counts": counts}, "gathered.pt")
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+# %% gather-launch
+mp.start_processes(
+    evaluate, args=(2, os.path.abspath("store-eval")), nprocs=2,
+    start_method="fork",
+)
+result = torch.load("gathered.pt")
+print("all_gather_object:", result["objects"])
+print("sizes:", [s.item() for s in result["sizes"]])
+order = result["gathered"][:, 0].argsort()
+print("indices:", result["gathered"][order, 0].tolist())
+print("predictions:", result["gathered"][order, 1].tolist())
+correct, seen = result["counts"].tolist()
+print(f"accuracy: {correct}/{seen}")
+
+# %% gather-launch-checks tags=["remove-cell"]
+torch.manual_seed(0)
+whole = nn.Linear(4, 3)
+x_all = torch.randn(7, 4, generator=torch.Generator().manual_seed(0))
+with torch.no_grad():
+    expected = whole(x_all).argmax(dim=1)
+# every sample once, in one piece, as one process predicts the whole set
+assert result["gathered"][order, 0].tolist() == list(range(7))
+assert torch.equal(result["gathered"][order, 1], expected)
+assert [s.item() for s in result["sizes"]] == [4, 3]  # uneven after the cut
+pairs = sorted(p for part in result["objects"] for p in part)
+assert pairs == list(enumerate(expected.tolist()))
+assert [len(part) for part in result["objects"]] == [4, 3]
+labels = torch.tensor([0, 1, 2, 0, 1, 2, 0])
+assert (correct, seen) == ((expected == labels).sum().item(), 7)
+
+# %% layout-group tags=["remove-cell"]
+# a group of one process for the two cells below (the warning is the same with
+# more); the warning is printed once per process, so the right order runs first
+import warnings
+
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-layout')}",
+    rank=0, world_size=1,
+)
+x = torch.randn(2, 3, 8, 8)
+
+# %% layout-fix
+conv = nn.Conv2d(3, 8, 3).to(memory_format=torch.channels_last)  # first...
+model = DDP(conv)  # ...then wrap
+with warnings.catch_warnings(record=True) as fixed:
+    warnings.simplefilter("always")
+    model(x).sum().backward()
+print("warnings:", len(fixed))
+print("grad strides:", conv.weight.grad.stride())
+
+# %% layout-fix-checks tags=["remove-cell"]
+assert fixed == []
+assert conv.weight.grad.stride() == conv.weight.stride() == (27, 1, 9, 3)
+# a parameter that is not contiguous when DDP is built does not warn either
+odd = nn.Linear(3, 4)
+odd.weight = nn.Parameter(torch.randn(3, 4).t())
+assert not odd.weight.is_contiguous()
+odd_model = DDP(odd)
+with warnings.catch_warnings(record=True) as odd_warnings:
+    warnings.simplefilter("always")
+    odd_model(torch.randn(2, 3)).sum().backward()
+assert odd_warnings == []
+del odd_model
+# a 1x1 convolution: the strides differ only where the size is 1, same memory
+one = nn.Conv2d(256, 256, 1).weight.detach()
+last = one.to(memory_format=torch.channels_last)
+assert one.stride() == (256, 1, 1, 1) and last.stride() == (256, 1, 256, 256)
+assert torch.equal(torch.as_strided(last, (256 * 256,), (1,)), one.flatten())
+
+# %% layout-warning
+conv = nn.Conv2d(3, 8, 3)
+model = DDP(conv)  # wrapped first...
+conv.to(memory_format=torch.channels_last)  # ...then converted: too late
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model(x).sum().backward()
+for w in caught:
+    message = str(w.message).split(" (Triggered internally")[0]
+    print(f"{w.category.__name__}: {message}")
+
+# %% layout-warning-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+text = str(caught[0].message)
+assert text.startswith("Grad strides do not match bucket view strides.")
+assert "This is not an error, but may impair performance." in text
+assert "strides() = [27, 1, 9, 3]" in text and "strides() = [27, 9, 3, 1]" in text
+
+# %% layout-steps
+reference = nn.Conv2d(3, 8, 3)  # the same weights, without DDP
+reference.load_state_dict(conv.state_dict())
+right = []
+for step in (1, 2):
+    if step == 2:
+        model.zero_grad()
+        reference.zero_grad()
+        model(x).sum().backward()
+    reference(x).sum().backward()
+    right.append(torch.allclose(conv.weight.grad, reference.weight.grad))
+    print(f"step {step}: the gradient is right: {right[-1]}")
+
+# %% layout-steps-checks tags=["remove-cell"]
+assert right == [False, True]
+del model
+dist.destroy_process_group()
+
+# %% rdzv-error
+with socket.socket() as s:  # a port where nothing listens: node 0 is not up
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+with open("hello.py", "w") as f:
+    f.write("print('hello')\n")
+# node 1 of 2; is_host=false: this node never hosts the store itself
+joined = subprocess.run(
+    [sys.executable, "-m", "torch.distributed.run", "--nnodes=2",
+     "--nproc-per-node=1", "--node-rank=1", "--rdzv-backend=c10d",
+     f"--rdzv-endpoint=127.0.0.1:{port}", "--rdzv-id=job42",
+     "--rdzv-conf=is_host=false,read_timeout=2", "hello.py"],
+    capture_output=True, text=True, timeout=60,
+)
+print("torchrun's exit status:", joined.returncode)
+for line in joined.stderr.splitlines():
+    if line.startswith(("torch.distributed", "The above", "node_rank")):
+        print(line.replace(str(port), "PORT"))
+
+# %% rdzv-error-checks tags=["remove-cell"]
+assert joined.returncode == 1 and "hello" not in joined.stdout
+assert (f"torch.distributed.DistNetworkError: The client socket has timed out"
+        f" after 2000ms while trying to connect to (127.0.0.1, {port})."
+        ) in joined.stderr
+assert ("The above exception was the direct cause of the following exception"
+        in joined.stderr)
+assert ("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError:"
+        " The connection to the C10d store has failed.") in joined.stderr
+# --node-rank is ignored with the c10d rendezvous
+assert ("node_rank is only used for static rdzv_backend. It will be ignored"
+        " for rdzv_backend=c10d.") in joined.stderr
+
+# %% nccl-check tags=["environment"]
+import shutil
+
+shm = shutil.disk_usage("/dev/shm")  # what NCCL uses within one machine
+print(f"/dev/shm: {shm.total / 2**20:.0f} MiB, {shm.free / 2**20:.0f} MiB free")
+
+# %% nccl-check-checks tags=["remove-cell"]
+assert shm.free <= shm.total

@@ -352,3 +352,24 @@ print(converted is model, model[0].weight.dtype)
 # %% half-in-place-checks tags=["remove-cell"]
 assert converted is model and model[2].weight.dtype == torch.float16
 assert model.to(torch.float32) is model and model[0].weight.dtype == torch.float32
+
+# %% batch-bits
+torch.manual_seed(0)
+layer = nn.Linear(256, 256).eval()
+x = torch.randn(64, 256)
+with torch.inference_mode():
+    batched = layer(x)
+    one_by_one = torch.cat([layer(x[i : i + 1]) for i in range(len(x))])
+print("torch.equal:", torch.equal(batched, one_by_one))
+print(f"largest difference: {(batched - one_by_one).abs().max().item():.0e}")
+print("allclose, default atol=1e-8:", torch.allclose(batched, one_by_one))
+print("allclose, atol=1e-5:", torch.allclose(batched, one_by_one, atol=1e-5))
+
+# %% batch-bits-checks tags=["remove-cell"]
+assert not torch.equal(batched, one_by_one)
+assert (batched - one_by_one).abs().max() < 1e-5
+assert not torch.allclose(batched, one_by_one)
+assert torch.allclose(batched, one_by_one, atol=1e-5)
+# the elements that fail the default tolerance are the small ones
+failed = ~torch.isclose(batched, one_by_one)
+assert batched[failed].abs().max() < 0.1 < batched.abs().max()

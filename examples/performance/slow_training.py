@@ -247,3 +247,46 @@ print("with OMP_NUM_THREADS=1:", threads_of_a_new_process(OMP_NUM_THREADS="1"))
 assert torch.get_num_threads() == now
 assert 1 <= threads_of_a_new_process() <= os.cpu_count()
 assert threads_of_a_new_process(OMP_NUM_THREADS="1") == 1
+
+# %% batch-size-lr
+torch.manual_seed(0)
+x = torch.randn(4096, 8)
+y = x[:, :3].argmax(dim=1)  # 3 classes
+
+
+def train(batch_size, lr, warmup_steps=0, epochs=5):
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 3))
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    if warmup_steps:  # from lr / 10 up to lr, over warmup_steps steps
+        warmup = torch.optim.lr_scheduler.LinearLR(
+            optimizer, start_factor=0.1, total_iters=warmup_steps)
+    steps = 0
+    for epoch in range(epochs):
+        order = torch.randperm(len(x))
+        for i in range(0, len(x), batch_size):
+            batch = order[i:i + batch_size]
+            loss = F.cross_entropy(model(x[batch]), y[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if steps < warmup_steps:
+                warmup.step()
+            steps += 1
+    with torch.no_grad():
+        accuracy = (model(x).argmax(dim=1) == y).float().mean().item()
+    return steps, accuracy
+
+
+results = {}
+for batch_size, lr, warmup_steps in [(32, 0.01, 0), (512, 0.01, 0),
+                                     (512, 0.16, 8)]:  # 0.16 = 0.01 * 16
+    steps, accuracy = train(batch_size, lr, warmup_steps)
+    results[batch_size, lr] = accuracy
+    print(f"batch {batch_size:3}, lr {lr}: {steps:3} steps, "
+          f"accuracy {accuracy:.2f}")
+
+# %% batch-size-lr-checks tags=["remove-cell"]
+assert results[512, 0.01] < results[32, 0.01] - 0.05
+assert results[512, 0.16] > results[512, 0.01] + 0.05
+assert abs(results[512, 0.16] - results[32, 0.01]) < 0.03

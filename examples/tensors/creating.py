@@ -447,3 +447,49 @@ for array in read_only:
 img = Image.new("RGB", (4, 3))
 assert np.array(img).flags.writeable
 assert not warned(lambda: torch.from_numpy(np.array(img)))
+
+# %% meshgrid-indexing
+a = torch.tensor([1, 2])
+b = torch.tensor([10, 20, 30])
+torch.set_warn_always(True)  # PyTorch warns once per process: every time here
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    X, Y = torch.meshgrid(a, b)  # no indexing: warns
+torch.set_warn_always(False)
+message = str(caught[0].message).split(" (Triggered")[0]  # no C++ file
+print(textwrap.fill(message, 76, break_on_hyphens=False))
+print(X.shape)
+print(X)
+print(Y)
+
+# %% meshgrid-indexing-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message == ("torch.meshgrid: in an upcoming release, it will be required "
+                   "to pass the indexing argument.")
+Xij, Yij = torch.meshgrid(a, b, indexing="ij")
+assert torch.equal(X, Xij) and torch.equal(Y, Yij)  # the default is "ij"
+assert X.shape == (len(a), len(b)) == (2, 3)
+assert torch.equal(X[:, 0], a) and torch.equal(Y[0], b)
+
+# %% meshgrid-xy
+Xij, Yij = torch.meshgrid(a, b, indexing="ij")  # the old default: rows follow a
+# NumPy's default: rows follow b
+Xxy, Yxy = torch.meshgrid(a, b, indexing="xy")
+print(Xij.shape, Xxy.shape)
+print(Xxy)
+Xnp, Ynp = np.meshgrid(a.numpy(), b.numpy())
+print(np.array_equal(Xxy.numpy(), Xnp), torch.equal(Xxy, Xij.T))
+
+# %% meshgrid-xy-checks tags=["remove-cell"]
+assert Xij.shape == (2, 3) and Xxy.shape == (3, 2)
+assert np.array_equal(Xxy.numpy(), Xnp) and np.array_equal(Yxy.numpy(), Ynp)
+assert torch.equal(Xxy, Xij.T) and torch.equal(Yxy, Yij.T)
+Xnp_ij, _ = np.meshgrid(a.numpy(), b.numpy(), indexing="ij")
+assert np.array_equal(Xij.numpy(), Xnp_ij)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.set_warn_always(True)
+    torch.meshgrid(a, b, indexing="ij")
+    torch.meshgrid(a, b, indexing="xy")
+    torch.set_warn_always(False)
+assert not [w_ for w_ in caught if "meshgrid" in str(w_.message)]  # no warning

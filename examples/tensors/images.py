@@ -480,7 +480,8 @@ from torchvision import transforms
 # a 4x5 RGB image, as PIL and NumPy hold it: (H, W, C) uint8
 array = np.arange(60, dtype=np.uint8).reshape(4, 5, 3) * 4
 pil_image = Image.fromarray(array)
-tensor_image = torch.from_numpy(array).permute(2, 0, 1)  # as read_image gives
+# as read_image gives
+tensor_image = torch.from_numpy(array).permute(2, 0, 1)
 transform = transforms.Compose([
     transforms.ToTensor(),
     transforms.Normalize(mean=[0.5, 0.5, 0.5], std=[0.25, 0.25, 0.25]),
@@ -585,7 +586,8 @@ images = torch.rand(10, 3, 8, 6)  # N=10 images of H=8, W=6, in [0, 1]
 grid = make_grid(images, nrow=4, padding=2)  # 4 images per row: 3 rows
 print(grid.shape)
 rows = (10 + 4 - 1) // 4  # ceil(N / nrow)
-print((3, rows * (8 + 2) + 2, 4 * (6 + 2) + 2))  # (C, rows*(H+p)+p, nrow*(W+p)+p)
+# (C, rows*(H+p)+p, nrow*(W+p)+p)
+print((3, rows * (8 + 2) + 2, 4 * (6 + 2) + 2))
 white = make_grid(images, nrow=4, padding=2, pad_value=1.0)
 print(grid[:, 0, 0], white[:, 0, 0])  # the padding: 0 by default
 
@@ -758,7 +760,8 @@ assert sorted(model(images, [empty])) == sorted(losses)
 from torchvision.ops import box_convert
 
 coco = torch.tensor([[30.0, 40.0, 20.0, 10.0]])  # COCO: x, y, width, height
-print((coco[:, 2:] > coco[:, :2]).all(dim=1))  # read as x1, y1, x2, y2: invalid
+# read as x1, y1, x2, y2: invalid
+print((coco[:, 2:] > coco[:, :2]).all(dim=1))
 xyxy = box_convert(coco, in_fmt="xywh", out_fmt="xyxy")
 print(xyxy)
 print((xyxy[:, 2:] > xyxy[:, :2]).all(dim=1))
@@ -784,3 +787,40 @@ sample = {
 }
 clean = v2.SanitizeBoundingBoxes()(sample)
 assert torch.equal(clean["boxes"], cropped[:1]) and clean["labels"].tolist() == [1]
+
+# %% tv-random-resized-crop tags=["requires-torchvision"]
+from torchvision import transforms
+
+crop = transforms.RandomResizedCrop(32)
+print(crop.scale, [round(r, 4) for r in crop.ratio], crop.antialias)
+
+image = torch.zeros(3, 100, 100)
+for scale in ((0.08, 1.0), (0.5, 1.0)):
+    # (top, left, height, width) of 1000 boxes, as the transform draws them
+    boxes = torch.tensor([crop.get_params(image, scale, crop.ratio)
+                          for _ in range(1000)])
+    h, w = boxes[:, 2].float(), boxes[:, 3].float()
+    area, aspect = h * w / (100 * 100), w / h
+    print(f"scale={scale}: area {area.min():.2f} to {area.max():.2f},",
+          f"width/height {aspect.min():.2f} to {aspect.max():.2f}")
+print(crop(image).shape)  # every crop is then resized to size
+
+# %% tv-random-resized-crop-checks tags=["remove-cell"]
+import inspect
+
+defaults = inspect.signature(transforms.RandomResizedCrop).parameters
+assert defaults["scale"].default == (0.08, 1.0)
+assert defaults["ratio"].default == (3 / 4, 4 / 3)
+assert defaults["antialias"].default is True
+for scale in ((0.08, 1.0), (0.5, 1.0)):
+    for _ in range(1000):
+        i, j, h, w = crop.get_params(image, scale, crop.ratio)
+        assert 0 <= i <= 100 - h and 0 <= j <= 100 - w  # inside the image
+        # up to rounding to whole pixels
+        assert scale[0] - 0.02 <= h * w / 10000 <= scale[1]
+        assert 3 / 4 - 0.02 <= w / h <= 4 / 3 + 0.02
+# no box of the ratio range fits a 10 x 200 strip: after 10 tries, a centre
+# crop of the full height, its width clamped to height * 4/3
+strip = torch.zeros(3, 10, 200)
+fallback = {crop.get_params(strip, (0.9, 1.0), crop.ratio) for _ in range(20)}
+assert fallback == {(0, 93, 10, 13)}

@@ -395,3 +395,113 @@ print(torch.isin(a_big, b_big).sum().item())
 # no machine holds that table: isin does not build it
 assert a_big.numel() * b_big.numel() > 2**39
 assert torch.equal(torch.isin(a_big, b_big), a_big % 2 == 0)
+
+# %% scatter-dim0
+index = torch.tensor([[0, 1, 2, 0],
+                      [2, 0, 0, 1]])
+src = torch.arange(1.0, 9.0).view(2, 4)
+# out[index[i, j], j] = src[i, j]
+out = torch.zeros(3, 4).scatter(0, index, src)
+print(out)
+
+# %% scatter-dim0-checks tags=["remove-cell"]
+assert out.tolist() == [[1, 6, 7, 4], [0, 2, 0, 8], [5, 0, 3, 0]]
+loop = torch.zeros(3, 4)
+for i in range(2):
+    for j in range(4):
+        loop[index[i, j], j] = src[i, j]
+assert torch.equal(out, loop)
+# scatter writes back what gather reads
+assert torch.equal(out.gather(0, index), src)
+
+# %% scatter-dim1
+index = torch.tensor([[3, 0], [1, 2], [0, 2]])
+src = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+# out[i, index[i, j]] = src[i, j]
+out = torch.zeros(3, 4).scatter(1, index, src)
+print(out)
+
+# %% scatter-dim1-checks tags=["remove-cell"]
+assert out.tolist() == [[2, 0, 0, 1], [0, 3, 4, 0], [5, 0, 6, 0]]
+loop = torch.zeros(3, 4)
+for i in range(3):
+    for j in range(2):
+        loop[i, index[i, j]] = src[i, j]
+assert torch.equal(out, loop)
+twice = torch.zeros(1, 4).scatter(1, torch.tensor([[0, 0]]),
+                                  torch.tensor([[5.0, 6.0]]))
+assert twice[0, 0].item() in (5.0, 6.0)  # a duplicate index: one of them, unspecified
+
+# %% one-hot-scatter
+labels = torch.tensor([2, 0, 1])
+one_hot = torch.zeros(3, 4).scatter_(1, labels.unsqueeze(1), 1.0)
+print(one_hot)
+
+# %% one-hot-scatter-checks tags=["remove-cell"]
+import torch.nn.functional as F
+
+assert torch.equal(one_hot, F.one_hot(labels, 4).float())
+
+# %% scatter-add
+values = torch.tensor([1.0, 2.0, 3.0])
+index = torch.tensor([0, 2, 0])  # slot 0 twice
+print(torch.zeros(3).scatter_add(0, index, values))
+print(torch.zeros(3).index_add(0, index, values))
+print(torch.zeros(3).scatter_reduce(0, index, values, reduce="amax",
+                                    include_self=False))
+
+# %% scatter-add-checks tags=["remove-cell"]
+assert torch.zeros(3).scatter_add(0, index, values).tolist() == [4, 0, 2]
+assert torch.zeros(3).index_add(0, index, values).tolist() == [4, 0, 2]
+amax = torch.zeros(3).scatter_reduce(0, index, values, reduce="amax",
+                                     include_self=False)
+assert amax.tolist() == [3, 0, 2]  # slots no index names keep their value
+mean = torch.zeros(3).scatter_reduce(0, index, values, reduce="mean",
+                                     include_self=False)
+assert mean.tolist() == [2, 0, 2]
+with_self = torch.full((3,), 10.0).scatter_reduce(0, index, values, reduce="amax")
+assert with_self.tolist() == [10, 10, 10]  # include_self=True counts the 10s
+
+# %% scatter-ndim raises="RuntimeError: Index tensor must have the same number of dimensions as self tensor"
+torch.zeros(3, 4).scatter(1, torch.tensor([0, 1, 2]), 1.0)
+
+# %% scatter-bounds raises="RuntimeError: index 4 is out of bounds for dimension 1 with size 4"
+torch.zeros(3, 4).scatter(1, torch.tensor([[4], [0], [1]]), 1.0)
+
+# %% unique
+t = torch.tensor([3, 1, 3, 2, 1, 3])
+values, inverse, counts = torch.unique(
+    t, return_inverse=True, return_counts=True
+)
+print(values, inverse, counts)
+print(values[inverse])  # t again
+
+# %% unique-checks tags=["remove-cell"]
+assert values.tolist() == [1, 2, 3]
+assert inverse.tolist() == [2, 0, 2, 1, 0, 2] and counts.tolist() == [2, 1, 3]
+assert torch.equal(values[inverse], t)
+assert torch.equal(counts, torch.bincount(inverse))
+
+# %% unique-more
+# runs only
+print(torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 1])))
+rows = torch.tensor([[1, 2], [3, 4], [1, 2]])
+print(torch.unique(rows, dim=0))  # unique rows
+
+# %% unique-more-checks tags=["remove-cell"]
+assert torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 1])).tolist() == [1, 2, 1]
+assert torch.unique(rows, dim=0).tolist() == [[1, 2], [3, 4]]
+u, inv = torch.unique(rows, dim=0, return_inverse=True)
+assert inv.tolist() == [0, 1, 0] and torch.equal(u[inv], rows)
+
+# %% unique-first-order
+n = len(t)
+first = torch.full((len(values),), n).scatter_reduce(
+    0, inverse, torch.arange(n), reduce="amin")  # first position of each value
+print(first)
+print(t[first.sort().values])  # in order of first appearance
+
+# %% unique-first-order-checks tags=["remove-cell"]
+assert first.tolist() == [1, 3, 0]
+assert t[first.sort().values].tolist() == [3, 1, 2]
+assert t[first.sort().values].tolist() == list(dict.fromkeys(t.tolist()))

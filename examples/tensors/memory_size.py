@@ -98,3 +98,89 @@ small = torch.zeros(1, 3)
 e = small.expand(1000, 3)
 assert e.nbytes == 12_000 and e.untyped_storage().nbytes() == 12
 assert e.untyped_storage().data_ptr() == small.untyped_storage().data_ptr()
+
+# %% warning-in-library
+import os
+import subprocess
+from pathlib import Path
+
+# a library that still calls tensor.storage(), and a script that uses it
+Path("old_library.py").write_text('''\
+import torch
+
+
+def tensor_bytes(x):
+    return x.storage().nbytes()
+''')
+Path("train.py").write_text('''\
+import torch
+import old_library
+
+print(old_library.tensor_bytes(torch.zeros(10)))
+print(old_library.tensor_bytes(torch.zeros(20)))
+''')
+
+
+def run(*options):  # run train.py in a new Python; keep what it printed
+    done = subprocess.run([sys.executable, *options, "train.py"],
+                          capture_output=True, text=True)
+    stderr = done.stderr.replace(os.getcwd() + os.sep, "")
+    return done.stdout, stderr.splitlines()
+
+
+out, err = run()
+print(out, end="")
+print("\n".join(err))
+
+# %% warning-in-library-checks tags=["remove-cell"]
+# the warning names the library's line, not torch's and not the script's
+assert out == "40\n80\n"
+assert err[0].startswith("old_library.py:5: UserWarning: TypedStorage is deprecated")
+assert err[1].strip() == "return x.storage().nbytes()"
+# two calls, one warning: it is given once per process
+assert sum("TypedStorage is deprecated" in line for line in err) == 1
+
+# %% warning-traceback
+out, err = run("-W", "error::UserWarning")
+torch_dir = os.path.dirname(torch.__file__)
+for line in err:  # the frames outside torch, and the exception
+    if line.startswith("  File") and torch_dir not in line:
+        print(line)
+print(err[-1][:60], "…")
+
+# %% warning-traceback-checks tags=["remove-cell"]
+# -W error turns the warning into an exception: the traceback leads to the call
+frames = [line for line in err if line.startswith("  File")]
+assert 'File "train.py", line 4, in <module>' in frames[0]
+assert 'File "old_library.py", line 5, in tensor_bytes' in frames[1]
+assert err[-1].startswith("UserWarning: TypedStorage is deprecated")
+assert out == ""
+
+# %% warning-filter
+Path("train.py").write_text('''\
+import warnings
+
+import torch
+
+# until old_library stops calling tensor.storage()
+warnings.filterwarnings("ignore", message="TypedStorage is deprecated")
+import old_library
+
+print(old_library.tensor_bytes(torch.zeros(10)))
+''')
+out, err = run()
+print(out, end="")
+print(err)
+
+# %% warning-filter-checks tags=["remove-cell"]
+assert out == "40\n" and err == []
+# the fix in the library: untyped_storage() gives the same bytes, no warning
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    assert torch.zeros(10).untyped_storage().nbytes() == 40
+# torch.FloatStorage(...) gives the same warning as tensor.storage()
+torch.storage._reset_warn_typed_storage_removal()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.FloatStorage(3)
+assert any("TypedStorage is deprecated" in str(w.message) for w in caught)

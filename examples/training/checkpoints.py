@@ -452,3 +452,57 @@ fresh = torch.optim.Adam(big.parameters(), lr=0.001)  # no step() yet: no state
 assert not fresh.state
 unstepped = saved_kib({"model": big.state_dict(), "optimizer": fresh.state_dict()})
 assert unstepped - model_kib < 2, (unstepped, model_kib)
+
+# %% optimizer-groups raises="ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)  # 4 parameters
+model(torch.randn(3, 4)).sum().backward()
+optimizer.step()
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()},
+           "groups.pt")
+
+checkpoint = torch.load("groups.pt")
+model[0].requires_grad_(False)  # the first layer frozen since
+optimizer = torch.optim.Adam(  # 2 parameters
+    [p for p in model.parameters() if p.requires_grad], lr=0.01
+)
+optimizer.load_state_dict(checkpoint["optimizer"])
+
+# %% optimizer-groups-split raises="ValueError: loaded state dict has a different number of parameter groups"
+weights = [model[0].weight, model[2].weight]
+biases = [model[0].bias, model[2].bias]
+optimizer = torch.optim.Adam(  # 2 groups: no weight decay on biases
+    [{"params": weights}, {"params": biases, "weight_decay": 0.0}], lr=0.01
+)
+optimizer.load_state_dict(checkpoint["optimizer"])
+
+# %% optimizer-groups-fix
+groups = checkpoint["optimizer"]["param_groups"]
+print("saved:", len(groups), "group,", [g["params"] for g in groups])
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)  # built as saved
+optimizer.load_state_dict(checkpoint["optimizer"])
+optimizer.zero_grad()
+model(torch.randn(3, 4)).sum().backward()
+optimizer.step()  # the frozen layer has no grad: Adam skips it
+print("state for", len(optimizer.state), "parameters")
+
+# %% optimizer-groups-fix-checks tags=["remove-cell"]
+assert len(groups) == 1 and groups[0]["params"] == [0, 1, 2, 3]
+assert len(optimizer.state) == 4
+assert model[0].weight.grad is None
+assert torch.equal(model[0].weight, torch.load("groups.pt")["model"]["0.weight"])
+# only the sizes are compared: the same parameters in another order load without
+# an error, each one getting another's state, and the step fails
+reordered = torch.optim.Adam(list(model.parameters())[::-1], lr=0.01)
+reordered.load_state_dict(checkpoint["optimizer"])
+assert reordered.state[model[2].bias]["exp_avg"].shape == (8, 4)
+try:
+    reordered.step()
+except RuntimeError as e:
+    assert "must match the size" in str(e)
+else:
+    raise AssertionError("the step with mismatched state did not fail")
+# a fresh optimizer has no state to mismatch
+fresh = torch.optim.Adam([p for p in model.parameters() if p.requires_grad])
+assert not fresh.state

@@ -346,3 +346,61 @@ with torch.no_grad():
     easy = x[:, :3].sum(dim=1).abs() > 1.5
     assert nn.functional.cross_entropy(model(x[easy]), y[easy]) < \
         nn.functional.cross_entropy(model(x), y)
+
+# %% sqrt-zero
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+x.sqrt().sum().backward()
+print("gradient of sqrt:", x.grad)  # 1 / (2 * sqrt(x)): inf at 0
+
+v = torch.zeros(3, requires_grad=True)  # two equal embeddings: difference 0
+(v ** 2).sum().sqrt().backward()  # a norm written by hand
+print("gradient of the norm:", v.grad)
+
+# %% sqrt-zero-checks tags=["remove-cell"]
+assert torch.isinf(x.grad[0]) and x.grad[1] == 0.5
+assert torch.isnan(v.grad).all()
+# multiplying the sqrt by 0 does not help: its gradient is inf * 0, nan
+x.grad = None
+(x.sqrt() * 0).sum().backward()
+assert torch.isnan(x.grad[0]) and x.grad[1] == 0
+
+# %% sqrt-zero-anomaly raises="RuntimeError: Function 'PowBackward0' returned nan values in its 0th output."
+v.grad = None
+with torch.autograd.detect_anomaly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the forward traceback, left out
+        (v ** 2).sum().sqrt().backward()
+
+# %% sqrt-zero-fix
+v.grad = None
+torch.linalg.vector_norm(v).backward()
+print("vector_norm:", v.grad)
+v.grad = None
+((v ** 2).sum() + 1e-12).sqrt().backward()
+print("sqrt(s + eps):", v.grad)
+
+# %% sqrt-zero-fix-checks tags=["remove-cell"]
+assert torch.equal(v.grad, torch.zeros(3))
+v.grad = None
+torch.linalg.vector_norm(v).backward()
+assert torch.equal(v.grad, torch.zeros(3))
+v.grad = None
+v.norm().backward()
+assert torch.equal(v.grad, torch.zeros(3))
+# cdist and norm(dim=...) at a zero distance: gradient 0 as well
+a = torch.zeros(1, 3, requires_grad=True)
+torch.cdist(a, torch.zeros(1, 3)).sum().backward()
+assert torch.equal(a.grad, torch.zeros(1, 3))
+a.grad = None
+(a - torch.zeros(1, 3)).norm(dim=1).sum().backward()
+assert torch.equal(a.grad, torch.zeros(1, 3))
+# with sqrt * 0 the nan is made in sqrt's own backward: anomaly mode names it
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        with torch.autograd.detect_anomaly():
+            (x.sqrt() * 0).sum().backward()
+    except RuntimeError as error:
+        assert "Function 'SqrtBackward0' returned nan values" in str(error)
+    else:
+        raise AssertionError("anomaly mode should name SqrtBackward0")

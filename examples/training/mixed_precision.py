@@ -578,3 +578,65 @@ assert out.dtype == torch.float16
 assert model.weight.dtype == model.weight.grad.dtype == torch.float32
 assert not torch.equal(before, model.weight)
 assert scaler.get_scale() == 65536.0  # no overflow: the step was taken
+
+# %% no-inf-checks raises="AssertionError: No inf checks were recorded for this optimizer."
+torch.manual_seed(0)
+model = nn.Linear(8, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model = nn.Linear(8, 4)  # a new model: the optimizer still holds the old one
+scaler = torch.amp.GradScaler("cpu")
+with torch.autocast("cpu", dtype=torch.float16):
+    loss = F.cross_entropy(model(x), y_a)
+optimizer.zero_grad()
+scaler.scale(loss).backward()
+held = optimizer.param_groups[0]["params"]
+print("gradients of the optimizer's parameters:", [p.grad for p in held])
+scaler.step(optimizer)
+
+# %% no-inf-checks-checks tags=["remove-cell"]
+assert all(p.grad is None for p in held)
+assert all(p.grad is not None for p in model.parameters())
+# every parameter of the optimizer frozen: the same error
+frozen = nn.Linear(8, 4)
+for p in frozen.parameters():
+    p.requires_grad_(False)
+head = nn.Linear(4, 4)
+optimizer = torch.optim.SGD(frozen.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+scaler.scale(F.cross_entropy(head(frozen(x)), y_a)).backward()
+try:
+    scaler.step(optimizer)
+except AssertionError as error:
+    assert str(error) == "No inf checks were recorded for this optimizer."
+else:
+    raise AssertionError("step() took an optimizer without gradients")
+
+# %% no-inf-checks-fix
+torch.manual_seed(0)
+model = nn.Linear(8, 4)
+# after the model is final
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+before = model.weight.detach().clone()
+with torch.autocast("cpu", dtype=torch.float16):
+    loss = F.cross_entropy(model(x), y_a)
+optimizer.zero_grad()
+scaler.scale(loss).backward()
+params = [p for g in optimizer.param_groups for p in g["params"]]
+has_grad = any(p.grad is not None for p in params)
+if has_grad:  # an optimizer whose parameters got no gradient: skip its step
+    scaler.step(optimizer)
+scaler.update()
+print("has gradients:", has_grad)
+print("stepped:", not torch.equal(before, model.weight))
+
+# %% no-inf-checks-fix-checks tags=["remove-cell"]
+assert has_grad and not torch.equal(before, model.weight)
+
+# %% scale-none raises="AssertionError: Attempted step but _scale is None.  This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration."
+model = nn.Linear(8, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+loss = F.cross_entropy(model(x), y_a)
+loss.backward()  # not scaler.scale(loss).backward()
+scaler.step(optimizer)

@@ -357,3 +357,27 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
     else:
         raise AssertionError("a wrong hash in the file name should fail")
 assert "net-deadbeef.pth" not in os.listdir("hub")  # nothing kept
+
+# %% hub-source-local
+import os
+import textwrap
+
+os.makedirs("tiny_repo")  # a repo cloned or copied by hand: its hubconf.py
+with open("tiny_repo/hubconf.py", "w") as f:
+    f.write(textwrap.dedent("""
+        import torch
+        dependencies = ["torch"]
+
+        def tiny(n=2):
+            return torch.nn.Linear(n, 1)
+    """))
+model = torch.hub.load("tiny_repo", "tiny", source="local", n=4)
+print(model)
+
+# %% hub-source-local-checks tags=["remove-cell"]
+assert isinstance(model, nn.Linear) and model.in_features == 4
+# no network: a local folder is neither validated nor downloaded
+assert not os.path.exists(os.path.join(torch.hub.get_dir(), "tiny_repo"))
+assert inspect.signature(torch.hub.load).parameters["skip_validation"].default is False
+assert "source" not in inspect.signature(torch.hub.list).parameters
+assert torch.hub.ENV_GITHUB_TOKEN == "GITHUB_TOKEN"

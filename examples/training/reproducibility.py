@@ -298,3 +298,50 @@ assert seeded and not same_as_cpu
 # Up to torch 2.9 a cuBLAS matrix product in deterministic mode needed
 # CUBLAS_WORKSPACE_CONFIG; from 2.10 on torch no longer documents (or checks) it
 assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__
+
+# %% float-order
+big = torch.tensor(1e8)  # float32
+print("(1e8 + 1) - 1e8 =", ((big + 1) - big).item())
+print("(1e8 - 1e8) + 1 =", ((big - big) + 1).item())
+print("float32 eps:", torch.finfo(torch.float32).eps)
+
+# %% float-order-checks tags=["remove-cell"]
+assert ((big + 1) - big).item() == 0.0 and ((big - big) + 1).item() == 1.0
+assert torch.finfo(torch.float32).eps == 2**-23
+
+# %% sum-orders
+torch.manual_seed(0)
+x = torch.rand(1_000_000)
+reference = x.double().sum().item()  # float64
+sums = {
+    "x.sum()": x.sum().item(),
+    "rows, then total": x.view(1000, 1000).sum(1).sum().item(),
+    "columns, then total": x.view(1000, 1000).sum(0).sum().item(),
+    "one after another": float(np.cumsum(x.numpy())[-1]),
+    "sorted, one after another": float(np.cumsum(np.sort(x.numpy()))[-1]),
+}
+print(f"{'float64 reference':26} {reference:.6f}")
+for name, value in sums.items():
+    error = abs(value - reference) / reference
+    print(f"{name:26} {value:.6f}  relative error {error:.0e}")
+
+# %% sum-orders-checks tags=["remove-cell"]
+values = list(sums.values())
+assert len(set(values)) > 1  # the order changes the result
+# blocked and pairwise sums stay within a few eps of the reference
+for name in ["x.sum()", "rows, then total", "columns, then total"]:
+    assert abs(sums[name] - reference) / reference < 1e-6, name
+# a plain running sum drifts much further
+assert abs(sums["one after another"] - reference) / reference > 1e-5
+assert abs(sums["sorted, one after another"] - reference) / reference > 1e-6
+
+# %% sum-orders-fix
+in_float64 = x.sum(dtype=torch.float64)  # accumulate in float64
+print("sum in float64:", f"{in_float64.item():.6f}")
+a, b = torch.tensor(sums["x.sum()"]), torch.tensor(sums["rows, then total"])
+print("torch.equal:", torch.equal(a, b))
+print("torch.allclose:", torch.allclose(a, b))  # rtol=1e-5 by default
+
+# %% sum-orders-fix-checks tags=["remove-cell"]
+assert abs(in_float64.item() - reference) < 1e-6
+assert not torch.equal(a, b) and torch.allclose(a, b)

@@ -252,3 +252,56 @@ with torch.no_grad():
 ema_buffers.update_parameters(model)
 assert torch.allclose(ema_buffers.module[1].running_mean,
                       decay * before + (1 - decay) * model[1].running_mean)
+
+# %% swa
+from torch.optim.swa_utils import SWALR, update_bn
+
+torch.manual_seed(0)
+x = torch.randn(512, 4)
+y = x @ torch.tensor([[1.0], [-2.0], [0.5], [0.0]]) + torch.sin(2 * x[:, :1])
+y += 0.3 * torch.randn(512, 1)
+loader = DataLoader(TensorDataset(x[:384], y[:384]), batch_size=32,
+                    shuffle=True)
+model = nn.Sequential(
+    nn.Linear(4, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 1)
+)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+swa_model = AveragedModel(model)  # an equal-weight average
+swa_scheduler = SWALR(optimizer, swa_lr=0.05, anneal_epochs=2)
+
+for epoch in range(20):
+    model.train()
+    for xb, yb in loader:
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(xb), yb).backward()
+        optimizer.step()
+    if epoch >= 10:  # average the last 10 epochs
+        swa_model.update_parameters(model)
+        swa_scheduler.step()
+
+
+@torch.no_grad()
+def val_mse(model):
+    model.eval()
+    return nn.functional.mse_loss(model(x[384:]), y[384:]).item()
+
+
+stats_copied = torch.equal(swa_model.module[1].running_mean,
+                           model[1].running_mean)
+print("SWA's BatchNorm statistics are the model's:", stats_copied)
+before = val_mse(swa_model)
+update_bn(loader, swa_model)  # one pass over the training data
+after = val_mse(swa_model)
+print(f"val MSE: model {val_mse(model):.3f}, SWA {before:.3f}, "
+      f"SWA after update_bn {after:.3f}")
+
+# %% swa-checks tags=["remove-cell"]
+assert stats_copied
+assert after < before
+assert swa_model.n_averaged.item() == 10
+# update_bn measured the statistics anew, for the averaged weights
+assert not torch.equal(swa_model.module[1].running_mean, model[1].running_mean)
+assert list(inspect.signature(update_bn).parameters) == ["loader", "model", "device"]
+# SWALR left the optimizer at swa_lr; buffers are copied, not averaged, by default
+assert math.isclose(optimizer.param_groups[0]["lr"], 0.05)
+assert inspect.signature(AveragedModel).parameters["use_buffers"].default is False
