@@ -556,7 +556,7 @@ for limit in ["default", "avx2"]:
                          capture_output=True, text=True)
     print(f"ATEN_CPU_CAPABILITY={limit}:", run.stdout.strip())
 
-# %% cpu-capability-checks tags=["remove-cell"]
+# %% cpu-capability-checks tags=["remove-cell"] holds=">=2.9" claim="`ATEN_CPU_CAPABILITY=default` reports `DEFAULT`"
 import platform
 
 if platform.machine() in ("x86_64", "AMD64"):

@@ -458,7 +458,7 @@ with warnings.catch_warnings(record=True) as caught:
 for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
 
-# %% verbose-checks tags=["remove-cell"]
+# %% verbose-checks tags=["remove-cell"] holds=">=2.7" claim="Schedulers reject `verbose=` with a `TypeError`"
 # verbose is gone: a TypeError and no warning, for every scheduler
 assert caught == []
 for make in (lambda opt: StepLR(opt, step_size=2, verbose=True),

@@ -397,7 +397,7 @@ except RuntimeError as error:
 else:
     raise AssertionError("an unknown mode should be an error")
 
-# %% lite
+# %% lite holds=">=2.10" claim="`torch.compile` has a `lite` mode"
 import re
 
 from torch._inductor.utils import run_and_get_code

@@ -1259,7 +1259,7 @@ for line in joined.stderr.splitlines():
     if line.startswith(("torch.distributed", "The above", "node_rank")):
         print(line.replace(str(port), "PORT"))
 
-# %% rdzv-error-checks tags=["remove-cell"]
+# %% rdzv-error-checks tags=["remove-cell"] holds=">=2.13" claim="`torchrun` logs that `--node-rank` is ignored with the c10d rendezvous"
 assert joined.returncode == 1 and "hello" not in joined.stdout
 assert (f"torch.distributed.DistNetworkError: The client socket has timed out"
         f" after 2000ms while trying to connect to (127.0.0.1, {port})."
