@@ -101,4 +101,4 @@ def test_a_pages_description_joins_a_broken_line_as_its_page_does():
 def test_search_separates_latin_letters_from_every_han_ideograph(character):
     from mkdocs_examples.site import search
 
-    assert search._apart(f"KL{character}散度") == f"KL\u200b{character}散度"
+    assert search._apart(f"KL{character}散度") == f"KL{search.SEGMENT_BREAK}{character}散度"

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
+from mkdocs_examples.site import search
+
 
 @pytest.fixture(scope="module")
 def indexes(real_site) -> dict[str, dict]:
@@ -55,13 +57,13 @@ def test_every_page_loads_the_index_of_its_language_notebook_views_too(real_site
 def test_chinese_terms_stay_whole_and_tag_their_page(indexes):
     zh = indexes["zh"]
     learning_rate = entry(zh, "optimization/learning-rate/")
-    assert "学习率" in learning_rate["title"].split("\u200b"), learning_rate["title"]  # jieba: 学习 / 率
+    assert "学习率" in learning_rate["title"].split(search.SEGMENT_BREAK), learning_rate["title"]  # jieba: 学习 / 率
     assert entry(zh, "losses/cross-entropy-and-nll/")["tags"] == ["交叉熵", "多分类"]
 
 
 # An environment's name (render/provenance.py) right after an output, as its label follows it; not a folded note's
 # title, which names the environments that print its output ("torch 2.4.1 / torch 2.5.1 print"; a Chinese index
-# cuts its words with U+200B: "的\u200b输出")
+# cuts its words with U+007F: "的\x7f输出")
 LABEL = r"</pre>\s*torch [\d.]++(?: · (?:CPU|CUDA|H\d+\w*|Python \d+\.\d+))*+(?! /| prints?\b| 的\W?输出)"
 
 

@@ -425,16 +425,17 @@ function ptPastedRank(group) {
 function ptErrorRank(group) {
   return (ptHeadedByTheError(group) ? 1000 : 0) + ptWordsFound(group)
 }
-// What a result shows: the index separates the words jieba found with zero-width spaces, which
-// would be copied with a snippet; the positions of the highlights are already applied
+// What a result shows: the index separates the words jieba found with U+007F (SEGMENT_BREAK in
+// site/search.py), which would be copied with a snippet; the positions of the highlights are already
+// applied
 function ptVisible(item) {
-  item.title = item.title.replace(/\u200b/g, "")
-  item.text = ptTeaser(ptNearTheMatch(item.text.replace(/\u200b/g, "").replace(PT_NAMES, "")), PT_TEASER)
+  item.title = item.title.replace(/\x7f/g, "")
+  item.text = ptTeaser(ptNearTheMatch(item.text.replace(/\x7f/g, "").replace(PT_NAMES, "")), PT_TEASER)
   item.tags = (item.tags || []).concat(item.phrases || [], item.names || [])
   if (!item.tags.length) delete item.tags
   delete item.phrases
   delete item.names
-  if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\u200b/g, "") })
+  if (item.tags) item.tags = item.tags.map(function (tag) { return tag.replace(/\x7f/g, "") })
 }
 // The names a section's code uses are in its text for search to find (site/search.py), not to be read
 var PT_NAMES = /<i>.*?<\/i>\s*/g
@@ -575,7 +576,7 @@ function ptMarks(word) {
   return known
 }
 // The entry's words: runs of Latin letters, digits and underscores, and each run of Han characters (a
-// word of jieba's: the index puts zero-width spaces between them)
+// word of jieba's: the index puts U+007F between them)
 var PT_WORDS = /(<[^>]*>|&#?\w+;)|([A-Za-z0-9_]+)|(\p{sc=Han}+)/gu
 function ptMark(html) {
   return html.replace(PT_WORDS, function (all, skipped, latin, han) {
@@ -629,6 +630,27 @@ function ptMarked(item) {
   if (!doc) return
   item.title = ptMark(doc.title)
   item.text = ptMark(doc.text)
+  ;["tags", "phrases", "names"].forEach(function (field) {
+    if (doc[field]) item[field] = doc[field].map(ptMarkTerm)
+  })
+}
+// A tag, a phrase or a name, marked as the text is; but jieba did not cut its runs of Han characters
+// (a term is indexed whole and in pieces: 冻结层, 冻结), so a Chinese word of the query is marked
+// where a run holds it, the longest first: 冻结 of the query in the tag 冻结层
+function ptMarkTerm(term) {
+  return term.replace(PT_WORDS, function (all, skipped, latin, han) {
+    if (latin) return ptMarks(latin) ? "<mark>" + all + "</mark>" : all
+    if (!han) return all
+    var marked = ""
+    for (var start = 0; start < han.length; ) {
+      var end = Math.min(han.length, start + 8)
+      while (end > start + 1 && !ptMarkHan.has(han.slice(start, end))) end--
+      var piece = han.slice(start, end)
+      marked += ptMarkHan.has(piece) ? "<mark>" + piece + "</mark>" : piece
+      start = end
+    }
+    return marked
+  })
 }
 
 // A result lands on its answer. Where one of a page's sections answers the query, the best such section
