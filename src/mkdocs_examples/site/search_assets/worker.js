@@ -636,8 +636,13 @@ function ptMarked(item) {
 }
 // A tag, a phrase or a name, marked as the text is; but jieba did not cut its runs of Han characters
 // (a term is indexed whole and in pieces: 冻结层, 冻结), so a Chinese word of the query is marked
-// where a run holds it, the longest first: 冻结 of the query in the tag 冻结层
+// where a run holds it, the longest first: 冻结 of the query in the tag 冻结层. A tag is a flex box
+// with a gap between its children (Material's .md-tag): one span holds the marked term, all of a piece
 function ptMarkTerm(term) {
+  var marked = ptMarkWords(term)
+  return marked === term ? term : "<span>" + marked + "</span>"
+}
+function ptMarkWords(term) {
   return term.replace(PT_WORDS, function (all, skipped, latin, han) {
     if (latin) return ptMarks(latin) ? "<mark>" + all + "</mark>" : all
     if (!han) return all
