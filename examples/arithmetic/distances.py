@@ -169,3 +169,42 @@ except RuntimeError as error:
     assert "must match the size of tensor b" in str(error)
 else:
     raise AssertionError("(2, 2) against (3, 2) should not broadcast")
+
+# %% normalize
+v = torch.tensor([[3.0, 4.0], [1.0, 0.0]])
+print(F.normalize(v, dim=1))  # each row to length 1
+print(F.normalize(v, dim=0))  # each column to length 1
+
+# %% normalize-checks tags=["remove-cell"]
+rows = F.normalize(v, dim=1)
+assert torch.allclose(rows, torch.tensor([[0.6, 0.8], [1.0, 0.0]]))
+assert torch.allclose(rows.norm(dim=1), torch.ones(2))
+cols = F.normalize(v, dim=0)
+assert torch.allclose(cols, torch.tensor([[0.9487, 1.0], [0.3162, 0.0]]), atol=1e-4)
+assert torch.allclose(cols.norm(dim=0), torch.ones(2))
+# the default is dim=1
+assert torch.equal(F.normalize(v), rows)
+# the same as dividing by the norm, where no row is zero
+assert torch.allclose(rows, v / v.norm(dim=1, keepdim=True))
+# p=1: the absolute values of each row sum to 1
+assert torch.allclose(F.normalize(v, p=1, dim=1).abs().sum(dim=1), torch.ones(2))
+# a 1-D tensor needs dim=0: the default dim=1 does not exist
+try:
+    F.normalize(torch.tensor([3.0, 4.0]))
+except IndexError as error:
+    assert "Dimension out of range" in str(error)
+else:
+    raise AssertionError("dim=1 on a 1-D tensor should fail")
+assert torch.allclose(F.normalize(torch.tensor([3.0, 4.0]), dim=0), torch.tensor([0.6, 0.8]))
+
+# %% normalize-zero
+z = torch.tensor([[0.0, 0.0], [3.0, 4.0]])
+print(F.normalize(z, dim=1))  # divides by max(norm, eps): zeros stay zeros
+print(z / z.norm(dim=1, keepdim=True))  # 0 / 0 is nan
+
+# %% normalize-zero-checks tags=["remove-cell"]
+assert torch.equal(F.normalize(z, dim=1)[0], torch.zeros(2))
+assert (z / z.norm(dim=1, keepdim=True))[0].isnan().all()
+import inspect
+
+assert inspect.signature(F.normalize).parameters["eps"].default == 1e-12

@@ -135,3 +135,30 @@ for call in (
         raise AssertionError(
             "an int tensor cannot hold a float result in place"
         )
+
+# %% floor-divide
+a = torch.tensor([-7.0, 7.0])
+print(a // 2)  # floor, like Python: -3.5 becomes -4
+print(torch.div(a, 2, rounding_mode="floor"))
+print(torch.div(a, 2, rounding_mode="trunc"))  # toward zero: -3.5 becomes -3
+print(torch.div(a, 2))  # rounding_mode=None: true division
+
+# %% floor-divide-checks tags=["remove-cell"]
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    floor = a // 2
+    assert torch.equal(floor, torch.tensor([-4.0, 3.0]))
+    assert torch.equal(a.__floordiv__(2), floor)
+    assert torch.equal(torch.floor_divide(a, 2), floor)
+    assert torch.equal(torch.div(a, 2, rounding_mode="floor"), floor)
+    assert torch.equal(torch.div(a, 2, rounding_mode="trunc"), torch.tensor([-3.0, 3.0]))
+    assert torch.equal(torch.div(a, 2), torch.tensor([-3.5, 3.5]))
+    assert torch.equal(torch.div(a, 2, rounding_mode=None), a / 2)
+    # integers as well
+    n = torch.tensor([-7, 7])
+    assert torch.equal(n // 2, torch.tensor([-4, 3])) and (n // 2).dtype == torch.int64
+    assert torch.equal(torch.div(n, 2, rounding_mode="trunc"), torch.tensor([-3, 3]))
+    assert (n // 2).tolist() == [-7 // 2, 7 // 2]  # the same as Python's //
+assert not caught, [str(w.message) for w in caught]

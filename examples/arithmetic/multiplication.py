@@ -257,3 +257,39 @@ assert issubclass(torch.linalg.LinAlgError, RuntimeError)
 inverses, infos = torch.linalg.inv_ex(torch.stack([A, B]))
 assert infos.tolist() == [2, 0]
 assert torch.allclose(inverses[1], torch.linalg.inv(B))
+
+# %% sparse-mm
+# row and column of each stored value
+indices = torch.tensor([[0, 1, 1], [2, 0, 2]])
+values = torch.tensor([3.0, 4.0, 5.0], requires_grad=True)
+S = torch.sparse_coo_tensor(indices, values, (2, 3), check_invariants=True)
+torch.manual_seed(0)
+D = torch.randn(3, 2, requires_grad=True)
+out = torch.sparse.mm(S, D)  # dense (2, 2) result
+out.sum().backward()
+print(values.grad.shape, D.grad.shape)  # one gradient per stored value
+
+# %% sparse-mm-checks tags=["remove-cell"]
+import warnings
+
+assert torch.allclose(out, S.to_dense() @ D)
+assert torch.allclose(S @ D, out)
+assert not out.is_sparse and out.shape == (2, 2)
+assert values.grad.shape == (3,) and D.grad.shape == (3, 2)
+# the gradient of a stored value S[i, k] is the sum of row k of D
+assert torch.allclose(values.grad, D.detach().sum(dim=1)[indices[1]])
+assert torch.allclose(D.grad, S.to_dense().detach().sum(dim=0)[:, None].expand(3, 2))
+# check_invariants=True: no warning about disabled checks
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.sparse_coo_tensor(indices, values.detach(), (2, 3), check_invariants=True)
+assert not caught
+# with the check, an index outside the shape is an error
+try:
+    torch.sparse_coo_tensor(
+        torch.tensor([[0], [5]]), torch.tensor([1.0]), (2, 3), check_invariants=True
+    )
+except RuntimeError as error:
+    assert "index 5" in str(error)
+else:
+    raise AssertionError("an index outside the shape passed the check")

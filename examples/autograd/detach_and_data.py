@@ -188,3 +188,48 @@ assert model[0].weight.requires_grad and h.requires_grad and h.grad_fn is not No
 # another loss that uses h itself does reach model[0]
 h.pow(2).mean().backward()
 assert model[0].weight.grad is not None and model[0].weight.grad.abs().sum() > 0
+
+# %% detach-view raises="RuntimeError: Can't detach views in-place. Use detach() instead."
+t = torch.ones(4, requires_grad=True)
+v = (t * 2)[:2]  # a slice is a view of (t * 2)
+v.detach_()
+
+# %% detach-view-checks tags=["remove-cell"]
+for make_view in (lambda: (t * 2)[:2], lambda: (t * 1).view(2, 2)):
+    try:
+        make_view().detach_()
+    except RuntimeError as error:
+        assert str(error).startswith("Can't detach views in-place. Use detach() instead.")
+    else:
+        raise AssertionError("no error")
+
+# %% detach-view-fix
+v = (t * 2)[:2]
+v = v.detach()  # a new tensor, out of the graph
+u = t * 2  # not a view
+u.detach_()  # in place works here
+print(v.requires_grad, u.requires_grad, u.grad_fn)
+
+# %% detach-view-fix-checks tags=["remove-cell"]
+assert not v.requires_grad and not u.requires_grad and u.grad_fn is None
+
+# %% grad-bucket-view raises="RuntimeError: Can't detach views in-place."
+from torch import nn
+
+w = nn.Parameter(torch.zeros(4))
+# a stand-in for a DDP bucket: all gradients in one tensor
+bucket = torch.ones(8)
+# with gradient_as_bucket_view=True, .grad is a view into it
+w.grad = bucket[:4]
+w.grad.detach_()  # old hand-written zeroing: p.grad.detach_(); p.grad.zero_()
+
+# %% grad-bucket-view-fix
+optimizer = torch.optim.SGD([w], lr=0.1)
+optimizer.zero_grad()  # sets .grad to None, no detach_()
+print(w.grad)
+
+# %% grad-bucket-view-fix-checks tags=["remove-cell"]
+assert w.grad is None
+w.grad = bucket[:4]
+optimizer.zero_grad(set_to_none=False)  # zeroes the view in place, no error either
+assert torch.equal(bucket, torch.tensor([0.0] * 4 + [1.0] * 4))

@@ -211,3 +211,93 @@ h = model[2].register_full_backward_hook(
 model(x).sum().backward()
 h.remove()
 assert shapes == [((4, 2), (4, 1))]  # input (4, 2), output (4, 1)
+
+# %% old-backward-hook
+seen = {}
+
+
+def keep_grad_input(module, grad_input, grad_output):
+    seen["old"] = [tuple(g.shape) for g in grad_input if g is not None]
+
+
+block = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+block.register_backward_hook(keep_grad_input)  # the old, non-full hook
+x = torch.randn(2, 3, requires_grad=True)
+block(x).sum().backward()  # warns
+print(seen["old"], tuple(x.grad.shape))  # the ReLU's input, not x
+
+# %% old-backward-hook-checks tags=["remove-cell"]
+import warnings
+
+assert seen["old"] == [(2, 4)] and x.grad.shape == (2, 3)
+for module in (nn.Sequential(nn.Linear(3, 4), nn.ReLU()), nn.Linear(3, 4)):
+    module.register_backward_hook(keep_grad_input)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    assert [w.category for w in caught] == [FutureWarning], caught
+    assert str(caught[0].message).startswith(
+        "Using a non-full backward hook when the forward contains multiple autograd"
+        " Nodes is deprecated and will be removed in future versions. This hook"
+        " will be missing some grad_input. Please use register_full_backward_hook"
+    )
+# one module takes one kind, even after the old hook's handle is removed
+linear = nn.Linear(3, 4)
+linear.register_backward_hook(keep_grad_input).remove()
+try:
+    linear.register_full_backward_hook(keep_grad_input)
+except RuntimeError as error:
+    assert "Cannot use both regular backward hooks and full backward hooks" in str(error)
+else:
+    raise AssertionError("no error")
+
+# %% full-backward-hook
+def show_grads(module, grad_input, grad_output):
+    # return nothing: a returned value replaces grad_input
+    seen["full"] = grad_input
+
+
+block = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+block.register_full_backward_hook(show_grads)
+x = torch.randn(2, 3, requires_grad=True)
+block(x).sum().backward()
+print(seen["full"][0].shape, torch.equal(seen["full"][0], x.grad))
+
+# %% full-backward-hook-checks tags=["remove-cell"]
+assert torch.equal(seen["full"][0], x.grad)
+# a hook that returns a tensor of another size
+bad = nn.Linear(3, 2)
+bad.register_full_backward_hook(lambda module, gin, gout: (torch.ones(5),))
+try:
+    bad(x).sum().backward()
+except RuntimeError as error:
+    assert "has changed the size of value" in str(error), error
+else:
+    raise AssertionError("no error")
+# no in-place change of the module's output with a full hook
+try:
+    out = block(x)
+    out.add_(1)
+except RuntimeError as error:
+    assert "Output 0 of BackwardHookFunction is a view and is being modified inplace" in str(
+        error
+    ), error
+else:
+    raise AssertionError("no error")
+out = block(x).clone()
+out.add_(1)  # fine on a copy
+
+# %% full-hook-no-input-grad
+block(torch.randn(2, 3)).sum().backward()  # no input requires grad: a warning
+print(seen["full"])
+
+# %% full-hook-no-input-grad-checks tags=["remove-cell"]
+assert seen["full"] == (None,)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    block(torch.randn(2, 3)).sum().backward()
+assert caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "Full backward hook is firing when gradients are computed with respect to module"
+    " outputs since no inputs require gradients."
+)

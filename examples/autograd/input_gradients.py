@@ -230,3 +230,85 @@ xg = x.clone().requires_grad_()
 (first,) = torch.autograd.grad(f(xg), xg, create_graph=True)
 rows = [torch.autograd.grad(first[i], xg, retain_graph=True)[0] for i in range(2)]
 assert torch.equal(torch.stack(rows), analytic)
+
+# %% jacobian
+from torch.autograd.functional import jacobian
+from torch.func import functional_call, grad, jacfwd, jacrev, vmap
+
+net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+x = torch.randn(3)  # one sample
+J = jacobian(net, x)  # d output / d input: (2 outputs, 3 inputs)
+print(J.shape)
+print(torch.allclose(jacrev(net)(x), J), torch.allclose(jacfwd(net)(x), J))
+
+# %% jacobian-checks tags=["remove-cell"]
+assert J.shape == (2, 3)
+assert torch.allclose(jacrev(net)(x), J, atol=1e-6)
+assert torch.allclose(jacfwd(net)(x), J, atol=1e-6)
+# row i of the Jacobian is the gradient of output i
+xr = x.clone().requires_grad_()
+rows = [torch.autograd.grad(net(xr)[i], xr)[0] for i in range(2)]
+assert torch.allclose(torch.stack(rows), J, atol=1e-6)
+
+# %% jacobian-batch
+xb = torch.randn(4, 3)  # a batch of 4
+print(jacobian(net, xb).shape)  # every output against every input of the batch
+print(vmap(jacrev(net))(xb).shape)  # one (2, 3) Jacobian per sample
+
+# %% jacobian-batch-checks tags=["remove-cell"]
+full = jacobian(net, xb)
+per_sample = vmap(jacrev(net))(xb)
+assert full.shape == (4, 2, 4, 3) and per_sample.shape == (4, 2, 3)
+for i in range(4):
+    assert torch.allclose(full[i, :, i], per_sample[i], atol=1e-6)
+    for j in range(4):
+        if j != i:  # blocks between two samples are zero
+            assert torch.equal(full[i, :, j], torch.zeros(2, 3))
+
+# %% per-sample-grads
+params = {k: v.detach() for k, v in net.named_parameters()}
+
+
+def loss_fn(params, x, y):
+    # a batch of one
+    out = functional_call(net, params, (x.unsqueeze(0),))
+    return F.mse_loss(out, y.unsqueeze(0))
+
+
+yb = torch.randn(4, 2)
+# params shared (None), x and y split along dim 0
+grads = vmap(grad(loss_fn), in_dims=(None, 0, 0))(params, xb, yb)
+for name, g in grads.items():
+    print(name, tuple(g.shape))  # one gradient per sample
+
+# %% per-sample-grads-checks tags=["remove-cell"]
+for i in range(4):
+    net.zero_grad()
+    F.mse_loss(net(xb[i : i + 1]), yb[i : i + 1]).backward()
+    for name, p in net.named_parameters():
+        assert torch.allclose(grads[name][i], p.grad, atol=1e-6), name
+assert grads["0.weight"].shape == (4, 5, 3) and grads["2.bias"].shape == (4, 2)
+# the mean of the per-sample gradients is the batch gradient
+net.zero_grad()
+F.mse_loss(net(xb), yb).backward()
+assert torch.allclose(grads["0.weight"].mean(0), net[0].weight.grad, atol=1e-6)
+# BatchNorm in train mode mixes the samples: vmap refuses it
+bn_net = nn.Sequential(nn.Linear(3, 5), nn.BatchNorm1d(5), nn.Linear(5, 2))
+bn_params = {k: v.detach() for k, v in bn_net.named_parameters()}
+
+
+def bn_loss(params, x, y):
+    out = functional_call(bn_net, params, (x.unsqueeze(0),))
+    return F.mse_loss(out, y.unsqueeze(0))
+
+
+try:
+    vmap(grad(bn_loss), in_dims=(None, 0, 0))(bn_params, xb, yb)
+except Exception as error:
+    bn_error = error
+else:
+    raise AssertionError("vmap over BatchNorm in train mode should fail")
+bn_net.eval()
+bn_grads = vmap(grad(bn_loss), in_dims=(None, 0, 0))(bn_params, xb, yb)
+assert bn_grads["0.weight"].shape == (4, 5, 3)
+assert isinstance(bn_error, RuntimeError)

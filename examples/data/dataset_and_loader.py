@@ -579,3 +579,53 @@ images = TensorDataset(torch.randn(8, 3, 8, 8), torch.arange(8) % 3)
 for xb, tb in DataLoader(images, batch_size=4, collate_fn=mixup_collate):
     assert xb.shape == (4, 3, 8, 8) and torch.allclose(tb.sum(1), torch.ones(4))
     F.cross_entropy(model(xb), tb)
+
+
+# %% unpack-three raises="ValueError: too many values to unpack (expected 2)"
+loader = DataLoader(WithIndex(base), batch_size=4)  # samples are (x, y, index)
+for x, y in loader:
+    pass
+
+# %% unpack-three-checks tags=["remove-cell"]
+assert len(next(iter(loader))) == 3
+
+# %% unpack-one raises="ValueError: not enough values to unpack (expected 2, got 1)"
+only_x = TensorDataset(x_all)  # one tensor: each sample is (x,)
+for x, y in DataLoader(only_x, batch_size=4):
+    pass
+
+# %% unpack-one-checks tags=["remove-cell"]
+assert len(only_x[0]) == 1
+
+# %% unpack-fixed
+for x, y, idx in loader:  # one name per field of the sample
+    print(x.shape, y.shape, idx)
+    break
+batch = next(iter(loader))  # or keep the batch and index it
+print(type(batch).__name__, len(batch), batch[0].shape)
+
+# %% unpack-fixed-checks tags=["remove-cell"]
+assert x.shape == (4, 2) and idx.tolist() == [0, 1, 2, 3]
+assert isinstance(batch, list) and torch.equal(batch[0], x_all[:4])
+
+
+# %% unpack-dict
+class ImageLabel(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return {"image": torch.full((3,), float(index)), "label": index % 2}
+
+
+for x, y in DataLoader(ImageLabel(), batch_size=4):
+    print(repr(x), repr(y))  # no error: the two keys of the dict
+    break
+batch = next(iter(DataLoader(ImageLabel(), batch_size=4)))
+x, y = batch["image"], batch["label"]  # take the values by key
+print(x.shape, y)
+
+# %% unpack-dict-checks tags=["remove-cell"]
+for a, b in DataLoader(ImageLabel(), batch_size=4):
+    assert (a, b) == ("image", "label")
+assert x.shape == (4, 3) and y.tolist() == [0, 1, 0, 1]

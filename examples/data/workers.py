@@ -492,3 +492,68 @@ lists = list(DataLoader(sequences, batch_size=2, num_workers=2,
                         collate_fn=list))
 assert all(type(b) is list for b in lists)
 assert [len(s) for b in lists for s in b] == [3, 2, 4, 1]
+
+# %% too-many-workers
+import warnings
+
+cpus = len(os.sched_getaffinity(0))  # the CPUs this process may run on
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    loader = DataLoader(dataset, batch_size=2, num_workers=cpus + 4)
+message = str(caught[0].message)
+print(message.replace(str(cpus + 4), "N").replace(f"is {cpus},", "is M,"))
+
+# %% too-many-workers-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith(
+    f"This DataLoader will create {cpus + 4} worker processes in total. "
+    f"Our suggested max number of worker in current system is {cpus}, "
+)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    DataLoader(dataset, batch_size=2, num_workers=min(8, cpus))
+assert not caught  # at most one worker per CPU: no warning
+
+
+# %% copy-on-read
+def private_mb():
+    """Memory this process has written to, not shared with the parent"""
+    with open("/proc/self/smaps_rollup") as f:  # Linux only
+        for line in f:
+            if line.startswith("Private_Dirty:"):
+                return int(line.split()[1]) / 1024
+
+
+class Names(Dataset):
+    def __init__(self, names):
+        self.names = names
+
+    def __len__(self):
+        return len(self.names)
+
+    def __getitem__(self, index):
+        name = self.names[index]  # reading a list item writes its refcount
+        at_ends = index in (0, len(self.names) - 1)
+        return len(name), private_mb() if at_ends else 0.0
+
+
+def growth(names):
+    """How much the worker's own memory grew from the first batch to the last"""
+    loader = DataLoader(Names(names), batch_size=50_000, num_workers=1)
+    batches = [mb for _, mb in loader]
+    return batches[-1][-1].item() - batches[0][0].item()
+
+
+as_list = [f"id{i:07d}" for i in range(1_000_000)]  # a million Python str
+# the same names as one block of bytes
+as_array = np.array(as_list).astype("S9")
+list_mb, array_mb = growth(as_list), growth(as_array)
+# the sizes vary with the machine; the list grows by a copy of its items
+print("list grew over 30 MB more than the array:", list_mb - array_mb > 30)
+
+# %% copy-on-read-checks tags=["remove-cell"]
+import multiprocessing
+
+assert multiprocessing.get_start_method() == "fork"
+assert list_mb - array_mb > 30
+assert as_array.dtype == np.dtype("S9") and as_array[7] == b"id0000007"

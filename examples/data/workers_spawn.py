@@ -410,3 +410,60 @@ for method, prefix in (("fork", "ForkProcess"), ("spawn", "SpawnProcess")):
     assert opened[method] == ["MainProcess", f"{prefix}-1", f"{prefix}-2"]
     assert printed[method].splitlines() == [
         "dataset[0] in the main process: 0", f"{method} sum 190"]
+
+# %% hogwild
+script = """\
+import sys
+
+import torch
+import torch.multiprocessing as mp
+from torch import nn
+
+
+def train(model, steps):  # runs in each process
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)  # its own
+    x = torch.ones(1, 1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = (model(x) - 3).pow(2).mean()  # trains the weight towards 3
+        loss.backward()
+        optimizer.step()  # writes into the weight, without a lock
+
+
+def main(method, share):
+    model = nn.Linear(1, 1, bias=False)
+    nn.init.zeros_(model.weight)
+    if share:
+        model.share_memory()  # the parameters move to shared memory
+    context = mp.get_context(method)
+    workers = [context.Process(target=train, args=(model, 20))
+               for _ in range(2)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join()  # wait for both
+    weight = model.weight.item()
+    print(f"{method}, share_memory: {share}: weight was shared:"
+          f" {model.weight.is_shared()}, the parent sees the training:"
+          f" {weight > 2}")
+
+
+if __name__ == "__main__":  # needed: spawn imports this file again
+    main(sys.argv[1], sys.argv[2] == "share")
+"""
+Path("hogwild.py").write_text(script)
+hogwild = {}
+for method, share in (("fork", "share"), ("fork", "no"), ("spawn", "no")):
+    returncode, hogwild[method, share], err = run("hogwild.py", method, share)
+    assert returncode == 0, err
+    print(hogwild[method, share], end="")
+
+# %% hogwild-checks tags=["remove-cell"]
+assert hogwild["fork", "share"] == ("fork, share_memory: True: weight was"
+    " shared: True, the parent sees the training: True\n")
+# forked without share_memory: each child trained its own copy
+assert hogwild["fork", "no"] == ("fork, share_memory: False: weight was"
+    " shared: False, the parent sees the training: False\n")
+# spawn pickles the model, which moves its tensors to shared memory anyway
+assert hogwild["spawn", "no"] == ("spawn, share_memory: False: weight was"
+    " shared: True, the parent sees the training: True\n")

@@ -126,3 +126,82 @@ for p, q in zip(plain.state_dict().values(), model.state_dict().values()):
 assert "DistributedDataParallel" in advice and "instead of this class" in advice
 assert "must have its parameters and buffers on" in nn.DataParallel.__doc__
 assert "``device_ids[0]``" in nn.DataParallel.__doc__
+
+# %% misplaced
+from itertools import chain
+
+
+def misplaced(model, device):
+    # the parameters and buffers that are not on the device
+    return [(name, t.device) for name, t in chain(model.named_parameters(),
+                                                  model.named_buffers())
+            if t.device != torch.device(device)]
+
+
+net = nn.Sequential()
+net.add_module("a", nn.Linear(3, 4))
+net.to("meta")  # "meta" stands for cuda:0 on this CPU-only page
+net.add_module("b", nn.Linear(4, 2))  # a layer added after .to()
+print(misplaced(net, "meta"))
+net.to("meta")  # move the model after its last change
+print(misplaced(net, "meta"))
+
+# %% misplaced-checks tags=["remove-cell"]
+import inspect
+
+cpu = torch.device("cpu")
+net = nn.Sequential()
+net.add_module("a", nn.Linear(3, 4))
+net.to("meta")
+net.add_module("b", nn.Linear(4, 2))
+assert misplaced(net, "meta") == [("b.weight", cpu), ("b.bias", cpu)]
+net.to("meta")
+assert misplaced(net, "meta") == []
+# a replaced layer is on the CPU too, and so are new buffers
+net.b = nn.Linear(4, 2)
+net.register_buffer("mask", torch.ones(2))
+assert [n for n, _ in misplaced(net, "meta")] == ["b.weight", "b.bias", "mask"]
+# the message DataParallel builds, in forward and in replicate
+import sys
+
+source = inspect.getsource(sys.modules["torch.nn.parallel.data_parallel"])
+for piece in ("module must have its parameters and buffers ",
+              "(device_ids[0]) but found one of ", "them on device: "):
+    assert source.count(piece) >= 2
+# the device it names is device_ids[0]
+assert "self.device_ids[0])" in source
+
+# %% two-devices
+if torch.cuda.device_count() >= 2:
+    dev0, dev1 = "cuda:0", "cuda:1"
+else:
+    dev0, dev1 = "cpu", "cpu"  # the same code on one device
+
+
+class TwoPart(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.part1 = nn.Sequential(nn.Linear(8, 16), nn.ReLU()).to(dev0)
+        self.part2 = nn.Linear(16, 2).to(dev1)
+
+    def forward(self, x):
+        x = self.part1(x.to(dev0))
+        return self.part2(x.to(dev1))  # the activations move to dev1
+
+
+torch.manual_seed(0)
+model = TwoPart()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # all the parameters
+x, y = torch.randn(4, 8), torch.tensor([0, 1, 1, 0])
+out = model(x)
+loss = nn.functional.cross_entropy(out, y.to(dev1))  # labels on out's device
+loss.backward()  # autograd goes back across the devices by itself
+optimizer.step()
+print("output on", out.device.type)
+print("every parameter has a gradient:",
+      all(p.grad is not None for p in model.parameters()))
+
+# %% two-devices-checks tags=["remove-cell"]
+assert out.device == torch.device(dev1)
+assert all(p.grad is not None for p in model.parameters())
+assert len(optimizer.param_groups[0]["params"]) == 4

@@ -156,3 +156,35 @@ print(index, torch.cuda.get_device_name(index))
 print(torch.cuda.memory_allocated(index) > 0)  # our tensors hold its memory
 assert index == 0 and model.weight.is_cuda and x.is_cuda
 assert torch.cuda.memory_allocated(index) > 0
+
+# %% default-tensor-type
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.set_default_tensor_type(torch.DoubleTensor)  # the old way
+print(caught[0].category.__name__)
+print(str(caught[0].message).split(" (Triggered")[0])
+torch.set_default_dtype(torch.float64)  # the replacement
+print(torch.zeros(1).dtype, torch.tensor([1.5]).dtype, torch.tensor([1]).dtype)
+torch.set_default_dtype(torch.float32)  # it is global: restore it
+print(torch.zeros(1).dtype)
+
+# %% default-tensor-type-checks tags=["remove-cell"]
+message = str(caught[0].message)
+assert caught[0].category is UserWarning
+assert message.startswith(
+    "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    "torch.set_default_dtype() and torch.set_default_device() as alternatives."
+)
+torch.set_default_dtype(torch.float64)
+assert torch.zeros(1).dtype == torch.float64 and torch.tensor([1.5]).dtype == torch.float64
+assert torch.tensor([1]).dtype == torch.int64  # integers are not affected
+torch.set_default_dtype(torch.float32)
+assert torch.zeros(1).dtype == torch.float32 == torch.get_default_dtype()
+try:
+    torch.set_default_dtype(torch.int64)
+except TypeError as error:
+    assert "only floating-point types are supported as the default type" in str(error)
+else:
+    raise AssertionError("set_default_dtype should refuse an integer dtype")

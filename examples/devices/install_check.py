@@ -578,3 +578,46 @@ print(run.stderr.splitlines()[0])
 # %% sigill-checks tags=["remove-cell"]
 assert run.returncode == -signal.SIGILL == -4
 assert run.stderr.startswith("Fatal Python error: Illegal instruction")
+
+# %% ninja-path
+import shutil
+import tempfile
+
+check = ("from torch.utils import cpp_extension; "
+         "cpp_extension.verify_ninja_availability()")
+empty = tempfile.mkdtemp()  # a PATH with no ninja on it
+run = subprocess.run([sys.executable, "-c", check], env={"PATH": empty},
+                     capture_output=True, text=True)
+print(run.returncode, run.stderr.splitlines()[-1])
+
+# a stand-in for the ninja that pip puts next to python
+fake = os.path.join(tempfile.mkdtemp(), "ninja")
+with open(fake, "w") as f:
+    f.write("#!/bin/sh\necho 1.11.1\n")
+os.chmod(fake, 0o755)
+path = os.path.dirname(fake) + os.pathsep + empty
+run = subprocess.run([sys.executable, "-c", check], env={"PATH": path},
+                     capture_output=True, text=True)
+print(run.returncode, shutil.which("ninja", path=path) == fake)
+
+# %% ninja-path-checks tags=["remove-cell"]
+assert run.returncode == 0  # the stand-in satisfied the check
+failed = subprocess.run([sys.executable, "-c", check], env={"PATH": empty},
+                        capture_output=True, text=True)
+assert failed.returncode == 1
+assert failed.stderr.splitlines()[-1].startswith(
+    "RuntimeError: Ninja is required to load C++ extensions")
+
+# %% which-build tags=["environment"]
+hip, cuda = torch.version.hip, torch.version.cuda  # one of them, or neither
+build = "ROCm (AMD)" if hip else "CUDA (NVIDIA)" if cuda else "CPU only"
+print("torch.version.hip:", hip)
+print("torch.version.cuda:", cuda)
+print("this is the", build, "build")
+
+# %% which-build-checks tags=["remove-cell"]
+assert not (hip and cuda)  # a build is for one GPU platform at most
+if build == "CPU only":
+    assert not torch.cuda.is_available()
+if "+cpu" in torch.__version__:  # a wheel from the CPU index
+    assert hip is None and cuda is None

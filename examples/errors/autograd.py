@@ -376,3 +376,108 @@ print(target.requires_grad, teacher.weight.grad is None)
 # %% target-grad-fix-checks tags=["remove-cell"]
 assert not target.requires_grad and teacher.weight.grad is None
 assert F.soft_margin_loss(torch.randn(3), torch.tensor([1.0, -1.0, 1.0])).ndim == 0
+
+# %% unused-input raises="RuntimeError: … appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+x = torch.ones(3, requires_grad=True)
+y = torch.ones(3, requires_grad=True)
+loss = (x * 2).sum()  # y takes no part in the loss
+torch.autograd.grad(loss, [x, y])
+
+# %% unused-input-checks tags=["remove-cell"] holds=">=2.13" claim="The message says the index of the unused tensor (`at index 1`)"
+try:
+    torch.autograd.grad((x * 2).sum(), [x, y])
+except RuntimeError as error:
+    assert "The differentiated Tensor at index 1 appears" in str(error), error
+else:
+    raise AssertionError("no error")
+
+# %% unused-input-fix
+loss = (x * 2).sum()
+# None: no path from y
+print(torch.autograd.grad(loss, [x, y], allow_unused=True))
+loss = (x * 2).sum()
+print(torch.autograd.grad(loss, [x, y], allow_unused=True,
+                          materialize_grads=True))
+
+# %% unused-input-fix-checks tags=["remove-cell"]
+gx, gy = torch.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)
+assert torch.equal(gx, torch.full((3,), 2.0)) and gy is None
+gx, gy = torch.autograd.grad(
+    (x * 2).sum(), [x, y], allow_unused=True, materialize_grads=True
+)
+assert torch.equal(gy, torch.zeros(3))
+
+# %% unused-branch
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(3, 4)
+        self.head_a = nn.Linear(4, 1)
+        self.head_b = nn.Linear(4, 1)
+
+    def forward(self, x, task):
+        h = self.body(x)
+        # one head per call
+        return self.head_a(h) if task == "a" else self.head_b(h)
+
+
+model = TwoHeads()
+loss = model(torch.randn(2, 3), task="a").sum()
+names = [name for name, _ in model.named_parameters()]
+grads = torch.autograd.grad(loss, list(model.parameters()), allow_unused=True)
+for name, g in zip(names, grads):
+    print(name, None if g is None else tuple(g.shape))
+
+# %% unused-branch-checks tags=["remove-cell"]
+assert [g is None for g in grads] == [False] * 4 + [True] * 2
+assert names.index("head_b.weight") == 4
+try:
+    loss = model(torch.randn(2, 3), task="a").sum()
+    torch.autograd.grad(loss, list(model.parameters()))
+except RuntimeError as error:
+    assert "appears to not have been used in the graph" in str(error)
+else:
+    raise AssertionError("no error")
+# backward() does not complain: the unused head's .grad stays None
+model(torch.randn(2, 3), task="a").sum().backward()
+assert model.head_b.weight.grad is None and model.head_a.weight.grad is not None
+
+# %% volatile
+from torch.autograd import Variable
+
+x = torch.ones(2)
+v = Variable(x, volatile=True)  # code written for PyTorch 0.3
+print(type(v), v.requires_grad)  # an ordinary tensor, and a warning
+
+# %% volatile-error raises="UserWarning: volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+with warnings.catch_warnings():
+    warnings.simplefilter("error")  # warnings as errors, as `python -W error`
+    Variable(x, volatile=True)
+
+# %% volatile-checks tags=["remove-cell"]
+assert type(v) is torch.Tensor and not v.requires_grad
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    Variable(x, volatile=True)
+assert caught[0].category is UserWarning
+assert "volatile was removed and now has no effect" in str(caught[0].message)
+# Variable(t) is a plain tensor with the same storage
+assert type(Variable(x)) is torch.Tensor and Variable(x).data_ptr() == x.data_ptr()
+assert Variable(x, requires_grad=True).requires_grad
+# volatile no longer spreads: a parameter in the computation makes it tracked
+assert (v * nn.Parameter(torch.ones(2))).requires_grad
+
+# %% volatile-fix
+x = torch.ones(2)
+# was: Variable(torch.ones(2), requires_grad=True)
+w = torch.ones(2).requires_grad_()
+with torch.no_grad():  # was: volatile=True
+    y = x * w
+print(y.requires_grad)
+loss = (x * w).sum()
+print(loss.item())  # was: loss.data[0]
+
+# %% volatile-fix-checks tags=["remove-cell"]
+assert not y.requires_grad and loss.item() == 2.0
+with torch.inference_mode():
+    assert not (x * w).requires_grad

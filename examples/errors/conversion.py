@@ -150,3 +150,76 @@ assert torch.ones(2, dtype=torch.float16).numpy().dtype == np.float16
 # a bfloat16 tensor that requires grad needs detach() first, as above
 w = torch.ones(2, dtype=torch.bfloat16, requires_grad=True)
 assert w.detach().float().numpy().tolist() == [1.0, 1.0]
+
+# %% negative-strides raises="ValueError: At least one stride in the given numpy array is negative"
+image = np.arange(6).reshape(2, 3)
+# a view that walks the columns backwards, as np.flip does
+flipped = image[:, ::-1]
+torch.from_numpy(flipped)
+
+# %% negative-strides-checks tags=["remove-cell"]
+assert flipped.strides[1] < 0 and np.flip(image, 1).strides[1] < 0
+# torch.tensor and torch.as_tensor refuse it as well
+for convert in (torch.from_numpy, torch.tensor, torch.as_tensor):
+    try:
+        convert(flipped)
+    except ValueError as error:
+        assert "negative" in str(error) and "array.copy()" in str(error)
+    else:
+        raise AssertionError(f"{convert.__name__} took negative strides")
+
+# %% negative-strides-fix
+print(torch.from_numpy(flipped.copy()))  # a fresh array with positive strides
+print(torch.from_numpy(np.ascontiguousarray(flipped)))
+print(torch.from_numpy(image).flip(1))  # or flip in torch instead
+
+# %% negative-strides-fix-checks tags=["remove-cell"]
+expected = torch.tensor([[2, 1, 0], [5, 4, 3]])
+assert torch.equal(torch.from_numpy(flipped.copy()), expected)
+assert torch.equal(torch.from_numpy(np.ascontiguousarray(flipped)), expected)
+assert torch.equal(torch.from_numpy(image).flip(1), expected)
+# an OpenCV-style BGR to RGB flip of the last axis hits the same error
+bgr = np.zeros((4, 4, 3), dtype=np.uint8)
+try:
+    torch.from_numpy(bgr[..., ::-1])
+except ValueError as error:
+    assert "negative" in str(error)
+else:
+    raise AssertionError("a BGR to RGB view converted")
+assert torch.from_numpy(bgr[..., ::-1].copy()).shape == (4, 4, 3)
+
+# %% numpy-to-module raises="TypeError: conv2d() received an invalid combination of arguments - got (numpy.ndarray, …"
+torch.manual_seed(0)
+model = torch.nn.Conv2d(3, 4, 3)
+x = np.zeros((1, 3, 8, 8), dtype=np.float32)
+model(x)
+
+# %% numpy-to-module-checks tags=["remove-cell"]
+try:
+    model(x)
+except TypeError as error:
+    assert "!numpy.ndarray!" in str(error)
+    assert " * (Tensor input, Tensor weight, Tensor bias = None" in str(error)
+else:
+    raise AssertionError("a NumPy array went through Conv2d")
+# nn.Linear words it differently: one signature, so it names the argument
+try:
+    torch.nn.Linear(8, 2)(np.zeros((1, 8), dtype=np.float32))
+except TypeError as error:
+    assert str(error) == (
+        "linear(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"
+    )
+else:
+    raise AssertionError("a NumPy array went through Linear")
+
+# %% numpy-to-module-double raises="RuntimeError: Input type (double) and bias type (float) should be the same"
+x = np.zeros((1, 3, 8, 8))  # NumPy's default dtype is float64
+model(torch.from_numpy(x))
+
+# %% numpy-to-module-fix
+print(model(torch.from_numpy(x).float()).shape)  # float32, like the weights
+
+# %% numpy-to-module-fix-checks tags=["remove-cell"]
+assert x.dtype == np.float64 and torch.from_numpy(x).dtype == torch.float64
+assert model(torch.from_numpy(x).float()).shape == (1, 4, 6, 6)
+assert model.weight.dtype == torch.float32

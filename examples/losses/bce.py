@@ -179,3 +179,24 @@ pair = torch.randn(5, 2)
 assert torch.allclose(
     pair.softmax(dim=1)[:, 1], torch.sigmoid(pair[:, 1] - pair[:, 0])
 )
+
+# %% long-target-bce raises="RuntimeError: Found dtype Long but expected Float"
+probs = torch.sigmoid(x)  # BCELoss takes probabilities
+nn.BCELoss()(probs, labels)  # labels: torch.tensor([0, 1, 1]), int64
+
+# %% long-target-bce-fixed
+print(labels.dtype, labels.float().dtype)
+print(nn.BCELoss()(probs, labels.float()))
+
+# %% long-target-bce-fixed-checks tags=["remove-cell"]
+loss = nn.BCELoss()(probs, labels.float())
+assert torch.allclose(loss, nn.BCEWithLogitsLoss()(x, labels.float()))
+t = labels.float()
+assert torch.allclose(loss, -(t * probs.log() + (1 - t) * (1 - probs).log()).mean())
+# a bool mask of labels fails the same way
+try:
+    nn.BCELoss()(probs, labels.bool())
+except RuntimeError as error:
+    assert "expected Float" in str(error), error
+else:
+    raise AssertionError("no error")

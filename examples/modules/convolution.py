@@ -526,3 +526,69 @@ nn.Conv2d(6, 8, 3, groups=4)
 
 # %% groups-out-channels raises="ValueError: out_channels must be divisible by groups"
 nn.Conv2d(4, 6, 3, groups=4)
+
+# %% unfold
+import torch.nn.functional as F
+
+img = torch.arange(16.0).reshape(1, 1, 4, 4)  # (N, C, H, W)
+patches = F.unfold(img, kernel_size=2, stride=2)
+print(patches.shape)  # (N, C * 2 * 2, L): one column per patch
+print(patches[0, :, 0])  # the top-left patch, flattened
+
+# %% unfold-checks tags=["remove-cell"]
+assert patches.shape == (1, 4, 4)
+assert torch.equal(patches[0, :, 0], torch.tensor([0.0, 1.0, 4.0, 5.0]))
+assert torch.equal(patches[0, :, 3], torch.tensor([10.0, 11.0, 14.0, 15.0]))
+
+# %% tensor-unfold
+grid = img.unfold(2, 2, 2).unfold(3, 2, 2)  # (N, C, rows, cols, 2, 2)
+print(grid.shape)
+# (N, L, C, k, k): one small image per patch
+print(grid.permute(0, 2, 3, 1, 4, 5).reshape(1, 4, 1, 2, 2)[0, 0])
+
+# %% tensor-unfold-checks tags=["remove-cell"]
+assert grid.shape == (1, 1, 2, 2, 2, 2)
+per_patch = grid.permute(0, 2, 3, 1, 4, 5).reshape(1, 4, 1, 2, 2)
+# the same patches, in the same order, as F.unfold's columns
+assert torch.equal(per_patch.reshape(1, 4, 4).transpose(1, 2), patches)
+
+# %% fold
+print(torch.equal(F.fold(patches, (4, 4), kernel_size=2, stride=2), img))
+
+# %% fold-checks tags=["remove-cell"]
+assert torch.equal(F.fold(patches, (4, 4), kernel_size=2, stride=2), img)
+# overlapping patches are summed where they overlap, not averaged
+overlap = F.fold(F.unfold(img, 2, stride=1), (4, 4), 2, stride=1)
+assert overlap[0, 0, 1, 1] == 4 * img[0, 0, 1, 1]
+
+# %% conv-as-matmul
+torch.manual_seed(0)
+x = torch.randn(1, 2, 6, 6)
+w = torch.randn(5, 2, 3, 3)  # 5 filters of 2 channels, 3x3
+columns = F.unfold(x, 3)  # (1, 2 * 3 * 3, 16): every 3x3 window
+out = (w.view(5, -1) @ columns).view(1, 5, 4, 4)
+print(torch.allclose(out, F.conv2d(x, w), atol=1e-5))
+
+# %% conv-as-matmul-checks tags=["remove-cell"]
+assert columns.shape == (1, 18, 16)
+assert torch.allclose(out, F.conv2d(x, w), atol=1e-5)
+# a ViT patch embedding: a linear layer on 16 non-overlapping patches
+proj = torch.nn.Linear(2 * 3 * 3, 8)
+tokens = proj(F.unfold(torch.randn(1, 2, 12, 12), 3, stride=3).transpose(1, 2))
+assert tokens.shape == (1, 16, 8)
+
+# %% pool-no-named-warning
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = F.max_pool2d(torch.randn(1, 1, 4, 4), 2)
+print(y.shape, len(caught))  # no warning
+
+# %% pool-no-named-warning-checks tags=["remove-cell"]
+assert y.shape == (1, 1, 2, 2) and not caught
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    nn.MaxPool2d(2)(torch.randn(1, 1, 4, 4))
+    nn.AdaptiveMaxPool2d(1)(torch.randn(1, 1, 4, 4))
+assert not caught

@@ -285,3 +285,76 @@ with torch.no_grad():
 assert torch.equal(lstm_a(x_bf)[0], lstm_b(x_bf)[0])
 lstm_a.flatten_parameters()
 assert torch.equal(lstm_a(x_bf)[0], lstm_b(x_bf)[0])
+
+# %% lstm-in-sequential raises="TypeError: linear(): argument 'input' (position 1) must be Tensor, not tuple"
+model = nn.Sequential(nn.LSTM(4, 8, batch_first=True), nn.Linear(8, 2))
+x = torch.randn(2, 5, 4)  # (batch, seq_len, input_size)
+model(x)  # the LSTM hands Linear its whole (output, (h_n, c_n))
+
+
+# %% lstm-in-sequential-fix
+class LastStep(nn.Module):
+    def forward(self, x):
+        output, _ = x  # keep output, drop (h_n, c_n)
+        return output[:, -1]  # the last time step: (batch, hidden_size)
+
+
+model = nn.Sequential(nn.LSTM(4, 8, batch_first=True), LastStep(),
+                      nn.Linear(8, 2))
+print(model(x).shape)
+
+
+class Classifier(nn.Module):  # or write forward by hand
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8, batch_first=True)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        output, (h_n, c_n) = self.lstm(x)
+        return self.fc(h_n[-1])  # the last layer's state at the last step
+
+
+print(Classifier()(x).shape)
+
+# %% lstm-in-sequential-fix-checks tags=["remove-cell"]
+assert model(x).shape == (2, 2) and Classifier()(x).shape == (2, 2)
+lstm = model[0]
+output, (h_n, c_n) = lstm(x)
+assert torch.allclose(output[:, -1], h_n[-1])
+# not so for a bidirectional LSTM: the backward direction ends at step 0
+bi = nn.LSTM(4, 8, batch_first=True, bidirectional=True)
+output, (h_n, c_n) = bi(x)
+assert torch.allclose(output[:, -1, :8], h_n[0])
+assert not torch.allclose(output[:, -1, 8:], h_n[1])
+assert torch.allclose(output[:, 0, 8:], h_n[1])
+# nor with padding: the last step of a padded sequence is padding
+packed = nn.utils.rnn.pack_padded_sequence(
+    x, torch.tensor([5, 3]), batch_first=True
+)
+out_packed, (h_n, c_n) = lstm(packed)
+output, lengths = nn.utils.rnn.pad_packed_sequence(out_packed, batch_first=True)
+assert not torch.allclose(output[1, -1], h_n[-1][1])
+assert torch.allclose(output[1, 2], h_n[-1][1])
+
+# %% rnn-eval-backward
+lstm = nn.LSTM(4, 8, batch_first=True)  # dropout=0, the default
+lstm.eval()
+x = torch.randn(2, 5, 4, requires_grad=True)  # e.g. a saliency map
+output, _ = lstm(x)
+output.sum().backward()  # on the CPU this works: no cuDNN
+print(x.grad.shape)
+
+# %% rnn-eval-backward-fix
+out_eval, _ = lstm(x)
+lstm.train()  # only the RNN: without dropout its forward is the same
+out_train, _ = lstm(x)
+print(torch.equal(out_train, out_eval))
+lstm.eval()
+with torch.backends.cudnn.flags(enabled=False):  # or: no cuDNN for this forward
+    output, _ = lstm(x)
+output.sum().backward()
+
+# %% rnn-eval-backward-fix-checks tags=["remove-cell"]
+assert torch.equal(out_train, out_eval)
+assert x.grad.shape == (2, 5, 4)

@@ -271,3 +271,36 @@ other = Net(nn.Sequential(nn.Linear(8, 2)))
 res = other.load_state_dict(back)
 assert res.missing_keys == [] and res.unexpected_keys == []
 assert torch.equal(other(x), trained(x))
+
+# %% load-result
+model = nn.Linear(2, 1)
+result = model.load_state_dict(model.state_dict())
+print(repr(result))
+print(bool(result), result.missing_keys, result.unexpected_keys)
+result = model.load_state_dict({"weight": torch.ones(1, 2)}, strict=False)
+print(repr(result))
+if result.missing_keys:  # test the lists, not the result: it is always true
+    print("not loaded:", result.missing_keys)
+
+# %% load-result-checks tags=["remove-cell"]
+matched = model.load_state_dict(model.state_dict())
+assert repr(matched) == "<All keys matched successfully>" and bool(matched)
+assert matched.missing_keys == [] and matched.unexpected_keys == []
+assert repr(result) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
+assert torch.equal(model.weight, torch.ones(1, 2))
+
+# %% pickle-load raises="_pickle.UnpicklingError: A load persistent id instruction was encountered"
+import pickle
+
+torch.save(model.state_dict(), "w.pt")
+with open("w.pt", "rb") as f:
+    pickle.load(f)  # a torch.save file is not a plain pickle
+
+# %% pickle-load-checks tags=["remove-cell"]
+assert torch.equal(torch.load("w.pt")["weight"], model.weight.detach())
+# the legacy format unpickles without an error, into something else than the weights
+torch.save(model.state_dict(), "old.pt", _use_new_zipfile_serialization=False)
+with open("old.pt", "rb") as f:
+    junk = pickle.load(f)
+assert not isinstance(junk, dict)
+assert torch.equal(torch.load("old.pt")["weight"], model.weight.detach())

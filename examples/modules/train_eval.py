@@ -226,3 +226,112 @@ loader = torch.utils.data.DataLoader(
 )
 # the last batch of one is dropped
 assert [len(batch) for batch in loader] == [4, 4]
+
+# %% layer-vs-batch-norm
+x = torch.randn(4, 6) * 3 + 2  # 4 samples, 6 features
+ln = nn.LayerNorm(6)
+bn = nn.BatchNorm1d(6)
+with torch.no_grad():
+    y_ln, y_bn = ln(x), bn(x)
+# LayerNorm: each row (one sample, over its features)
+print(y_ln.mean(dim=1).round(decimals=4) + 0, y_ln.var(dim=1, unbiased=False))
+# BatchNorm: each column (one feature, over the batch)
+print(y_bn.mean(dim=0).round(decimals=4) + 0, y_bn.var(dim=0, unbiased=False))
+
+# %% layer-vs-batch-norm-checks tags=["remove-cell"]
+assert torch.allclose(y_ln.mean(dim=1), torch.zeros(4), atol=1e-5)
+assert torch.allclose(y_ln.var(dim=1, unbiased=False), torch.ones(4), atol=1e-4)
+assert torch.allclose(y_bn.mean(dim=0), torch.zeros(6), atol=1e-5)
+assert torch.allclose(y_bn.var(dim=0, unbiased=False), torch.ones(6), atol=1e-4)
+# and not the other way round
+assert not torch.allclose(y_ln.mean(dim=0), torch.zeros(6), atol=1e-2)
+assert not torch.allclose(y_bn.mean(dim=1), torch.zeros(4), atol=1e-2)
+
+# %% layer-norm-modes
+print([name for name, _ in ln.named_buffers()])
+print([name for name, _ in bn.named_buffers()])
+ln.eval()
+bn.eval()
+with torch.no_grad():
+    print(torch.equal(ln(x), y_ln), torch.equal(bn(x), y_bn))
+ln.train()
+print(ln(x[:1]).shape)  # one sample in train mode: fine for LayerNorm
+tokens = torch.randn(2, 5, 8)  # (batch, seq_len, channels)
+# normalises each token over its 8 channels
+print(nn.LayerNorm(8)(tokens).shape)
+
+# %% layer-norm-modes-checks tags=["remove-cell"]
+assert list(ln.named_buffers()) == []
+assert [n for n, _ in bn.named_buffers()] == [
+    "running_mean", "running_var", "num_batches_tracked"
+]
+assert torch.equal(ln(x), y_ln) and not torch.allclose(bn(x), y_bn)
+assert torch.allclose(ln(x[:1]), y_ln[:1], atol=1e-6)  # independent of the batch
+bn.train()
+try:
+    bn(x[:1])
+except ValueError as error:
+    assert "Expected more than 1 value per channel when training" in str(error)
+else:
+    raise AssertionError("BatchNorm1d in train mode should reject a batch of one")
+out = nn.LayerNorm(8)(tokens)
+assert torch.allclose(out.mean(dim=-1), torch.zeros(2, 5), atol=1e-5)
+# a token's output does not depend on the other tokens or sequences
+assert torch.allclose(nn.LayerNorm(8)(tokens[1:, 2:3]), out[1:, 2:3], atol=1e-6)
+
+# %% mc-dropout
+model = nn.Sequential(
+    nn.Linear(3, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5),
+    nn.Linear(16, 1),
+)
+# a training step moves BatchNorm's running statistics
+model(torch.randn(32, 3))
+model.eval()
+for m in model.modules():
+    # nn.Dropout, nn.Dropout1d/2d/3d, nn.AlphaDropout
+    if isinstance(m, nn.modules.dropout._DropoutNd):
+        m.train()  # dropout back on, the rest stays in eval
+running_mean = model[1].running_mean.clone()
+x = torch.randn(2, 3)
+with torch.no_grad():
+    # (20 passes, 2, 1)
+    preds = torch.stack([model(x) for _ in range(20)])
+print(preds.mean(dim=0).squeeze(1))  # the prediction
+print(preds.std(dim=0).squeeze(1))  # its uncertainty
+print(model[1].training, model[3].training)
+print(torch.equal(model[1].running_mean, running_mean))
+
+# %% mc-dropout-checks tags=["remove-cell"]
+assert preds.shape == (20, 2, 1) and (preds.std(dim=0) > 0).all()
+assert model[1].training is False and model[3].training is True
+assert torch.equal(model[1].running_mean, running_mean)
+# model.train() instead would update BatchNorm's statistics as well
+model.train()
+with torch.no_grad():
+    model(torch.randn(8, 3))
+assert not torch.equal(model[1].running_mean, running_mean)
+assert issubclass(nn.AlphaDropout, nn.modules.dropout._DropoutNd)
+assert issubclass(nn.Dropout2d, nn.modules.dropout._DropoutNd)
+
+# %% functional-dropout
+import torch.nn.functional as F
+
+x = torch.ones(1000)
+# training=True by default: always on
+print((F.dropout(x, 0.5) == 0).float().mean())
+print((F.dropout(x, 0.5, training=False) == 0).float().mean())
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        # follows train() and eval()
+        return F.dropout(x, 0.5, training=self.training)
+
+
+net = Net().eval()
+print(torch.equal(net(x), x))
+
+# %% functional-dropout-checks tags=["remove-cell"]
+assert 0.4 < (F.dropout(x, 0.5) == 0).float().mean() < 0.6
+assert torch.equal(F.dropout(x, 0.5, training=False), x)
+assert torch.equal(net(x), x) and not torch.equal(net.train()(x), x)

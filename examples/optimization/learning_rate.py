@@ -530,3 +530,84 @@ print("last_epoch:", scheduler.last_epoch,
 assert scheduler.last_epoch == 5
 assert math.isclose(optimizer.param_groups[0]["lr"], 0.001)
 assert math.isclose(scheduler.get_last_lr()[0], 0.001)
+
+# %% cyclic-adam
+from torch.optim.lr_scheduler import CyclicLR
+
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2, step_size_up=2)
+for step in range(5):
+    group = optimizer.param_groups[0]
+    print(f"step {step}: lr {group['lr']:.5f}, beta1 {group['betas'][0]:.3f}")
+    optimizer.step()
+    scheduler.step()
+
+# %% cyclic-adam-checks tags=["remove-cell"]
+rows = []
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2, step_size_up=2)
+for step in range(5):
+    group = optimizer.param_groups[0]
+    rows.append((round(group["lr"], 6), round(group["betas"][0], 4)))
+    optimizer.step()
+    scheduler.step()
+assert rows == [(1e-4, 0.9), (0.00505, 0.85), (0.01, 0.8), (0.00505, 0.85),
+                (1e-4, 0.9)]
+
+# %% cyclic-no-momentum
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+scheduler = CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2, step_size_up=2,
+                     cycle_momentum=False)  # leave Adam's betas alone
+for step in range(3):
+    optimizer.step()
+    scheduler.step()
+print(optimizer.param_groups[0]["betas"])
+
+# %% cyclic-no-momentum-checks tags=["remove-cell"]
+assert optimizer.param_groups[0]["betas"] == (0.9, 0.999)
+# SGD has a momentum key even at 0, so the default cycle_momentum=True is accepted
+plain = torch.optim.SGD(model.parameters(), lr=0.1)
+CyclicLR(plain, base_lr=1e-4, max_lr=1e-2)
+assert plain.param_groups[0]["momentum"] == 0.9
+
+# %% cyclic-adagrad raises="ValueError: optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+# no momentum at all
+optimizer = torch.optim.Adagrad(model.parameters(), lr=1e-3)
+CyclicLR(optimizer, base_lr=1e-4, max_lr=1e-2)
+
+# %% lr-finder
+import copy
+
+torch.manual_seed(0)
+x = torch.randn(512, 8)
+y = x @ torch.randn(8, 1) + 0.1 * torch.randn(512, 1)
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-5)
+saved = copy.deepcopy(model.state_dict())  # the test trains: keep the start
+
+lrs = torch.logspace(-5, 1, 60).tolist()  # 1e-5 to 10, growing exponentially
+smooth, best, history = 0.0, float("inf"), []
+for step, lr in enumerate(lrs):
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    batch = torch.randint(0, 512, (32,))
+    loss = nn.functional.mse_loss(model(x[batch]), y[batch])
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    smooth = 0.9 * smooth + 0.1 * loss.item()  # exponential average
+    smoothed = smooth / (1 - 0.9 ** (step + 1))  # without the bias towards 0
+    history.append((lr, smoothed))
+    best = min(best, smoothed)
+    if smoothed > 4 * best:  # diverging: stop
+        break
+
+model.load_state_dict(saved)  # back to the initial weights
+lr_min = min(history, key=lambda row: row[1])[0]
+print(f"stopped after {len(history)} of {len(lrs)} steps")
+print(f"lowest loss at lr {lr_min:.2g}, suggestion {lr_min / 10:.2g}")
+
+# %% lr-finder-checks tags=["remove-cell"]
+assert len(history) < len(lrs)  # stopped early, before lr 10
+assert lr_min < history[-1][0]  # the minimum lies before the divergence
+assert all(torch.equal(v, saved[k]) for k, v in model.state_dict().items())

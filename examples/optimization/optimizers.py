@@ -267,3 +267,70 @@ for name in ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS"]:
 adam = torch.optim.Adam(model.parameters(), lr=1e-3)
 before = loss_fn(model(x), y).item()
 assert abs(adam.step(closure).item() - before) < 1e-6
+
+# %% create-before-to
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+weight = model.weight
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.to(torch.float64)  # a move in place: the same Parameter, new data
+print(model.weight is weight, optimizer.param_groups[0]["params"][0] is weight)
+print(model.weight.dtype)
+loss_fn(model(x.double()), y.double()).backward()
+optimizer.step()  # steps the moved parameters
+
+# %% create-before-to-checks tags=["remove-cell"]
+assert model.weight is weight and model.weight.dtype == torch.float64
+assert optimizer.param_groups[0]["params"][0] is model.weight
+assert model.weight.grad is not None
+# with the future flag set, to() makes new Parameters: an older optimizer keeps the old
+torch.__future__.set_overwrite_module_params_on_conversion(True)
+try:
+    other = nn.Linear(1, 1)
+    opt = torch.optim.SGD(other.parameters(), lr=0.1)
+    other.to(torch.float64)
+    assert opt.param_groups[0]["params"][0] is not other.weight
+    assert opt.param_groups[0]["params"][0].dtype == torch.float32
+finally:
+    torch.__future__.set_overwrite_module_params_on_conversion(False)
+
+# %% state-before-to raises="RuntimeError: expected dtype float for `end` but got dtype double"
+torch.manual_seed(0)
+model = nn.Linear(1, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+train(model, optimizer, 1)  # Adam now has state: exp_avg, exp_avg_sq
+model.to(torch.float64)
+print(model.weight.dtype, optimizer.state[model.weight]["exp_avg"].dtype)
+optimizer.zero_grad()
+loss_fn(model(x.double()), y.double()).backward()
+optimizer.step()  # the old state meets the moved parameters
+
+# %% state-before-to-checks tags=["remove-cell"]
+assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float32
+
+# %% add-overload
+import warnings
+
+torch.manual_seed(0)
+p, grad, lr = torch.randn(3), torch.randn(3), 0.1
+old, new = p.clone(), p.clone()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old.add_(-lr, grad)  # pre-1.5 style: the number first
+    new.add_(grad, alpha=-lr)  # the current signature: silent
+print(str(caught[0].message).split(" (Triggered")[0])
+print(torch.equal(old, new), len(caught))
+
+# %% add-overload-checks tags=["remove-cell"]
+assert caught[0].category is UserWarning
+assert str(caught[0].message).startswith("This overload of add_ is deprecated:\n")
+assert torch.allclose(old, p - lr * grad)
+# addcmul_ and addcdiv_ with the number first do not warn here
+t1, t2 = torch.rand(3) + 1, torch.rand(3) + 1
+with warnings.catch_warnings(record=True) as caught2:
+    warnings.simplefilter("always")
+    a = p.clone().addcmul_(0.5, t1, t2)
+    b = p.clone().addcdiv_(0.5, t1, t2)
+assert not caught2
+assert torch.allclose(a, p.clone().addcmul_(t1, t2, value=0.5))
+assert torch.allclose(b, p.clone().addcdiv_(t1, t2, value=0.5))

@@ -542,7 +542,53 @@ keys = {order: list(model.state_dict()) for order, model in wrapped.items()}
 assert keys["m.compile(); DDP(m)"] == ["module.fc.weight", "module.fc.bias"]
 assert keys["torch.compile(DDP(m))"][0] == "_orig_mod.module.fc.weight"
 assert keys["DDP(torch.compile(m))"][0] == "module._orig_mod.fc.weight"
-del wrapped, model, eager
+# model.module.state_dict(): no prefix but where DDP wraps the compiled module
+inner = {order: list(model.module.state_dict()) for order, model in wrapped.items()}
+assert inner["m.compile(); DDP(m)"] == inner["torch.compile(DDP(m))"] == \
+    ["fc.weight", "fc.bias"]
+assert inner["DDP(torch.compile(m))"] == ["_orig_mod.fc.weight", "_orig_mod.fc.bias"]
+compiled = wrapped["DDP(torch.compile(m))"].module
+assert list(compiled._orig_mod.state_dict()) == ["fc.weight", "fc.bias"]
+del wrapped, model, eager, compiled
 dist.destroy_process_group()
 torch._dynamo.reset()
 torch._logging.set_logs()
+
+# %% python-version tags=["environment"]
+import subprocess
+
+import torch._dynamo.eval_frame
+
+print("Python", sys.version.split()[0], "torch", torch.__version__)
+here = torch._dynamo.eval_frame.is_dynamo_supported()
+print("torch.compile supported here:", here)
+
+# %% python-version-checks tags=["remove-cell"]
+assert torch._dynamo.eval_frame.is_dynamo_supported()
+
+# %% python-too-new
+# a simulation: this torch's own check, told that Python is 3.99
+code = ("import sys, torch; sys.version_info = (3, 99, 0, 'final', 0); "
+        "torch.compile(lambda x: x + 1)")
+run = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                     text=True)
+print(run.stderr.splitlines()[-1])
+
+# %% python-too-new-checks tags=["remove-cell"]
+assert run.returncode == 1
+assert re.fullmatch(r"RuntimeError: (Dynamo|torch\.compile) is not supported on "
+                    r"Python 3\.1\d\+", run.stderr.splitlines()[-1])
+
+# %% python-headers tags=["environment"]
+import sysconfig
+
+include = sysconfig.get_paths()["include"]  # where inductor looks for Python.h
+header = os.path.join(include, "Python.h")
+print(os.path.basename(include), os.path.exists(header))
+
+# %% python-headers-checks tags=["remove-cell"]
+assert os.path.exists(os.path.join(include, "Python.h"))
+# inductor's C++ takes its include folder from sysconfig
+assert "sysconfig.get_path" in inspect.getsource(cpp_builder)
+torch._dynamo.reset()
+assert torch.compile(lambda x: x * 2)(torch.ones(2)).tolist() == [2.0, 2.0]

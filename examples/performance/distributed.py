@@ -1280,3 +1280,282 @@ print(f"/dev/shm: {shm.total / 2**20:.0f} MiB, {shm.free / 2**20:.0f} MiB free")
 
 # %% nccl-check-checks tags=["remove-cell"]
 assert shm.free <= shm.total
+
+# %% ranks
+# 2 machines (nodes) with 4 GPUs each: what torchrun gives each process
+nnodes, nproc_per_node = 2, 4
+world_size = nnodes * nproc_per_node  # WORLD_SIZE: every process of the job
+table = []
+print("node  LOCAL_RANK  RANK  WORLD_SIZE")
+for node_rank in range(nnodes):
+    for local_rank in range(nproc_per_node):  # the GPU to use on this node
+        rank = node_rank * nproc_per_node + local_rank  # unique in the job
+        table.append((node_rank, local_rank, rank))
+        print(f"{node_rank:>4}  {local_rank:>10}  {rank:>4}  {world_size:>10}")
+
+# %% ranks-checks tags=["remove-cell"]
+assert sorted(r for _, _, r in table) == list(range(8))
+assert {lr for _, lr, _ in table} == {0, 1, 2, 3}
+assert world_size == 8
+# the variables torchrun's agent sets for each process
+import inspect
+
+from torch.distributed.elastic.agent.server import local_elastic_agent
+
+agent_source = inspect.getsource(local_elastic_agent)
+for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK"):
+    assert f'"{name}"' in agent_source
+# init_process_group can take the process's device
+assert "device_id" in inspect.signature(dist.init_process_group).parameters
+
+# %% batch-worker
+def per_rank(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    dataset = TensorDataset(torch.arange(11))  # 11 samples
+    sampler = DistributedSampler(dataset, shuffle=False)
+    # per process
+    loader = DataLoader(dataset, batch_size=4, sampler=sampler)
+    sizes = [len(x) for (x,) in loader]
+    with open(f"batches{rank}.txt", "w") as f:
+        f.write(f"rank {dist.get_rank()} of {dist.get_world_size()}, "
+                f"LOCAL_RANK {os.environ.get('LOCAL_RANK')}: "
+                f"{len(loader)} batches, sizes {sizes}\n")
+    dist.destroy_process_group()
+
+
+mp.start_processes(
+    per_rank, args=(2, os.path.abspath("store-batch")), nprocs=2,
+    start_method="fork",
+)
+for rank in range(2):
+    with open(f"batches{rank}.txt") as f:
+        print(f.read(), end="")
+
+# %% batch-worker-checks tags=["remove-cell"]
+lines = []
+for rank in range(2):
+    with open(f"batches{rank}.txt") as f:
+        lines.append(f.read())
+assert lines == [
+    f"rank {r} of 2, LOCAL_RANK None: 2 batches, sizes [4, 2]\n" for r in range(2)
+]
+# 12 samples seen in all: the 11, and one repeated by the sampler's padding
+assert 2 * (4 + 2) == 12 == -(-11 // 2) * 2
+
+# %% uneven-worker
+import contextlib
+import datetime
+import time
+
+from torch.distributed.algorithms.join import Join
+
+
+def uneven(rank, world_size, store, join):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size,
+        timeout=datetime.timedelta(seconds=2),  # short: fail, do not hang
+    )
+    torch.manual_seed(0)
+    model = DDP(nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(rank)
+    batches = torch.randn(2 + rank, 8, 4, generator=g)  # rank 1: one more
+    done, error = 0, None
+    try:
+        with Join([model]) if join else contextlib.nullcontext():
+            for x in batches:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+                done += 1
+    except RuntimeError as e:
+        error = str(e).split("] ", 1)[-1]  # without gloo's source path
+    weight = model.module.weight.detach().clone()
+    torch.save({"done": done, "error": error, "weight": weight},
+               f"uneven{int(join)}-{rank}.pt")
+    if join:
+        dist.barrier()
+        del model, optimizer
+        dist.destroy_process_group()
+    else:  # rank 0 stays until rank 1 gives up, as in a real job
+        while not os.path.exists("uneven0-1.pt"):
+            time.sleep(0.1)
+
+# %% uneven-hang
+mp.start_processes(
+    uneven, args=(2, os.path.abspath("store-uneven0"), False), nprocs=2,
+    start_method="fork",
+)
+hung = [torch.load(f"uneven0-{rank}.pt") for rank in range(2)]
+for rank, record in enumerate(hung):
+    print(f"rank {rank}: {record['done']} steps, error: {record['error']}")
+
+# %% uneven-hang-checks tags=["remove-cell"]
+assert [r["done"] for r in hung] == [2, 2] and hung[0]["error"] is None
+assert hung[1]["error"].startswith("Timed out waiting 2000ms for recv")
+
+
+# if the other rank has exited instead of waiting: Connection closed (or reset) by peer
+def gone(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size,
+        timeout=datetime.timedelta(seconds=5),
+    )
+    dist.barrier()
+    if rank == 0:
+        return  # leaves without another collective
+    try:
+        dist.all_reduce(torch.ones(1))
+    except RuntimeError as e:
+        torch.save(str(e), "gone.pt")
+
+
+mp.start_processes(gone, args=(2, os.path.abspath("store-gone")), nprocs=2,
+                   start_method="fork")
+# which of the two depends on when rank 0's socket closes
+message = torch.load("gone.pt")
+assert ("Connection closed by peer" in message
+        or "Connection reset by peer" in message)
+
+# %% uneven-join
+mp.start_processes(
+    uneven, args=(2, os.path.abspath("store-uneven1"), True), nprocs=2,
+    start_method="fork",
+)
+joined = [torch.load(f"uneven1-{rank}.pt") for rank in range(2)]
+for rank, record in enumerate(joined):
+    print(f"rank {rank}: {record['done']} steps, error: {record['error']}")
+print("same weights:", torch.equal(joined[0]["weight"], joined[1]["weight"]))
+
+# %% uneven-join-checks tags=["remove-cell"]
+assert [r["done"] for r in joined] == [2, 3]
+assert all(r["error"] is None for r in joined)
+assert torch.equal(joined[0]["weight"], joined[1]["weight"])
+# the third step, shadowed by rank 0, changed the weights
+assert not torch.equal(joined[0]["weight"], hung[0]["weight"])
+
+
+# agreeing on a step count: all_reduce with MIN gives every rank the smallest
+def agree(rank, world_size, store):
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    n = torch.tensor([2 + rank])  # rank 0 has 2 batches, rank 1 has 3
+    dist.all_reduce(n, op=dist.ReduceOp.MIN)
+    torch.save(n, f"agreed{rank}.pt")
+    dist.destroy_process_group()
+
+
+mp.start_processes(agree, args=(2, os.path.abspath("store-agree")), nprocs=2,
+                   start_method="fork")
+assert [torch.load(f"agreed{r}.pt").item() for r in range(2)] == [2, 2]
+
+# %% frozen-error raises="RuntimeError: DistributedDataParallel is not needed when a module doesn't have any parameter that requires a gradient."
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-frozen')}",
+    rank=0, world_size=1,
+)
+torch.manual_seed(0)
+teacher = nn.Linear(4, 2).requires_grad_(False)  # frozen: nothing to train
+model = DDP(teacher)
+
+# %% frozen-fix
+teacher.eval()  # not wrapped: it only runs forward passes
+student = DDP(nn.Linear(4, 2))  # only the trained model is wrapped
+x = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+with torch.no_grad():
+    target = teacher(x)
+loss = nn.functional.mse_loss(student(x), target)
+loss.backward()
+print("student has gradients:", student.module.weight.grad is not None)
+print("teacher has gradients:", teacher.weight.grad is not None)
+
+# %% frozen-fix-checks tags=["remove-cell"]
+assert student.module.weight.grad is not None and teacher.weight.grad is None
+# one trainable parameter is enough for DDP
+partly = nn.Sequential(nn.Linear(4, 4).requires_grad_(False), nn.Linear(4, 2))
+del student
+DDP(partly)
+dist.destroy_process_group()
+
+# %% fsdp-worker
+def shard(rank, world_size, store):
+    from torch.distributed.fsdp import fully_shard  # FSDP2
+
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store}", rank=rank, world_size=world_size
+    )
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            fully_shard(layer)  # each layer: its own all-gather
+    fully_shard(model)  # then the root
+    weight = model[0].weight
+    record = {
+        "type": type(weight).__name__,
+        "global": tuple(weight.shape),
+        "local": tuple(weight.to_local().shape),  # this rank's part
+        "params": sum(p.numel() for p in model.parameters()),
+        "local params": sum(p.to_local().numel() for p in model.parameters()),
+    }
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(rank))
+    model(x).sum().backward()  # gathers, computes, frees, reduce-scatters
+    optimizer.step()  # each rank updates its own shard
+    record["grad"] = type(model[0].weight.grad).__name__
+    torch.save(record, f"fsdp{rank}.pt")
+    dist.barrier()
+    dist.destroy_process_group()
+
+# %% fsdp-launch holds=">=2.6" claim="`fully_shard` (FSDP2) is importable from `torch.distributed.fsdp`"
+mp.start_processes(
+    shard, args=(2, os.path.abspath("store-fsdp")), nprocs=2,
+    start_method="fork",
+)
+sharded = [torch.load(f"fsdp{rank}.pt") for rank in range(2)]
+for rank, record in enumerate(sharded):
+    print(f"rank {rank}: {record}")
+
+# %% fsdp-launch-checks tags=["remove-cell"] holds=">=2.6" claim="With `fully_shard` on 2 processes each rank stores half of every parameter, as a `DTensor`"
+for record in sharded:
+    assert record["type"] == "DTensor" and record["grad"] == "DTensor"
+    assert record["global"] == (16, 8) and record["local"] == (8, 8)
+    assert record["params"] == 212 and record["local params"] == 106
+assert sum(p.numel() for p in nn.Sequential(
+    nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).parameters()) == 212
+
+# %% layout-options-checks tags=["remove-cell"]
+# how long the gradient stays wrong after converting a wrapped model depends on
+# whether DDP rebuilds its buckets: never with find_unused_parameters=True
+dist.init_process_group(
+    "gloo", init_method=f"file://{os.path.abspath('store-layout-options')}",
+    rank=0, world_size=1,
+)
+
+
+def layout_steps(steps, **options):
+    x = torch.randn(2, 3, 8, 8)
+    conv = nn.Conv2d(3, 8, 3)
+    model = DDP(conv, **options)
+    conv.to(memory_format=torch.channels_last)
+    reference = nn.Conv2d(3, 8, 3)
+    reference.load_state_dict(conv.state_dict())
+    right = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            model.zero_grad()
+            reference.zero_grad()
+            model(x).sum().backward()
+            reference(x).sum().backward()
+            right.append(torch.allclose(conv.weight.grad, reference.weight.grad))
+    return right
+
+
+assert layout_steps(4) == [False, True, True, True]
+assert layout_steps(4, find_unused_parameters=True) == [False] * 4
+assert layout_steps(4, static_graph=True) == [False, False, True, True]
+dist.destroy_process_group()

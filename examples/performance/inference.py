@@ -373,3 +373,84 @@ assert torch.allclose(batched, one_by_one, atol=1e-5)
 # the elements that fail the default tolerance are the small ones
 failed = ~torch.isclose(batched, one_by_one)
 assert batched[failed].abs().max() < 0.1 < batched.abs().max()
+
+# %% static-quant
+import warnings
+
+import torch.ao.quantization as tq
+
+
+def quantize_static(model, batches):
+    model.eval()
+    model.qconfig = tq.get_default_qconfig("x86")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecation warnings shown above
+        tq.prepare(model, inplace=True)  # adds observers
+        with torch.no_grad():
+            for x in batches:  # calibration: the observers record value ranges
+                model(x)
+        return tq.convert(model, inplace=True)  # swaps in the int8 layers
+
+
+torch.manual_seed(0)
+batches = [torch.randn(8, 3, 16, 16) for _ in range(4)]
+model = nn.Sequential(
+    tq.QuantStub(),  # float -> quint8
+    nn.Conv2d(3, 8, 3), nn.ReLU(),
+    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 2),
+    tq.DeQuantStub(),  # quint8 -> float
+)
+quantize_static(model, batches)
+print([type(layer).__name__ for layer in model])
+x = torch.randn(2, 3, 16, 16)
+print(model(x).dtype, tuple(model(x).shape))
+
+# %% static-quant-checks tags=["remove-cell"]
+assert isinstance(model[1], torch.ao.nn.quantized.Conv2d)
+assert isinstance(model[5], torch.ao.nn.quantized.Linear)
+assert model(x).dtype == torch.float32 and model(x).shape == (2, 2)
+assert model[0](x).dtype == torch.quint8  # the stub quantizes
+
+# %% static-no-stubs
+bare = quantize_static(nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU()), batches)
+try:
+    bare(x)  # a float tensor reaches an int8 conv
+except NotImplementedError as error:
+    stubless = f"{type(error).__name__}: {error}"
+    print(stubless.split(". ")[0] + ". …")
+
+# %% static-no-stubs-checks tags=["remove-cell"]
+assert stubless.startswith("NotImplementedError: Could not run 'quantized::conv2d.new' "
+                           "with arguments from the 'CPU' backend")
+assert "'quantized::conv2d.new' is only available for these backends: [" in stubless
+assert "QuantizedCPU" in stubless.split("only available for these backends")[1]
+
+# %% static-float-layer
+mixed = nn.Sequential(tq.QuantStub(), nn.Conv2d(3, 8, 3), nn.Conv2d(8, 8, 3),
+                      tq.DeQuantStub())
+mixed[2].qconfig = None  # keep this layer in float
+quantize_static(mixed, batches)
+try:
+    mixed(x)  # an int8 tensor reaches a float conv
+except (RuntimeError, NotImplementedError) as error:
+    line = f"{type(error).__name__}: {error}"
+    print(line.splitlines()[0][:100])
+
+# %% static-float-layer-checks tags=["remove-cell"]
+assert line.startswith((
+    "RuntimeError: Input type (c10::quint8) and bias type (float) should be the same",
+    "NotImplementedError: Could not run 'aten::thnn_conv2d_forward' with arguments "
+    "from the 'QuantizedCPU' backend",
+))
+
+# %% static-float-fix
+fixed = nn.Sequential(tq.QuantStub(), nn.Conv2d(3, 8, 3),
+                      tq.DeQuantStub(),  # back to float before the float layer
+                      nn.Conv2d(8, 8, 3))
+fixed[3].qconfig = None
+quantize_static(fixed, batches)
+print(fixed(x).dtype, tuple(fixed(x).shape))
+
+# %% static-float-fix-checks tags=["remove-cell"]
+assert isinstance(fixed[1], torch.ao.nn.quantized.Conv2d)
+assert type(fixed[3]) is nn.Conv2d and fixed(x).dtype == torch.float32

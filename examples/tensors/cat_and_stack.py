@@ -232,3 +232,44 @@ for pieces in (x.chunk(4), x.split(4), x.split([1, 2, 3]), x.tensor_split(4)):
     assert all(p.untyped_storage().data_ptr()
                == x.untyped_storage().data_ptr() for p in pieces)
     assert torch.equal(torch.cat(pieces), x)
+
+# %% empty-list-cat raises="ValueError: torch.cat(): expected a non-empty list of Tensors"
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 2)
+batches = []  # an empty dataset, or a filter that dropped every item
+outputs = []
+for x in batches:
+    outputs.append(model(x))
+torch.cat(outputs)
+
+# %% empty-list-stack raises="RuntimeError: stack expects a non-empty TensorList"
+torch.stack(outputs)
+
+# %% empty-list-checks tags=["remove-cell"]
+# the two functions raise different types of exception
+for join, kind in ((torch.cat, ValueError), (torch.stack, RuntimeError)):
+    try:
+        join([])
+    except kind:
+        pass
+    else:
+        raise AssertionError(f"{join.__name__} joined an empty list")
+
+# %% empty-list-fix
+if not outputs:
+    print("no batches: check len(dataset) and the DataLoader")
+# or start from an empty tensor of the right width
+result = torch.cat([torch.empty(0, 2)] + outputs)
+print(result.shape)
+
+# %% empty-list-fix-checks tags=["remove-cell"]
+assert result.shape == (0, 2)
+# with batches the empty start changes nothing
+outputs = [model(torch.ones(3, 4)), model(torch.ones(1, 4))]
+full = torch.cat([torch.empty(0, 2)] + outputs)
+assert full.shape == (4, 2) and torch.equal(full, torch.cat(outputs))
+# a drop_last loader with fewer items than one batch yields nothing
+from torch.utils.data import DataLoader, TensorDataset
+
+loader = DataLoader(TensorDataset(torch.ones(3, 4)), batch_size=4, drop_last=True)
+assert len(loader) == 0 and list(loader) == []

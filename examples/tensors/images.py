@@ -824,3 +824,69 @@ for scale in ((0.08, 1.0), (0.5, 1.0)):
 strip = torch.zeros(3, 10, 200)
 fallback = {crop.get_params(strip, (0.9, 1.0), crop.ratio) for _ in range(20)}
 assert fallback == {(0, 93, 10, 13)}
+
+# %% to-pil-float raises="TypeError: Cannot handle this data type: (1, 1, 3), <f4"
+import numpy as np
+from PIL import Image
+
+torch.manual_seed(0)
+x = torch.rand(3, 4, 5)  # a float image in [0, 1], (C, H, W)
+Image.fromarray(x.permute(1, 2, 0).numpy())
+
+# %% to-pil-float-checks tags=["remove-cell"]
+# without the permute the message names another shape
+try:
+    Image.fromarray(x.numpy())
+except TypeError as error:
+    assert str(error).startswith("Cannot handle this data type")
+    assert "(1, 1, 5), <f4" in str(error)
+else:
+    raise AssertionError("a (C, H, W) float array became an image")
+
+# %% to-pil-fix
+pixels = (x.clamp(0, 1) * 255).round().to(torch.uint8)
+image = Image.fromarray(pixels.permute(1, 2, 0).numpy())
+print(image.mode, image.size)  # size is (width, height)
+
+# %% to-pil-fix-checks tags=["remove-cell"]
+assert image.mode == "RGB" and image.size == (5, 4)
+assert np.array_equal(np.asarray(image), pixels.permute(1, 2, 0).numpy())
+
+# %% to-pil-gray
+gray = Image.fromarray(x[0].numpy())  # one channel of floats: no error
+print(gray.mode)  # 32-bit float pixels, which PNG cannot store
+
+# %% to-pil-gray-checks tags=["remove-cell"]
+assert gray.mode == "F"
+import io
+
+try:
+    gray.save(io.BytesIO(), format="PNG")
+except OSError as error:
+    assert str(error) == "cannot write mode F as PNG"
+else:
+    raise AssertionError("PNG stored float pixels")
+gray8 = Image.fromarray((x[0] * 255).round().to(torch.uint8).numpy())
+assert gray8.mode == "L" and gray8.size == (5, 4)
+
+# %% normalise-gray raises="RuntimeError: output with shape [1, 28, 28] doesn't match the broadcast shape [3, 28, 28]"
+gray = torch.rand(1, 28, 28)  # MNIST-sized, one channel
+mean = torch.tensor([0.485, 0.456, 0.406])[:, None, None]  # ImageNet statistics
+gray.sub_(mean)  # in place, as torchvision's Normalize does
+
+# %% normalise-gray-checks tags=["remove-cell"]
+# out of place, the same statistics silently give three channels
+assert (gray - mean).shape == (3, 28, 28)
+
+# %% normalise-gray-fix
+# MNIST
+gray_mean, gray_std = torch.tensor([0.1307]), torch.tensor([0.3081])
+print(((gray - gray_mean[:, None, None]) / gray_std[:, None, None]).shape)
+rgb = gray.expand(3, -1, -1)  # or make three channels first
+print(((rgb - mean) / 0.226).shape)
+
+# %% normalise-gray-fix-checks tags=["remove-cell"]
+assert gray.sub(gray_mean[:, None, None]).shape == (1, 28, 28)
+assert rgb.shape == (3, 28, 28)
+# expand makes a view: the three channels share the memory of one
+assert rgb.stride(0) == 0

@@ -505,3 +505,52 @@ print(t[first.sort().values])  # in order of first appearance
 assert first.tolist() == [1, 3, 0]
 assert t[first.sort().values].tolist() == [3, 1, 2]
 assert t[first.sort().values].tolist() == list(dict.fromkeys(t.tolist()))
+
+# %% uint8-mask
+import warnings
+
+x = torch.arange(4.0)
+# from NumPy, .byte() or old code
+mask = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)
+torch.set_warn_always(True)  # otherwise torch warns once per process
+try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        print(x[mask])  # still selects like a mask, but warns
+finally:
+    torch.set_warn_always(False)
+for w in caught:
+    print(f"{w.category.__name__}: {str(w.message).split(' (Triggered')[0]}")
+
+# %% uint8-mask-checks tags=["remove-cell"]
+messages = [str(w.message) for w in caught if w.category is UserWarning]
+assert any(
+    m.startswith(
+        "indexing with dtype torch.uint8 is now deprecated, "
+        "please use a dtype torch.bool instead."
+    )
+    for m in messages
+)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert torch.equal(x[mask], torch.tensor([0.0, 2.0]))
+
+# %% uint8-mask-fix
+print(x[mask.bool()])  # the same selection, no warning
+print(x[x % 2 == 0])  # a comparison gives a bool mask directly
+
+# %% uint8-mask-fix-checks tags=["remove-cell"]
+torch.set_warn_always(True)
+try:
+    with warnings.catch_warnings(record=True) as quiet:
+        warnings.simplefilter("always")
+        assert torch.equal(x[mask.bool()], torch.tensor([0.0, 2.0]))
+        assert (x % 2 == 0).dtype == torch.bool
+finally:
+    torch.set_warn_always(False)
+assert not quiet
+import numpy as np
+
+# a NumPy uint8 array becomes a uint8 tensor, the usual source of such masks
+assert torch.from_numpy(np.array([1, 0, 1, 0], dtype=np.uint8)).dtype == torch.uint8
+assert torch.ones(2).byte().dtype == torch.uint8

@@ -506,3 +506,107 @@ else:
 # a fresh optimizer has no state to mismatch
 fresh = torch.optim.Adam([p for p in model.parameters() if p.requires_grad])
 assert not fresh.state
+
+# %% empty-file raises="EOFError: Ran out of input"
+import os
+
+open("empty.pt", "wb").close()  # what an interrupted save can leave behind
+print(os.path.getsize("empty.pt"))
+torch.load("empty.pt", weights_only=False)
+
+# %% empty-file-checks tags=["remove-cell"]
+# with weights_only=True the same file raises an EOFError without text
+try:
+    torch.load("empty.pt", weights_only=True)
+except EOFError as e:
+    assert str(e) == ""
+else:
+    raise AssertionError("loading an empty file did not fail")
+
+# %% truncated-file raises="RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory"
+model, optimizer, scheduler = make_training()
+torch.save(model.state_dict(), "full.pt")
+with open("full.pt", "rb") as f:
+    data = f.read()
+with open("cut.pt", "wb") as f:  # the first half, as a killed job leaves it
+    f.write(data[: len(data) // 2])
+print(os.path.getsize("full.pt") > os.path.getsize("cut.pt"))
+torch.load("cut.pt")
+
+# %% truncated-file-checks tags=["remove-cell"]
+assert os.path.getsize("cut.pt") == len(data) // 2 and data[:2] == b"PK"
+# the legacy format, cut short, fails in the unpickler with one of three messages
+torch.save(model.state_dict(), "legacy.pt", _use_new_zipfile_serialization=False)
+with open("legacy.pt", "rb") as f:
+    data = f.read()
+import pickle
+
+seen = set()
+for fraction in (0.1, 0.3, 0.5, 0.7, 0.9):
+    with open("legacy-cut.pt", "wb") as f:
+        f.write(data[: int(len(data) * fraction)])
+    try:
+        torch.load("legacy-cut.pt", weights_only=False)
+    except EOFError as e:
+        assert str(e) == "Ran out of input"
+        seen.add("EOFError")
+    except pickle.UnpicklingError as e:
+        assert str(e) == "pickle data was truncated"
+        seen.add("UnpicklingError")
+    except RuntimeError as e:
+        assert str(e).startswith("unexpected EOF, expected ")
+        assert str(e).endswith("more bytes. The file might be corrupted.")
+        seen.add("RuntimeError")
+    else:
+        raise AssertionError("loading a truncated legacy file did not fail")
+assert len(seen) >= 2
+
+
+# %% atomic-save
+def save_atomic(obj, path):
+    tmp = path + ".tmp"
+    torch.save(obj, tmp)  # a crash here leaves only the .tmp file
+    os.replace(tmp, path)  # then the new file takes the old one's place at once
+
+
+save_atomic(model.state_dict(), "model.pt")
+state = torch.load("model.pt")
+print(os.path.exists("model.pt"), os.path.exists("model.pt.tmp"))
+print(list(state))
+
+# %% atomic-save-checks tags=["remove-cell"]
+assert not os.path.exists("model.pt.tmp")
+assert all(torch.equal(state[k], v) for k, v in model.state_dict().items())
+
+# %% top-k
+import heapq
+
+
+class KeepTopK:
+    """Keep the k checkpoints with the best metric, delete the others"""
+
+    def __init__(self, k, mode="min"):
+        self.k, self.sign, self.kept = k, 1 if mode == "max" else -1, []
+
+    def save(self, state, metric, path):
+        torch.save(state, path)
+        heapq.heappush(self.kept, (self.sign * metric, path))  # worst first
+        if len(self.kept) > self.k:
+            _, worst = heapq.heappop(self.kept)
+            os.remove(worst)
+
+
+# accuracy per epoch: higher is better
+val_acc = [0.61, 0.72, 0.80, 0.78, 0.84, 0.83]
+for mode in ("min", "max"):
+    keeper = KeepTopK(3, mode=mode)
+    for epoch, acc in enumerate(val_acc):
+        name = f"{mode}-epoch{epoch}-acc{acc:.2f}.pt"
+        keeper.save(model.state_dict(), acc, name)
+    print(mode, sorted(path for _, path in keeper.kept))
+
+# %% top-k-checks tags=["remove-cell"]
+kept = sorted(p for p in os.listdir(".") if p.startswith(("min-", "max-")))
+assert kept == ["max-epoch2-acc0.80.pt", "max-epoch4-acc0.84.pt",
+                "max-epoch5-acc0.83.pt", "min-epoch0-acc0.61.pt",
+                "min-epoch1-acc0.72.pt", "min-epoch3-acc0.78.pt"]

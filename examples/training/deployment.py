@@ -392,3 +392,64 @@ print(served.stdout.strip())
 # %% whole-model-other-script-fix-checks tags=["remove-cell"]
 assert served.returncode == 0, served.stderr
 assert served.stdout.strip() == "model Net"
+
+# %% lite-interpreter
+import warnings
+
+from torch.jit.mobile import _load_for_lite_interpreter
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 2)).eval()
+x = torch.ones(1, 4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    # for Android/iOS
+    torch.jit.script(model)._save_for_lite_interpreter("model.ptl")
+    # what the app's runtime does
+    lite = _load_for_lite_interpreter("model.ptl")
+    y = lite(x)
+print(type(lite).__name__, tuple(y.shape), torch.equal(y, model(x)))
+lite_warnings = {f"{w.category.__name__}: {' '.join(str(w.message).split())}"
+                 for w in caught if "Lite Interpreter" in str(w.message)}
+print(*sorted(lite_warnings), sep="\n")  # one from saving, one from loading
+
+# %% lite-interpreter-checks tags=["remove-cell"]
+assert torch.equal(y, model(x)) and y.shape == (1, 2)
+assert os.path.getsize("model.ptl") > 0
+for w in caught:
+    if "Lite Interpreter" in str(w.message):  # where it warns, it names the successor
+        assert "ExecuTorch" in str(w.message)
+
+# %% http-predict
+import json
+
+torch.manual_seed(0)
+LABELS = ["cat", "dog"]
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model.eval()  # once, at start-up, not per request
+
+
+def predict(payload: dict) -> dict:
+    # a batch of rows
+    x = torch.tensor(payload["inputs"], dtype=torch.float32)
+    if x.ndim != 2 or x.shape[1] != 4:
+        shape = list(x.shape)
+        return {"error": f"expected rows of 4 numbers, got shape {shape}"}
+    with torch.inference_mode():
+        probs = model(x).softmax(dim=1)
+    p, index = probs.max(dim=1)
+    return {"predictions": [{"label": LABELS[i], "probability": round(q, 3)}
+                            for i, q in zip(index.tolist(), p.tolist())]}
+
+
+request = json.loads('{"inputs": [[0.5, -1.0, 2.0, 0.1], [1, 1, 1, 1]]}')
+print(json.dumps(predict(request)))
+print(json.dumps(predict({"inputs": [1, 2, 3]})))
+
+# %% http-predict-checks tags=["remove-cell"]
+answer = predict(request)
+assert len(answer["predictions"]) == 2
+assert all(0.5 <= p["probability"] <= 1 for p in answer["predictions"])
+assert json.loads(json.dumps(answer)) == answer  # plain JSON types
+assert "error" in predict({"inputs": [1, 2, 3]})
+assert not model.training

@@ -404,3 +404,69 @@ with warnings.catch_warnings():
         assert "Function 'SqrtBackward0' returned nan values" in str(error)
     else:
         raise AssertionError("anomaly mode should name SqrtBackward0")
+
+# %% ctc-inf
+torch.manual_seed(0)
+logits = torch.randn(5, 2, 4, requires_grad=True)  # (T=5, N=2, C=4): time first
+log_probs = logits.log_softmax(dim=2)  # log-probabilities over the classes
+targets = torch.tensor([[1, 2, 3, 0, 0, 0, 0], [1, 2, 3, 1, 2, 3, 1]])  # padded
+input_lengths = torch.tensor([5, 5])
+target_lengths = torch.tensor([3, 7])  # 7 labels cannot fit in 5 frames
+ctc = nn.CTCLoss(reduction="none")  # blank=0
+print(ctc(log_probs, targets, input_lengths, target_lengths).detach())
+loss = nn.CTCLoss()(log_probs, targets, input_lengths, target_lengths)
+loss.backward()
+print(loss.item(), logits.grad.isnan().any().item())
+
+# %% ctc-inf-checks tags=["remove-cell"]
+per_sample = ctc(log_probs, targets, input_lengths, target_lengths)
+assert per_sample[0].isfinite() and per_sample[1] == float("inf")
+assert loss == float("inf") and logits.grad.isnan().any()
+optimizer = torch.optim.SGD([logits], lr=0.1)
+optimizer.step()  # the nan gradients go into the weights
+assert logits.isnan().any()
+
+
+# %% ctc-min-frames
+def min_frames(target):
+    # one frame per label, and a blank between two equal neighbours
+    return len(target) + sum(a == b for a, b in zip(target, target[1:]))
+
+
+print(min_frames([1, 2, 3, 1, 2, 3, 1]), min_frames([1, 1]))
+for T in (2, 3):
+    log_probs_11 = torch.randn(T, 1, 4).log_softmax(dim=2)
+    value = nn.CTCLoss()(log_probs_11, torch.tensor([[1, 1]]), [T], [2])
+    print(T, round(value.item(), 4))
+
+# %% ctc-min-frames-checks tags=["remove-cell"]
+assert min_frames([1, 2, 3, 1, 2, 3, 1]) == 7 and min_frames([1, 1]) == 3
+for target in ([1, 1], [1, 2], [1, 1, 1], [2, 3, 3, 2], [1, 2, 3]):
+    need = min_frames(target)
+    for T in range(1, need + 2):
+        lp = torch.randn(T, 1, 4).log_softmax(dim=2)
+        value = nn.CTCLoss()(lp, torch.tensor([target]), [T], [len(target)])
+        assert value.isfinite() == (T >= need), (target, T, value)
+
+# %% ctc-zero-infinity
+torch.manual_seed(0)
+logits = torch.randn(5, 2, 4, requires_grad=True)  # the same logits as before
+log_probs = logits.log_softmax(dim=2)
+ctc = nn.CTCLoss(zero_infinity=True)
+print(nn.CTCLoss(zero_infinity=True, reduction="none")(
+    log_probs, targets, input_lengths, target_lengths
+).detach())
+loss = ctc(log_probs, targets, input_lengths, target_lengths)
+loss.backward()
+print(round(loss.item(), 4), logits.grad.isnan().any().item())
+
+# %% ctc-zero-infinity-checks tags=["remove-cell"]
+assert loss.isfinite() and not logits.grad.isnan().any()
+# the impossible sample gets no gradient at all
+assert torch.equal(logits.grad[:, 1], torch.zeros(5, 4))
+assert logits.grad[:, 0].abs().sum() > 0
+# mean: each sample's loss divided by its target length, then averaged
+per_sample = nn.CTCLoss(zero_infinity=True, reduction="none")(
+    log_probs, targets, input_lengths, target_lengths
+)
+assert torch.allclose(loss, (per_sample / target_lengths).mean())

@@ -640,3 +640,35 @@ scaler = torch.amp.GradScaler("cpu")
 loss = F.cross_entropy(model(x), y_a)
 loss.backward()  # not scaler.scale(loss).backward()
 scaler.step(optimizer)
+
+# %% apex-to-amp
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# amp.initialize(model, optimizer, opt_level="O1") becomes:
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0**20)  # "cuda" on a GPU
+for step in range(2):
+    with torch.autocast("cpu", dtype=torch.float16):  # O1's casts
+        loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    # amp.scale_loss(loss, optimizer) and scaled_loss.backward() become:
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+print(model[0].weight.dtype, scaler.get_scale())
+
+# amp.state_dict() in a checkpoint becomes scaler.state_dict()
+torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "scaler": scaler.state_dict()}, "checkpoint.pt")
+checkpoint = torch.load("checkpoint.pt", weights_only=True)
+resumed = torch.amp.GradScaler("cpu")
+resumed.load_state_dict(checkpoint["scaler"])
+print(resumed.get_scale())
+
+# %% apex-to-amp-checks tags=["remove-cell"]
+assert model[0].weight.dtype == torch.float32  # fp32 weights, as O1 keeps them
+assert scaler.get_scale() == 2.0**19  # one overflow: halved once
+assert resumed.get_scale() == scaler.get_scale()
+assert resumed.state_dict() == scaler.state_dict()
+assert {"scale", "growth_factor", "backoff_factor", "growth_interval",
+        "_growth_tracker"} == set(checkpoint["scaler"])
