@@ -412,7 +412,7 @@ for mode in ("default", "lite"):
     print(f"{mode}: {calls}")
     print(f"    equal to eager: {torch.equal(y, f(x))}")
 
-# %% lite-checks tags=["remove-cell"]
+# %% lite-checks tags=["remove-cell"] holds=">=2.10" claim="`torch.compile` has a `lite` mode that calls ATen ops instead of generating kernels"
 results = {}
 for mode in ("default", "lite"):
     torch._dynamo.reset()

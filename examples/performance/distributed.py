@@ -1510,7 +1510,7 @@ def shard(rank, world_size, store):
     dist.barrier()
     dist.destroy_process_group()
 
-# %% fsdp-launch holds=">=2.6" claim="`fully_shard` (FSDP2) is importable from `torch.distributed.fsdp`"
+# %% fsdp-launch holds=">=2.7" claim="`fully_shard` (FSDP2) is importable from `torch.distributed.fsdp`"
 mp.start_processes(
     shard, args=(2, os.path.abspath("store-fsdp")), nprocs=2,
     start_method="fork",
@@ -1519,7 +1519,7 @@ sharded = [torch.load(f"fsdp{rank}.pt") for rank in range(2)]
 for rank, record in enumerate(sharded):
     print(f"rank {rank}: {record}")
 
-# %% fsdp-launch-checks tags=["remove-cell"] holds=">=2.6" claim="With `fully_shard` on 2 processes each rank stores half of every parameter, as a `DTensor`"
+# %% fsdp-launch-checks tags=["remove-cell"] holds=">=2.7" claim="With `fully_shard` on 2 processes each rank stores half of every parameter, as a `DTensor`"
 for record in sharded:
     assert record["type"] == "DTensor" and record["grad"] == "DTensor"
     assert record["global"] == (16, 8) and record["local"] == (8, 8)

@@ -233,7 +233,7 @@ for pieces in (x.chunk(4), x.split(4), x.split([1, 2, 3]), x.tensor_split(4)):
                == x.untyped_storage().data_ptr() for p in pieces)
     assert torch.equal(torch.cat(pieces), x)
 
-# %% empty-list-cat raises="ValueError: torch.cat(): expected a non-empty list of Tensors"
+# %% empty-list-cat raises="ValueError: torch.cat(): expected a non-empty list of Tensors" holds=">=2.9" claim="`torch.cat` of an empty list raises a `ValueError`"
 torch.manual_seed(0)
 model = torch.nn.Linear(4, 2)
 batches = []  # an empty dataset, or a filter that dropped every item
@@ -245,7 +245,7 @@ torch.cat(outputs)
 # %% empty-list-stack raises="RuntimeError: stack expects a non-empty TensorList"
 torch.stack(outputs)
 
-# %% empty-list-checks tags=["remove-cell"]
+# %% empty-list-checks tags=["remove-cell"] holds=">=2.9" claim="`torch.cat` and `torch.stack` of an empty list raise different types of exception"
 # the two functions raise different types of exception
 for join, kind in ((torch.cat, ValueError), (torch.stack, RuntimeError)):
     try:
