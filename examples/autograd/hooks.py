@@ -291,7 +291,7 @@ out.add_(1)  # fine on a copy
 block(torch.randn(2, 3)).sum().backward()  # no input requires grad: a warning
 print(seen["full"])
 
-# %% full-hook-no-input-grad-checks tags=["remove-cell"]
+# %% full-hook-no-input-grad-checks tags=["remove-cell"] holds=">=2.8" claim="A full backward hook warns when no input of its module requires grad"
 assert seen["full"] == (None,)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")

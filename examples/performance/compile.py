@@ -556,6 +556,7 @@ torch._logging.set_logs()
 
 # %% python-version tags=["environment"]
 import subprocess
+import sys
 
 import torch._dynamo.eval_frame
 
