@@ -103,6 +103,8 @@ def test_report_a_problem_opens_an_issue_naming_the_page_its_language_the_releas
 ):  # fmt: skip
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{base_url}/{lang}modules/state-dict/")
+    # the picker is built once outputs/environments.json has come; until then the link says "as built"
+    page.locator(".mx-picker__select").wait_for()
     told, body = _report(page)
     assert told.startswith(title) and said in body
     assert f"pytorch-tips/{lang}modules/state-dict/\n" in body  # the page, as the site's address names it

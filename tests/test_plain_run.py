@@ -44,9 +44,16 @@ pytestmark = pytest.mark.slow  # minutes of CPU: the slow lane, beside `make tes
 SEEDS = (2**63 + 7, 2**64 - 1)
 SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)"
 
+# gloo's handshake between two processes forked on one loopback failed once in CI ("Connection closed by peer"
+# in init_process_group, from a rank still alive), where the same page's earlier launches had connected; it did
+# not recur here in 1,500 launches, two and six jobs at a time. A script that fails with it runs once more, and
+# a second failure, of any kind, fails the test
+GLOO_FLAKE = "Gloo connectFullMesh failed"
+
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
-# own and seeded; prints "TRIED" and the module names its imports looked for, then "FAIL path" for each failure
-DRIVER = r"""
+# own and seeded; prints "TRIED" and the module names its imports looked for, "RETRIED path" for a script
+# that failed as GLOO_FLAKE says and ran again, then "FAIL path" for each failure
+DRIVER = f"GLOO_FLAKE = {GLOO_FLAKE!r}\n" + r"""
 import importlib, os, random, runpy, sys, tempfile, time, traceback
 from pathlib import Path
 from mkdocs_examples.execute.child import sandbox
@@ -65,7 +72,7 @@ for name in os.environ["PRELOAD"].split():
 print("TRIED", *sorted(tried), flush=True)
 import gc; gc.collect(); gc.freeze()  # as the engine's worker: no child's collection walks (and copies) all that
 seed = int(os.environ["SEED"])
-for script in sys.argv[1:]:
+def passes(script):
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -85,7 +92,13 @@ for script in sys.argv[1:]:
         finally:
             sys.stdout.flush(); sys.stderr.flush()
             os._exit(code)
-    if os.waitpid(pid, 0)[1] != 0:
+    return os.waitpid(pid, 0)[1] == 0
+for script in sys.argv[1:]:
+    ok = passes(script)
+    if not ok and GLOO_FLAKE in Path(f"{script}.{seed}.log").read_text(errors="replace"):
+        print("RETRIED", script, flush=True)  # once: a second failure is the script's
+        ok = passes(script)
+    if not ok:
         print("FAIL", script, flush=True)
 """
 
