@@ -307,3 +307,35 @@ except RuntimeError as error:
     assert "only batches of spatial targets supported (3D tensors)" in str(error)
 else:
     raise AssertionError("NLLLoss took a 4-D target")
+
+# %% sequence-target raises="RuntimeError: Expected target size [2, 7], got [2, 5]"
+torch.manual_seed(0)
+# (batch, seq_len, vocab): a sequence model's output
+logits = torch.randn(2, 5, 7)
+target = torch.randint(0, 7, (2, 5))  # (batch, seq_len): one token id per step
+nn.CrossEntropyLoss()(logits, target)
+
+# %% sequence-target-fix
+# the classes go in dimension 1: (batch, vocab, seq_len)
+loss = nn.CrossEntropyLoss()(logits.transpose(1, 2), target)
+# or one row per token: (batch * seq_len, vocab) against (batch * seq_len,)
+flat = nn.CrossEntropyLoss()(logits.reshape(-1, 7), target.reshape(-1))
+print(round(loss.item(), 4), round(flat.item(), 4))
+
+# %% sequence-target-fix-checks tags=["remove-cell"]
+assert torch.allclose(loss, flat)
+by_hand = -F.log_softmax(logits, dim=-1).gather(-1, target[..., None]).mean()
+assert torch.allclose(loss, by_hand)
+
+# %% sequence-silent
+# seq_len equal to the number of classes: no error, and a wrong loss
+square = torch.randn(2, 7, 7)  # (batch, seq_len=7, vocab=7)
+steps = torch.randint(0, 7, (2, 7))
+wrong = nn.CrossEntropyLoss()(square, steps)  # reads the steps as the classes
+right = nn.CrossEntropyLoss()(square.transpose(1, 2), steps)
+print(round(wrong.item(), 4), round(right.item(), 4))
+
+# %% sequence-silent-checks tags=["remove-cell"]
+assert not torch.allclose(wrong, right)
+by_hand = -F.log_softmax(square, dim=-1).gather(-1, steps[..., None]).mean()
+assert torch.allclose(right, by_hand)

@@ -400,13 +400,24 @@ function ptWords(text) {
 }
 function ptHeadedByTheError(group) {
   return group.some(function (item) {
-    var heading = ptMessageWords(item.title)
+    var quoted = ptQuotedHeading(item.title)
+    var heading = ptMessageWords(quoted === null ? item.title : quoted)
     var typed = PT_TYPE.exec(item.title.replace(/<[^>]*>/g, ""))
     var type = new Set(typed ? ptMessageWords(typed[0]) : [])
     var missing = new Set(heading.filter(function (word) { return !ptPasted.has(word) && !type.has(word) })).size
-    return heading.length >= 3 && heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) &&
+    var message = heading.some(function (word) { return /^(error|exception|warning)$/.test(word) }) ||
+      (quoted !== null && heading.length >= PT_QUOTED)
+    var said = heading.filter(function (word) { return !type.has(word) }).length // the message beyond its type
+    return heading.length >= 3 && said >= 2 && message &&
       (missing === 0 || (missing === 1 && heading.length >= PT_NAMED) || ptRunIn(" " + heading.join(" ") + " "))
   })
+}
+// The message a heading quotes in code before words of its own (`This DataLoader will create N worker
+// processes in total`: more workers than CPUs): the line a reader pastes, which holds none of those words;
+// a quote of PT_QUOTED words or more is a message even without the word error or warning. null: no such quote
+function ptQuotedHeading(title) {
+  var quote = /^<code>([^<]*)<\/code>\s*[:：]/.exec(title.replace(/<(?!\/?code>)[^>]*>/g, "")) // marks aside
+  return quote ? quote[1] : null
 }
 // Whether the heading holds the pasted words in their order: all of them, or six or more in a row (a
 // message with the reader's own words around it: "stack expects each tensor to be equal size / variable
