@@ -683,7 +683,7 @@ ds = TensorDataset(X, y)  # NumPy arrays, not tensors
 # %% numpy-raw-checks tags=["remove-cell"]
 assert isinstance(X.size, int) and X.size == 30  # size is an int in NumPy
 
-# %% numpy-length raises="AssertionError: Size mismatch between tensors"
+# %% numpy-length raises="AssertionError: Size mismatch between tensors" holds="!=2.10" claim="`TensorDataset` refuses tensors of different lengths"
 ds = TensorDataset(torch.from_numpy(X).float(), torch.from_numpy(y[:9]))
 
 # %% numpy-length-checks tags=["remove-cell"]

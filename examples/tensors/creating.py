@@ -506,8 +506,6 @@ torch.nn.Linear(10, hidden)  # the weight is [out_features, in_features]
 
 # %% negative-size-layer-checks tags=["remove-cell"]
 for make, message in (
-    (lambda: torch.zeros(2, -3),
-     "zeros: Dimension size must be non-negative."),
     (lambda: torch.ones(2, -3),
      "Trying to create tensor with negative dimension -3: [2, -3]"),
     (lambda: torch.nn.Conv2d(3, -1, 3),
@@ -519,6 +517,14 @@ for make, message in (
         assert str(error) == message, str(error)
     else:
         raise AssertionError(f"{message!r} not raised")
+
+# %% negative-size-zeros-checks tags=["remove-cell"] holds=">=2.9" about="negative-size-layer" claim="`torch.zeros` with a negative size raises `zeros: Dimension size must be non-negative.`"
+try:
+    torch.zeros(2, -3)
+except RuntimeError as error:
+    assert str(error) == "zeros: Dimension size must be non-negative.", str(error)
+else:
+    raise AssertionError("torch.zeros(2, -3) raised nothing")
 
 # %% negative-size-fix
 def conv_width(in_size, kernel, stride):
