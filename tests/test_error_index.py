@@ -110,6 +110,25 @@ RuntimeError: Error(s) in loading state_dict for Linear:
 """
 
 
+SCRIPTED = """Traceback (most recent call last):
+  File "examples/a.py", line 9, in <module>
+    torch.jit.script(model)
+RuntimeError:{space}
+Module 'Stages' has no attribute 'stages' (its type: 'list'):
+  File "examples/a.py", line 5
+    def forward(self, x):
+        for stage in self.stages:
+                     ~~~~~~~~~~~ <--- HERE
+""".format(space=" ")  # the space after the colon: the message is empty before its newline
+
+
+def test_a_message_that_starts_on_the_next_line_is_named_by_that_line():
+    """TorchScript puts its message on the line after the type, then quotes the frame it failed in."""
+    line = "RuntimeError: Module 'Stages' has no attribute 'stages' (its type: 'list'):"
+    assert exception_line(SCRIPTED) == line
+    assert index_line(SCRIPTED) == line
+
+
 def test_the_kinds_of_state_dict_errors_are_entries_of_their_own():
     missing = STATE_DICT.format(detail='Missing key(s) in state_dict: "weight", "bias". ')
     mismatch = STATE_DICT.format(detail="size mismatch for weight: copying a param with shape torch.Size([4, 2])")
@@ -219,8 +238,9 @@ def test_every_traceback_on_the_site_is_in_its_languages_index(real_site):
         for page in pages:
             for traceback in _tracebacks(page.read_text()):
                 lines = traceback.rstrip().splitlines()
-                frame = max((i for i, text in enumerate(lines) if text.startswith('  File "')), default=-1)
-                first = next(i for i in range(frame + 1, len(lines)) if not lines[i].startswith(" "))
+                # the frames are indented after the last header; a message may quote a frame of its own
+                header = max((i for i, text in enumerate(lines) if text == "Traceback (most recent call last):"))
+                first = next(i for i in range(header + 1, len(lines)) if not lines[i].startswith(" "))
                 raised = " ".join(text.strip() for text in lines[first:])  # the exception and its message
                 assert ": " in raised, f"{page}: a traceback with no exception line"
                 message = _built_where(raised.partition(": ")[2])

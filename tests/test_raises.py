@@ -45,6 +45,13 @@ def test_a_claim_matches_the_exception_line_from_its_start(claim, holds):
     assert matches(claim, TRACEBACK) is holds
 
 
+def test_a_claim_matches_a_message_that_starts_on_the_line_after_its_type():
+    scripted = TRACEBACK.replace("RuntimeError: Class", "RuntimeError: \nClass")
+    assert matches("RuntimeError: Class values must be non-negative", scripted)
+    assert matches("RuntimeError", scripted)
+    assert not matches("RuntimeError: values", scripted)
+
+
 def test_raises_implies_the_tag_and_changes_no_key():
     claimed = parse_cells('# %% bad raises="RuntimeError: Class values"\nf()\n')
     tagged = parse_cells('# %% bad tags=["raises-exception"]\nf()\n')

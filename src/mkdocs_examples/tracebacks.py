@@ -10,12 +10,17 @@ import re
 
 _FRAME = re.compile(r'^  File "')
 _HEADER = "Traceback (most recent call last):"  # at the start of a line: not the "Original Traceback" of a message
+TYPE_ALONE = re.compile(r"^[A-Za-z_][\w.]*:$")  # a type whose message starts on the next line (TorchScript's errors)
 
 
 def exception_line(traceback: str) -> str | None:
     """The line that names the exception (``Type: message``), after the last frame of ``traceback``."""
     rest = message_lines(traceback)
-    return rest[0].strip() if rest else None
+    if not rest:
+        return None
+    if TYPE_ALONE.match(rest[0].strip()) and len(rest) > 1:
+        return f"{rest[0].strip()} {rest[1].strip()}"
+    return rest[0].strip()
 
 
 def message_lines(traceback: str, *, innermost: bool = False) -> list[str]:

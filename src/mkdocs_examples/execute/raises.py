@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from mkdocs_examples.results import CellResult
 from mkdocs_examples.source.cells import Cell, Example
-from mkdocs_examples.tracebacks import exception_line
+from mkdocs_examples.tracebacks import exception_line, message_lines
 
 ANY = "…"  # in a claim: any text
 
@@ -44,10 +44,10 @@ class Mismatch:
 
 def matches(expected: str, traceback: str) -> bool:
     """Whether ``traceback``'s exception is the one ``expected`` names (see the module's text)."""
-    line = exception_line(traceback)
-    if line is None:
+    lines = message_lines(traceback)
+    if not lines:
         return False
-    shown = " ".join(traceback[traceback.index(line) :].split())
+    shown = " ".join(" ".join(lines).split())  # the exception and its message, spaces folded
     claim = " ".join(expected.split())
     if ":" not in claim:  # a type alone
         return shown.partition(":")[0].strip() == claim

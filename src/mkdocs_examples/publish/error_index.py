@@ -69,7 +69,7 @@ from mkdocs_examples.source.blocks import Block
 from mkdocs_examples.source.cells import Example
 from mkdocs_examples.source.markdown import Markdown, Replacement
 from mkdocs_examples.texts import text as texts
-from mkdocs_examples.tracebacks import exception_line, message_lines  # noqa: F401 (exception_line: the index's name for it too)
+from mkdocs_examples.tracebacks import TYPE_ALONE, exception_line, message_lines  # noqa: F401 (exception_line: the index's name for it too)
 
 SOURCE_URL = "https://github.com/{repo}/blob/{tag}/{source}"
 PYTORCH = "pytorch/pytorch"
@@ -210,6 +210,8 @@ def index_line(traceback: str, *, innermost: bool = False) -> str | None:
 
 def _with_next_head(line: str, rest: list[str]) -> str:
     line = line.strip()
+    if TYPE_ALONE.match(line) and rest:  # a message that starts on the next line: all of that line
+        return f"{line} {rest[0].strip()}"
     if line.endswith(":") and rest:
         head, colon, _ = rest[0].strip().partition(":")
         line += f" {head}{colon}"

@@ -287,11 +287,13 @@ def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
 # -- one index per language -----------------------------------------------------------------------
 
 _FRAMES = re.compile(r"Traceback \(most recent call last\):\n(?:(?:  .*|\s*\^+\s*)\n)*")
+# a frame quoted inside a message, with its source and carets (TorchScript's errors point into the example)
+_QUOTED_FRAMES = re.compile(r'^  File ".*\n(?:(?: {4}.*| *)\n)*', re.MULTILINE)
 _ZWSP_NEEDLESS = re.compile(rf"\u200b+(?=[\s<{CJK_PUNCTUATION}]|$)|(?<=[\s>{CJK_PUNCTUATION}])\u200b+|^\u200b+")
 
 
 def _slim(text: str) -> str:
-    text = _FRAMES.sub("", text)  # the error line stays; the frames name our example files
+    text = _QUOTED_FRAMES.sub("", _FRAMES.sub("", text))  # the error line stays; the frames name our example files
     return _ZWSP_NEEDLESS.sub("", text).replace("\u200b", SEGMENT_BREAK)
 
 
