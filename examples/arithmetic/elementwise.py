@@ -162,3 +162,42 @@ with warnings.catch_warnings(record=True) as caught:
     assert torch.equal(torch.div(n, 2, rounding_mode="trunc"), torch.tensor([-3, 3]))
     assert (n // 2).tolist() == [-7 // 2, 7 // 2]  # the same as Python's //
 assert not caught, [str(w.message) for w in caught]
+
+# %% out-resized
+import textwrap
+
+total = torch.empty(())  # a 0-d accumulator, reused as out=
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.add(torch.ones(3), 1, out=total)  # the result has shape [3]
+message = str(caught[0].message).split(" (Triggered")[0]  # no C++ file
+print(textwrap.fill(message, 76, break_on_hyphens=False))
+print(total.shape, total)
+
+# %% out-resized-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith(
+    "An output with one or more elements was resized since it had shape [], "
+    "which does not match the required output shape [3]. This behavior is "
+    "deprecated"
+)
+assert message.endswith("to zero elements with t.resize_(0).")
+assert total.shape == (3,) and torch.equal(total, torch.full((3,), 2.0))
+
+# %% out-resized-fix
+x = torch.ones(3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = torch.empty(3)  # best: the result's shape
+    torch.add(x, 1, out=out)
+    empty = torch.empty(0)  # zero elements: resized silently
+    torch.add(x, 1, out=empty)
+    total.resize_(0)  # or empty a reused tensor first
+    torch.add(x, 1, out=total)
+    y = torch.add(x, 1)  # or no out= at all
+print(out.shape, empty.shape, total.shape, y.shape, len(caught))
+
+# %% out-resized-fix-checks tags=["remove-cell"]
+assert not caught, [str(w.message) for w in caught]
+for t in (out, empty, total, y):
+    assert torch.equal(t, torch.full((3,), 2.0))

@@ -629,3 +629,62 @@ print(x.shape, y)
 for a, b in DataLoader(ImageLabel(), batch_size=4):
     assert (a, b) == ("image", "label")
 assert x.shape == (4, 3) and y.tolist() == [0, 1, 0, 1]
+
+
+# %% numpy-loader
+import numpy as np
+
+rng = np.random.default_rng(0)
+X = rng.random((10, 3))  # NumPy features: float64
+y = rng.integers(0, 2, size=10)  # NumPy labels: int64
+print(X.dtype, y.dtype)
+ds = TensorDataset(torch.from_numpy(X).float(), torch.from_numpy(y).long())
+loader = DataLoader(ds, batch_size=4, shuffle=True)
+model = torch.nn.Linear(3, 2)
+for xb, yb in loader:
+    loss = torch.nn.functional.cross_entropy(model(xb), yb)
+    print(xb.shape, xb.dtype, yb.shape, yb.dtype)
+
+# %% numpy-loader-checks tags=["remove-cell"]
+assert X.dtype == np.float64 and y.dtype == np.int64
+assert len(ds) == 10 and len(loader) == 3
+batches = list(loader)
+assert [tuple(b[0].shape) for b in batches] == [(4, 3), (4, 3), (2, 3)]
+assert all(b[0].dtype == torch.float32 and b[1].dtype == torch.int64
+           for b in batches)
+# from_numpy keeps NumPy's dtypes: float64 and int64
+assert torch.from_numpy(X).dtype == torch.float64
+assert torch.from_numpy(y).dtype == torch.int64
+# a float target for regression, with the output's shape
+reg = torch.nn.Linear(3, 1)
+target = torch.from_numpy(X[:, :1]).float()  # (10, 1), like reg's output
+assert torch.nn.functional.mse_loss(reg(ds.tensors[0]), target).dim() == 0
+# class indices in another integer type are refused by cross_entropy
+try:
+    torch.nn.functional.cross_entropy(model(xb), yb.int())
+except RuntimeError:
+    pass
+else:
+    raise AssertionError("int32 targets were accepted")
+
+# %% numpy-float64 raises="RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float"
+ds = TensorDataset(torch.from_numpy(X), torch.from_numpy(y))  # no .float()
+xb, yb = next(iter(DataLoader(ds, batch_size=4)))
+print(xb.dtype)
+model(xb)
+
+# %% numpy-float64-checks tags=["remove-cell"]
+assert xb.dtype == torch.float64 and model.weight.dtype == torch.float32
+assert model(xb.float()).dtype == torch.float32  # the fix: .float()
+
+# %% numpy-raw raises="TypeError: 'int' object is not callable"
+ds = TensorDataset(X, y)  # NumPy arrays, not tensors
+
+# %% numpy-raw-checks tags=["remove-cell"]
+assert isinstance(X.size, int) and X.size == 30  # size is an int in NumPy
+
+# %% numpy-length raises="AssertionError: Size mismatch between tensors" holds="!=2.10" claim="`TensorDataset` refuses tensors of different lengths"
+ds = TensorDataset(torch.from_numpy(X).float(), torch.from_numpy(y[:9]))
+
+# %% numpy-length-checks tags=["remove-cell"]
+assert len(X) == 10 and len(y[:9]) == 9

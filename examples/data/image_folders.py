@@ -342,3 +342,112 @@ print(tv_val.samples)
 assert tv_train.samples == train.samples
 assert tv_val.class_to_idx == val.class_to_idx
 assert tv_val.samples == val.samples
+
+
+# %% truncated raises="OSError: image file is truncated (… bytes not processed)"
+import io
+import pathlib
+
+import numpy as np
+from PIL import ImageFile
+
+rng = np.random.default_rng(0)
+pixels = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+buffer = io.BytesIO()
+Image.fromarray(pixels).save(buffer, "JPEG")
+data = buffer.getvalue()
+pathlib.Path("photos").mkdir()
+pathlib.Path("photos/ok.jpg").write_bytes(data)
+pathlib.Path("photos/cut.jpg").write_bytes(data[:-2000])  # end cut off
+pathlib.Path("photos/head.jpg").write_bytes(data[:300])  # header cut off
+image = Image.open("photos/cut.jpg")  # reads the header only: no error
+print(image.size)
+image.convert("RGB")  # decoding the pixels fails
+
+# %% truncated-checks tags=["remove-cell"]
+assert image.size == (256, 256) and len(data) > 2300
+assert ImageFile.LOAD_TRUNCATED_IMAGES is False  # the default
+for name in ("cut.jpg", "head.jpg"):
+    try:
+        Image.open(f"photos/{name}").load()  # load() fails the same way
+    except OSError as error:
+        assert "runcated" in str(error)
+    else:
+        raise AssertionError(f"{name} loaded")
+# a cut PNG: the same error, without the byte count
+Image.fromarray(pixels).save("photos/full.png")
+png = pathlib.Path("photos/full.png").read_bytes()
+pathlib.Path("photos/full.png").unlink()
+try:
+    Image.open(io.BytesIO(png[:-5000])).load()
+except OSError as error:
+    assert str(error).startswith("image file is truncated")
+else:
+    raise AssertionError("the cut PNG loaded")
+
+# %% load-truncated
+ImageFile.LOAD_TRUNCATED_IMAGES = True  # global, for every later open
+image = Image.open("photos/cut.jpg").convert("RGB")
+print(image.size, np.array(image)[-1, -2:].tolist())  # the lost part: grey
+
+# %% load-truncated-checks tags=["remove-cell"]
+good = np.array(Image.open("photos/ok.jpg").convert("RGB"))
+got = np.array(image)
+assert got.shape == good.shape == (256, 256, 3)
+assert (got[-1, -100:] == 128).all() and not (good[-1, -100:] == 128).all()
+assert (got[0] == good[0]).all()  # the top rows decoded as before
+try:
+    Image.open("photos/head.jpg").convert("RGB")  # a cut header still fails
+except OSError as error:
+    assert "runcated" in str(error)
+else:
+    raise AssertionError("the header-truncated file loaded")
+
+# %% find-broken
+ImageFile.LOAD_TRUNCATED_IMAGES = False  # the default: report every bad file
+pathlib.Path("photos/notes.jpg").write_text("not an image")
+
+
+def find_broken(folder):
+    """The images under folder that Pillow cannot decode, with the error"""
+    broken = []
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        if path.is_file():
+            try:
+                with Image.open(path) as image:
+                    image.convert("RGB")
+            except OSError as error:
+                broken.append((path.as_posix(), type(error).__name__))
+    return broken
+
+
+for path, error in find_broken("photos"):
+    print(path, error)
+
+# %% find-broken-checks tags=["remove-cell"]
+assert find_broken("photos") == [
+    ("photos/cut.jpg", "OSError"),
+    ("photos/head.jpg", "OSError"),
+    ("photos/notes.jpg", "UnidentifiedImageError"),
+]
+from PIL import UnidentifiedImageError
+
+assert issubclass(UnidentifiedImageError, OSError)
+
+# %% imread-none raises="FileNotFoundError: photos/cat.jpg"
+def load_rgb(path):
+    """An (H, W, 3) uint8 array; raise, never return None"""
+    if not pathlib.Path(path).is_file():  # cv2.imread would return None
+        raise FileNotFoundError(path)
+    with Image.open(path) as image:
+        return np.array(image.convert("RGB"))
+
+
+print(load_rgb("photos/ok.jpg").shape)
+load_rgb("photos/cat.jpg")  # a wrong relative path
+
+# %% imread-none-checks tags=["remove-cell"]
+assert load_rgb("photos/ok.jpg").dtype == np.uint8
+# relative paths are read from the working directory
+here = pathlib.Path.cwd()
+assert pathlib.Path("photos/ok.jpg").resolve().parent == here / "photos"

@@ -621,3 +621,33 @@ if build == "CPU only":
     assert not torch.cuda.is_available()
 if "+cpu" in torch.__version__:  # a wheel from the CPU index
     assert hip is None and cuda is None
+
+# %% pillow-version tags=["environment"]
+import PIL
+
+print("Pillow", PIL.__version__)  # the version is here now
+try:
+    from PIL import PILLOW_VERSION  # what torchvision before 0.5 imported
+except ImportError as error:
+    message = str(error)
+    print(message.split(" (")[0])  # the rest is the path of PIL
+
+# %% pillow-version-checks tags=["remove-cell"]
+assert not hasattr(PIL, "PILLOW_VERSION")
+assert int(PIL.__version__.split(".")[0]) >= 7  # Pillow 7 removed the name
+assert message.startswith("cannot import name 'PILLOW_VERSION' from 'PIL' (")
+
+# %% which-python tags=["environment"]
+import os
+import sys
+
+# in the notebook and in the terminal, print(sys.executable, torch.__file__)
+# and compare; here they are shown relative to the environment's folder
+print(os.path.relpath(sys.executable, sys.prefix))  # the interpreter
+print(os.path.relpath(torch.__file__, sys.prefix))  # the torch it imports
+
+# %% which-python-checks tags=["remove-cell"]
+import importlib.util
+
+# the torch found on this interpreter's path is the one imported
+assert importlib.util.find_spec("torch").origin == torch.__file__

@@ -223,3 +223,31 @@ print(model(torch.from_numpy(x).float()).shape)  # float32, like the weights
 assert x.dtype == np.float64 and torch.from_numpy(x).dtype == torch.float64
 assert model(torch.from_numpy(x).float()).shape == (1, 4, 6, 6)
 assert model.weight.dtype == torch.float32
+
+# %% astype raises="AttributeError: 'Tensor' object has no attribute 'astype'"
+x = torch.tensor([1.5, 2.5, 3.5])
+x.astype(torch.float16)  # NumPy's spelling
+
+# %% astype-fix
+print(x.to(torch.float16).dtype)
+print(x.half().dtype, x.long().dtype, x.bool().dtype)
+print(x.type(torch.float16).dtype)
+y = torch.zeros(2, dtype=torch.float64)
+print(x.to(y.dtype).dtype)  # the dtype of another tensor
+print(x.to(y).dtype)  # its dtype and its device
+
+# %% astype-fix-checks tags=["remove-cell"]
+assert not hasattr(torch.Tensor, "astype")
+assert x.to(torch.float16).dtype == torch.float16
+assert x.half().dtype == x.type(torch.float16).dtype == torch.float16
+assert x.float().dtype == torch.float32 and x.double().dtype == torch.float64
+assert x.long().dtype == torch.int64 and x.int().dtype == torch.int32
+assert x.bool().dtype == torch.bool
+assert torch.equal(x.long(), torch.tensor([1, 2, 3]))  # toward zero
+assert x.to(y.dtype).dtype == x.to(y).dtype == torch.float64
+assert x.to(y).device == y.device
+# through NumPy: a NumPy array, no autograd
+w = torch.ones(2, requires_grad=True)
+converted = w.detach().numpy().astype("float16")
+assert converted.dtype == np.float16 and not isinstance(converted, torch.Tensor)
+assert w.to(torch.float16).requires_grad

@@ -97,3 +97,69 @@ else:
 assert torch.ones(1, 1).squeeze().dim() == 0
 assert tuple(torch.ones(1, 1).squeeze(1).shape) == (1,)
 assert tuple(torch.ones(4, 1).squeeze(1).shape) == (4,)
+
+# %% float-index raises="IndexError: tensors used as indices must be long, int, byte or bool tensors"
+x = torch.arange(10, 60, 10)
+rows = torch.tensor([4, 8]) / 2  # division gives floats
+print(rows)
+x[rows]
+
+# %% float-index-fix
+print(x[rows.long()])  # int64 indices
+print(x[rows.int()])  # int32 works as well
+print(x[x > 25])  # a bool mask, one value per element
+
+# %% float-index-fix-checks tags=["remove-cell"]
+assert rows.dtype == torch.float32
+assert torch.equal(x[rows.long()], torch.tensor([30, 50]))
+assert torch.equal(x[rows.int()], x[rows.long()])
+assert torch.equal(x[x > 25], torch.tensor([30, 40, 50]))
+assert torch.equal(x[torch.div(torch.tensor([4, 8]), 2, rounding_mode="floor")],
+                   torch.tensor([30, 50]))  # floor division keeps int64
+assert torch.equal(x[torch.tensor([4, 8]) // 2], torch.tensor([30, 50]))
+for index in (torch.tensor([0.0, 1.0]), torch.tensor(1.0)):
+    try:
+        x[index]
+    except IndexError as error:
+        assert str(error) == (
+            "tensors used as indices must be long, int, byte or bool tensors"
+        )
+    else:
+        raise AssertionError("a float tensor indexed a tensor")
+
+# %% slice-bound raises="TypeError: only integer tensors of a single element can be converted to an index"
+starts = torch.tensor([1, 3])  # one start per row
+x[starts:]
+
+# %% slice-bound-fix
+print(x[torch.tensor(1):])  # a 0-d integer tensor is a bound
+print(x[int(starts[0]):], x[starts[1].item():])
+for start in starts.tolist():  # one slice per start
+    print(x[start:])
+
+# %% slice-bound-fix-checks tags=["remove-cell"]
+assert torch.equal(x[torch.tensor(1):], x[1:])
+assert torch.equal(x[int(starts[0]):], x[1:])
+assert torch.equal(x[starts[1].item():], torch.tensor([40, 50]))
+for bound in (torch.tensor([1, 2]), torch.tensor(1.0)):
+    try:
+        x[bound:]
+    except TypeError as error:
+        assert str(error) == (
+            "only integer tensors of a single element can be converted"
+            " to an index"
+        )
+    else:
+        raise AssertionError("a tensor bound was accepted")
+try:
+    x[1.0:]  # a Python float: Python's own message
+except TypeError as error:
+    assert str(error) == (
+        "slice indices must be integers or None or have an __index__ method"
+    )
+else:
+    raise AssertionError("a float slice bound was accepted")
+# split: rows of different lengths in one call
+assert [t.tolist() for t in torch.split(x, [1, 3, 1])] == [
+    [10], [20, 30, 40], [50]
+]

@@ -562,3 +562,46 @@ encoder.train()
 assert encoder(x, src_key_padding_mask=pad)[pad].abs().sum() > 0
 encoder.eval()
 assert torch.allclose(encoder(x), slow(x), atol=1e-5)  # no padding mask: no nested
+
+# %% nested-prototype-warning
+rows = [torch.ones(2), torch.ones(3)]  # two sequences of different lengths
+torch.set_warn_always(True)  # PyTorch warns once per process otherwise
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    strided = torch.nested.nested_tensor(rows)  # the default layout
+torch.set_warn_always(False)
+message = str(caught[0].message).split(" (Triggered")[0]  # no C++ file
+print(textwrap.fill(message, 76, break_on_hyphens=False))
+
+# %% nested-prototype-warning-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith(
+    "The PyTorch API of nested tensors is in prototype stage and will change "
+    "in the near future."
+)
+assert strided.layout == torch.strided and strided.is_nested
+
+# %% nested-jagged
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    jagged = torch.nested.nested_tensor(rows, layout=torch.jagged)
+torch.set_warn_always(False)
+print(len(caught))  # no warning
+print(jagged)
+print(jagged.offsets())  # where each sequence starts and ends
+
+# %% nested-jagged-checks tags=["remove-cell"]
+assert not caught, [str(w.message) for w in caught]
+assert jagged.layout == torch.jagged and jagged.is_nested
+assert torch.equal(jagged.offsets(), torch.tensor([0, 2, 5]))
+assert [t.shape for t in jagged.unbind()] == [(2,), (3,)]
+assert [t.shape for t in strided.unbind()] == [(2,), (3,)]
+# the encoder's fast path above builds a strided nested tensor: the same note
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    encoder(x, src_key_padding_mask=pad)
+torch.set_warn_always(False)
+assert any(str(w.message).startswith("The PyTorch API of nested tensors")
+           for w in caught), [str(w.message) for w in caught]

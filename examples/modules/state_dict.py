@@ -304,3 +304,54 @@ with open("old.pt", "rb") as f:
     junk = pickle.load(f)
 assert not isinstance(junk, dict)
 assert torch.equal(torch.load("old.pt")["weight"], model.weight.detach())
+
+# %% load-path raises="TypeError: Expected state_dict to be dict-like, got <class 'str'>."
+model = nn.Linear(2, 1)
+torch.save(model.state_dict(), "linear.pt")
+model.load_state_dict("linear.pt")  # a path, not the dictionary
+
+# %% load-class raises="TypeError: …load_state_dict() missing 1 required positional argument: 'state_dict'"
+nn.Linear.load_state_dict(torch.load("linear.pt"))  # the class, not a model
+
+# %% load-key raises="KeyError: 'state_dict'"
+checkpoint = torch.load("linear.pt")
+model.load_state_dict(checkpoint["state_dict"])
+
+# %% load-fix
+def weights_of(checkpoint):
+    for key in ("state_dict", "model_state_dict", "model"):
+        if key in checkpoint:
+            return checkpoint[key]
+    return checkpoint  # the file is the state_dict itself
+
+
+torch.save({"epoch": 3, "model_state_dict": model.state_dict()}, "ckpt.pt")
+for path in ("linear.pt", "ckpt.pt"):
+    checkpoint = torch.load(path, weights_only=True)
+    print(path, type(checkpoint).__name__, list(checkpoint)[:5])
+    state = weights_of(checkpoint)
+    # strip the DataParallel prefix only where it is there
+    state = {k.removeprefix("module."): v for k, v in state.items()}
+    model = nn.Linear(2, 1)  # an instance of the class that was saved
+    print(model.load_state_dict(state))
+
+# %% load-fix-checks tags=["remove-cell"]
+saved = torch.load("linear.pt", weights_only=True)
+assert torch.equal(model.weight, saved["weight"])
+for call in (lambda: model.load_state_dict("linear.pt"),
+             lambda: nn.Linear.load_state_dict(saved)):
+    try:
+        call()
+    except TypeError as error:
+        message = str(error)
+    else:
+        raise AssertionError("load_state_dict should reject this call")
+# the dictionary fills the place of self
+assert "required positional argument: 'state_dict'" in message
+assert list(torch.load("ckpt.pt", weights_only=True)) == [
+    "epoch", "model_state_dict"]
+wrapped = {"module." + k: v for k, v in saved.items()}
+assert list(weights_of({"model": wrapped})) == ["module.weight", "module.bias"]
+# a trusted old file: extra keywords go to pickle
+latin = torch.load("linear.pt", encoding="latin1", weights_only=False)
+assert torch.equal(latin["weight"], saved["weight"])

@@ -1559,3 +1559,48 @@ assert layout_steps(4) == [False, True, True, True]
 assert layout_steps(4, find_unused_parameters=True) == [False] * 4
 assert layout_steps(4, static_graph=True) == [False, False, True, True]
 dist.destroy_process_group()
+
+# %% env-rank raises="ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set"
+for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"):
+    os.environ.pop(name, None)  # as in a plain `python train.py`
+dist.init_process_group("gloo")  # reads the four variables
+
+# %% env-rank-checks tags=["remove-cell"]
+try:  # with rank= given, the next variable is missing
+    dist.init_process_group("gloo", rank=0)
+except ValueError as error:
+    message = str(error)
+else:
+    raise AssertionError("env:// without WORLD_SIZE should fail")
+assert message == (
+    "Error initializing torch.distributed using env:// rendezvous: "
+    "environment variable WORLD_SIZE expected, but not set"
+)
+assert not dist.is_initialized()
+
+# %% env-fix
+import socket
+
+with socket.socket() as s:  # a free port on this machine
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+os.environ.update(  # what torchrun sets, for one process
+    RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)
+)
+dist.init_process_group("gloo")
+print(dist.get_rank(), dist.get_world_size())
+dist.destroy_process_group()
+for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+    del os.environ[name]
+
+# %% env-fix-checks tags=["remove-cell"]
+assert not dist.is_initialized() and "RANK" not in os.environ
+# without the variables: rank, world_size and a tcp:// address
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+dist.init_process_group(
+    "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1
+)
+assert dist.get_world_size() == 1
+dist.destroy_process_group()

@@ -273,3 +273,57 @@ from torch.utils.data import DataLoader, TensorDataset
 
 loader = DataLoader(TensorDataset(torch.ones(3, 4)), batch_size=4, drop_last=True)
 assert len(loader) == 0 and list(loader) == []
+
+# %% cat-not-a-list raises="TypeError"
+a = torch.ones(2, 3)
+b = torch.zeros(2, 3)
+torch.cat(a, b, 0)  # the tensors are not in a list
+
+# %% cat-not-a-list-checks tags=["remove-cell"] holds=">=2.13" claim="`torch.cat(a, b, 0)` and `torch.cat(a, b)` raise a `TypeError` that counts the arguments or names the `tensors` argument"
+for call, words in (
+    (lambda: torch.cat(a, b, 0),
+     "cat() takes from 1 to 2 positional arguments but 3 were given"),
+    (lambda: torch.cat(a, b), "cat(): argument 'tensors' (position 1) "
+     "must be tuple of Tensors, not Tensor"),
+    (lambda: torch.stack(a, b), "stack(): argument 'tensors' (position 1) "
+     "must be tuple of Tensors, not Tensor"),
+):
+    try:
+        call()
+    except TypeError as error:
+        assert str(error) == words, str(error)
+    else:
+        raise AssertionError("tensors not in a list were joined")
+
+# %% cat-numpy raises="TypeError: expected Tensor as element 0 in argument 0, but got numpy.ndarray"
+import numpy as np
+
+arrays = [np.ones((2, 3)), np.zeros((2, 3))]
+torch.cat(arrays)
+
+# %% cat-numpy-checks tags=["remove-cell"]
+for join in (torch.cat, torch.stack):
+    try:
+        join([a, np.zeros((2, 3))])
+    except TypeError as error:
+        assert str(error) == (
+            "expected Tensor as element 1 in argument 0, but got numpy.ndarray"
+        ), str(error)
+    else:
+        raise AssertionError(f"{join.__name__} took a NumPy array")
+
+# %% cat-fix
+print(torch.cat((a, b), dim=0).shape)  # one sequence, then dim
+print(torch.stack([a, b]).shape)  # stack: the same rule
+print(np.concatenate(arrays).shape)  # NumPy arrays: join them in NumPy
+# or convert each array first
+print(torch.cat([torch.from_numpy(x) for x in arrays]).dtype)
+
+# %% cat-fix-checks tags=["remove-cell"]
+assert torch.cat((a, b), dim=0).shape == (4, 3)
+assert torch.equal(torch.cat((a, b), 0), torch.cat([a, b], dim=0))
+assert torch.stack([a, b]).shape == (2, 2, 3)
+assert np.concatenate(arrays).shape == (4, 3)
+joined = torch.cat([torch.from_numpy(x) for x in arrays])
+assert joined.dtype == torch.float64 and joined.shape == (4, 3)
+assert torch.equal(joined, torch.from_numpy(np.concatenate(arrays)))

@@ -493,3 +493,61 @@ with warnings.catch_warnings(record=True) as caught:
     torch.meshgrid(a, b, indexing="xy")
     torch.set_warn_always(False)
 assert not [w_ for w_ in caught if "meshgrid" in str(w_.message)]  # no warning
+
+# %% negative-size raises="RuntimeError: Trying to create tensor with negative dimension -106: [256, 1024, -106]"
+in_size, kernel, stride = 3, 216, 2  # an input smaller than the kernel
+width = (in_size - kernel) // stride + 1
+print(width)
+torch.empty(256, 1024, width)
+
+# %% negative-size-layer raises="RuntimeError: Trying to create tensor with negative dimension -5: [-5, 10]"
+hidden = 16 - 21  # a width computed from a config
+torch.nn.Linear(10, hidden)  # the weight is [out_features, in_features]
+
+# %% negative-size-layer-checks tags=["remove-cell"]
+for make, message in (
+    (lambda: torch.ones(2, -3),
+     "Trying to create tensor with negative dimension -3: [2, -3]"),
+    (lambda: torch.nn.Conv2d(3, -1, 3),
+     "Trying to create tensor with negative dimension -1: [-1, 3, 3, 3]"),
+):
+    try:
+        make()
+    except RuntimeError as error:
+        assert str(error) == message, str(error)
+    else:
+        raise AssertionError(f"{message!r} not raised")
+
+# %% negative-size-zeros-checks tags=["remove-cell"] holds=">=2.9" about="negative-size-layer" claim="`torch.zeros` with a negative size raises `zeros: Dimension size must be non-negative.`"
+try:
+    torch.zeros(2, -3)
+except RuntimeError as error:
+    assert str(error) == "zeros: Dimension size must be non-negative.", str(error)
+else:
+    raise AssertionError("torch.zeros(2, -3) raised nothing")
+
+# %% negative-size-fix
+def conv_width(in_size, kernel, stride):
+    width = (in_size - kernel) // stride + 1
+    assert width > 0, f"input {in_size} is smaller than kernel {kernel}"
+    return width
+
+print(conv_width(224, 216, 2))
+try:
+    conv_width(5, 216, 2)
+except AssertionError as error:
+    print("AssertionError:", error)
+torch.manual_seed(0)
+model = torch.nn.LazyLinear(3)  # in_features from the first input
+print(model(torch.ones(2, 7)).shape, model.weight.shape)
+
+# %% negative-size-fix-checks tags=["remove-cell"]
+assert conv_width(224, 216, 2) == 5
+try:
+    conv_width(5, 216, 2)
+except AssertionError as error:
+    assert str(error) == "input 5 is smaller than kernel 216"
+else:
+    raise AssertionError("a negative width passed")
+assert model.in_features == 7 and tuple(model.weight.shape) == (3, 7)
+assert torch.empty(256, 1024, 0).shape == (256, 1024, 0)  # zero is allowed

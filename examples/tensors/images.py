@@ -890,3 +890,57 @@ assert gray.sub(gray_mean[:, None, None]).shape == (1, 28, 28)
 assert rgb.shape == (3, 28, 28)
 # expand makes a view: the three channels share the memory of one
 assert rgb.stride(0) == 0
+
+
+# %% rgba raises="RuntimeError: The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 0"
+Image.new("RGBA", (5, 4), (255, 0, 0, 128)).save("logo.png")  # with alpha
+with Image.open("logo.png") as image:
+    print(image.mode)
+    x = torch.from_numpy(np.array(image)).permute(2, 0, 1) / 255
+print(x.shape)  # four channels: R, G, B and alpha
+rgb_mean = torch.tensor([0.485, 0.456, 0.406])[:, None, None]
+rgb_std = torch.tensor([0.229, 0.224, 0.225])[:, None, None]
+(x - rgb_mean) / rgb_std  # what Normalize does
+
+# %% rgba-checks tags=["remove-cell"]
+assert x.shape == (4, 4, 5) and rgb_mean.shape == (3, 1, 1)
+try:
+    x.clone().sub_(rgb_mean)  # in place, as Normalize does: the same error
+except RuntimeError as error:
+    assert "size of tensor a (4) must match the size of tensor b (3)" in str(
+        error)
+else:
+    raise AssertionError("four channels were normalised with three")
+
+# %% rgba-fix
+with Image.open("logo.png") as image:
+    pixels = np.array(image.convert("RGB"))  # alpha dropped
+print(pixels.shape)
+x = torch.from_numpy(pixels).permute(2, 0, 1) / 255
+print(((x - rgb_mean) / rgb_std).shape)
+for mode in ("P", "L"):  # a palette PNG, a greyscale PNG
+    Image.new(mode, (5, 4)).save(f"{mode}.png")
+    with Image.open(f"{mode}.png") as image:
+        print(mode, np.array(image).shape, np.array(image.convert("RGB")).shape)
+
+# %% rgba-fix-checks tags=["remove-cell"]
+assert pixels.shape == (4, 5, 3) and x.shape == (3, 4, 5)
+assert pixels[0, 0].tolist() == [255, 0, 0]  # the colour, without alpha
+with Image.open("logo.png") as image:
+    four = torch.from_numpy(np.array(image)).permute(2, 0, 1)
+assert torch.equal(four[:3], torch.from_numpy(pixels).permute(2, 0, 1))
+for mode in ("P", "L"):
+    with Image.open(f"{mode}.png") as image:
+        assert image.mode == mode and np.array(image).shape == (4, 5)
+        assert np.array(image.convert("RGB")).shape == (4, 5, 3)
+# np.asarray of an image is read-only: from_numpy warns, np.array copies
+import warnings
+
+with Image.open("logo.png") as image:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.from_numpy(np.asarray(image))
+    assert any("not writable" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.from_numpy(np.array(image))

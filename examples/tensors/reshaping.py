@@ -202,3 +202,51 @@ assert torch.equal(x.permute(0, 2, 1)[0], torch.tensor([[1, 10], [2, 20], [3, 30
 # reshape and view keep the row-major order: the channels are mixed up
 assert torch.equal(x.reshape(1, 3, 2), x.view(1, 3, 2))
 assert torch.equal(x.reshape(1, 3, 2)[0], torch.tensor([[1, 2], [3, 10], [20, 30]]))
+
+# %% T-3d
+import textwrap
+import warnings
+
+x = torch.arange(24).reshape(2, 3, 4)  # a batch of two 3x4 matrices
+torch.set_warn_always(True)  # PyTorch warns once per process otherwise
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    reversed_dims = x.T  # warns: reverses all three dimensions
+torch.set_warn_always(False)
+message = str(caught[0].message).split(" (Triggered")[0]  # no C++ file
+print(textwrap.fill(message, 76, break_on_hyphens=False))
+print(reversed_dims.shape)
+
+# %% T-3d-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert message.startswith(
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+    "shape is deprecated and it will throw an error in a future release."
+)
+assert "Consider `x.mT` to transpose batches of matrices" in message
+assert reversed_dims.shape == (4, 3, 2)
+assert torch.equal(reversed_dims, x.permute(2, 1, 0))
+
+# %% T-3d-fix
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.set_warn_always(True)
+    print(x.mT.shape)  # each matrix transposed: (2, 4, 3)
+    print(torch.equal(x.mT, x.transpose(-2, -1)))
+    print(x.permute(2, 1, 0).shape)  # all dimensions reversed, silently
+    torch.set_warn_always(False)
+print(len(caught))
+
+# %% T-3d-fix-checks tags=["remove-cell"]
+assert not caught, [str(w.message) for w in caught]
+assert x.mT.shape == (2, 4, 3) and torch.equal(x.mT[1], x[1].T)
+assert torch.equal(x.mT, x.transpose(-2, -1))
+assert x.permute(2, 1, 0).shape == (4, 3, 2)
+# a 1-D tensor warns too, and .T changes nothing there
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert torch.arange(3).T.shape == (3,)
+    assert x[0].T.shape == (4, 3)  # 2-D: a plain transpose
+torch.set_warn_always(False)
+assert len(caught) == 1 and "`x.T`" in str(caught[0].message)

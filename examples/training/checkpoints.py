@@ -610,3 +610,87 @@ kept = sorted(p for p in os.listdir(".") if p.startswith(("min-", "max-")))
 assert kept == ["max-epoch2-acc0.80.pt", "max-epoch4-acc0.84.pt",
                 "max-epoch5-acc0.83.pt", "min-epoch0-acc0.61.pt",
                 "min-epoch1-acc0.72.pt", "min-epoch3-acc0.78.pt"]
+
+# %% save-lock raises="TypeError: cannot pickle '_thread.RLock' object"
+import logging
+import threading
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.lock = threading.RLock()  # loggers, clients, open files hold one
+
+
+model = Net()
+torch.save(model, "net.pt")  # pickles every attribute of the module
+
+# %% save-lock-fix
+try:
+    torch.load("net.pt", weights_only=False)
+except RuntimeError as error:  # the failed save left a broken file
+    broken = error
+    print(type(broken).__name__)
+torch.save(model.state_dict(), "net.pt")  # tensors only: no lock in it
+print(list(torch.load("net.pt", weights_only=True)))
+
+# %% save-lock-fix-checks tags=["remove-cell"]
+assert "PytorchStreamReader" in str(broken)
+# any object holding a lock fails the same way, a logging.Logger too
+model.log = logging.getLogger("train")
+model.log.addHandler(logging.StreamHandler())
+try:
+    torch.save(model, "net2.pt")
+except TypeError as error:
+    assert "cannot pickle" in str(error)
+else:
+    raise AssertionError("a module holding a lock should not pickle")
+assert list(model.state_dict()) == ["fc.weight", "fc.bias"]
+
+# %% disk-full
+import shutil
+
+model, optimizer, scheduler = make_training()
+save_atomic(model.state_dict(), "model.pt")  # the last good checkpoint
+print(shutil.disk_usage(".").free > 0)  # free bytes where the file goes
+try:  # /dev/full: a Linux file on which every write fails, as on a full disk
+    torch.save({"weights": torch.zeros(1000)}, "/dev/full")
+except RuntimeError as error:
+    failed = error
+    print(type(failed).__name__)
+try:  # a save that fails halfway through save_atomic
+    save_atomic({"model": Net()}, "model.pt")
+except TypeError as error:
+    print(type(error).__name__)
+print(list(torch.load("model.pt", weights_only=True)))  # still the good one
+
+# %% disk-full-checks tags=["remove-cell"]
+good = torch.load("model.pt", weights_only=True)
+assert all(torch.equal(good[k], v) for k, v in model.state_dict().items())
+assert "inline_container" in str(failed)
+assert os.path.exists("model.pt.tmp")  # the half-written file is the .tmp
+
+# %% scheduler-state
+import warnings
+
+model, optimizer, scheduler = make_training()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    state = scheduler.state_dict()
+    scheduler.load_state_dict(state)
+print(len(caught), state["last_epoch"])
+lambda_scheduler = torch.optim.lr_scheduler.LambdaLR(
+    optimizer, lambda epoch: 0.9**epoch
+)
+print(lambda_scheduler.state_dict()["lr_lambdas"])  # the function is not saved
+
+# %% scheduler-state-checks tags=["remove-cell"]
+assert caught == [] and state["last_epoch"] == 0
+assert lambda_scheduler.state_dict()["lr_lambdas"] == [None]
+try:
+    from torch.optim.lr_scheduler import SAVE_STATE_WARNING  # noqa: F401
+except ImportError as error:
+    assert "cannot import name 'SAVE_STATE_WARNING'" in str(error)
+else:
+    raise AssertionError("SAVE_STATE_WARNING is back in torch")

@@ -453,3 +453,96 @@ assert all(0.5 <= p["probability"] <= 1 for p in answer["predictions"])
 assert json.loads(json.dumps(answer)) == answer  # plain JSON types
 assert "error" in predict({"inputs": [1, 2, 3]})
 assert not model.training
+
+# %% script-list raises="RuntimeError"
+from typing import Optional
+
+
+class Stages(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stages = [nn.Linear(2, 2), nn.Linear(2, 2)]  # a plain list
+
+    def forward(self, x):
+        for stage in self.stages:
+            x = stage(x)
+        return x
+
+
+model = Stages()
+print(len(list(model.parameters())), list(model.state_dict()))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the deprecation warning of script
+    torch.jit.script(model)
+
+# %% script-list-checks tags=["remove-cell"]
+class Plain(nn.Module):  # a new class: a failed one stays registered
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(2, 2)]
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.script(Plain())
+except RuntimeError as error:
+    message = " ".join(str(error).split())
+assert message.startswith(
+    "Module 'Plain' has no attribute 'blocks' (This attribute exists on "
+    "the Python module, but we failed to convert Python type: 'list' to a "
+    "TorchScript type."
+), message
+assert "try adding a type annotation for the attribute" in message
+assert model.to(torch.float64).stages[0].weight.dtype == torch.float32
+
+
+# %% script-modulelist
+class StagesFixed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stages = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
+
+    def forward(self, x):
+        for stage in self.stages:
+            x = stage(x)
+        return x
+
+
+torch.manual_seed(0)
+model = StagesFixed()
+print(len(list(model.parameters())), list(model.state_dict()))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    scripted = torch.jit.script(model)
+x = torch.randn(1, 2)
+print(tuple(scripted(x).shape), torch.allclose(scripted(x), model(x)))
+
+# %% script-modulelist-checks tags=["remove-cell"]
+assert len(list(model.parameters())) == 4
+assert list(model.state_dict()) == [
+    "stages.0.weight", "stages.0.bias", "stages.1.weight", "stages.1.bias"]
+assert model.to(torch.float64).stages[0].weight.dtype == torch.float64
+
+
+# %% script-optional
+def shift(x, pos: Optional[torch.Tensor] = None):
+    if pos is not None:
+        x = x + pos
+    return x
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    scripted = torch.jit.script(shift)
+print(scripted(torch.ones(2)), scripted(torch.ones(2), torch.ones(2)))
+
+# %% script-optional-checks tags=["remove-cell"]
+assert torch.equal(scripted(torch.ones(2)), torch.ones(2))
+two = scripted(torch.ones(2), torch.ones(2))
+assert torch.equal(two, torch.full((2,), 2.0))
