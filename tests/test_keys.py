@@ -152,6 +152,18 @@ def test_the_marks_under_a_quoted_line_are_dropped_where_the_code_before_them_ch
     assert moved == f'  File "{display}", line 2, in <module>\n    b = [\n'
 
 
+def test_a_source_that_torchscript_quotes_is_renumbered_and_left_as_it_printed_it():
+    """TorchScript names the line it failed on, then quotes its function from the line before (the
+    `def`): that quote is not the one line a Python frame shows under its `File` line."""
+    display = "examples/d/s.py"
+    old = "class M:\n    def forward(self, x):\n        return self.layers\n"
+    trace = (f'RuntimeError:\nModule has no attribute:\n  File "{display}", line 3\n'
+             "    def forward(self, x):\n        return self.layers\n               ~~~~~~~~~~~ <--- HERE\n")
+    new = "# a comment\n" + old
+    moved = keys.Relocation(new, display, keys.anchors(old, display, [trace])).text(trace)
+    assert moved == trace.replace("line 3", "line 4")
+
+
 def test_a_cached_output_names_the_warnings_line_after_a_comment_is_added_above_it(tmp_path, monkeypatch, capsys):
     site = tmp_path / "site"
     shutil.copytree(FIXTURE, site)

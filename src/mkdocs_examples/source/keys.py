@@ -256,7 +256,9 @@ class Relocation:
             new = self.moved.get(old, old)
             group = "n" if match["n"] else "m"
             out[i] = line[: match.start(group)] + str(new) + line[match.end(group) :]
-            if match["a"] and old in self.moved:
+            # a frame of Python's (`, in <module>`) quotes its line under it; TorchScript's `File "x.py",
+            # line 12` quotes its source from a line before the one it names
+            if match["a"] and old in self.moved and line[match.end(group) :].startswith(", in "):
                 quote = (i + 1, new)
         return "".join(out)
 
