@@ -201,3 +201,79 @@ print(out.shape, empty.shape, total.shape, y.shape, len(caught))
 assert not caught, [str(w.message) for w in caught]
 for t in (out, empty, total, y):
     assert torch.equal(t, torch.full((3,), 2.0))
+
+# %% std-one-value
+x = torch.tensor([3.0])  # one value
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    std, var = x.std(), x.var()  # divide by N - 1 = 0
+for warning in caught:  # each without its C++ file name
+    message = str(warning.message).split(" (Triggered")[0]
+    line = f"{warning.category.__name__}: {message}"
+    print(textwrap.fill(line, 76, break_on_hyphens=False))
+print(std, var)
+
+# %% std-one-value-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [UserWarning, UserWarning]
+assert str(caught[0].message).startswith("std(): degrees of freedom is <= 0")
+assert str(caught[1].message).startswith("var(): degrees of freedom is <= 0")
+assert torch.isnan(std) and torch.isnan(var)
+
+# %% std-batch-of-one
+def standardize(batch):  # per feature, over the batch
+    return (batch - batch.mean(dim=0)) / (batch.std(dim=0) + 1e-5)
+
+
+batch = torch.randn(1, 4)  # the last batch of an epoch may hold one sample
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = standardize(batch)
+print(out)
+warning = caught[0]
+print(f"{warning.category.__name__}: {str(warning.message)[:34]}")
+
+# %% std-batch-of-one-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert str(caught[0].message).startswith("std(): degrees of freedom is <= 0")
+assert torch.isnan(out).all()
+# a batch of two is fine
+assert torch.isfinite(standardize(torch.randn(2, 4))).all()
+
+# %% std-correction
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print(x.std(correction=0), x.var(correction=0))  # divide by N
+    print(x.std(unbiased=False))  # the older spelling of correction=0
+    print(batch.std(dim=0, correction=0))
+    y = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    print(y.std(), y.std(correction=0))  # N - 1 = 3 against N = 4
+print("warnings:", len(caught))
+
+# %% std-correction-checks tags=["remove-cell"]
+import math
+
+assert not caught, [str(w.message) for w in caught]
+assert x.std(correction=0) == 0 and x.var(correction=0) == 0
+assert x.std(unbiased=False) == 0
+assert torch.equal(batch.std(dim=0, correction=0), torch.zeros(4))
+assert math.isclose(y.var().item(), 5 / 3, rel_tol=1e-6)  # sum of squares 5
+assert math.isclose(y.var(correction=0).item(), 5 / 4, rel_tol=1e-6)
+assert torch.allclose(y.std(correction=0), y.std() * math.sqrt(3 / 4))
+# the same as torch.var_mean and torch.std_mean
+assert torch.equal(torch.std_mean(y, correction=0)[0], y.std(correction=0))
+# BatchNorm normalises with the correction=0 variance
+from torch import nn
+
+bn = nn.BatchNorm1d(4, affine=False)
+z = torch.randn(3, 4)
+expected = (z - z.mean(dim=0)) / torch.sqrt(z.var(dim=0, correction=0) + bn.eps)
+assert torch.allclose(bn(z), expected, atol=1e-6)
+# LayerNorm, over the features of each sample, is finite on a batch of one
+assert torch.isfinite(nn.LayerNorm(4)(batch)).all()
+# and BatchNorm in train mode refuses a batch of one
+try:
+    bn(batch)
+except ValueError as error:
+    assert "Expected more than 1 value per channel when training" in str(error)
+else:
+    raise AssertionError("BatchNorm took a batch of one")

@@ -258,6 +258,69 @@ inverses, infos = torch.linalg.inv_ex(torch.stack([A, B]))
 assert infos.tolist() == [2, 0]
 assert torch.allclose(inverses[1], torch.linalg.inv(B))
 
+# %% svd-nan raises="torch._C._LinAlgError: linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values."
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+x[1, 1] = float("nan")  # e.g. a value computed from a loss that diverged
+torch.linalg.svd(x)
+
+# %% svd-inf
+y = torch.tensor([[1.0, 2.0], [3.0, float("inf")]])
+U, S, Vh = torch.linalg.svd(y)  # no error
+print("S:", S)
+print(torch.isfinite(x).all(), torch.isfinite(y).all())  # the test to run
+print((~torch.isfinite(x)).nonzero().tolist())  # where: row 1, column 1
+
+# %% svd-inf-checks tags=["remove-cell"]
+assert torch.isnan(S).all()
+assert not torch.isfinite(x).all() and not torch.isfinite(y).all()
+assert (~torch.isfinite(x)).nonzero().tolist() == [[1, 1]]
+# svdvals, pinv and matrix_rank run the same SVD: a nan raises there too
+for call in (torch.linalg.svdvals, torch.linalg.pinv, torch.linalg.matrix_rank):
+    try:
+        call(x)
+    except torch.linalg.LinAlgError as error:
+        assert "linalg.svd: The algorithm failed to converge" in str(error)
+    else:
+        raise AssertionError(f"{call.__name__} took a nan")
+# float64 does not help a nan
+try:
+    torch.linalg.svd(x.double())
+except torch.linalg.LinAlgError as error:
+    assert "contained non-finite values" in str(error)
+else:
+    raise AssertionError("float64 took a nan")
+# and the inf gives nan in float64 as well
+assert torch.isnan(torch.linalg.svdvals(y.double())).all()
+# nan_to_num lets the SVD run on made-up numbers: nan -> 0, inf -> float32 max
+assert torch.nan_to_num(x)[1, 1] == 0
+assert torch.nan_to_num(y)[1, 1] == torch.finfo(torch.float32).max
+assert torch.isfinite(torch.linalg.svdvals(torch.nan_to_num(x))).all()
+assert torch.isfinite(torch.linalg.svdvals(torch.nan_to_num(y))).all()
+
+# %% svd-float64
+x = torch.tensor([[1e20, 2e20], [3e20, -1e20]])  # finite float32 features
+gram = x.T @ x  # products near 1e41: too big for float32
+print(gram)
+gram64 = x.double().T @ x.double()  # float64 holds up to about 1e308
+print(torch.linalg.svdvals(gram64))
+
+# %% svd-float64-checks tags=["remove-cell"]
+assert torch.isfinite(x).all() and not torch.isfinite(gram).any()
+assert torch.isnan(gram).any() and torch.isinf(gram).any()
+try:
+    torch.linalg.svdvals(gram)
+except torch.linalg.LinAlgError as error:
+    assert "contained non-finite values" in str(error)
+else:
+    raise AssertionError("the float32 Gram matrix did not fail")
+singular = torch.linalg.svdvals(gram64)
+assert torch.isfinite(singular).all()
+# the singular values of x.T @ x are the squares of those of x
+assert torch.allclose(singular, torch.linalg.svdvals(x.double()) ** 2)
+
+# %% svd-driver raises="RuntimeError: torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+torch.linalg.svd(gram64, driver="gesvd")  # on a CPU tensor
+
 # %% sparse-mm
 # row and column of each stored value
 indices = torch.tensor([[0, 1, 1], [2, 0, 2]])

@@ -301,3 +301,66 @@ assert str(caught[0].message).startswith(
     "Full backward hook is firing when gradients are computed with respect to module"
     " outputs since no inputs require gradients."
 )
+
+# %% no-grad-hooks
+import warnings
+
+calls = []
+net = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+net[0].register_forward_hook(lambda module, args, out: calls.append("forward"))
+net[2].register_full_backward_hook(
+    lambda module, grad_input, grad_output: calls.append("module backward")
+)
+net[0].weight.register_hook(lambda grad: calls.append("tensor"))
+net.eval()
+x = torch.randn(4, 3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.no_grad():
+        out = net(x)  # no graph is recorded
+print(calls, out.requires_grad, out.grad_fn, "warnings:", len(caught))
+
+# %% no-grad-hooks-checks tags=["remove-cell"]
+assert calls == ["forward"]
+assert not out.requires_grad and out.grad_fn is None
+assert not caught, [str(w.message) for w in caught]
+# backward() has nothing to go through: the hooks never get a chance
+try:
+    out.sum().backward()
+except RuntimeError as error:
+    assert "does not require grad and does not have a grad_fn" in str(error)
+else:
+    raise AssertionError("backward() ran without a graph")
+# a tensor made under no_grad takes no hook either
+with torch.no_grad():
+    hidden = net[0](x)
+try:
+    hidden.register_hook(print)
+except RuntimeError as error:
+    assert "doesn't require gradient" in str(error)
+else:
+    raise AssertionError("register_hook took a tensor made under no_grad")
+# inference_mode: the same, forward hooks only
+calls.clear()
+with torch.inference_mode():
+    net(x)
+assert calls == ["forward"]
+# a forward pre-hook runs under no_grad too
+pre = net[2].register_forward_pre_hook(lambda module, args: calls.append("pre"))
+calls.clear()
+with torch.no_grad():
+    net(x)
+pre.remove()
+assert calls == ["forward", "pre"]
+
+# %% grad-hooks
+calls.clear()
+with torch.enable_grad():  # the default outside no_grad; eval() is no obstacle
+    out = net(x)
+    out.sum().backward()
+print(calls, net.training)
+
+# %% grad-hooks-checks tags=["remove-cell"]
+assert calls == ["forward", "module backward", "tensor"]
+assert not net.training and out.requires_grad
+assert net[0].weight.grad is not None

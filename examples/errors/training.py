@@ -900,6 +900,84 @@ else:
     raise AssertionError("Sequential took two inputs")
 assert MaskedHead()(x, torch.zeros(4, 3)).abs().sum() == 0
 
+# %% tensor-not-callable raises="TypeError: 'Tensor' object is not callable"
+model = nn.Linear(2, 3)
+loss = nn.CrossEntropyLoss()
+x, y = torch.randn(4, 2), torch.tensor([0, 1, 2, 0])
+batches = [(x, y), (x, y)]
+for step, (x, y) in enumerate(batches):
+    loss = loss(model(x), y)  # from now on, loss is a tensor
+    loss.backward()
+    print("step", step, "done")
+
+# %% tensor-not-callable-checks tags=["remove-cell"]
+assert step == 1  # the first step ran, the second failed
+assert isinstance(loss, torch.Tensor) and loss.dim() == 0
+
+# %% tensor-not-callable-fix
+criterion = nn.CrossEntropyLoss()  # the loss function gets a name of its own
+for step, (x, y) in enumerate(batches):
+    loss = criterion(model(x), y)
+    loss.backward()
+    print("step", step, "done")
+
+# %% tensor-not-callable-fix-checks tags=["remove-cell"]
+assert step == 1 and isinstance(criterion, nn.CrossEntropyLoss)
+assert isinstance(loss, torch.Tensor) and loss.dim() == 0
+
+# %% not-callable-attributes
+attempts = {
+    "x.shape()": lambda: x.shape(),  # shape is a torch.Size, not a method
+    "x.T()": lambda: x.T(),  # T is the transposed tensor itself
+    "model.weight(x)": lambda: model.weight(x),  # a Parameter, not a layer
+}
+messages = {}
+for code, attempt in attempts.items():
+    try:
+        attempt()
+    except TypeError as error:
+        messages[code] = str(error)
+        print(f"{code:16} TypeError: {error}")
+
+# %% not-callable-attributes-checks tags=["remove-cell"]
+assert messages == {
+    "x.shape()": "'torch.Size' object is not callable",
+    "x.T()": "'Tensor' object is not callable",
+    "model.weight(x)": "'Parameter' object is not callable",
+}
+# the right spellings
+assert x.shape == x.size() == (4, 2) and x.size(0) == 4
+assert torch.equal(x.T, x.t())
+assert torch.equal(model(x), F.linear(x, model.weight, model.bias))
+# a builtin shadowed by a result: the same error
+max = torch.tensor(3.0)
+try:
+    max(1, 2)
+except TypeError as error:
+    assert str(error) == "'Tensor' object is not callable"
+else:
+    raise AssertionError("a tensor was called")
+del max
+assert max(1, 2) == 2  # the builtin is back
+
+
+# a tensor attribute named like a method hides the method
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mask = torch.ones(2)  # a tensor, stored on the instance
+
+    def mask(self, x):  # the method of the same name is out of reach
+        return x * 0
+
+
+try:
+    Gate().mask(x)
+except TypeError as error:
+    assert str(error) == "'Tensor' object is not callable"
+else:
+    raise AssertionError("the method was reached")
+
 # %% file-too-new raises="RuntimeError: … Attempted to read a PyTorch file with version 99, but the maximum supported version for reading is …"
 import zipfile
 

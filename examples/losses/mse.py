@@ -76,3 +76,69 @@ assert caught == [] and right == 0
 assert nn.MSELoss()(a, b) == 1 and torch.dist(a, b) == 2
 assert torch.allclose(nn.MSELoss(reduction="sum")(a, b), torch.dist(a, b) ** 2)
 assert torch.allclose(nn.MSELoss()(x, y), torch.dist(x, y) ** 2 / x.numel())
+
+# %% huber-vs-smooth-l1
+x = torch.tensor([0.0, 0.5, 1.0, 2.0, 4.0])  # prediction
+y = torch.zeros(5)  # target: each error is x itself
+losses = {}
+for d in (1.0, 2.0):
+    huber = nn.HuberLoss(delta=d, reduction="none")(x, y)
+    smooth = nn.SmoothL1Loss(beta=d, reduction="none")(x, y)
+    losses[d] = huber, smooth
+    print(f"delta = beta = {d}")
+    print("  HuberLoss        ", huber)
+    print("  SmoothL1Loss     ", smooth)
+    print("  d * SmoothL1Loss ", d * smooth)
+
+# %% huber-vs-smooth-l1-checks tags=["remove-cell"]
+assert nn.HuberLoss().delta == 1.0 and nn.SmoothL1Loss().beta == 1.0
+for d, (huber, smooth) in losses.items():
+    assert torch.allclose(huber, d * smooth)
+    # below the threshold: half the squared error, above: linear
+    e = x - y
+    small = e.abs() <= d
+    assert torch.allclose(huber[small], 0.5 * e[small] ** 2)
+    assert torch.allclose(huber[~small], d * (e[~small].abs() - 0.5 * d))
+    assert torch.allclose(smooth[small], 0.5 * e[small] ** 2 / d)
+    assert torch.allclose(smooth[~small], e[~small].abs() - 0.5 * d)
+assert torch.equal(losses[1.0][0], losses[1.0][1])  # equal at 1
+assert not torch.allclose(losses[2.0][0], losses[2.0][1])
+# the relation holds for random inputs, other deltas and the default mean
+for d in (0.1, 0.5, 3.0):
+    p, t = torch.randn(50) * 4, torch.randn(50)
+    assert torch.allclose(nn.HuberLoss(delta=d)(p, t),
+                          d * nn.SmoothL1Loss(beta=d)(p, t))
+    assert torch.allclose(nn.functional.huber_loss(p, t, delta=d),
+                          d * nn.functional.smooth_l1_loss(p, t, beta=d))
+# beta=0: SmoothL1Loss is L1Loss
+assert torch.allclose(nn.SmoothL1Loss(beta=0.0)(p, t), nn.L1Loss()(p, t))
+
+# %% huber-gradient
+# the last error is an outlier
+error = torch.tensor([0.5, 1.0, 10.0], requires_grad=True)
+zeros = torch.zeros(3)
+grads = {}
+for name, loss_fn in {
+    "MSELoss": nn.MSELoss(reduction="sum"),
+    "HuberLoss(delta=2)": nn.HuberLoss(delta=2.0, reduction="sum"),
+    "SmoothL1Loss(beta=2)": nn.SmoothL1Loss(beta=2.0, reduction="sum"),
+}.items():
+    (grads[name],) = torch.autograd.grad(loss_fn(error, zeros), error)
+    print(f"{name:<21}", grads[name])
+
+# %% huber-gradient-checks tags=["remove-cell"]
+assert torch.allclose(grads["MSELoss"], 2 * error)  # grows with the error
+# Huber: the error itself, capped at delta
+assert torch.allclose(grads["HuberLoss(delta=2)"], torch.tensor([0.5, 1.0, 2.0]))
+# SmoothL1: the error divided by beta, capped at 1
+assert torch.allclose(grads["SmoothL1Loss(beta=2)"], torch.tensor([0.25, 0.5, 1.0]))
+# below the threshold: Huber's gradient does not depend on delta,
+# smooth L1's is error / beta, larger for a smaller beta
+small = torch.tensor([0.1, -0.2], requires_grad=True)
+for d in (0.5, 1.0, 4.0):
+    (g,) = torch.autograd.grad(
+        nn.HuberLoss(delta=d, reduction="sum")(small, torch.zeros(2)), small)
+    assert torch.allclose(g, small.detach())
+    (g,) = torch.autograd.grad(
+        nn.SmoothL1Loss(beta=d, reduction="sum")(small, torch.zeros(2)), small)
+    assert torch.allclose(g, small.detach() / d)

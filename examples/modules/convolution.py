@@ -592,3 +592,80 @@ with warnings.catch_warnings(record=True) as caught:
     nn.MaxPool2d(2)(torch.randn(1, 1, 4, 4))
     nn.AdaptiveMaxPool2d(1)(torch.randn(1, 1, 4, 4))
 assert not caught
+
+# %% same-strided raises="ValueError: padding='same' is not supported for strided convolutions"
+nn.Conv2d(1, 1, kernel_size=3, stride=2, padding="same")
+
+# %% same-strided-checks tags=["remove-cell"]
+for conv_type in (nn.Conv1d, nn.Conv2d, nn.Conv3d):
+    try:
+        conv_type(1, 1, 3, stride=2, padding="same")
+    except ValueError as error:
+        assert "not supported for strided convolutions" in str(error)
+    else:
+        raise AssertionError(f"{conv_type.__name__} took a stride with 'same'")
+# strided: a number instead; kernel 3, stride 2, padding 1 gives ceil(L / 2)
+for length in range(3, 12):
+    out = nn.Conv1d(1, 1, 3, stride=2, padding=1)(torch.randn(1, 1, length))
+    assert out.shape[-1] == math.ceil(length / 2)
+
+# %% same-even-kernel
+x = torch.arange(10.0).reshape(1, 1, 10)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = ones_conv(4, padding="same")(x)  # an even kernel
+for w in caught:
+    message = str(w.message).split(" (Triggered")[0]  # drop the C++ source line
+    print(f"{w.category.__name__}: {message}")
+print(y)
+
+# %% same-even-kernel-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "Using padding='same' with even kernel lengths and odd dilation may require"
+    " a zero-padded copy of the input be created"
+)
+assert y.shape == x.shape
+# a window of 4 from x[i - 1] to x[i + 2]: one zero before, two after
+assert torch.equal(y, torch.tensor([[[3.0, 6, 10, 14, 18, 22, 26, 30, 24, 17]]]))
+# once per process: a second layer does not warn again
+with warnings.catch_warnings(record=True) as again:
+    warnings.simplefilter("always")
+    ones_conv(2, padding="same")(x)
+assert again == []
+
+# %% same-even-pad
+plain = ones_conv(4)  # the same weights, padding=0
+with warnings.catch_warnings(record=True) as caught_pad:
+    warnings.simplefilter("always")
+    right = plain(F.pad(x, (1, 2)))  # 1 zero on the left, 2 on the right
+left = plain(F.pad(x, (2, 1)))  # 2 on the left, 1 on the right
+print(torch.equal(y, right), torch.equal(y, left))
+
+# %% same-even-pad-checks tags=["remove-cell"]
+assert torch.equal(y, right) and not torch.equal(y, left)
+assert caught_pad == []
+# F.pad returns a new, longer tensor: a padded copy of the input
+padded = F.pad(x, (1, 2))
+assert padded.shape[-1] == 13 and padded.data_ptr() != x.data_ptr()
+# every even kernel: (k - 1) // 2 on the left, the rest on the right;
+# in 2-D the same for height and width: more at the bottom and the right
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the warning is the cell's above
+    for k in (2, 4, 6):
+        total = k - 1
+        lo, hi = total // 2, total - total // 2
+        assert torch.equal(ones_conv(k, padding="same")(x),
+                           ones_conv(k)(F.pad(x, (lo, hi))))
+        image = torch.randn(1, 2, 7, 9)
+        conv2d = nn.Conv2d(2, 3, kernel_size=k, padding="same")
+        same = conv2d(image)
+        by_hand = F.conv2d(F.pad(image, (lo, hi, lo, hi)), conv2d.weight,
+                           conv2d.bias)
+        assert torch.allclose(same, by_hand, atol=1e-6)
+        assert same.shape[-2:] == image.shape[-2:]
+# odd kernels, or an even kernel with an even dilation: the same on both sides
+for k, d in ((3, 1), (5, 1), (3, 2), (4, 2)):
+    half = d * (k - 1) // 2
+    assert torch.equal(ones_conv(k, dilation=d, padding="same")(x),
+                       ones_conv(k, dilation=d, padding=half)(x))

@@ -141,3 +141,65 @@ assert nn.LeakyReLU(0.1).negative_slope == 0.1
 from torch.ao.quantization import fuse_modules
 
 assert "modules_to_fuse" in inspect.signature(fuse_modules).parameters
+
+# %% deprecated-activations
+import warnings
+
+x = torch.tensor([-2.0, 0.0, 2.0])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y_sigmoid = F.sigmoid(x)
+    y_tanh = F.tanh(x)
+print(len(caught), "warnings")
+print(torch.equal(y_sigmoid, torch.sigmoid(x)))
+print(torch.equal(y_tanh, torch.tanh(x)))
+
+# %% deprecated-activations-checks tags=["remove-cell"]
+assert caught == []
+assert torch.equal(y_sigmoid, torch.sigmoid(x))
+assert torch.equal(y_tanh, torch.tanh(x))
+assert torch.equal(nn.Sigmoid()(x), y_sigmoid) and torch.equal(nn.Tanh()(x), y_tanh)
+assert "deprecated" not in (F.sigmoid.__doc__ + F.tanh.__doc__).lower()
+
+# %% deprecated-upsample
+image = torch.arange(4.0).reshape(1, 1, 2, 2)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = F.upsample(image, scale_factor=2, mode="nearest")
+    old_bilinear = F.upsample_bilinear(image, scale_factor=2)
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+new = F.interpolate(image, scale_factor=2, mode="nearest")
+print(torch.equal(old, new))
+# upsample_bilinear aligns the corners
+new_bilinear = F.interpolate(image, scale_factor=2, mode="bilinear",
+                             align_corners=True)
+print(torch.equal(old_bilinear, new_bilinear))
+
+# %% deprecated-upsample-checks tags=["remove-cell"]
+assert len(caught) == 2
+assert all(w.category is UserWarning for w in caught)
+assert "nn.functional.upsample` is deprecated" in str(caught[0].message)
+assert "nn.functional.upsample_bilinear` is deprecated" in str(caught[1].message)
+assert all("nn.functional.interpolate" in str(w.message) for w in caught)
+assert torch.equal(old, new) and torch.equal(old_bilinear, new_bilinear)
+# the default align_corners=False gives other numbers
+assert not torch.equal(
+    old_bilinear, F.interpolate(image, scale_factor=2, mode="bilinear")
+)
+with warnings.catch_warnings(record=True) as caught_nearest:
+    warnings.simplefilter("always")
+    old_nearest = F.upsample_nearest(image, scale_factor=2)
+assert "nn.functional.upsample_nearest` is deprecated" in str(
+    caught_nearest[0].message)
+assert torch.equal(old_nearest, new)
+
+# %% upsample-module
+with warnings.catch_warnings(record=True) as caught_module:
+    warnings.simplefilter("always")
+    y_module = nn.Upsample(scale_factor=2, mode="nearest")(image)
+print(len(caught_module), "warnings", torch.equal(y_module, new))
+
+# %% upsample-module-checks tags=["remove-cell"]
+assert caught_module == [] and torch.equal(y_module, new)
+assert "F.interpolate(" in inspect.getsource(nn.Upsample.forward)

@@ -297,3 +297,113 @@ with torch.no_grad():
     for _ in range(10):
         h = torch.relu(nn.BatchNorm1d(256)(nn.Linear(256, 256)(h)))
 assert 0.4 < h.std().item() < 1.5
+
+# %% default-bounds
+layers = {
+    "Linear(64, 8)": nn.Linear(64, 8),
+    "Conv2d(3, 8, 3)": nn.Conv2d(3, 8, kernel_size=3),
+}
+for name, layer in layers.items():
+    fan_in = layer.weight[0].numel()  # inputs of one output: 64, 3 * 3 * 3
+    bound = 1 / math.sqrt(fan_in)
+    print(f"{name}: fan_in {fan_in}, bound {bound:.4f}")
+    print(f"  max |weight| {layer.weight.abs().max():.4f}, "
+          f"max |bias| {layer.bias.abs().max():.4f}")
+
+# %% default-bounds-checks tags=["remove-cell"]
+for layer in layers.values():
+    fan_in, _ = nn.init._calculate_fan_in_and_fan_out(layer.weight)
+    assert fan_in == layer.weight[0].numel()
+    bound = 1 / math.sqrt(fan_in)
+    assert layer.weight.abs().max() <= bound
+    assert layer.bias.abs().max() <= bound
+assert layers["Linear(64, 8)"].weight[0].numel() == 64
+assert layers["Conv2d(3, 8, 3)"].weight[0].numel() == 27
+# the draws themselves: kaiming_uniform_(a=√5), then uniform(±1/√fan_in)
+for make, shape in ((lambda: nn.Linear(64, 8), (8, 64)),
+                    (lambda: nn.Conv2d(3, 8, 3), (8, 3, 3, 3))):
+    torch.manual_seed(3)
+    layer = make()
+    torch.manual_seed(3)
+    w = torch.empty(shape)
+    nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+    fan_in = w[0].numel()
+    b = torch.empty(8).uniform_(-1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in))
+    assert torch.equal(layer.weight, w) and torch.equal(layer.bias, b)
+    # a=√5 gives the gain √(1/3): the weight bound is 1/√fan_in too
+    gain = nn.init.calculate_gain("leaky_relu", math.sqrt(5))
+    assert math.isclose(gain * math.sqrt(3 / fan_in), 1 / math.sqrt(fan_in))
+# the bias fills its range: near the bound in a large layer
+wide = nn.Linear(64, 1000)
+assert wide.bias.abs().max() > 0.95 / 8
+
+# %% init-biases-only
+model = nn.Sequential(
+    nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 2, bias=False)
+)
+
+
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.xavier_uniform_(m.weight)
+        if m.bias is not None:  # bias=False leaves None
+            nn.init.zeros_(m.bias)
+
+
+model.apply(init_weights)
+print("Linear bias:     ", model[0].bias[:4].tolist())
+print("LayerNorm weight:", model[1].weight[:4].tolist())  # untouched
+print("LayerNorm bias:  ", model[1].bias[:4].tolist())
+
+# %% init-biases-only-checks tags=["remove-cell"]
+assert torch.equal(model[0].bias, torch.zeros(16))
+assert model[3].bias is None
+assert torch.equal(model[1].weight, torch.ones(16))
+assert torch.equal(model[1].bias, torch.zeros(16))
+for i in (0, 3):
+    fan_out, fan_in = model[i].weight.shape
+    assert model[i].weight.abs().max() <= math.sqrt(6 / (fan_in + fan_out))
+# without the None test, zeros_ fails on bias=False
+try:
+    nn.init.zeros_(model[3].bias)
+except AttributeError:
+    pass
+else:
+    raise AssertionError("zeros_(None) passed")
+
+# %% init-1d-wrong
+def zero_1d(m):  # wrong: LayerNorm's weight is 1-D too
+    for p in m.parameters(recurse=False):
+        if p.dim() == 1:
+            nn.init.zeros_(p)
+
+
+broken = nn.Sequential(
+    nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 2, bias=False)
+)
+broken.apply(zero_1d)
+x = torch.randn(4, 8)
+y = broken(x)
+y.sum().backward()
+print("LayerNorm weight:", broken[1].weight[:4].tolist())
+print(y.detach())  # zero for every input
+print(broken[0].weight.grad.abs().max())  # nothing reaches the first layer
+
+# %% init-1d-wrong-checks tags=["remove-cell"]
+assert torch.equal(broken[1].weight, torch.zeros(16))
+assert torch.equal(y, torch.zeros(4, 2))
+assert torch.equal(broken(torch.randn(9, 8) * 5), torch.zeros(9, 2))
+assert torch.equal(broken[0].weight.grad, torch.zeros(16, 8))
+# the model built with init_weights above: its first layer gets gradients
+model(x).sum().backward()
+assert model[0].weight.grad.abs().max() > 0
+assert not torch.equal(model(x), torch.zeros(4, 2))
+assert nn.BatchNorm1d(16).weight.dim() == 1  # 1-D as well
+# selecting by name: only the biases become zero
+by_name = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16))
+with torch.no_grad():
+    for name, p in by_name.named_parameters():
+        if name.endswith("bias"):
+            p.zero_()
+assert torch.equal(by_name[1].weight, torch.ones(16))
+assert torch.equal(by_name[0].bias, torch.zeros(16))

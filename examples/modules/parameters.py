@@ -303,3 +303,87 @@ print(torch.allclose(new(x), layer(x)))
 assert not parametrize.is_parametrized(new)
 assert type(new) is nn.Linear and type(new.weight) is nn.Parameter
 assert torch.allclose(new.weight, g * v / v.norm(dim=1, keepdim=True))
+
+# %% lazy-before
+lazy = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+print(lazy)
+print(type(lazy[0].weight).__name__, lazy[0].weight)
+
+# %% lazy-before-checks tags=["remove-cell"]
+assert type(lazy[0].weight) is nn.UninitializedParameter
+assert isinstance(lazy[0].weight, nn.Parameter)  # a subclass
+assert lazy[0].in_features == 0 and lazy[0].out_features == 4
+assert type(lazy[0]) is nn.LazyLinear
+try:
+    lazy[0].weight.shape
+except RuntimeError as error:
+    assert "Can't access the shape of an uninitialized parameter" in str(error)
+else:
+    raise AssertionError("an uninitialized parameter has a shape")
+# nn.init cannot fill it either
+try:
+    nn.init.xavier_uniform_(lazy[0].weight)
+except ValueError as error:
+    assert "Attempted to use an uninitialized parameter" in str(error)
+else:
+    raise AssertionError("nn.init filled an uninitialized parameter")
+
+# %% lazy-count raises="ValueError: Attempted to use an uninitialized parameter in <method 'numel' of …"
+sum(p.numel() for p in lazy.parameters())
+
+# %% lazy-dry-run
+lazy(torch.zeros(1, 10))  # a dry run: in_features becomes 10
+print(lazy)
+print(type(lazy[0].weight).__name__, tuple(lazy[0].weight.shape))
+print(sum(p.numel() for p in lazy.parameters()))
+optimizer = torch.optim.Adam(lazy.parameters(), lr=1e-3)
+
+# %% lazy-dry-run-checks tags=["remove-cell"]
+assert type(lazy[0]) is nn.Linear and lazy[0].in_features == 10
+assert type(lazy[2]) is nn.Linear and lazy[2].in_features == 4
+assert type(lazy[0].weight) is nn.Parameter
+assert lazy[0].weight.shape == (4, 10)
+assert sum(p.numel() for p in lazy.parameters()) == 10 * 4 + 4 + 4 * 2 + 2
+# the in_features are fixed now: another width fails
+try:
+    lazy(torch.zeros(1, 7))
+except RuntimeError as error:
+    assert "cannot be multiplied" in str(error)
+else:
+    raise AssertionError("a materialized LazyLinear took another width")
+
+# %% lazy-optimizer-first
+model = nn.Sequential(nn.LazyLinear(2))
+weight = model[0].weight
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)  # before any forward
+x = torch.randn(3, 5)
+model(x).sum().backward()
+before = model[0].weight.detach().clone()
+optimizer.step()
+print(type(weight).__name__, model[0].weight is weight)
+print(optimizer.param_groups[0]["params"][0] is weight)
+print(torch.equal(model[0].weight, before))  # False: the step updated it
+
+# %% lazy-optimizer-first-checks tags=["remove-cell"]
+# the same object, turned into a Parameter in place by the first forward
+assert model[0].weight is weight and type(weight) is nn.Parameter
+assert optimizer.param_groups[0]["params"][0] is weight
+assert not torch.equal(model[0].weight, before)
+assert torch.allclose(model[0].weight, before - 0.1 * model[0].weight.grad)
+# Adam too; Adagrad, which creates its state when it is built, fails
+late = nn.Sequential(nn.LazyLinear(2))
+adam = torch.optim.Adam(late.parameters(), lr=0.1)
+late(x).sum().backward()
+start = late[0].weight.detach().clone()
+adam.step()
+assert not torch.equal(late[0].weight, start)
+try:
+    torch.optim.Adagrad(nn.LazyLinear(2).parameters())
+except ValueError as error:
+    assert "Attempted to use an uninitialized parameter" in str(error)
+else:
+    raise AssertionError("Adagrad took an uninitialized parameter")
+# .to() before the dry run: the parameters are created in that dtype
+converted = nn.LazyLinear(2).to(torch.float64)
+converted(torch.zeros(1, 5, dtype=torch.float64))
+assert converted.weight.dtype == torch.float64

@@ -335,3 +335,101 @@ print(torch.equal(net(x), x))
 assert 0.4 < (F.dropout(x, 0.5) == 0).float().mean() < 0.6
 assert torch.equal(F.dropout(x, 0.5, training=False), x)
 assert torch.equal(net(x), x) and not torch.equal(net.train()(x), x)
+
+# %% dropout2d-channels
+x = torch.ones(2, 4, 3, 3)  # (N, C, H, W)
+outputs = {}
+for drop in (nn.Dropout(0.5), nn.Dropout2d(0.5)):
+    y = outputs[type(drop).__name__] = drop(x)  # a new module: train mode
+    low, high = y.amin(dim=(2, 3)), y.amax(dim=(2, 3))  # per channel
+    print(f"{type(drop).__name__}: values {y.unique().tolist()}, "
+          f"partly zeroed channels {int((low != high).sum())} of 8")
+print(high)  # Dropout2d: each channel all 0 or all 2
+
+# %% dropout2d-channels-checks tags=["remove-cell"]
+for y in outputs.values():
+    assert set(y.unique().tolist()) == {0.0, 2.0}
+y = outputs["Dropout2d"]
+# every channel all zero or all scaled
+assert torch.equal(y.amin(dim=(2, 3)), y.amax(dim=(2, 3)))
+assert (high == 0).any() and (high == 2).any()
+y = outputs["Dropout"]
+assert (y.amin(dim=(2, 3)) != y.amax(dim=(2, 3))).any()
+# a larger sample: about p of the channels dropped
+many = nn.Dropout2d(0.5)(torch.ones(64, 32, 2, 2))
+assert torch.equal(many.amin(dim=(2, 3)), many.amax(dim=(2, 3)))
+assert 0.4 < (many[:, :, 0, 0] == 0).float().mean() < 0.6
+
+# %% dropout-nd-shapes
+inputs = {
+    nn.Dropout1d(0.5): torch.ones(2, 4, 5),  # (N, C, L)
+    nn.Dropout2d(0.5): torch.ones(2, 4, 3, 3),  # (N, C, H, W)
+    nn.Dropout3d(0.5): torch.ones(2, 4, 2, 2, 2),  # (N, C, D, H, W)
+}
+for drop, x in inputs.items():
+    y = drop(x).flatten(2)  # (N, C, everything else)
+    whole = torch.equal(y.amin(dim=2), y.amax(dim=2))
+    print(f"{type(drop).__name__}: {tuple(x.shape)}, whole channels: {whole}")
+
+# %% dropout-nd-shapes-checks tags=["remove-cell"]
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for drop, x in inputs.items():
+        samples = [(x, 2)]  # batched
+        if not isinstance(drop, nn.Dropout2d):
+            samples.append((x[0], 1))  # one sample without N
+        for sample, start in samples:
+            y = drop(sample)
+            assert y.shape == sample.shape
+            channels = y.flatten(start)
+            assert torch.equal(channels.amin(dim=-1), channels.amax(dim=-1))
+            assert set(y.unique().tolist()) <= {0.0, 2.0}
+# Dropout1d and Dropout3d take an unbatched sample without a warning
+assert caught == []
+try:
+    nn.Dropout1d(0.5)(torch.ones(2, 4, 3, 3))
+except RuntimeError as error:
+    assert "dropout1d: Expected 2D or 3D input" in str(error)
+else:
+    raise AssertionError("Dropout1d took a 4-D input")
+
+# %% dropout2d-unbatched
+image = torch.ones(4, 3, 3)  # one image without the batch dimension
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = nn.Dropout2d(0.5)(image)
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+print(y.amax(dim=2))  # a line per channel, a value per image row
+
+# %% dropout2d-unbatched-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+message = str(caught[0].message)
+assert message.startswith("dropout2d: Received a 3D input to dropout2d")
+assert "interpreted as shape (N, C, L)" in message
+assert "please switch to using dropout1d instead" in message
+# it drops rows of a channel, not whole channels
+rows = y.amax(dim=2)
+assert torch.equal(y.amin(dim=2), rows)  # each row all 0 or all 2
+assert (rows.amin(dim=1) != rows.amax(dim=1)).any()  # a channel partly zeroed
+# the fix: add the batch dimension, then remove it
+with warnings.catch_warnings(record=True) as caught_fix:
+    warnings.simplefilter("always")
+    fixed = nn.Dropout2d(0.5)(image.unsqueeze(0)).squeeze(0)
+assert caught_fix == []
+assert torch.equal(fixed.amin(dim=(1, 2)), fixed.amax(dim=(1, 2)))
+
+# %% dropout-nd-eval
+inputs[nn.Dropout(0.5)] = torch.randn(2, 4, 3)
+for drop, x in inputs.items():
+    drop.eval()
+    print(f"{type(drop).__name__}: {torch.equal(drop(x), x)}")
+
+# %% dropout-nd-eval-checks tags=["remove-cell"]
+for drop, x in inputs.items():
+    assert not drop.training and torch.equal(drop(x), x)
+    drop.train()
+    assert not torch.equal(drop(torch.ones(8, *x.shape[1:])),
+                           torch.ones(8, *x.shape[1:]))
