@@ -611,3 +611,69 @@ print(f"lowest loss at lr {lr_min:.2g}, suggestion {lr_min / 10:.2g}")
 assert len(history) < len(lrs)  # stopped early, before lr 10
 assert lr_min < history[-1][0]  # the minimum lies before the divergence
 assert all(torch.equal(v, saved[k]) for k, v in model.state_dict().items())
+
+# %% multiplicative
+from torch.optim.lr_scheduler import ExponentialLR, LambdaLR, MultiplicativeLR
+
+
+def first_lrs(make_scheduler, epochs=5):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = make_scheduler(optimizer)
+    lrs = []
+    for epoch in range(epochs):
+        lrs.append(optimizer.param_groups[0]["lr"])  # this epoch's lr
+        optimizer.step()
+        scheduler.step()
+    return lrs
+
+
+schedules = {
+    "MultiplicativeLR 0.9": lambda opt: MultiplicativeLR(opt, lambda e: 0.9),
+    "ExponentialLR 0.9": lambda opt: ExponentialLR(opt, gamma=0.9),
+    "LambdaLR 0.9": lambda opt: LambdaLR(opt, lambda e: 0.9),
+    "LambdaLR 0.9 ** e": lambda opt: LambdaLR(opt, lambda e: 0.9**e),
+    "MultiplicativeLR 0.9 ** e": lambda opt: MultiplicativeLR(
+        opt, lambda e: 0.9**e
+    ),  # wrong: a LambdaLR factor, multiplied in every epoch
+}
+lrs = {name: first_lrs(make) for name, make in schedules.items()}
+for name, values in lrs.items():
+    print(f"{name:26}", [f"{lr:.4g}" for lr in values])
+
+# %% multiplicative-checks tags=["remove-cell"]
+# MultiplicativeLR with a constant factor is ExponentialLR, to the last bit
+assert lrs["MultiplicativeLR 0.9"] == lrs["ExponentialLR 0.9"]
+assert all(math.isclose(lr, 0.1 * 0.9**e)
+           for e, lr in enumerate(lrs["MultiplicativeLR 0.9"]))
+# LambdaLR: initial lr times the factor, already at epoch 0
+assert all(math.isclose(lr, 0.09) for lr in lrs["LambdaLR 0.9"])
+assert all(math.isclose(a, b) for a, b in
+           zip(lrs["LambdaLR 0.9 ** e"], lrs["ExponentialLR 0.9"]))
+# MultiplicativeLR skips the factor at epoch 0, then multiplies the current lr
+assert all(math.isclose(lr, 0.1 * 0.9 ** (e * (e + 1) / 2))
+           for e, lr in enumerate(lrs["MultiplicativeLR 0.9 ** e"]))
+assert lrs["MultiplicativeLR 0.9 ** e"][0] == 0.1
+# LambdaLR sets the lr from initial_lr: a change by hand is overwritten
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = LambdaLR(opt, lambda e: 0.9**e)
+opt.param_groups[0]["lr"] = 0.5
+opt.step()
+sched.step()
+assert math.isclose(opt.param_groups[0]["lr"], 0.09)
+# MultiplicativeLR multiplies the current lr: a change by hand is kept
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = MultiplicativeLR(opt, lambda e: 0.9)
+opt.param_groups[0]["lr"] = 0.5
+opt.step()
+sched.step()
+assert math.isclose(opt.param_groups[0]["lr"], 0.45)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = ExponentialLR(opt, gamma=0.9)
+opt.param_groups[0]["lr"] = 0.5
+opt.step()
+sched.step()
+assert math.isclose(opt.param_groups[0]["lr"], 0.45)
+# LambdaLR applies its factor when it is created, before any step()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+LambdaLR(opt, lambda e: 0.9)
+assert math.isclose(opt.param_groups[0]["lr"], 0.09)

@@ -220,7 +220,7 @@ assert torch.equal(model.weight.grad[0, 1:].abs(), torch.zeros(2))
 # the finite ones are wiped out
 assert torch.equal(model.bias.grad, torch.zeros(1))
 
-# %% nonfinite-error tags=["raises-exception"]
+# %% nonfinite-error raises="RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped"
 model.weight.grad = torch.tensor([[float("inf"), 0.5, -0.4]])
 params = model.parameters()
 nn.utils.clip_grad_norm_(params, max_norm=1.0, error_if_nonfinite=True)
@@ -238,6 +238,21 @@ else:
     raise AssertionError(
         "error_if_nonfinite=True should raise on an inf gradient"
     )
+# a nan gradient makes a nan norm: the same error
+model.weight.grad = torch.tensor([[float("nan"), 0.5, -0.4]])
+try:
+    nn.utils.clip_grad_norm_(
+        model.parameters(), max_norm=1.0, error_if_nonfinite=True
+    )
+except RuntimeError as error:
+    assert "is non-finite, so it cannot be clipped" in str(error)
+else:
+    raise AssertionError(
+        "error_if_nonfinite=True should raise on a nan gradient"
+    )
+# without it, a nan gradient turns every gradient into nan
+nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+assert torch.isnan(model.weight.grad).all() and torch.isnan(model.bias.grad).all()
 
 # %% amp-wrong
 torch.manual_seed(0)
@@ -345,3 +360,75 @@ assert not torch.is_anomaly_enabled()  # only inside the block
 torch.autograd.set_detect_anomaly(True)  # for the whole program
 assert torch.is_anomaly_enabled()
 torch.autograd.set_detect_anomaly(False)
+
+# %% no-underscore
+import warnings
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+x, y = torch.randn(8, 3) * 100, torch.randn(8, 1)
+nn.functional.mse_loss(model(x), y).backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    total = nn.utils.clip_grad_norm(model.parameters(), max_norm=1.0)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print(total)
+
+# %% no-underscore-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [FutureWarning]
+assert "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of " \
+    "`torch.nn.utils.clip_grad_norm_`" in str(caught[0].message)
+# it clipped the gradients in place, as clip_grad_norm_ does
+assert total > 1.0
+after = torch.linalg.vector_norm(
+    torch.stack([p.grad.norm() for p in model.parameters()])
+)
+assert torch.allclose(after, torch.tensor(1.0), atol=1e-5)
+# the same norm as clip_grad_norm_, and no warning from that one
+torch.manual_seed(0)
+twin = nn.Linear(3, 1)
+nn.functional.mse_loss(twin(x), y).backward()
+with warnings.catch_warnings(record=True) as quiet:
+    warnings.simplefilter("always")
+    assert torch.equal(nn.utils.clip_grad_norm_(twin.parameters(), 1.0), total)
+assert quiet == []
+
+# %% foreach
+def clip(foreach):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    nn.functional.mse_loss(model(x), y).backward()
+    total = nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=foreach)
+    return total, [p.grad for p in model.parameters()]
+
+
+results = {foreach: clip(foreach) for foreach in (None, False, True)}
+for foreach, (total, grads) in results.items():
+    print(f"foreach={foreach}: norm {total.item():.4f}, "
+          f"first gradient {grads[0][0, 0].item():.6f}")
+
+# %% foreach-checks tags=["remove-cell"]
+default, plain, fused = results[None], results[False], results[True]
+for total, grads in (plain, fused):
+    assert torch.allclose(total, default[0], rtol=1e-6)
+    assert all(torch.allclose(a, b, rtol=1e-6, atol=1e-9)
+               for a, b in zip(grads, default[1]))
+# foreach=True on a device without foreach kernels raises; None falls back
+weight = torch.zeros(3, device="meta", requires_grad=True)
+weight.grad = torch.zeros(3, device="meta")
+try:
+    nn.utils.clip_grad_norm_([weight], 1.0, foreach=True)
+except RuntimeError as error:
+    assert str(error) == ("foreach=True was passed, but can't use the "
+                          "foreach API on meta tensors")
+else:
+    raise AssertionError("foreach=True should raise on the meta device")
+assert nn.utils.clip_grad_norm_([weight], 1.0).device.type == "meta"
+# what the page quotes of the documentation; clip_grad_value_ takes foreach too
+import inspect
+
+doc = " ".join(nn.utils.clip_grad_norm_.__doc__.split())
+assert "the faster foreach-based implementation" in doc
+assert "use the foreach implementation for CUDA and CPU native tensors" in doc
+assert "foreach" in inspect.signature(nn.utils.clip_grad_value_).parameters

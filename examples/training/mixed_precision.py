@@ -672,3 +672,60 @@ assert resumed.get_scale() == scaler.get_scale()
 assert resumed.state_dict() == scaler.state_dict()
 assert {"scale", "growth_factor", "backoff_factor", "growth_interval",
         "_growth_tracker"} == set(checkpoint["scaler"])
+
+# %% autocast-no-gpu
+import warnings
+
+model = nn.Linear(8, 4)
+x = torch.randn(4, 8)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autocast("cuda", dtype=torch.float16):  # "cuda" hard-coded
+        out = model(x)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print("CUDA available:", torch.cuda.is_available(), "output:", out.dtype)
+
+# %% autocast-no-gpu-checks tags=["remove-cell"]
+# the input is on the CPU: float32 whether or not a GPU is there
+assert out.dtype == torch.float32
+if torch.cuda.is_available():
+    assert caught == []
+else:
+    assert [w.category for w in caught] == [UserWarning]
+    assert "CUDA is not available" in str(caught[0].message)
+    assert "Disabling" in str(caught[0].message)
+    # disabled: inside the block, autocast is off for CUDA
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autocast("cuda", dtype=torch.float16):
+            assert not torch.is_autocast_enabled("cuda")
+    # GradScaler("cuda") does the same: a warning, and it scales nothing
+    with warnings.catch_warnings(record=True) as scaler_caught:
+        warnings.simplefilter("always")
+        scaler = torch.amp.GradScaler("cuda")
+    assert not scaler.is_enabled()
+    assert [w.category for w in scaler_caught] == [UserWarning]
+    assert "CUDA is not available" in str(scaler_caught[0].message)
+    loss = model(x).sum()
+    assert scaler.scale(loss) is loss
+
+# %% autocast-portable
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 4).to(device)
+x = x.to(device)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
+        out = model(x)
+print(device.type, "output:", out.dtype, "warnings:", len(caught))
+print("weight:", model.weight.dtype)
+
+# %% autocast-portable-checks tags=["remove-cell"]
+assert out.dtype == torch.bfloat16 and caught == []
+assert model.weight.dtype == torch.float32
+assert out.device.type == device.type
+
+# %% autocast-device-object raises="ValueError: Expected `device_type` of type `str`, got: `<class 'torch.device'>`"
+with torch.autocast(device, dtype=torch.bfloat16):  # wrong: a torch.device
+    out = model(x)

@@ -348,6 +348,119 @@ assert [round(e.value, 6) for e in
         read_events("runs/add-scalars/loss_val").Scalars("loss")] == [
     round(h[1], 6) for h in history]
 
+# %% images tags=["requires-tensorboard"]
+import numpy as np
+
+image = torch.rand(3, 32, 48)  # float in [0, 1], channels first
+photo = (image.permute(1, 2, 0) * 255).to(torch.uint8).numpy()  # 32 x 48 x 3
+batch = torch.rand(10, 3, 32, 48)  # N x C x H x W
+with SummaryWriter("images") as writer:  # outside runs/: a folder of its own
+    writer.add_image("image", image, 0)  # dataformats="CHW", the default
+    writer.add_image("photo", photo, 0, dataformats="HWC")  # numpy, PIL
+    writer.add_images("batch", batch, 0)  # dataformats="NCHW": one grid
+events = read_events("images")
+for tag in events.Tags()["images"]:
+    logged = events.Images(tag)[-1]
+    print(f"{tag}: {logged.width} x {logged.height}")
+
+# %% images-checks tags=["remove-cell"]
+import io
+
+from PIL import Image
+
+
+def pixels(events, tag):
+    png = events.Images(tag)[-1].encoded_image_string
+    return np.asarray(Image.open(io.BytesIO(png)))
+
+
+# what was written: floats times 255, cut to integers, as H x W x 3 PNG pixels
+expected = (image.permute(1, 2, 0).numpy() * 255).astype(np.uint8)
+assert np.array_equal(pixels(events, "image"), expected)
+assert np.array_equal(pixels(events, "photo"), photo)
+# add_images: a grid of at most 8 columns, here 2 rows of 8, 2 of them filled
+grid = pixels(events, "batch")
+assert grid.shape == (2 * 32, 8 * 48, 3)
+first = (batch[0].permute(1, 2, 0).numpy() * 255).astype(np.uint8)
+assert np.array_equal(grid[:32, :48], first)
+assert (grid[32:, 2 * 48:] == 0).all()  # the rest of the last row is black
+# a gray image: HW, or CHW with one channel, becomes 3 equal channels
+with SummaryWriter("images") as writer:
+    writer.add_image("gray", torch.rand(1, 32, 48), 0)
+gray = pixels(read_events("images"), "gray")
+assert gray.shape == (32, 48, 3) and (gray[..., 0] == gray[..., 2]).all()
+
+# %% image-range tags=["requires-tensorboard"]
+import io
+
+from PIL import Image
+
+values = torch.tensor([[0, 64, 128, 255]], dtype=torch.uint8)  # 1 x 4, gray
+with SummaryWriter("images") as writer:
+    writer.add_image("uint8", values, 0, dataformats="HW")
+    writer.add_image("float-0-1", values / 255, 0, dataformats="HW")
+    # wrong: floats from 0 to 255
+    writer.add_image("float-0-255", values.float(), 0, dataformats="HW")
+events = read_events("images")
+for tag in ("uint8", "float-0-1", "float-0-255"):
+    png = events.Images(tag)[-1].encoded_image_string
+    print(f"{tag:12}", np.asarray(Image.open(io.BytesIO(png)))[0, :, 0])
+
+# %% image-range-checks tags=["remove-cell"]
+assert np.array_equal(pixels(events, "uint8")[0, :, 0], [0, 64, 128, 255])
+# floats are multiplied by 255 and clipped: from 1 up, white
+assert np.array_equal(pixels(events, "float-0-255")[0, :, 0], [0, 255, 255, 255])
+assert (values / 255).dtype == torch.float32
+assert pixels(events, "float-0-1")[0, 0, 0] == 0
+assert pixels(events, "float-0-1")[0, -1, 0] == 255
+assert np.array_equal(pixels(events, "float-0-1"), pixels(events, "uint8"))
+# HW: written as three equal channels
+gray = pixels(events, "uint8")
+assert gray.shape == (1, 4, 3) and (gray == gray[..., :1]).all()
+
+# %% image-hwc-as-chw tags=["requires-tensorboard"] raises="TypeError: Cannot handle this data type: (1, 1, 32), |u1"
+with SummaryWriter("images") as writer:
+    writer.add_image("photo-as-chw", photo, 0)  # wrong: photo is HWC
+
+# %% image-hwc-as-chw-checks tags=["remove-cell"]
+# read as 32 channels of 48 x 3: no image mode has 32 channels
+try:
+    Image.fromarray(np.zeros((48, 3, 32), dtype=np.uint8))  # what PIL is given
+except TypeError as error:
+    assert str(error) == "Cannot handle this data type: (1, 1, 32), |u1"
+else:
+    raise AssertionError("PIL should refuse an image of 32 channels")
+assert "photo-as-chw" not in read_events("images").Tags()["images"]
+# with 1, 3 or 4 rows the same mistake raises nothing: a wrong image
+strip = np.zeros((3, 48, 3), dtype=np.uint8)  # 3 x 48, HWC
+with SummaryWriter("images") as writer:
+    writer.add_image("strip-as-chw", strip, 0)
+logged = read_events("images").Images("strip-as-chw")[-1]
+assert (logged.width, logged.height) == (3, 48)  # not 48 x 3
+for rows in (1, 4):  # and with 1 or 4 rows
+    with SummaryWriter("images") as writer:
+        writer.add_image(f"strip-{rows}", np.zeros((rows, 48, 3), np.uint8), 0)
+    logged = read_events("images").Images(f"strip-{rows}")[-1]
+    assert (logged.width, logged.height) == (3, 48)
+
+# %% images-nhwc tags=["requires-tensorboard"] raises="AssertionError: Input should be a 4D numpy array with 3 channels"
+with SummaryWriter("images") as writer:
+    writer.add_images("batch-nhwc", batch.permute(0, 2, 3, 1), 0)  # wrong
+
+# %% images-nhwc-checks tags=["remove-cell"]
+with SummaryWriter("images") as writer:
+    writer.add_images("batch-nhwc", batch.permute(0, 2, 3, 1), 0,
+                      dataformats="NHWC")
+assert np.array_equal(pixels(read_events("images"), "batch-nhwc"), grid)
+# a batch passed to add_image: its dimensions and "CHW" do not match
+try:
+    with SummaryWriter("images") as writer:
+        writer.add_image("batch-as-chw", batch, 0)
+except AssertionError as error:
+    assert "size of input tensor and input format are different" in str(error)
+else:
+    raise AssertionError("a 4D tensor for add_image should raise")
+
 # %% typo tags=["requires-tensorboard"]
 inspected = subprocess.run(
     [sys.executable, "-m", "tensorboard.main", "--inspect",
