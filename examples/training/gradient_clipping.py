@@ -61,7 +61,7 @@ assert nn.utils.clip_grad_value_(model.parameters(), clip_value=0.1) is None
 assert torch.equal(model.weight.grad, torch.tensor([[0.1, 0.05, -0.1]]))
 assert torch.equal(model.bias.grad, torch.tensor([-0.1]))
 
-# %% exploding
+# %% exploding holds=">=2.6" claim="`nn.utils.get_total_norm` logs the norm of the unclipped run, whose loss overflows to `inf`"
 torch.manual_seed(0)
 x = torch.randn(32, 3) * 10
 y = x @ torch.tensor([[1.0], [-2.0], [0.5]])
@@ -94,7 +94,7 @@ for max_norm in [None, 1.0]:
     print("  loss:", [f"{v:.3g}" for v in losses[::6]])
     print("  norm:", [f"{v:.3g}" for v in norms[::6]])
 
-# %% exploding-checks tags=["remove-cell"]
+# %% exploding-checks tags=["remove-cell"] holds=">=2.6" claim="The norm logged with `nn.utils.get_total_norm` explodes steps before the unclipped loss overflows, while the clipped loss falls"
 import math
 
 unclipped, unclipped_norms = train(None)
@@ -111,7 +111,7 @@ assert all(n > 1.0 for n in clipped_norms)
 first_inf = next(i for i, v in enumerate(unclipped) if v == math.inf)
 assert next(i for i, n in enumerate(unclipped_norms) if n > 1e6) < first_inf
 
-# %% max-norm-inf
+# %% max-norm-inf holds=">=2.6" claim="`nn.utils.get_total_norm` of gradients whose squares overflow is `inf`"
 torch.manual_seed(1)  # the unclipped run above, up to its step 16
 model = nn.Linear(3, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
@@ -128,7 +128,7 @@ print("total norm:", nn.utils.get_total_norm(grads))  # the squares overflow
 nn.utils.clip_grad_norm_(model.parameters(), max_norm=float("inf"))
 print(model.weight.grad, model.bias.grad)  # each times inf / inf = nan
 
-# %% max-norm-inf-checks tags=["remove-cell"]
+# %% max-norm-inf-checks tags=["remove-cell"] holds=">=2.6" claim="`max_norm=inf` turns finite gradients into `nan` where `nn.utils.get_total_norm` measures `inf`"
 assert torch.isnan(model.weight.grad).all() and torch.isnan(model.bias.grad)
 # a float32 number whose square is past float32's largest, 3.4e38
 big = torch.tensor([2e19, 1.0])
@@ -254,7 +254,7 @@ else:
 nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 assert torch.isnan(model.weight.grad).all() and torch.isnan(model.bias.grad).all()
 
-# %% amp-wrong
+# %% amp-wrong holds=">=2.6" claim="Before `unscale_`, `nn.utils.get_total_norm` shows the gradients still multiplied by the scale"
 torch.manual_seed(0)
 model = nn.Linear(3, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -276,7 +276,7 @@ print(total)
 scaler.step(optimizer)  # knows they are unscaled: does not divide again
 scaler.update()
 
-# %% amp-checks tags=["remove-cell"]
+# %% amp-checks tags=["remove-cell"] holds=">=2.6" claim="After `unscale_`, `clip_grad_norm_` clips the true norm, the one `nn.utils.get_total_norm` measures in float32" about="amp-wrong"
 assert scaler.get_scale() == 65536.0 == 2.0**16  # the default init_scale, kept
 tiny = torch.tensor(1e-8)
 assert tiny.half() == 0 and (tiny * 65536).half() != 0  # why the loss is scaled

@@ -443,7 +443,7 @@ for rows in (1, 4):  # and with 1 or 4 rows
     logged = read_events("images").Images(f"strip-{rows}")[-1]
     assert (logged.width, logged.height) == (3, 48)
 
-# %% images-nhwc tags=["requires-tensorboard"] raises="AssertionError: Input should be a 4D numpy array with 3 channels"
+# %% images-nhwc tags=["requires-tensorboard"] raises="AssertionError: Input should be a 4D numpy array with 3 channels" holds=">=2.10" claim="`add_images` refuses a channels-last batch with a message that names the layout it expects"
 with SummaryWriter("images") as writer:
     writer.add_images("batch-nhwc", batch.permute(0, 2, 3, 1), 0)  # wrong
 
