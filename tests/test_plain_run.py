@@ -43,6 +43,9 @@ EXAMPLES = ROOT / "examples"
 pytestmark = pytest.mark.slow  # minutes of CPU: the slow lane, beside `make test`
 
 SEEDS = (2**64 - 1,)
+# A pass's own bound, for a driver that hangs between scripts (each script has the site's `timeout`):
+# a pass of every example takes minutes of one core, and the rest of the slow lane shares the cores
+PASS_TIMEOUT = 1800
 SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(seed)"
 
 # gloo's handshake between two processes forked on one loopback failed once in CI ("Connection closed by peer"
@@ -52,10 +55,11 @@ SEED = "random.seed(seed); numpy.random.seed(seed % 2**32); torch.manual_seed(se
 GLOO_FLAKE = "Gloo connectFullMesh failed"
 
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
-# own and seeded; prints "TRIED" and the module names its imports looked for, "RETRIED path" for a script
-# that failed as GLOO_FLAKE says and ran again, then "FAIL path" for each failure
+# own and seeded, and kills one that runs longer than SCRIPT_TIMEOUT seconds (the site's `timeout`
+# for an example); prints "TRIED" and the module names its imports looked for, "RETRIED path" for a
+# script that failed as GLOO_FLAKE says and ran again, then "FAIL path" for each failure
 DRIVER = f"GLOO_FLAKE = {GLOO_FLAKE!r}\n" + r"""
-import importlib, os, random, runpy, sys, tempfile, time, traceback
+import importlib, os, random, runpy, signal, sys, tempfile, time, traceback
 from pathlib import Path
 from mkdocs_examples.execute.child import sandbox
 from mkdocs_examples.results import Options
@@ -93,7 +97,17 @@ def passes(script):
         finally:
             sys.stdout.flush(); sys.stderr.flush()
             os._exit(code)
-    return os.waitpid(pid, 0)[1] == 0
+    timeout = float(os.environ["SCRIPT_TIMEOUT"])
+    end = time.monotonic() + timeout
+    while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0:
+        if time.monotonic() > end:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            with open(f"{script}.{seed}.log", "a") as log:
+                log.write(f"\ntimed out after {timeout:.0f} s (the site's `timeout` for an example)\n")
+            return False
+        time.sleep(0.05)
+    return ended[1] == 0
 for script in sys.argv[1:]:
     ok = passes(script)
     if not ok and GLOO_FLAKE in Path(f"{script}.{seed}.log").read_text(errors="replace"):
@@ -116,12 +130,13 @@ def scripts(folder: Path) -> list[Path]:
 
 
 def env(seed: int) -> dict[str, str]:
-    preload = " ".join(load_site(ROOT / "mkdocs.yml").config.preload)
+    config = load_site(ROOT / "mkdocs.yml").config
+    preload = " ".join(config.preload)
     # One thread each, as the site runs them: passes side by side on two cores, each with torch's
     # default of a thread per core, spin in OpenMP and took three times as long
     threads = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     return dict(os.environ, PYTHONHASHSEED=str(seed % 2**32), SEED=str(seed), MPLBACKEND="Agg", PRELOAD=preload,
-                **threads)  # fmt: skip
+                SCRIPT_TIMEOUT=str(config.timeout), **threads)  # fmt: skip
 
 
 def forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
@@ -131,8 +146,12 @@ def forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
         stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     try:
-        stdout, stderr = driver.communicate(timeout=600)
-    finally:  # a pass that hung, and whatever its examples started, ends with the test
+        stdout, stderr = driver.communicate(timeout=PASS_TIMEOUT)
+    except subprocess.TimeoutExpired:  # reaped here, its pipes closed: not left to warn in another test
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.communicate()
+        raise
+    finally:  # whatever the examples started ends with the test
         with contextlib.suppress(ProcessLookupError):
             os.killpg(driver.pid, signal.SIGKILL)
     done = subprocess.CompletedProcess(driver.args, driver.returncode, stdout, stderr)

@@ -37,6 +37,11 @@ def _copy_site(into: Path, real_project: Path) -> Path:
     assert entry, "mkdocs.yml has no `- examples:` plugin entry with options"
     indent = entry[1] + "    "
     text = text[: entry.end()] + f"{indent}cache: false\n" + text[entry.end() :]
+    # every example runs afresh beside the rest of the slow lane (each example again as a script and
+    # as a notebook) on the same cores: twice the site's time for each, which a page never shows
+    text, found = re.subn(r"^(\s+timeout:[ \t]*)(\d+)", lambda m: f"{m[1]}{2 * int(m[2])}", text, count=1,
+                          flags=re.MULTILINE)  # fmt: skip
+    assert found, "mkdocs.yml's examples entry sets no `timeout`"
     config = into / "mkdocs.yml"
     config.write_text(text, encoding="utf-8")
     # mkdocs-jupyter's renderings are keyed by the notebook's content: a notebook that differs
@@ -84,7 +89,7 @@ def two_builds(real_site, real_project, tmp_path_factory) -> tuple[tuple[Path, P
     env = dict(os.environ, PYTHONHASHSEED=seed, NO_MKDOCS_2_WARNING="1")
     build = ["build", "--strict", "--quiet", "-f", str(config), "-d", str(folder / "site")]
     done = subprocess.run([_python(folder), "-m", "mkdocs", *build], env=env, cwd=folder, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+                          text=True, timeout=1800)  # fmt: skip  (every example afresh, on shared cores)
     assert done.returncode == 0, f"mkdocs build failed:\n{(done.stdout + done.stderr)[-5000:]}"
     real, _ = real_site
     machine = {str(folder.parent), str(real.parent), str(ROOT.resolve()), str(Path.home()), str(folder),
