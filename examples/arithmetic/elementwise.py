@@ -277,3 +277,127 @@ except ValueError as error:
     assert "Expected more than 1 value per channel when training" in str(error)
 else:
     raise AssertionError("BatchNorm took a batch of one")
+
+# %% nan-to-num
+x = torch.tensor([1.0, float("nan"), float("inf"), -float("inf")])
+print(torch.nan_to_num(x))  # inf becomes the largest float32, not 0
+print(torch.finfo(torch.float32).max)
+print(torch.nan_to_num(x.half()))  # the largest float16
+print(torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0))
+
+# %% nan-to-num-checks tags=["remove-cell"]
+big = torch.finfo(torch.float32).max
+assert torch.equal(torch.nan_to_num(x), torch.tensor([1.0, 0.0, big, -big]))
+assert torch.nan_to_num(x).dtype == torch.float32
+assert torch.equal(
+    torch.nan_to_num(x.half()),
+    torch.tensor([1.0, 0.0, 65504.0, -65504.0], dtype=torch.float16),
+)
+assert torch.equal(
+    torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0),
+    torch.tensor([1.0, 0.0, 0.0, 0.0]),
+)
+# nan= alone leaves the infinities at the largest finite values
+assert torch.equal(torch.nan_to_num(x, nan=0.0), torch.nan_to_num(x))
+# x itself untouched
+assert torch.isnan(x[1]) and torch.isinf(x[2:]).all()
+
+# %% nan-to-num-inplace
+y = x.clone()
+out = y.nan_to_num_(nan=0.0, posinf=1e4, neginf=-1e4)  # in place
+print(y, out is y)
+z = torch.where(torch.isfinite(x), x, 0.0)  # every non-finite value to 0
+print(z)
+
+# %% nan-to-num-inplace-checks tags=["remove-cell"]
+assert out is y
+assert torch.equal(y, torch.tensor([1.0, 0.0, 1e4, -1e4]))
+assert z.dtype == torch.float32
+assert torch.equal(z, torch.tensor([1.0, 0.0, 0.0, 0.0]))
+assert torch.equal(z, torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0))
+# an integer 0 works as well and keeps the dtype
+assert torch.equal(torch.where(torch.isfinite(x), x, 0), z)
+
+# %% quantile-too-large raises="RuntimeError: quantile() input tensor is too large"
+x = torch.linspace(0, 1, 2**24 + 1)  # 16,777,217 values, 64 MiB
+torch.quantile(x, 0.5)
+
+# %% quantile-too-large-checks tags=["remove-cell"]
+assert x.numel() == 2**24 + 1 and x.dtype == torch.float32
+# one value fewer is accepted (zeros expanded: no 64 MiB copy, a faster sort)
+assert torch.quantile(torch.zeros(1).expand(2**24), 0.5) == 0
+# the limit is on the length of the reduced dimension, not on numel()
+rows = torch.zeros(1).expand(2, 2**23 + 1)
+assert rows.numel() > 2**24
+assert torch.equal(torch.quantile(rows, 0.5, dim=1), torch.zeros(2))
+# float16 and bfloat16 are refused: float32 is the smallest input that reaches it
+for dtype in (torch.float16, torch.bfloat16, torch.uint8):
+    try:
+        torch.quantile(torch.ones(3, dtype=dtype), 0.5)
+    except RuntimeError as error:
+        assert "input tensor must be either float or double dtype" in str(error)
+    else:
+        raise AssertionError(f"quantile took a {dtype} tensor")
+
+# %% quantile-nan-too-large-checks tags=["remove-cell"]
+# nanquantile has the same limit
+try:
+    torch.nanquantile(torch.zeros(1).expand(2**24 + 1), 0.5)
+except RuntimeError as error:
+    assert str(error).startswith("quantile() input tensor is too large")
+else:
+    raise AssertionError("nanquantile took 2**24 + 1 values")
+
+# %% quantile-large-fixes
+import numpy
+
+n = x.numel()
+k = round(0.5 * (n - 1)) + 1  # 0.5 * (n - 1) is a whole number here
+print(torch.kthvalue(x, k).values)
+sample = x[torch.randint(n, (1_000_000,))]  # a random subsample
+print(torch.quantile(sample, 0.5))
+print(numpy.quantile(x.numpy(), 0.5))
+
+# %% quantile-large-fixes-checks tags=["remove-cell"]
+assert torch.kthvalue(x, k).values == 0.5
+assert abs(torch.quantile(sample, 0.5).item() - 0.5) < 0.01
+assert numpy.quantile(x.numpy(), 0.5) == 0.5
+del x, sample  # free the 64 MiB
+
+# %% quantile-kthvalue
+y = torch.tensor([10.0, 1.0, 4.0, 20.0, 3.0])  # 5 values
+print("q     rank  linear  kthvalue  lower")
+for q in (0.25, 0.5, 0.6):
+    rank = q * (len(y) - 1)  # where quantile looks in the sorted values
+    k = int(rank) + 1  # kthvalue counts from 1
+    linear = torch.quantile(y, q).item()
+    kth = torch.kthvalue(y, k).values.item()
+    lower = torch.quantile(y, q, interpolation="lower").item()
+    print(f"{q:<5} {rank:<5.1f} {linear:<7.1f} {kth:<9.1f} {lower:.1f}")
+
+# %% quantile-kthvalue-checks tags=["remove-cell"]
+import math
+
+n = len(y)
+# numpy.quantile's default is the same linear interpolation
+for q in (0.1, 0.25, 0.6, 0.9):
+    assert math.isclose(numpy.quantile(y.numpy(), q), torch.quantile(y, q).item(), rel_tol=1e-6)
+assert torch.equal(torch.sort(y).values, torch.tensor([1.0, 3.0, 4.0, 10.0, 20.0]))
+# a whole rank: linear == kthvalue(rank + 1)
+for q in (0.0, 0.25, 0.5, 0.75, 1.0):
+    k = round(q * (n - 1)) + 1
+    assert torch.quantile(y, q) == torch.kthvalue(y, k).values, q
+# a rank between two values: linear interpolates, kthvalue does not
+assert math.isclose(torch.quantile(y, 0.6).item(), 4 + 0.4 * (10 - 4), rel_tol=1e-6)
+assert torch.kthvalue(y, 3).values == 4 and torch.quantile(y, 0.6) != 4
+# lower always matches kthvalue(floor(rank) + 1), higher kthvalue(ceil(rank) + 1)
+z = torch.randn(101)
+for q in (0.125, 0.375, 0.5625, 0.9375):  # exact in float32 and float64
+    rank = q * (z.numel() - 1)
+    lo = torch.kthvalue(z, math.floor(rank) + 1).values
+    hi = torch.kthvalue(z, math.ceil(rank) + 1).values
+    assert torch.quantile(z, q, interpolation="lower") == lo, q
+    assert torch.quantile(z, q, interpolation="higher") == hi, q
+    # and linear is the straight line between them
+    expected = lo + (rank - math.floor(rank)) * (hi - lo)
+    assert torch.allclose(torch.quantile(z, q), expected, atol=1e-6), q

@@ -349,3 +349,89 @@ model(x).sum().backward()
 assert model.bias.grad == x.shape[0]  # one per row of x
 optimizer.zero_grad(set_to_none=False)
 assert torch.equal(model.bias.grad, torch.zeros(1))
+
+# %% sample-rsample
+from torch.distributions import Normal
+
+loc = torch.tensor(1.0, requires_grad=True)
+scale = torch.tensor(2.0, requires_grad=True)
+dist = Normal(loc, scale)
+x = dist.sample()  # drawn outside the graph
+print(x, x.requires_grad, x.grad_fn)
+y = dist.rsample()  # loc + scale * eps, with eps from Normal(0, 1)
+print(y, y.requires_grad)
+y.backward()
+print(loc.grad, scale.grad)  # 1 and eps
+
+# %% sample-rsample-checks tags=["remove-cell"]
+assert not x.requires_grad and x.grad_fn is None and x.is_leaf
+assert y.requires_grad and y.grad_fn is not None
+assert loc.grad == 1
+eps = (y.detach() - loc.detach()) / scale.detach()
+assert torch.allclose(scale.grad, eps)
+# sample() under torch.enable_grad() is still outside the graph
+with torch.enable_grad():
+    assert dist.sample().grad_fn is None
+
+# %% log-prob-grad
+x = dist.sample()
+for value in (x, loc.detach()):  # a sample, then the mean itself
+    loc.grad = None
+    dist.log_prob(value).backward()
+    print(value, loc.grad, (value - loc.detach()) / scale.detach() ** 2)
+
+# %% log-prob-grad-checks tags=["remove-cell"]
+loc.grad = None
+dist.log_prob(x).backward()
+assert x != loc.detach() and loc.grad != 0
+assert torch.allclose(loc.grad, (x - loc.detach()) / scale.detach() ** 2)
+loc.grad = None
+dist.log_prob(loc.detach()).backward()
+assert loc.grad == 0
+
+# %% log-prob-rsample
+loc.grad, scale.grad = None, None
+y = dist.rsample()
+dist.log_prob(y).backward()
+print(y, loc.grad, scale.grad)  # loc's two paths cancel; scale gets -1 / scale
+
+# %% log-prob-rsample-checks tags=["remove-cell"]
+import math
+
+assert y.detach() != loc.detach()
+assert loc.grad == 0
+assert math.isclose(scale.grad.item(), -1 / scale.item(), rel_tol=1e-5)
+# a detached sample gives loc the score-function gradient back
+loc.grad = None
+z = dist.rsample().detach()
+dist.log_prob(z).backward()
+assert loc.grad != 0
+assert torch.allclose(loc.grad, (z - loc.detach()) / scale.detach() ** 2)
+# whatever the sample: zero for loc every time
+for _ in range(20):
+    loc.grad = None
+    dist.log_prob(dist.rsample()).backward()
+    assert loc.grad == 0
+
+# %% has-rsample
+from torch.distributions import Bernoulli, Categorical, Uniform
+
+print(Normal.has_rsample, Uniform.has_rsample)
+print(Categorical.has_rsample, Bernoulli.has_rsample)
+
+# %% has-rsample-checks tags=["remove-cell"]
+from torch.distributions import (
+    Beta, Gamma, MultivariateNormal, OneHotCategorical, Poisson, RelaxedOneHotCategorical,
+)
+
+assert Normal.has_rsample and Uniform.has_rsample
+assert Beta.has_rsample and Gamma.has_rsample and MultivariateNormal.has_rsample
+assert not Categorical.has_rsample and not Bernoulli.has_rsample
+assert not OneHotCategorical.has_rsample and not Poisson.has_rsample
+assert RelaxedOneHotCategorical.has_rsample
+# an instance says the same as its class
+assert dist.has_rsample
+
+# %% categorical-rsample raises="NotImplementedError"
+probs = torch.tensor([0.2, 0.8], requires_grad=True)
+Categorical(probs).rsample()

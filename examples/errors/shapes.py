@@ -239,6 +239,48 @@ print(x.sum(dim=1), x.sum(dim=-1))
 # %% dim-range-fix-checks tags=["remove-cell"]
 assert torch.equal(x.sum(dim=1), x.sum(dim=-1)) and x.dim() == 2
 
+# %% no-dims raises="IndexError: Dimension specified as 0 but tensor has no dimensions"
+model = nn.Linear(3, 1)
+x = torch.randn(1, 3)  # a batch of one sample
+y = model(x).squeeze()  # (1, 1) -> (): every dimension of size 1 goes
+print(y.shape)
+batch_size = y.size(0)
+
+# %% no-dims-checks tags=["remove-cell"]
+assert y.dim() == 0 and y.shape == ()
+# the same message from the other calls the page names
+for call in (lambda: y.unbind(), lambda: y.roll(1, 0), lambda: y.stride(0)):
+    try:
+        call()
+    except IndexError as error:
+        assert str(error).startswith(
+            "Dimension specified as 0 but tensor has no dimensions"), error
+    else:
+        raise AssertionError("a 0-d tensor took dimension 0")
+# y.shape[0] is a Python tuple's IndexError
+try:
+    y.shape[0]
+except IndexError as error:
+    assert str(error) == "tuple index out of range", error
+else:
+    raise AssertionError("shape[0] of a 0-d tensor")
+
+# %% no-dims-fix
+y = model(x).squeeze(1)  # only the feature dimension: (batch,)
+print(y.shape, y.size(0))
+
+loss = torch.tensor(0.75)  # a loss is 0-d
+print(loss.reshape(1).shape, loss.unsqueeze(0).shape, loss.dim())
+losses = [torch.tensor(0.5), torch.tensor(0.25)]
+print(torch.stack(losses))  # 0-d tensors stacked: shape (2,)
+
+# %% no-dims-fix-checks tags=["remove-cell"]
+assert y.shape == (1,) and y.size(0) == 1
+assert loss.reshape(1).shape == (1,) and loss.unsqueeze(0).shape == (1,)
+assert torch.equal(torch.stack(losses), torch.tensor([0.5, 0.25]))
+assert torch.atleast_1d(loss).shape == (1,)
+assert model(torch.randn(4, 3)).squeeze().shape == (4,)  # fine for 4 samples
+
 # %% int-grad tags=["raises-exception"]
 weights = torch.tensor([1, 2, 3], requires_grad=True)  # integers: no gradient
 

@@ -605,3 +605,62 @@ with warnings.catch_warnings(record=True) as caught:
 torch.set_warn_always(False)
 assert any(str(w.message).startswith("The PyTorch API of nested tensors")
            for w in caught), [str(w.message) for w in caught]
+
+# %% mask-dtypes
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                   batch_first=True)
+encoder = nn.TransformerEncoder(layer, num_layers=2).eval()
+x = torch.randn(2, 4, 8)
+pad = torch.arange(4) >= torch.tensor([4, 2])[:, None]  # bool, True: padding
+causal = torch.ones(4, 4, dtype=torch.bool).triu(diagonal=1)  # bool
+square = nn.Transformer.generate_square_subsequent_mask(4)  # float, -inf
+pad_float = torch.zeros(2, 4).masked_fill(pad, -math.inf)  # float, -inf
+pairs = {"float + bool": (square, pad), "bool + bool": (causal, pad),
+         "float + float": (square, pad_float)}
+outputs, warned = {}, {}
+for name, (mask, padding) in pairs.items():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outputs[name] = encoder(x, mask=mask, src_key_padding_mask=padding)
+    warned[name] = [str(w.message) for w in caught]
+    print(f"{name}: {len(warned[name])} warning(s)")
+    for message in warned[name]:
+        print(textwrap.fill(message, 76))
+same = [torch.allclose(y, outputs["bool + bool"], atol=1e-6)
+        for y in outputs.values()]
+print(same)
+
+# %% mask-dtypes-checks tags=["remove-cell"]
+mismatched = warned["float + bool"]
+assert len(mismatched) == 1, mismatched
+assert mismatched[0].startswith(
+    "Support for mismatched src_key_padding_mask and mask is deprecated")
+assert warned["bool + bool"] == [] and warned["float + float"] == []
+assert all(same)
+# no "Converting mask" warning on the fast paths: nested encoder, MultiheadAttention
+mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    encoder(x, src_key_padding_mask=pad_float)
+    mha(x, x, x, key_padding_mask=pad_float, need_weights=False)
+    mha(x, x, x, attn_mask=square, need_weights=False)
+torch.set_warn_always(False)
+assert not any("Converting mask" in str(w.message) for w in caught), [
+    str(w.message) for w in caught]
+
+# %% mask-int raises="AssertionError: only bool and floating types of src_key_padding_mask are supported"
+attention_mask = (~pad).long()  # a tokenizer's: 1 keeps, 0 is padding
+encoder(x, src_key_padding_mask=attention_mask)
+
+# %% mask-int-fix
+padding = attention_mask == 0  # bool, True: padding
+y = encoder(x, mask=causal, src_key_padding_mask=padding)
+print(padding.dtype, torch.equal(padding, pad))
+print(torch.allclose(y, outputs["bool + bool"], atol=1e-6))
+
+# %% mask-int-fix-checks tags=["remove-cell"]
+assert padding.dtype == torch.bool and torch.equal(padding, pad)
+assert torch.equal(attention_mask.bool(), ~pad)  # .bool(): True at the tokens kept
+assert torch.allclose(y, outputs["bool + bool"], atol=1e-6)

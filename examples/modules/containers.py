@@ -187,3 +187,142 @@ assert [name for name, _ in model.named_children()] == ["0", "1", "2", "softmax"
 assert model(x).shape == (3, 2)
 assert torch.allclose(model(x).sum(dim=1), torch.ones(3))
 assert len(layers) == 4 and len(list(layers.parameters())) == 8
+
+# %% replace-naive
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.linear = nn.Linear(width, width)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        return self.act(self.linear(x))
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.SiLU(), Block(8), Block(8),
+                      nn.Linear(8, 2))
+x = torch.randn(3, 4)
+before = model(x)
+for module in model.modules():
+    if isinstance(module, nn.SiLU):
+        module = nn.ReLU()  # rebinds the loop variable, nothing else
+print([name for name, m in model.named_modules() if isinstance(m, nn.SiLU)])
+print(torch.equal(model(x), before))
+
+# %% replace-naive-checks tags=["remove-cell"]
+silu_names = ["1", "2.act", "3.act"]
+assert [n for n, m in model.named_modules() if isinstance(m, nn.SiLU)] == silu_names
+assert torch.equal(model(x), before)
+params_before = list(model.parameters())
+# setattr on the model with the dotted name adds a module called "2.act"
+import copy
+
+wrong = copy.deepcopy(model)
+setattr(wrong, "2.act", nn.ReLU())
+assert isinstance(wrong[2].act, nn.SiLU) and "2.act" in dict(wrong.named_children())
+assert torch.equal(wrong(x), torch.relu(before))  # run as one more layer
+
+# %% replace-fix
+def replace(model, old, make_new):
+    for name, module in list(model.named_modules()):
+        if isinstance(module, old):
+            parent_name, _, child_name = name.rpartition(".")
+            parent = model.get_submodule(parent_name)  # "" is the model
+            setattr(parent, child_name, make_new())
+    return model
+
+
+replace(model, nn.SiLU, nn.ReLU)
+print([name for name, m in model.named_modules() if isinstance(m, nn.SiLU)])
+print([name for name, m in model.named_modules() if isinstance(m, nn.ReLU)])
+print(torch.equal(model(x), before))
+h = torch.relu(model[0](x))
+h = torch.relu(model[2].linear(h))
+h = torch.relu(model[3].linear(h))
+print(torch.equal(model(x), model[4](h)))  # the same as ReLU by hand
+
+# %% replace-fix-checks tags=["remove-cell"]
+assert not any(isinstance(m, nn.SiLU) for m in model.modules())
+relu_names = [n for n, m in model.named_modules() if isinstance(m, nn.ReLU)]
+assert relu_names == silu_names
+assert not torch.equal(model(x), before)
+assert torch.equal(model(x), model[4](h))
+# the parameters are kept: only the activations changed
+assert len(params_before) == 8
+assert all(a is b for a, b in zip(model.parameters(), params_before, strict=True))
+
+
+# the recursive named_children version does the same
+def replace_recursive(module, old, make_new):
+    for name, child in module.named_children():
+        if isinstance(child, old):
+            setattr(module, name, make_new())
+        else:
+            replace_recursive(child, old, make_new)
+
+
+torch.manual_seed(0)
+other = nn.Sequential(nn.Linear(4, 8), nn.SiLU(), Block(8), Block(8),
+                      nn.Linear(8, 2))
+replace_recursive(other, nn.SiLU, nn.ReLU)
+assert not any(isinstance(m, nn.SiLU) for m in other.modules())
+assert torch.equal(other(x), model(x))
+
+
+# an activation called as a function in forward is no module: nothing replaces it
+class Functional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.nn.functional.silu(self.linear(x))
+
+
+functional = Functional()
+y_before = functional(x)
+replace(functional, nn.SiLU, nn.ReLU)
+assert torch.equal(functional(x), y_before)
+
+# %% dotted-name raises="KeyError: 'module name can…t contain \".\", got: block.1'"
+layers = {"block.1": nn.Linear(4, 8), "block.2": nn.Linear(8, 2)}
+model = nn.Module()
+for name, layer in layers.items():
+    model.add_module(name, layer)
+
+# %% dotted-dict raises="KeyError: 'module name can…t contain \".\", got: block.1'"
+nn.ModuleDict(layers)
+
+# %% dotted-dict-checks tags=["remove-cell"]
+for register, kind in ((lambda m: m.register_buffer("a.b", torch.zeros(1)),
+                        "buffer"),
+                       (lambda m: m.register_parameter(
+                           "a.b", nn.Parameter(torch.zeros(1))), "parameter"),
+                       (lambda m: m.register_module("a.b", nn.ReLU()),
+                        "module")):
+    try:
+        register(nn.Module())
+    except KeyError as error:
+        assert str(error).startswith(f"'{kind} name can"), error
+        assert 'contain "."' in str(error), error
+    else:
+        raise AssertionError(f"{kind} name with a dot accepted")
+
+# %% dotted-fix
+flat = nn.Module()
+for name, layer in layers.items():
+    flat.add_module(name.replace(".", "_"), layer)
+print(list(flat.state_dict()))
+
+nested = nn.Module()
+nested.block = nn.ModuleDict({"1": layers["block.1"], "2": layers["block.2"]})
+print(list(nested.state_dict()))
+
+# %% dotted-fix-checks tags=["remove-cell"]
+assert list(flat.state_dict()) == [
+    "block_1.weight", "block_1.bias", "block_2.weight", "block_2.bias"]
+assert list(nested.state_dict()) == [
+    "block.1.weight", "block.1.bias", "block.2.weight", "block.2.bias"]
+assert nested.get_submodule("block.1") is layers["block.1"]
+assert nested.block["2"] is flat.block_2

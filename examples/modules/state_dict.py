@@ -355,3 +355,142 @@ assert list(weights_of({"model": wrapped})) == ["module.weight", "module.bias"]
 # a trusted old file: extra keywords go to pickle
 latin = torch.load("linear.pt", encoding="latin1", weights_only=False)
 assert torch.equal(latin["weight"], saved["weight"])
+
+# %% average-models
+def make_model():
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+
+
+torch.manual_seed(0)
+model_a, model_b = make_model(), make_model()  # two trained models, say
+for model, batches in ((model_a, 3), (model_b, 5)):
+    for _ in range(batches):  # train mode: BatchNorm updates its statistics
+        model(torch.randn(8, 3))
+sd_a, sd_b = model_a.state_dict(), model_b.state_dict()
+print({k: v.dtype for k, v in sd_a.items() if not v.is_floating_point()})
+
+# %% average-naive raises="RuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long"
+averaged = {k: torch.stack([sd_a[k], sd_b[k]]).mean(dim=0) for k in sd_a}
+
+# %% average-right
+def average_state_dicts(a, b):
+    averaged = {}
+    for key in a:
+        if a[key].is_floating_point():
+            averaged[key] = (a[key] + b[key]) / 2
+        else:  # integer buffers, such as num_batches_tracked: copy
+            averaged[key] = a[key].clone()
+    return averaged
+
+
+merged = make_model()
+print(merged.load_state_dict(average_state_dicts(sd_a, sd_b)))
+mean_weight = (model_a[0].weight + model_b[0].weight) / 2
+print(torch.allclose(merged[0].weight, mean_weight))
+print(merged[1].num_batches_tracked)
+
+# %% average-right-checks tags=["remove-cell"]
+for name, tensor in merged.state_dict().items():
+    if tensor.is_floating_point():
+        assert torch.allclose(tensor, (sd_a[name] + sd_b[name]) / 2), name
+    else:
+        assert tensor.dtype == torch.long and torch.equal(tensor, sd_a[name])
+assert sd_a["1.num_batches_tracked"] == 3 and sd_b["1.num_batches_tracked"] == 5
+# (a + b) / 2 on every key: the counter turns into a float, and
+# load_state_dict copies it back into the long buffer without a word
+naive = {k: (sd_a[k] + sd_b[k]) / 2 for k in sd_a}
+assert naive["1.num_batches_tracked"].dtype == torch.float32
+odd = {k: v.clone() for k, v in naive.items()}
+odd["1.num_batches_tracked"] = torch.tensor(3.5)
+target = make_model()
+res = target.load_state_dict(odd)
+assert res.missing_keys == [] and res.unexpected_keys == []
+assert target[1].num_batches_tracked.dtype == torch.long
+assert target[1].num_batches_tracked == 3  # 3.5, truncated
+
+# %% averaged-model
+from torch.optim.swa_utils import AveragedModel
+
+swa = AveragedModel(model_a)  # meant for the weights of one run
+swa.update_parameters(model_a)  # the first update copies
+swa.update_parameters(model_b)  # then a running mean
+print(torch.allclose(swa.module[0].weight, merged[0].weight))
+
+# %% averaged-model-checks tags=["remove-cell"]
+for p_swa, p_merged in zip(swa.module.parameters(), merged.parameters()):
+    assert torch.allclose(p_swa, p_merged)
+assert swa.n_averaged == 2
+# buffers are copied from the last model given, not averaged
+assert torch.equal(swa.module[1].running_mean, model_b[1].running_mean)
+# the first update copies the model it is given
+once = AveragedModel(model_a)
+once.update_parameters(model_b)
+assert torch.equal(once.module[0].weight, model_b[0].weight)
+
+# %% average-permuted
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+order = torch.tensor([3, 2, 1, 0])  # the same hidden units, reordered
+twin = copy.deepcopy(net)
+with torch.no_grad():
+    twin[0].weight.copy_(net[0].weight[order])
+    twin[0].bias.copy_(net[0].bias[order])
+    twin[2].weight.copy_(net[2].weight[:, order])
+mean = copy.deepcopy(net)
+mean.load_state_dict(average_state_dicts(net.state_dict(), twin.state_dict()))
+x = torch.randn(5, 3)
+print(torch.allclose(net(x), twin(x)))  # the same function
+print(torch.allclose(net(x), mean(x)))  # but not their average
+
+# %% average-permuted-checks tags=["remove-cell"]
+assert torch.allclose(net(x), twin(x))
+assert not torch.allclose(net(x), mean(x))
+assert not torch.allclose(net[0].weight, twin[0].weight)
+
+# %% no-module raises="AttributeError: 'Model' object has no attribute 'module'"
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+model = Model()  # trained on one GPU or on the CPU: no wrapper
+torch.save(model.module.state_dict(), "model.pt")
+
+# %% unwrap
+def unwrap(model):
+    # DataParallel and DistributedDataParallel keep the model in .module
+    return getattr(model, "module", model)
+
+
+for m in (model, nn.DataParallel(model)):
+    print(type(m).__name__, list(m.state_dict()), list(unwrap(m).state_dict()))
+torch.save(unwrap(model).state_dict(), "model.pt")
+print(Model().load_state_dict(torch.load("model.pt", weights_only=True)))
+
+# %% unwrap-checks tags=["remove-cell"]
+assert unwrap(model) is model
+wrapped = nn.DataParallel(model)
+assert unwrap(wrapped) is model
+assert list(wrapped.state_dict()) == ["module.fc.weight", "module.fc.bias"]
+assert list(unwrap(wrapped).state_dict()) == ["fc.weight", "fc.bias"]
+assert torch.equal(torch.load("model.pt", weights_only=True)["fc.weight"],
+                   model.fc.weight.detach())
+
+
+# a model of your own with a submodule named "module" fools getattr
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.module = nn.Linear(2, 1)
+
+
+outer = Outer()
+assert unwrap(outer) is outer.module
+assert not isinstance(outer, (nn.DataParallel,
+                              nn.parallel.DistributedDataParallel))
+assert isinstance(wrapped, (nn.DataParallel,
+                            nn.parallel.DistributedDataParallel))

@@ -677,3 +677,87 @@ assert math.isclose(opt.param_groups[0]["lr"], 0.45)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 LambdaLR(opt, lambda e: 0.9)
 assert math.isclose(opt.param_groups[0]["lr"], 0.09)
+
+# %% warm-restarts
+from torch.optim.lr_scheduler import CosineAnnealingWarmRestarts
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# a first cycle of 2 epochs, then each cycle twice as long: 2, 4, 8
+scheduler = CosineAnnealingWarmRestarts(optimizer, T_0=2, T_mult=2)
+restarts = []
+for epoch in range(14):
+    lr = scheduler.get_last_lr()[0]
+    if epoch > 0 and lr == 0.1:
+        restarts.append(epoch)
+    print(f"epoch {epoch:2}: lr {lr:.4f}")
+    optimizer.step()
+    scheduler.step()
+print("restarts at epochs", restarts)
+
+# %% warm-restarts-checks tags=["remove-cell"]
+assert restarts == [2, 6]
+# within a cycle of length T_i, epoch t of it has the cosine value
+lengths = {0: 2, 2: 4, 6: 8}
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+for epoch in range(14):
+    start = max(s for s in lengths if s <= epoch)
+    t, length = epoch - start, lengths[start]
+    expected = 0.1 * (1 + math.cos(math.pi * t / length)) / 2
+    assert math.isclose(sched.get_last_lr()[0], expected), epoch
+    opt.step()
+    sched.step()
+# T_mult=1 (the default): every cycle T_0 epochs long
+equal = first_lrs(lambda opt: CosineAnnealingWarmRestarts(opt, T_0=3), epochs=9)
+assert [e for e, lr in enumerate(equal) if lr == 0.1] == [0, 3, 6]
+
+# %% warm-restarts-shrink raises="ValueError: Expected integer T_mult >= 1, but got 0.5"
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+CosineAnnealingWarmRestarts(optimizer, T_0=8, T_mult=0.5)
+
+# %% warm-restarts-shrink-checks tags=["remove-cell"]
+# a float is refused even when it is a whole number
+for bad in (2.0, 0):
+    try:
+        CosineAnnealingWarmRestarts(optimizer, T_0=8, T_mult=bad)
+    except ValueError as error:
+        assert str(error).startswith("Expected integer T_mult >= 1"), error
+    else:
+        raise AssertionError(f"T_mult={bad} should be refused")
+
+# %% shrinking-cycles
+def cosine_cycles(lengths, min_factor=0.0):
+    """LambdaLR factor: a cosine from 1 to min_factor over each cycle"""
+    def factor(epoch):
+        for length in lengths:
+            if epoch < length:
+                cos = math.cos(math.pi * epoch / length)
+                return min_factor + (1 - min_factor) * (1 + cos) / 2
+            epoch -= length
+        return min_factor  # after the last cycle
+
+    return factor
+
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = LambdaLR(optimizer, cosine_cycles([8, 4, 2]))  # shrinking
+shrinking = []
+for epoch in range(15):
+    shrinking.append(scheduler.get_last_lr()[0])
+    optimizer.step()
+    scheduler.step()
+print([f"{lr:.3f}" for lr in shrinking])
+print("restarts at epochs",
+      [e for e, lr in enumerate(shrinking) if e > 0 and lr == 0.1])
+
+# %% shrinking-cycles-checks tags=["remove-cell"]
+assert [e for e, lr in enumerate(shrinking) if lr == 0.1] == [0, 8, 12]
+assert shrinking[14] == 0.0  # after the last cycle: min_factor
+# each cycle is the cosine of CosineAnnealingWarmRestarts with T_0 = its length
+for start, length in ((0, 8), (8, 4), (12, 2)):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = CosineAnnealingWarmRestarts(opt, T_0=length)
+    for t in range(length):
+        assert math.isclose(shrinking[start + t], sched.get_last_lr()[0])
+        opt.step()
+        sched.step()

@@ -554,3 +554,79 @@ import numpy as np
 # a NumPy uint8 array becomes a uint8 tensor, the usual source of such masks
 assert torch.from_numpy(np.array([1, 0, 1, 0], dtype=np.uint8)).dtype == torch.uint8
 assert torch.ones(2).byte().dtype == torch.uint8
+
+# %% reverse-slice raises="ValueError: step must be greater than zero"
+x = torch.arange(6)
+x[::-1]
+
+# %% reverse-flip
+x = torch.arange(6).reshape(2, 3)
+print(torch.flip(x, dims=(0,)))  # the rows in reverse order
+print(x.flip(1))  # each row reversed
+print(x.flip(0, 1))  # both dimensions
+
+# %% reverse-flip-checks tags=["remove-cell"]
+assert torch.equal(torch.flip(x, dims=(0,)), torch.tensor([[3, 4, 5], [0, 1, 2]]))
+assert torch.equal(x.flip(0), torch.flip(x, dims=(0,)))
+assert torch.equal(x.flip(1), torch.tensor([[2, 1, 0], [5, 4, 3]]))
+assert torch.equal(x.flip(0, 1), x.flip(-1).flip(0))
+assert torch.equal(x.flip(0, 1), torch.tensor([[5, 4, 3], [2, 1, 0]]))
+# a negative step is refused in every dimension, not only the first
+try:
+    x[:, ::-1]
+except ValueError as error:
+    assert str(error) == "step must be greater than zero"
+else:
+    raise AssertionError("a negative step was accepted")
+# same as NumPy's reversal
+assert x.flip(0).tolist() == x.numpy()[::-1].tolist()
+
+# %% reverse-copy
+import numpy as np
+
+y = x.flip(0)
+y[0, 0] = 100
+print(x[1, 0], y.data_ptr() == x.data_ptr())  # flip copied
+a = np.arange(6).reshape(2, 3)
+b = a[::-1]  # in NumPy a view, with a negative stride
+print(np.shares_memory(a, b), b.strides)
+
+# %% reverse-copy-checks tags=["remove-cell"]
+assert x[1, 0] == 3 and y[0, 0] == 100
+assert y.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+assert y.is_contiguous()
+assert np.shares_memory(a, b) and b.strides[0] < 0
+
+# %% reverse-numpy raises="ValueError: At least one stride in the given numpy array is negative"
+torch.from_numpy(b)
+
+# %% reverse-numpy-checks tags=["remove-cell"]
+# torch.tensor, torch.as_tensor and np.flip fail the same way
+for make in (
+    lambda: torch.tensor(b),
+    lambda: torch.as_tensor(b),
+    lambda: torch.from_numpy(np.flip(a, 0)),
+    lambda: torch.from_numpy(a[..., ::-1]),  # as in BGR to RGB
+):
+    try:
+        make()
+    except ValueError as error:
+        assert str(error).startswith(
+            "At least one stride in the given numpy array is negative"
+        )
+        assert "array.copy()" in str(error)
+    else:
+        raise AssertionError("a negative stride was accepted")
+
+# %% reverse-numpy-fix
+c = torch.from_numpy(b.copy())  # a copy has positive strides
+print(c)
+print(np.shares_memory(c.numpy(), a))
+
+# %% reverse-numpy-fix-checks tags=["remove-cell"]
+assert torch.equal(c, torch.tensor([[3, 4, 5], [0, 1, 2]]))
+assert not np.shares_memory(c.numpy(), a)
+assert torch.equal(torch.from_numpy(np.ascontiguousarray(b)), c)
+# or flip the tensor instead: from_numpy shares, then flip copies
+assert torch.equal(torch.from_numpy(a).flip(0), c)
+assert not np.shares_memory(torch.from_numpy(a).flip(0).numpy(), a)

@@ -194,3 +194,57 @@ with warnings.catch_warnings(record=True) as caught:
 assert any("None of the inputs have requires_grad=True" in str(w.message)
            for w in caught)
 assert not y.requires_grad  # the block is cut out of the graph
+
+# %% none-warning
+import warnings
+
+block = model.blocks[0]
+tries = {  # (use_reentrant, does the input require a gradient?)
+    "reentrant, plain input": (True, False),
+    "reentrant, input.requires_grad_()": (True, True),
+    "use_reentrant=False, plain input": (False, False),
+}
+got = {}
+for name, (reentrant, input_grad) in tries.items():
+    block.zero_grad()
+    head.zero_grad()
+    inputs = torch.randn(32, 128).requires_grad_(input_grad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = checkpoint(block, inputs, use_reentrant=reentrant)
+        head(y).sum().backward()
+    got[name] = ([f"{w.category.__name__}: {w.message}" for w in caught],
+                 block.mlp[0].weight.grad is not None,
+                 head.weight.grad is not None)
+    print(f"{name}: block trains: {got[name][1]}, head: {got[name][2]}")
+    for message in got[name][0]:
+        print("   ", message)
+
+# %% none-warning-checks tags=["remove-cell"]
+def about_inputs(messages):  # torch 2.4 adds a deprecation of its own
+    return [m for m in messages if "torch.cpu.amp.autocast" not in m]
+
+
+messages, trains, head_trains = got["reentrant, plain input"]
+assert about_inputs(messages) == ["UserWarning: None of the inputs have "
+                                  "requires_grad=True. Gradients will be None"]
+assert not trains and head_trains
+for name in ("reentrant, input.requires_grad_()",
+             "use_reentrant=False, plain input"):
+    messages, trains, head_trains = got[name]
+    assert about_inputs(messages) == [] and trains and head_trains, name
+# the gradients of the two ways that train are the same
+grads = []
+for reentrant in (True, False):
+    block.zero_grad()
+    inputs = x.clone().requires_grad_(reentrant)
+    checkpoint(block, inputs, use_reentrant=reentrant).sum().backward()
+    grads.append(block.mlp[0].weight.grad.clone())
+assert torch.allclose(*grads)
+# a checkpointed part with nothing to train: the warning costs nothing
+frozen = nn.Linear(128, 128).requires_grad_(False)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    out = checkpoint(frozen, x, use_reentrant=True)
+assert len(about_inputs([str(w.message) for w in caught])) == 1
+assert torch.equal(out, frozen(x))
