@@ -318,7 +318,7 @@ assert torch.equal(z, torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0))
 # an integer 0 works as well and keeps the dtype
 assert torch.equal(torch.where(torch.isfinite(x), x, 0), z)
 
-# %% quantile-too-large raises="RuntimeError: quantile() input tensor is too large"
+# %% quantile-too-large raises="RuntimeError: quantile() input tensor is too large" holds="<2.14" claim="`torch.quantile` refuses more than 2**24 values along the dimension it reduces"
 x = torch.linspace(0, 1, 2**24 + 1)  # 16,777,217 values, 64 MiB
 torch.quantile(x, 0.5)
 
@@ -339,7 +339,7 @@ for dtype in (torch.float16, torch.bfloat16, torch.uint8):
     else:
         raise AssertionError(f"quantile took a {dtype} tensor")
 
-# %% quantile-nan-too-large-checks tags=["remove-cell"]
+# %% quantile-nan-too-large-checks tags=["remove-cell"] holds="<2.14" claim="`torch.nanquantile` has the same limit"
 # nanquantile has the same limit
 try:
     torch.nanquantile(torch.zeros(1).expand(2**24 + 1), 0.5)
