@@ -22,6 +22,7 @@ from mkdocs_examples.results import CellResult, Result
 from mkdocs_examples.source.blocks import find_blocks
 from mkdocs_examples.source.cells import Example, parse_cells
 from mkdocs_examples.source.markdown import parse
+from mkdocs_examples.texts import text as texts
 
 S = '<small class="mx-printed">'  # where a wording was printed, after it
 TRACEBACK = """\
@@ -231,7 +232,8 @@ def _built_where(message: str) -> str:
 def test_every_traceback_on_the_site_is_in_its_languages_index(real_site):
     site, _ = real_site
     for lang, root in (("en", site), ("zh", site / "zh")):
-        entries = _entries((root / "errors" / "all" / "index.html").read_text())
+        index = (root / "errors" / "all" / "index.html").read_text()
+        entries = _entries(index)
         assert len(entries) > 40
         pages = [p for p in root.rglob("index.html") if lang == "zh" or "zh" not in p.relative_to(site).parts]
         shown = 0
@@ -242,6 +244,13 @@ def test_every_traceback_on_the_site_is_in_its_languages_index(real_site):
                 header = max((i for i, text in enumerate(lines) if text == "Traceback (most recent call last):"))
                 first = next(i for i in range(header + 1, len(lines)) if not lines[i].startswith(" "))
                 raised = " ".join(text.strip() for text in lines[first:])  # the exception and its message
+                if re.fullmatch(r"[A-Za-z_][\w.]*", raised):  # raised with no message: its type's entry says so
+                    section = index.partition(f"<code>{raised}</code>")[2].partition("<h2")[0]
+                    assert texts(lang)["index.no-message"] in section, (
+                        f"{page.relative_to(site)}: {raised} with no message is missing from the {lang} error index"
+                    )
+                    shown += 1
+                    continue
                 assert ": " in raised, f"{page}: a traceback with no exception line"
                 message = _built_where(raised.partition(": ")[2])
                 # an entry may leave out what changes from run to run at its end (the processes of an OOM)
@@ -372,6 +381,17 @@ def test_another_type_of_exception_in_another_release_is_an_error_of_its_own():
     md = render(entries, "errors/all.md", "en")
     compiler = "- `module 'torch' has no attribute 'compiler'`"
     assert f"{compiler} {S}torch 2.4.1</small>  \n  [P](../p.md#ex-a-one) (torch 2.4.1)" in md
+
+
+def test_an_error_raised_with_no_message_says_so_in_the_readers_words_not_as_code():
+    bare = TRACEBACK.replace("RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+                             "NotImplementedError")  # fmt: skip
+    (entry,) = _index([Result(cells=(CellResult(0, traceback=bare),), env=_env("2.13.0+cpu"))])
+    assert (entry.kind, entry.message) == ("NotImplementedError", "")
+    for lang in ("en", "zh"):
+        md = render([entry], "errors/all.md", lang)
+        assert f"- *{texts(lang)['index.no-message']}* {S}torch 2.13.0</small>" in md
+        assert "``" not in md
 
 
 def test_variants_join_through_a_wording_two_cells_share():

@@ -102,6 +102,7 @@ TEXT: dict[str, dict[str, str]] = {
         # publish: the error index
         "index.summary": "{errors} distinct errors, shown on {pages} pages.",
         "index.other": "Other",
+        "index.no-message": "raised with no message",
         "index.quoted": "quoted from {project}'s source",
         "index.quoted.release": "quoted from the source of {project} {releases}",
         "index.quoted.link": "quoted",
@@ -271,6 +272,7 @@ TEXT: dict[str, dict[str, str]] = {
         "picker.source": "{label}：{what}。",
         "index.summary": "共 {errors} 种不同的错误，出现在 {pages} 个页面上。",
         "index.other": "其他",
+        "index.no-message": "抛出时不带任何信息",
         "index.quoted": "引自 {project} 源码",
         "index.quoted.release": "引自 {project} {releases} 的源码",
         "index.quoted.link": "源码引文",

@@ -412,7 +412,7 @@ def render(entries: Iterable[Entry], here: str, lang: str) -> str:
             by_page.setdefault(shown.page, []).append(shown)
         between, _ = _PUNCTUATION.get(lang, _PUNCTUATION["en"])
         links = between.join(_links(places, here, lang) for places in by_page.values())
-        lines = [_wording(w, lang) for w in entry.wordings] or [code_span(entry.message or "(no message)")]
+        lines = [_wording(w, lang) for w in entry.wordings] or [_message(entry.message, lang)]
         parts.append("- " + "  \n  ".join([*lines, links]))
     return "\n\n".join(parts) + "\n"
 
@@ -438,8 +438,14 @@ def _wording(wording: Wording, lang: str) -> str:
         else:
             groups.append(text["index.quoted"].format(project=project))
     label = _LABELS.get(lang, _LABELS["en"])[1].join(groups)
-    message = code_span(wording.message or "(no message)")
+    message = _message(wording.message, lang)
     return f'{message} <small class="mx-printed">{html.escape(label, quote=False)}</small>' if groups else message
+
+
+def _message(message: str, lang: str) -> str:
+    """A wording in code font; an exception raised without a message (``NotImplementedError`` alone) says so
+    in the reader's words instead: there is nothing to copy."""
+    return code_span(message) if message else f"*{texts(lang)['index.no-message']}*"
 
 
 def _links(places: list[Shown], here: str, lang: str = "en") -> str:
