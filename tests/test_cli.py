@@ -37,6 +37,17 @@ def test_a_failing_example_exits_non_zero_naming_file_and_line(site, capsys):
     assert "AssertionError: the page would be wrong" in captured.err
 
 
+def test_comments_leaves_a_translation_it_cannot_read_as_it_is_and_says_where(site, capsys):
+    (site / "examples" / "three.py").write_text("x = 1  # one\ny = 2  # two\n")
+    broken = "one: 一\ntwo: [二\n"  # a translation that starts with "[" is a YAML list left open
+    (site / "examples" / "three.zh.yml").write_text(broken, encoding="utf-8")
+    assert main(["comments", "examples/three.py"]) == 1
+    said = capsys.readouterr()
+    assert "refused: examples/three.zh.yml:3: not valid YAML" in said.err  # where the list is still open
+    assert "every comment" not in said.out
+    assert (site / "examples" / "three.zh.yml").read_text(encoding="utf-8") == broken
+
+
 def test_paths_outside_the_examples_folder_are_refused(site, capsys):
     assert main(["run", "docs"]) == 2
     assert "is not inside the examples folder" in capsys.readouterr().err

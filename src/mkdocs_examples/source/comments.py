@@ -279,12 +279,12 @@ def _parse(text: str, name: str) -> Translation:
     try:
         data = yaml_files.loads(text, name)
         lines = yaml_files.key_lines(text, name)
-    except ValueError as error:
-        return Translation({}, {}, (str(error),))
+    except ValueError as error:  # refused: nothing of it can be read, and `make comments` must not write over it
+        return Translation({}, {}, refused=(str(error),))
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        return Translation({}, {}, (f"{name}: must map each English comment to its translation",))
+        return Translation({}, {}, refused=(f"{name}: must map each English comment to its translation",))
     errors = [f"{name}:{line}: {key!r} is written twice; keep one entry" for key, line in lines.duplicates]
     entries = {}
     for key, value in data.items():
