@@ -64,12 +64,15 @@ def test_the_checks_line_links_to_its_cell_and_folds_what_contributors_need(brow
     page.goto(f"{base_url}/{lang}modules/state-dict/")
     line = page.locator("p.mx-checked")
     line.scroll_into_view_if_needed()
+    # laid out a frame after it comes on screen (site.css: content-visibility), and only then has inner text
+    expect(line).to_contain_text("torch 2.4", use_inner_text=True)
     said = line.inner_text()
     for detail in ("examples/", "state_dict.py", "AssertionError", "no-exception", "+cu"):
         assert detail not in said, detail
     box = page.locator("details.mx-checked-more")
     box.scroll_into_view_if_needed()
-    assert box.locator("summary").inner_text() == summary and not box.get_attribute("open")
+    expect(box.locator("summary")).to_have_text(summary, use_inner_text=True)
+    assert not box.get_attribute("open")
     assert not box.locator("code").first.is_visible()  # folded
     box.locator("summary").click()
     assert box.locator("code", has_text="examples/modules/state_dict.py").first.is_visible()
