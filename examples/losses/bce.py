@@ -200,3 +200,127 @@ except RuntimeError as error:
     assert "expected Float" in str(error), error
 else:
     raise AssertionError("no error")
+
+# %% multiclass-sigmoid-softmax
+# 2 samples, 3 classes
+logits = torch.tensor([[2.0, 1.0, -1.0], [0.5, 0.5, 0.5]])
+print(torch.sigmoid(logits))
+print(torch.sigmoid(logits).sum(dim=1))  # not 1: three separate yes/no
+print(logits.softmax(dim=1))
+print(logits.softmax(dim=1).sum(dim=1))  # 1: one distribution over classes
+
+# %% multiclass-sigmoid-softmax-checks tags=["remove-cell"]
+import math
+
+sig, soft = torch.sigmoid(logits), logits.softmax(dim=1)
+assert not torch.allclose(sig.sum(dim=1), torch.ones(2))
+assert torch.allclose(sig.sum(dim=1), torch.tensor([1.8808, 1.8674]),
+                      atol=1e-4)
+assert abs(sig[1, 0].item() - 0.6225) < 1e-4
+assert torch.allclose(soft.sum(dim=1), torch.ones(2))
+# each sigmoid depends on its own logit only
+assert torch.allclose(sig[1], torch.full((3,), 1 / (1 + math.exp(-0.5))))
+assert torch.allclose(soft[1], torch.full((3,), 1 / 3))
+# both are increasing, so argmax picks the same class as on the logits
+assert sig[0].argmax() == soft[0].argmax() == logits[0].argmax() == 0
+many = torch.randn(100, 5) * 3
+assert torch.equal(torch.sigmoid(many).argmax(dim=1), many.argmax(dim=1))
+assert torch.equal(many.softmax(dim=1).argmax(dim=1), many.argmax(dim=1))
+assert torch.allclose(many.softmax(dim=1).sum(dim=1), torch.ones(100))
+
+# %% sigmoid-before-ce
+ce = nn.CrossEntropyLoss()
+right = torch.tensor([0])  # the right class is 0
+print(" margin  logits    sigmoid   softmax")
+for m in (1.0, 5.0, 10.0, 20.0):
+    z = torch.tensor([[m, -m, -m]])  # class 0 wins, more and more clearly
+    print(f"{m:7}", end="")
+    for f in (lambda v: v, torch.sigmoid, lambda v: v.softmax(dim=1)):
+        print(f"  {ce(f(z), right).item():.6f}", end="")
+    print()
+
+# %% sigmoid-before-ce-checks tags=["remove-cell"]
+floor = math.log(1 + 2 / math.e)  # 0.5514...: CE of [1, 0, 0], 3 classes
+for m in (1.0, 5.0, 10.0, 20.0):
+    z = torch.tensor([[m, -m, -m]])
+    raw = ce(z, right).item()
+    for extra in (ce(torch.sigmoid(z), right), ce(z.softmax(dim=1), right)):
+        assert extra.item() > floor - 1e-5 and extra.item() > raw
+    if m >= 10:
+        assert raw < 1e-6
+        assert abs(ce(torch.sigmoid(z), right).item() - floor) < 1e-4
+        assert abs(ce(z.softmax(dim=1), right).item() - floor) < 1e-4
+# with 10 classes: log(1 + 9 / e), 1.46
+ten = torch.full((1, 10), -20.0)
+ten[0, 0] = 20.0
+floor10 = math.log(1 + 9 / math.e)
+assert abs(ce(torch.sigmoid(ten), right).item() - floor10) < 1e-4
+assert round(math.log(1 + 9 / math.e), 2) == 1.46
+# the floor holds for any input in [0, 1]: the loss never reaches 0
+spread = torch.randn(200, 3) * 20
+worst = nn.CrossEntropyLoss(reduction="none")(
+    torch.sigmoid(spread), torch.zeros(200, dtype=torch.long)
+)
+assert (worst > floor - 1e-5).all()
+assert torch.allclose(ce(logits, torch.tensor([0, 1])), nn.NLLLoss()(
+    logits.log_softmax(dim=1), torch.tensor([0, 1])
+))
+
+# %% sigmoid-before-ce-grad
+for name, f in (("logits", lambda v: v), ("sigmoid", torch.sigmoid)):
+    # confidently wrong: class 1 wins, class 0 is right
+    z = torch.tensor([[-10.0, 10.0, -10.0]], requires_grad=True)
+    loss = ce(f(z), right)
+    loss.backward()
+    print(f"{name:<8} loss {loss.item():.4f}  grad {z.grad}")
+
+# %% sigmoid-before-ce-grad-checks tags=["remove-cell"]
+grads = {}
+for name, f in (("logits", lambda v: v), ("sigmoid", torch.sigmoid)):
+    z = torch.tensor([[-10.0, 10.0, -10.0]], requires_grad=True)
+    ce(f(z), right).backward()
+    grads[name] = z.grad
+assert torch.allclose(grads["logits"], torch.tensor([[-1.0, 1.0, 0.0]]),
+                      atol=1e-6)  # softmax(z) - one_hot(0)
+# the saturated sigmoid: a gradient of at most 4e-5, yet not 0
+assert 1e-6 < grads["sigmoid"].abs().max() < 4e-5
+assert abs(ce(torch.tensor([[-10.0, 10.0, -10.0]]), right).item() - 20) < 1e-4
+assert 1.5 < ce(torch.sigmoid(torch.tensor([[-10.0, 10.0, -10.0]])),
+                right).item() < 1.6
+
+# %% multi-label
+torch.manual_seed(0)
+features = torch.randn(4, 8)
+# multi-hot, float: the third sample has all 3 labels, the fourth none
+targets = torch.tensor([[1.0, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0]])
+model = nn.Linear(8, 3)  # one logit per label, no sigmoid in the model
+loss_fn = nn.BCEWithLogitsLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+for step in range(100):
+    optimizer.zero_grad()
+    loss = loss_fn(model(features), targets)
+    loss.backward()
+    optimizer.step()
+
+with torch.no_grad():
+    scores = model(features)
+probs = torch.sigmoid(scores)
+print(probs)
+print(probs.sum(dim=1))  # anything from 0 to 3
+predicted = (scores > 0).float()  # the same as probs > 0.5
+print(predicted)
+print(torch.equal(predicted, targets))
+
+# %% multi-label-checks tags=["remove-cell"]
+assert torch.equal(scores > 0, probs > 0.5)
+assert torch.equal(predicted, targets)
+assert loss.item() < 0.1
+assert probs.sum(dim=1)[2] > 2.5 and probs.sum(dim=1)[3] < 0.5
+# softmax cannot say "all three" or "none": one class at most above 0.5
+assert ((scores.softmax(dim=1) > 0.5).sum(dim=1) <= 1).all()
+assert torch.allclose(scores.softmax(dim=1).sum(dim=1), torch.ones(4))
+# the loss is the mean over all 4 x 3 independent binary losses
+assert torch.allclose(
+    loss_fn(scores, targets),
+    nn.BCEWithLogitsLoss(reduction="none")(scores, targets).mean(),
+)

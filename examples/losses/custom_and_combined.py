@@ -144,6 +144,29 @@ kept = pred.detach().requires_grad_()
 assert torch.allclose(kept.grad, mse_only + 0.1 * kept.sign())
 assert not torch.allclose(kept.grad, pred.grad)
 
+# %% float-loss raises="AttributeError: 'float' object has no attribute 'backward'"
+pred.grad = None
+loss = F.mse_loss(pred, target).item()  # a Python float: the graph is gone
+print(type(loss))
+loss.backward()
+
+# %% float-loss-fix
+running_loss = 0.0
+loss = F.mse_loss(pred, target)  # keep the tensor for backward()
+loss.backward()
+running_loss += loss.item()  # and take a float for the log
+print(type(loss), type(running_loss), pred.grad is not None)
+
+# %% float-loss-fix-checks tags=["remove-cell"]
+assert isinstance(running_loss, float) and running_loss == loss.item()
+assert torch.allclose(pred.grad, 2 * (pred - target).detach() / pred.numel())
+# sum() of item() values is a float too, and so is math on them
+import math
+
+for value in (sum(F.mse_loss(pred, target).item() for _ in range(2)),
+              math.log(1 + F.mse_loss(pred, target).item())):
+    assert isinstance(value, float) and not hasattr(value, "backward")
+
 # %% not-scalar raises="RuntimeError: grad can be implicitly created only for scalar outputs"
 per_element = F.mse_loss(pred, target, reduction="none")
 print(per_element.shape)

@@ -358,3 +358,120 @@ output.sum().backward()
 # %% rnn-eval-backward-fix-checks tags=["remove-cell"]
 assert torch.equal(out_train, out_eval)
 assert x.grad.shape == (2, 5, 4)
+
+# %% teacher-forcing
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+VOCAB, BOS = 10, 0  # token 0 starts every decoded sequence
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, 8)
+        self.gru = nn.GRU(8, 16, batch_first=True)
+        self.out = nn.Linear(16, VOCAB)
+
+    def forward(self, tokens, h):  # tokens: (batch, steps)
+        output, h = self.gru(self.embed(tokens), h)
+        return self.out(output), h  # logits: (batch, steps, VOCAB)
+
+
+decoder = Decoder()
+h_enc = torch.randn(1, 2, 16)  # the encoder's final state, 2 sequences
+target = torch.randint(1, VOCAB, (2, 5))  # (batch, tgt_len)
+bos = torch.full((2, 1), BOS)
+tf_input = torch.cat([bos, target[:, :-1]], dim=1)  # target shifted right
+logits, _ = decoder(tf_input, h_enc)  # all 5 steps in one call
+loss = F.cross_entropy(logits.flatten(0, 1), target.flatten())
+loss.backward()
+print(target)
+print(tf_input)
+print(tuple(logits.shape))  # (batch, tgt_len, VOCAB)
+
+# %% teacher-forcing-checks tags=["remove-cell"]
+assert target.shape == tf_input.shape == (2, 5)
+assert (tf_input[:, 0] == BOS).all() and (target != BOS).all()
+assert torch.equal(tf_input[:, 1:], target[:, :-1])
+assert logits.shape == (2, 5, VOCAB) and torch.isfinite(loss)
+assert decoder.embed.weight.grad is not None
+# the logits of step t depend on the inputs up to t only: a GRU is causal
+changed = tf_input.clone()
+changed[:, 3] = (changed[:, 3] + 1) % VOCAB
+logits_changed, _ = decoder(changed, h_enc)
+assert torch.allclose(logits_changed[:, :3], logits[:, :3], atol=1e-6)
+assert not torch.allclose(logits_changed[:, 3:], logits[:, 3:])
+
+# %% free-running
+decoder.eval()
+with torch.no_grad():
+    token, h = bos, h_enc  # no target: only the start token
+    steps = []
+    for t in range(5):  # or until every sequence has an end token
+        step_logits, h = decoder(token, h)  # one step: (batch, 1, VOCAB)
+        token = step_logits.argmax(-1)  # its own prediction is the next input
+        steps.append(step_logits)
+free_logits = torch.cat(steps, dim=1)  # (batch, 5, VOCAB)
+generated = free_logits.argmax(-1)
+print(generated)
+
+# %% free-running-checks tags=["remove-cell"]
+assert generated.shape == (2, 5) and free_logits.shape == (2, 5, VOCAB)
+assert not free_logits.requires_grad
+# the untrained decoder does not reproduce the target
+assert not torch.equal(generated, target)
+
+# %% same-model
+fed = torch.cat([bos, generated[:, :-1]], dim=1)  # what the loop fed in
+with torch.no_grad():
+    one_call, _ = decoder(fed, h_enc)
+print(torch.allclose(one_call, free_logits, atol=1e-6))
+with torch.no_grad():
+    teacher_forced, _ = decoder(tf_input, h_enc)
+print(torch.allclose(teacher_forced, free_logits, atol=1e-6))
+
+# %% same-model-checks tags=["remove-cell"]
+assert torch.allclose(one_call, free_logits, atol=1e-6)
+assert not torch.allclose(teacher_forced, free_logits, atol=1e-6)
+# and the other way: the loop fed the target gives the teacher-forced logits
+with torch.no_grad():
+    h, looped = h_enc, []
+    for t in range(5):
+        step_logits, h = decoder(tf_input[:, t:t + 1], h)
+        looped.append(step_logits)
+assert torch.allclose(torch.cat(looped, dim=1), teacher_forced, atol=1e-6)
+assert torch.allclose(teacher_forced, logits.detach(), atol=1e-6)
+
+
+# %% teacher-forcing-ratio
+def decode(decoder, h, target, ratio):
+    token, steps = bos, []
+    for t in range(target.shape[1]):
+        step_logits, h = decoder(token, h)
+        steps.append(step_logits)
+        if torch.rand(()) < ratio:  # teacher forcing at this step
+            token = target[:, t:t + 1]
+        else:  # the model's own prediction
+            token = step_logits.argmax(-1)
+    return torch.cat(steps, dim=1)
+
+
+decoder.train()
+print(torch.allclose(decode(decoder, h_enc, target, 1.0), teacher_forced,
+                     atol=1e-6))
+print(torch.allclose(decode(decoder, h_enc, target, 0.0), free_logits,
+                     atol=1e-6))
+mixed = decode(decoder, h_enc, target, 0.5)  # scheduled sampling lowers it
+print(tuple(mixed.shape), mixed.requires_grad)
+
+# %% teacher-forcing-ratio-checks tags=["remove-cell"]
+assert torch.allclose(decode(decoder, h_enc, target, 1.0), teacher_forced,
+                      atol=1e-6)
+assert torch.allclose(decode(decoder, h_enc, target, 0.0), free_logits,
+                      atol=1e-6)
+assert mixed.shape == (2, 5, VOCAB) and mixed.requires_grad
+# a loss over the mixed logits backpropagates into the decoder
+decoder.zero_grad()
+F.cross_entropy(mixed.flatten(0, 1), target.flatten()).backward()
+assert decoder.gru.weight_hh_l0.grad.abs().sum() > 0

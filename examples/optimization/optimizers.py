@@ -1,11 +1,13 @@
 # %% [markdown]
 # A training step is zero_grad(), backward(), step();
 # Adam's defaults and options, Adam's weight_decay vs
-# AdamW, and parameter groups with their own learning rates
+# AdamW, SGD vs Adam vs RMSprop, and parameter groups
+# with their own learning rates
 
 # %% [markdown] lang="zh"
 # 一个训练步就是 `zero_grad()`、`backward()`、`step()`；Adam 的默认值与选项、
-# Adam 的 `weight_decay` 与 AdamW 的区别，以及各自有学习率的参数组
+# Adam 的 `weight_decay` 与 AdamW 的区别，SGD、Adam 与 RMSprop 怎么选，
+# 以及各自有学习率的参数组
 
 # %% setup
 import torch
@@ -111,6 +113,151 @@ print(adamw)  # AdamW, weight_decay=0.1
 
 # %% adamw-default
 print(torch.optim.AdamW(model.parameters()).defaults["weight_decay"])
+
+# %% optimizer-steps
+gradient = torch.tensor([10.0, 0.01])  # one large entry, one small
+lr = 0.01
+
+
+def moved(make_optimizer, steps=1, gradient=gradient):
+    p = nn.Parameter(torch.zeros(2))
+    optimizer = make_optimizer([p])
+    for step in range(steps):
+        optimizer.zero_grad()
+        (gradient * p).sum().backward()  # p.grad is the gradient
+        optimizer.step()
+    return -p.detach()  # how far each entry moved against its gradient
+
+
+def show(name, update, by_hand):
+    values = ", ".join(f"{value:.3g}" for value in update.tolist())
+    print(f"{name:<17} [{values}]  by hand: {torch.allclose(update, by_hand)}")
+
+
+# SGD: p -= lr * g
+sgd_step = moved(lambda ps: torch.optim.SGD(ps, lr=lr))
+show("SGD", sgd_step, lr * gradient)
+# momentum: buf = g at the first step, then 0.9 * buf + g; p -= lr * buf
+momentum_steps = moved(
+    lambda ps: torch.optim.SGD(ps, lr=lr, momentum=0.9), steps=2
+)
+show("SGD momentum, x2", momentum_steps, lr * gradient + lr * 1.9 * gradient)
+# RMSprop: v = 0.99 * v + 0.01 * g^2 from v = 0; p -= lr * g / (sqrt(v) + eps)
+rmsprop_step = moved(lambda ps: torch.optim.RMSprop(ps, lr=lr))
+square_avg = 0.01 * gradient**2
+show("RMSprop", rmsprop_step, lr * gradient / (square_avg.sqrt() + 1e-8))
+# Adam: averages of g (0.9) and g^2 (0.999), each divided by 1 - beta**step
+adam_step = moved(lambda ps: torch.optim.Adam(ps, lr=lr))
+m_hat = 0.1 * gradient / (1 - 0.9)
+v_hat = 0.001 * gradient**2 / (1 - 0.999)
+show("Adam", adam_step, lr * m_hat / (v_hat.sqrt() + 1e-8))
+
+# %% optimizer-steps-checks tags=["remove-cell"]
+# each step is the documented formula
+assert torch.allclose(sgd_step, lr * gradient)
+assert torch.allclose(momentum_steps, 2.9 * lr * gradient)
+assert torch.allclose(rmsprop_step, lr * gradient / (square_avg.sqrt() + 1e-8))
+assert torch.allclose(adam_step, lr * m_hat / (v_hat.sqrt() + 1e-8))
+# SGD moves each entry in proportion to its gradient: 1000 to 1 here
+assert torch.allclose(sgd_step[0] / sgd_step[1], torch.tensor(1000.0))
+# RMSprop's first step is about 10 * lr per entry, Adam's about lr, at any scale
+for scale in (1e-3, 1.0, 1e3):
+    scaled = scale * torch.tensor([10.0, -0.01])
+    rms = moved(lambda ps: torch.optim.RMSprop(ps, lr=lr), gradient=scaled)
+    adam = moved(lambda ps: torch.optim.Adam(ps, lr=lr), gradient=scaled)
+    assert torch.allclose(rms, 10 * lr * scaled.sign(), rtol=1e-2)
+    assert torch.allclose(adam, lr * scaled.sign(), rtol=1e-2)
+# RMSprop keeps the running average of g^2 in its state
+p = nn.Parameter(torch.zeros(2))
+rms_opt = torch.optim.RMSprop([p], lr=lr)
+(gradient * p).sum().backward()
+rms_opt.step()
+assert torch.allclose(rms_opt.state[p]["square_avg"], square_avg)
+# with a steady gradient, momentum 0.9 ends up 10 times the gradient
+p = nn.Parameter(torch.zeros(2))
+mom_opt = torch.optim.SGD([p], lr=lr, momentum=0.9)
+for step in range(200):
+    mom_opt.zero_grad()
+    (gradient * p).sum().backward()
+    mom_opt.step()
+assert torch.allclose(mom_opt.state[p]["momentum_buffer"], 10 * gradient)
+
+# %% optimizer-defaults
+params = [nn.Parameter(torch.zeros(1))]
+for name, keys in [
+    ("SGD", ["lr", "momentum", "nesterov", "weight_decay"]),
+    ("RMSprop", ["lr", "alpha", "eps", "momentum", "weight_decay"]),
+    ("Adam", ["lr", "betas", "eps", "weight_decay"]),
+]:
+    defaults = getattr(torch.optim, name)(params).defaults
+    print(f"{name:<8}", {key: defaults[key] for key in keys})
+
+# %% optimizer-defaults-checks tags=["remove-cell"]
+expected = {
+    "SGD": {"lr": 1e-3, "momentum": 0, "nesterov": False, "weight_decay": 0},
+    "RMSprop": {
+        "lr": 1e-2, "alpha": 0.99, "eps": 1e-8, "momentum": 0,
+        "weight_decay": 0, "centered": False,
+    },
+    "Adam": {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0},
+}
+for name, values in expected.items():
+    optimizer_class = getattr(torch.optim, name)
+    made = optimizer_class(params)
+    signature = inspect.signature(optimizer_class).parameters
+    for key, value in values.items():
+        assert made.defaults[key] == value, (name, key)
+        assert made.param_groups[0][key] == value, (name, key)
+        assert signature[key].default == value, (name, key)
+
+# %% optimizer-comparison
+torch.manual_seed(0)
+points = torch.randn(200, 2)
+labels = (points[:, 0] * points[:, 1] > 0).float()  # XOR-like classes
+bce = nn.BCEWithLogitsLoss()
+
+
+def final_loss(make_optimizer, steps=200):
+    torch.manual_seed(1)  # the same initial weights for every optimizer
+    net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    optimizer = make_optimizer(net.parameters())
+    for step in range(steps):
+        optimizer.zero_grad()
+        bce(net(points).squeeze(1), labels).backward()
+        optimizer.step()
+    return bce(net(points).squeeze(1), labels).item()
+
+
+start_loss = final_loss(torch.optim.SGD, steps=0)
+print(f"{'start':<27} {start_loss:.3f}")
+runs = {
+    "SGD lr=1e-3 (default)": lambda ps: torch.optim.SGD(ps),
+    "SGD lr=0.1": lambda ps: torch.optim.SGD(ps, lr=0.1),
+    "SGD lr=0.1 momentum=0.9": (
+        lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)
+    ),
+    "RMSprop lr=1e-2 (default)": lambda ps: torch.optim.RMSprop(ps),
+    "Adam lr=1e-3 (default)": lambda ps: torch.optim.Adam(ps),
+    "Adam lr=1e-2": lambda ps: torch.optim.Adam(ps, lr=1e-2),
+}
+final = {}
+for label, make_optimizer in runs.items():
+    final[label] = final_loss(make_optimizer)  # after 200 full-batch steps
+    print(f"{label:<27} {final[label]:.3f}")
+
+# %% optimizer-comparison-checks tags=["remove-cell"]
+# every run lowers the loss from the same start
+assert all(loss < start_loss for loss in final.values())
+# SGD's default lr hardly moves it; lr=0.1 goes 10 times as far, or more
+drop = {label: start_loss - loss for label, loss in final.items()}
+assert drop["SGD lr=1e-3 (default)"] < 0.1 * drop["SGD lr=0.1"]
+assert drop["SGD lr=1e-3 (default)"] < 0.01 * start_loss
+# momentum goes much further than plain SGD at the same lr
+assert final["SGD lr=0.1 momentum=0.9"] < 0.5 * final["SGD lr=0.1"]
+# Adam at 1e-2 ends far lower than at its default 1e-3 here
+assert final["Adam lr=1e-2"] < 0.5 * final["Adam lr=1e-3 (default)"]
+# RMSprop's default lr gets well below the start
+assert final["RMSprop lr=1e-2 (default)"] < 0.5 * start_loss
 
 # %% param-groups
 optimizer = torch.optim.SGD(

@@ -290,3 +290,56 @@ for batch_size, lr, warmup_steps in [(32, 0.01, 0), (512, 0.01, 0),
 assert results[512, 0.01] < results[32, 0.01] - 0.05
 assert results[512, 0.16] > results[512, 0.01] + 0.05
 assert abs(results[512, 0.16] - results[32, 0.01]) < 0.03
+
+# %% interop-threads raises="RuntimeError: Error: cannot set number of interop threads after parallel work has started or set_num_interop_threads called"
+default = torch.get_num_interop_threads()  # reading it starts nothing
+torch.set_num_interop_threads(4)  # the first call, before any inter-op work
+print("inter-op threads:", torch.get_num_interop_threads())
+torch.set_num_threads(2)  # intra-op threads: change them any time
+print("intra-op threads:", torch.get_num_threads())
+torch.set_num_threads(now)  # and back
+torch.set_num_interop_threads(2)  # a second call
+
+# %% interop-threads-checks tags=["remove-cell"]
+assert torch.get_num_interop_threads() == 4  # the second call changed nothing
+try:
+    torch.set_num_interop_threads(4)  # even to the same number
+except RuntimeError as error:
+    assert "cannot set number of interop threads" in str(error)
+else:
+    raise AssertionError("set_num_interop_threads worked twice")
+torch.set_num_threads(3)  # set_num_threads still works, as often as needed
+assert torch.get_num_threads() == 3
+torch.set_num_threads(now)
+assert torch.get_num_threads() == now
+# a new process with OMP_NUM_THREADS=1: the inter-op pool keeps its default
+# size, and a first call after TorchScript's fork has run raises too
+FIRST_CALL_AFTER_FORK = """
+import os
+
+import torch
+
+print(torch.get_num_interop_threads(), flush=True)
+
+
+@torch.jit.script
+def fork_neg(x):
+    return torch.jit.wait(torch.jit.fork(torch.neg, x))
+
+
+fork_neg(torch.ones(2))
+try:
+    torch.set_num_interop_threads(1)
+except RuntimeError as error:
+    print(error, flush=True)
+os._exit(0)  # skips the pool's teardown, which can abort at exit
+"""
+with open("fork_first.py", "w") as file:  # TorchScript reads the source
+    file.write(FIRST_CALL_AFTER_FORK)
+environ = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+done = subprocess.run([sys.executable, "fork_first.py"], capture_output=True,
+                      text=True, env={**environ, "OMP_NUM_THREADS": "1"})
+assert done.returncode == 0, done.stderr
+size, error = done.stdout.splitlines()
+assert int(size) == default, (size, default)
+assert error.startswith("Error: cannot set number of interop threads"), error
