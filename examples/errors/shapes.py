@@ -555,6 +555,30 @@ model.train()
 z = model[1](model[0](x))
 assert torch.allclose(z.mean(dim=0), torch.zeros(16), atol=1e-5)
 
+# %% batchnorm-seq raises="RuntimeError: running_mean should contain 10 elements not 16"
+x = torch.randn(8, 10, 16)  # (batch, seq, features): 16 features last
+nn.BatchNorm1d(16)(x)
+
+# %% batchnorm-seq-fix
+norm = nn.BatchNorm1d(16)
+y = norm(x.transpose(1, 2)).transpose(1, 2)  # (N, L, C) -> (N, C, L) and back
+print(y.shape)
+mean = y.detach().mean(dim=(0, 1))  # per feature
+std = y.detach().std(dim=(0, 1), correction=0)
+print(bool(mean.abs().max() < 1e-5), std.round(decimals=3))
+
+# %% batchnorm-seq-fix-checks tags=["remove-cell"]
+assert y.shape == x.shape and mean.abs().max() < 1e-5
+assert torch.allclose(std, torch.ones(16), atol=1e-3)
+# each of the 16 features, normalised over the batch and the time steps
+var = x.var(dim=(0, 1), correction=0)
+assert torch.allclose(y, (x - x.mean(dim=(0, 1))) / (var + norm.eps).sqrt(), atol=1e-5)
+assert norm.running_mean.shape == (16,)
+# LayerNorm(16) takes (N, L, C) as it is, but normalises each time step alone
+z = nn.LayerNorm(16)(x)
+assert torch.allclose(z.mean(dim=-1), torch.zeros(8, 10), atol=1e-5)
+assert not torch.allclose(z, y, atol=1e-3)
+
 # %% layernorm-shape raises="RuntimeError: Given normalized_shape=[8], expected input with shape [*, 8], but got input of size[4, 12]"
 norm = nn.LayerNorm(8)
 x = torch.randn(4, 12)  # 4 samples of 12 features
