@@ -245,7 +245,8 @@ def test_every_traceback_on_the_site_is_in_its_languages_index(real_site):
                 first = next(i for i in range(header + 1, len(lines)) if not lines[i].startswith(" "))
                 raised = " ".join(text.strip() for text in lines[first:])  # the exception and its message
                 if re.fullmatch(r"[A-Za-z_][\w.]*", raised):  # raised with no message: its type's entry says so
-                    section = index.partition(f"<code>{raised}</code>")[2].partition("<h2")[0]
+                    heading = re.search(rf"<h2 [^>]*><code>{re.escape(raised)}</code>", index)  # its type's section
+                    section = index[heading.end() :].partition("<h2")[0] if heading else ""
                     assert texts(lang)["index.no-message"] in section, (
                         f"{page.relative_to(site)}: {raised} with no message is missing from the {lang} error index"
                     )

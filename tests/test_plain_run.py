@@ -56,10 +56,9 @@ GLOO_FLAKE = "Gloo connectFullMesh failed"
 
 # One interpreter imports torch once, then forks a child per script (argv), each in a folder of its
 # own and seeded, and kills one that runs longer than SCRIPT_TIMEOUT seconds (twice the site's
-# `timeout` for an example: the pass shares the cores with the rest of the slow lane, where
-# data/workers_spawn.py, 51 s alone, ran past 300 s); prints "TRIED" and the module names its
-# imports looked for, "RETRIED path" for a script that failed as GLOO_FLAKE says and ran again,
-# then "FAIL path" for each failure
+# `timeout` for an example: the pass shares the cores with the rest of the slow lane); prints
+# "TRIED" and the module names its imports looked for, "RETRIED path" for a script that failed as
+# GLOO_FLAKE says and ran again, then "FAIL path" for each failure
 DRIVER = f"GLOO_FLAKE = {GLOO_FLAKE!r}\n" + r"""
 import importlib, os, random, runpy, signal, sys, tempfile, time, traceback
 from pathlib import Path

@@ -260,8 +260,10 @@ def _comments(config_file: Path, paths: list[Path], lang: str) -> int:
         file.write_text(text, encoding="utf-8")
         print(f"wrote {comments.display_of(example, lang)}")
     todo = [problem for example in examples for problem in comments.problems(example, lang)]
-    if todo or not refused:
-        print("\n".join(todo) if todo else f"every comment has its {lang} translation")
+    if todo:
+        print("\n".join(todo))
+    elif not refused:
+        print(f"every comment has its {lang} translation")
     for message in refused:
         print(f"refused: {message}", file=sys.stderr)
     return 1 if refused else 0
