@@ -1,17 +1,20 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shutil
 import textwrap
+import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import jinja2
 import mkdocs.theme
 import pytest
-from filelock import FileLock
+from filelock import FileLock, Timeout
 from helpers import ROOT, search_queries
 
 from mkdocs_examples.execute.engine import Engine, Outcome
@@ -183,6 +186,57 @@ def _build_real_site(root: Path, site: Path) -> list[Logged]:
         config.plugins.on_shutdown()
         logging.getLogger("mkdocs").removeHandler(handler)
     return handler.records
+
+
+class Cores:
+    """The machine's cores, shared between the slow lane's passes that run examples (the second build, the
+    plain scripts, the notebooks), across pytest-xdist's workers: a pass holds a core for each example it runs
+    at a time, and waits while they are held. Passes side by side would give each example a fraction of the
+    share of a core that the build gives it, and an example that bounds a process of its own by the clock
+    (workers_spawn's `hogwild.py`, 120 s) would run past its bound. A core is a file lock under ``folder``."""
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.locks, self.count = [folder / f"core-{i}.lock" for i in range(count)], count
+
+    @contextlib.contextmanager
+    def held(self, wanted: int) -> Iterator[None]:
+        """Hold ``wanted`` cores (all of them, where it is more) until the block ends; all at once or none,
+        so that two passes that each hold some never wait for each other."""
+        wanted = min(wanted, self.count)
+        while True:
+            # a new lock object for each try: one object is reentrant, and threads of one process share them
+            got = []
+            for path in self.locks:
+                lock = FileLock(path, thread_local=False)
+                try:
+                    lock.acquire(timeout=0)
+                except Timeout:
+                    continue
+                got.append(lock)
+                if len(got) == wanted:
+                    break
+            if len(got) == wanted:
+                break
+            for lock in got:
+                lock.release()
+            time.sleep(0.5)
+        try:
+            yield
+        finally:
+            for lock in got:
+                lock.release()
+
+
+def core_count() -> int:
+    """The cores this process may use (os.sched_getaffinity is Linux's; macOS counts every core)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@pytest.fixture(scope="session")
+def cores(tmp_path_factory, worker_id) -> Cores:
+    """The machine's cores, shared by every pytest-xdist worker of this run (their common folder)."""
+    shared = tmp_path_factory.getbasetemp()
+    return Cores(shared.parent if worker_id != "master" else shared, core_count())
 
 
 def _checkout_state() -> dict[str, tuple[int, int]]:

@@ -13,8 +13,8 @@ notebook's cells run in a real ipykernel driven by nbclient, in a namespace of t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
-import os
 import re
 import tempfile
 import time
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import Cores, core_count
 from forked_kernels import kernel_folder, serving
 
 from mkdocs_examples.execute.engine import run_options
@@ -39,7 +40,7 @@ pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def stops(real_site) -> dict[tuple[str, str], str | None]:
+def stops(real_site, cores) -> dict[tuple[str, str], str | None]:
     """Where each downloaded notebook stopped (``None``: it ran to its end), by language and example path."""
     site, _ = real_site
     notebooks = {(lang, path): site / prefix / "downloads" / path.replace(".py", ".ipynb")
@@ -47,11 +48,11 @@ def stops(real_site) -> dict[tuple[str, str], str | None]:
     same = {path for path in EXAMPLES if (english := code(notebooks["en", path])) is not None
             and english == code(notebooks["zh", path])}  # fmt: skip
     notebooks = {key: notebook for key, notebook in notebooks.items() if not (key[0] == "zh" and key[1] in same)}
-    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 2
+    jobs = core_count()
     started = time.monotonic()
     config = load_site(ROOT / "mkdocs.yml").config
     with serving(config.preload, options=replace(run_options(config), device="cpu")) as server:
-        stopped = asyncio.run(_run_all(notebooks, jobs, server.kernel))
+        stopped = asyncio.run(_run_all(notebooks, jobs, server.kernel, cores))
     print(f"{len(notebooks)} notebooks, {jobs} kernels at a time: {time.monotonic() - started:.0f} s")
     return stopped | {("zh", path): stopped["en", path] for path in same}
 
@@ -72,12 +73,16 @@ def code(notebook: Path) -> list[list[tuple[int, str]]] | None:
     return cells
 
 
-async def _run_all(notebooks: dict[tuple[str, str], Path], jobs: int, kernel: str) -> dict[tuple[str, str], str | None]:
+async def _run_all(
+    notebooks: dict[tuple[str, str], Path], jobs: int, kernel: str, cores: Cores
+) -> dict[tuple[str, str], str | None]:
     turns = asyncio.Semaphore(jobs)
 
     async def run(path: Path) -> str | None:
         async with turns:
-            return await _run(path, kernel)
+            with contextlib.ExitStack() as held:  # a core of the machine's for each kernel (conftest.Cores)
+                await asyncio.to_thread(held.enter_context, cores.held(1))
+                return await _run(path, kernel)
 
     stopped = await asyncio.gather(*(run(path) for path in notebooks.values()))
     return dict(zip(notebooks, stopped, strict=True))

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import Cores
 
 from mkdocs_examples.execute.engine import Engine
 from mkdocs_examples.publish.notebooks import runnable_script
@@ -140,7 +141,13 @@ def env(seed: int) -> dict[str, str]:
                 SCRIPT_TIMEOUT=str(2 * config.timeout), **threads)  # fmt: skip
 
 
-def forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
+def forked(batch: tuple[int, list[Path]], cores: Cores) -> tuple[list[str], set[str]]:
+    """Run a batch of scripts, one at a time, in one driver, on a core of its own."""
+    with cores.held(1):
+        return _forked(batch)
+
+
+def _forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
     seed, batch_scripts = batch
     driver = subprocess.Popen(
         [sys.executable, "-c", DRIVER, *map(str, batch_scripts)], env=env(seed), stdout=subprocess.PIPE,
@@ -163,12 +170,12 @@ def forked(batch: tuple[int, list[Path]]) -> tuple[list[str], set[str]]:
     ), tried
 
 
-def test_every_example_runs_to_its_end_as_a_plain_script(tmp_path):
+def test_every_example_runs_to_its_end_as_a_plain_script(tmp_path, cores):
     written = scripts(tmp_path)
     assert len(written) > 40
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with ThreadPoolExecutor(max_workers=len(SEEDS)) as pool:
         batches = [(seed, written) for seed in SEEDS]  # one interpreter (one hash seed) per pass
-        passes = list(pool.map(forked, batches))
+        passes = list(pool.map(forked, batches, [cores] * len(batches)))
     failures = [f for found, _ in passes for f in found]
     assert not failures, "\n\n".join(failures)
     # `python cuda.py`, the download of an example once named errors/cuda.py, put itself first on
@@ -207,7 +214,7 @@ def test_scripts_that_differ_in_comments_alone_have_the_same_code(tmp_path):
     assert any(token == "'é'" for _, token in code(latin))
 
 
-def test_each_downloaded_script_prints_what_its_page_shows(real_site, real_project, tmp_path):
+def test_each_downloaded_script_prints_what_its_page_shows(real_site, real_project, tmp_path, cores):
     """What a reader runs is what ran: each `.py` download, in each language, run with `python` as a reader runs
     it (in the sandbox, seeded as the engine seeds), prints each line that the page shows its cells printed, in
     order. A download that decodes otherwise than the engine read it (a `coding:` cookie, a hidden line in a
@@ -233,7 +240,7 @@ def test_each_downloaded_script_prints_what_its_page_shows(real_site, real_proje
     same = {script.name for script in batches["zh"] if code(script) == code(tmp_path / "en" / script.name)}
     batches["zh"] = [script for script in batches["zh"] if script.name not in same]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        passes = list(pool.map(forked, [(config.seed, scripts) for scripts in batches.values()]))
+        passes = list(pool.map(forked, [(config.seed, scripts) for scripts in batches.values()], [cores] * 2))
     assert [f for found, _ in passes for f in found] == []
     differ = []
     for lang, scripts in batches.items():

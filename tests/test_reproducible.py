@@ -37,11 +37,13 @@ def _copy_site(into: Path, real_project: Path) -> Path:
     assert entry, "mkdocs.yml has no `- examples:` plugin entry with options"
     indent = entry[1] + "    "
     text = text[: entry.end()] + f"{indent}cache: false\n" + text[entry.end() :]
-    # every example runs afresh beside the rest of the slow lane (each example again as a script and
-    # as a notebook) on the same cores: twice the site's time for each, which a page never shows
-    text, found = re.subn(r"^(\s+timeout:[ \t]*)(\d+)", lambda m: f"{m[1]}{2 * int(m[2])}", text, count=1,
-                          flags=re.MULTILINE)  # fmt: skip
+    # every example runs afresh, on cores that the browser tests share meanwhile: twice the site's time for
+    # each, which a page never shows
+    head, options = text[: entry.end()], text[entry.end() :]  # the `timeout:` after the entry: its own
+    options, found = re.subn(r"^(\s+timeout:[ \t]*)(\d+)", lambda m: f"{m[1]}{2 * int(m[2])}", options, count=1,
+                             flags=re.MULTILINE)  # fmt: skip
     assert found, "mkdocs.yml's examples entry sets no `timeout`"
+    text = head + options
     config = into / "mkdocs.yml"
     config.write_text(text, encoding="utf-8")
     # mkdocs-jupyter's renderings are keyed by the notebook's content: a notebook that differs
@@ -78,7 +80,7 @@ def _text(part: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def two_builds(real_site, real_project, tmp_path_factory) -> tuple[tuple[Path, Path], list[str]]:
+def two_builds(real_site, real_project, tmp_path_factory, cores) -> tuple[tuple[Path, Path], list[str]]:
     """The real site and a clean build elsewhere, and the paths of the building machine that must not appear."""
     folder = tmp_path_factory.mktemp("reproducible") / "second-build-elsewhere"
     config = _copy_site(folder / "project", real_project)
@@ -88,8 +90,9 @@ def two_builds(real_site, real_project, tmp_path_factory) -> tuple[tuple[Path, P
     seed = str(int(os.environ.get("PYTHONHASHSEED", "0").replace("random", "0")) + 1)
     env = dict(os.environ, PYTHONHASHSEED=seed, NO_MKDOCS_2_WARNING="1")
     build = ["build", "--strict", "--quiet", "-f", str(config), "-d", str(folder / "site")]
-    done = subprocess.run([_python(folder), "-m", "mkdocs", *build], env=env, cwd=folder, capture_output=True,
-                          text=True, timeout=1800)  # fmt: skip  (every example afresh, on shared cores)
+    with cores.held(cores.count):  # the engine runs an example on each core (`jobs`: 0)
+        done = subprocess.run([_python(folder), "-m", "mkdocs", *build], env=env, cwd=folder,
+                              capture_output=True, text=True, timeout=1800)  # fmt: skip  (every example afresh)
     assert done.returncode == 0, f"mkdocs build failed:\n{(done.stdout + done.stderr)[-5000:]}"
     real, _ = real_site
     machine = {str(folder.parent), str(real.parent), str(ROOT.resolve()), str(Path.home()), str(folder),
