@@ -95,6 +95,19 @@ def test_every_real_translation_keeps_its_examples_keys():
         assert comments.translated(example, "zh").keys == example.keys, path
 
 
+def test_every_real_translation_file_is_as_make_comments_writes_it():
+    """Entries in the order their comments come in the example, quoted as `make comments` quotes them: the
+    command then changes only the entries of the examples a contributor changed, and a review reads just those."""
+    unlike = []
+    for file in sorted(EXAMPLES.rglob("[!_]*.py")):
+        path = file.relative_to(EXAMPLES).as_posix()
+        example = Example.from_source(path, file, file.read_text(encoding="utf-8"))
+        translation = comments.file_of(example, "zh")
+        if translation.exists() and translation.read_text(encoding="utf-8") != comments.template(example, "zh"):
+            unlike.append(translation.relative_to(ROOT).as_posix())
+    assert not unlike, f"run `make comments`, which writes these in its order (their entries stay): {unlike}"
+
+
 def test_downloads_carry_the_translated_comments(tmp_path):
     example = example_at(tmp_path)
     assert "# 建一个张量" in runnable_script(example, lang="zh")
