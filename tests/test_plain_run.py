@@ -141,9 +141,9 @@ def env(seed: int) -> dict[str, str]:
                 SCRIPT_TIMEOUT=str(2 * config.timeout), **threads)  # fmt: skip
 
 
-def forked(batch: tuple[int, list[Path]], cores: Cores) -> tuple[list[str], set[str]]:
-    """Run a batch of scripts, one at a time, in one driver, on a core of its own."""
-    with cores.held(1):
+def forked(batch: tuple[int, list[Path]], cores: Cores | None = None) -> tuple[list[str], set[str]]:
+    """Run a batch of scripts, one at a time, in one driver: on a core of its own where ``cores`` are shared."""
+    with cores.held(1) if cores else contextlib.nullcontext():
         return _forked(batch)
 
 
