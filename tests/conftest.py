@@ -203,20 +203,7 @@ class Cores:
         """Hold ``wanted`` cores (all of them, where it is more) until the block ends; all at once or none,
         so that two passes that each hold some never wait for each other."""
         wanted = min(wanted, self.count)
-        while True:
-            # a new lock object for each try: one object is reentrant, and threads of one process share them
-            got = []
-            for path in self.locks:
-                lock = FileLock(path, thread_local=False)
-                try:
-                    lock.acquire(timeout=0)
-                except Timeout:
-                    continue
-                got.append(lock)
-                if len(got) == wanted:
-                    break
-            if len(got) == wanted:
-                break
+        while len(got := self._free(wanted)) < wanted:
             for lock in got:
                 lock.release()
             time.sleep(0.5)
@@ -225,6 +212,19 @@ class Cores:
         finally:
             for lock in got:
                 lock.release()
+
+    def _free(self, wanted: int) -> list[FileLock]:
+        """Up to ``wanted`` of the cores no one holds, now taken. A new lock object for each try: one object is
+        reentrant, and threads of one process share them."""
+        got = []
+        for path in self.locks:
+            if len(got) == wanted:
+                break
+            lock = FileLock(path, thread_local=False)
+            with contextlib.suppress(Timeout):
+                lock.acquire(timeout=0)
+                got.append(lock)
+        return got
 
 
 def core_count() -> int:

@@ -21,7 +21,7 @@ def test_a_pass_takes_a_free_core_and_waits_for_all_it_wants_at_once(tmp_path):
         waiting.start()
         with cores.held(1):  # the second core is free: taken, though a pass waits for both
             events.append("one")
-        time.sleep(1.5)  # three of its tries: it still waits for the core held here
+        time.sleep(0.6)  # past one of its tries: it still waits for the core held here
         events.append("released")
     waiting.join(timeout=30)
     assert events == ["one", "released", "both"]
@@ -37,7 +37,7 @@ def test_a_pass_that_wants_more_than_there_are_takes_them_all(tmp_path):
     with cores.held(5):
         waiting = threading.Thread(target=one_core)
         waiting.start()
-        time.sleep(1.5)
+        time.sleep(0.6)  # past one of its tries
         events.append("released")  # no core was left for it
     waiting.join(timeout=30)
     assert events == ["released", "one"]
