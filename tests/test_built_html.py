@@ -10,7 +10,7 @@ import material
 import pytest
 from helpers import ROOT, build_site
 from mkdocs.exceptions import Abort
-from test_linear import DEADLINE, FLOOR, RATIO, _deadline, _timed
+from test_linear import FLOOR, RATIO, _fastest
 from test_site_plugins import fixture
 
 from mkdocs_examples import html_parse
@@ -118,9 +118,7 @@ def test_the_tokenizer_and_the_check_are_linear_in_hostile_input(unit, scripts):
         list(html_parse.tags(html))
 
     small, large = page(body=unit * 4096), page(body=unit * 16384)
-    with _deadline(DEADLINE, f"the check on {unit!r}"):
-        at_n = min(_timed(read, small) for _ in range(3))
-        at_4n = min(_timed(read, large) for _ in range(3))
+    at_n, at_4n = _fastest(read, [small] * 3, [large] * 3, f"the check on {unit!r}")
     assert at_4n < RATIO * max(at_n, FLOOR), (at_n, at_4n)  # CPU time: 4 when linear, 16 when quadratic
 
 

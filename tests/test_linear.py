@@ -5,8 +5,10 @@ What an example prints, what a recording holds and what a snapshot says come fro
 pull requests. Each path below gets an input of size N and of 4N (one huge line, many lines, a
 traceback of many frames), and must take less than RATIO times as long at 4N as at N: about 4
 when linear, 16 when quadratic. A quadratic path needs minutes at these sizes, so a deadline
-stops it early instead of letting it run (SIGPROF; `re` and Python code both see it). Both count
-this process's CPU time, not the clock's: the test gives the same answer on a busy machine.
+stops it early instead of letting it run (SIGPROF; `re` and Python code both see it). The times
+are the test thread's CPU time, not the clock's, and a size is timed again, up to TRIES times,
+while the ratio looks too high: another process on the same core slows a run down, and the
+fastest run of each size is the path's own cost. A quadratic path stays slow on every try.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from mkdocs_examples.source.cells import Example
 RATIO = 8  # time at 4N over time at N: 4 when linear, 16 when quadratic
 FLOOR = 0.02  # seconds: a time at N below this counts as this (timers and a busy machine's noise)
 DEADLINE = 3.0  # CPU seconds for one path at both sizes (it takes 0.1 to 0.6); a quadratic one needs minutes
+TRIES = 4  # times each input is timed at most
 
 SOURCE = """\
 # %% big
@@ -156,21 +159,37 @@ def test_the_path_is_linear(name, tmp_path):
     # two inputs of each size, their texts tagged apart: no cache (normalise's, a recording's) answers the second
     small, large = [make(n, tmp_path, tag) for tag in "01"], [make(4 * n, tmp_path, tag) for tag in "01"]
     run(make(64, tmp_path, "warm"))  # imports, compiled patterns
-    with _deadline(DEADLINE, name):
-        at_n = min(_timed(run, made) for made in small)
-        at_4n = min(_timed(run, made) for made in large)
+    at_n, at_4n = _fastest(run, small, large, name)
     assert at_4n < RATIO * max(at_n, FLOOR), (
         f"{name}: {at_n:.3f} CPU s at N = {n:,}, {at_4n:.3f} at 4N: it grows faster than its input"
     )
+
+
+def _fastest(
+    run: Callable[[Any], Any], small: list[Any], large: list[Any], name: str, deadline: float = DEADLINE
+) -> tuple[float, float]:
+    """The fastest CPU times of `run` on the inputs of size N and of 4N, each try under the deadline.
+
+    The sizes take turns, so that a busy moment slows both, and the tries stop once the ratio is linear.
+    """
+    at_n = at_4n = float("inf")
+    for _ in range(TRIES):
+        with _deadline(deadline, name):
+            for one, other in zip(small, large, strict=True):
+                at_n = min(at_n, _timed(run, one))
+                at_4n = min(at_4n, _timed(run, other))
+        if at_4n < RATIO * max(at_n, FLOOR):
+            break
+    return at_n, at_4n
 
 
 def _timed(run: Callable[[Any], Any], made: Any) -> float:
     gc.collect()
     gc.disable()
     try:
-        start = time.process_time()
+        start = time.thread_time()
         run(made)
-        return time.process_time() - start
+        return time.thread_time() - start
     finally:
         gc.enable()
 

@@ -14,14 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_linear import FLOOR, RATIO, _deadline, _timed
+from test_linear import FLOOR, RATIO, _fastest
 
 from mkdocs_examples import html_parse
 from mkdocs_examples.render.page import link_titles
 from mkdocs_examples.site import csp, page_html, search
 
 N = 1 << 12  # pieces at N: 16k at 4N
-# CPU seconds for one parser on one input at both sizes, a bound for a parser that has turned quadratic (it
+# CPU seconds for one try of one parser on one input at both sizes, a bound for a parser that has turned quadratic (it
 # would take minutes): a linear one takes up to 1.6 (find_all on unclosed tags), more on cores the suite shares
 DEADLINE = 10.0
 
@@ -76,9 +76,7 @@ def test_the_parser_is_linear_on_hostile_html(name):
     for kind, make in INPUTS.items():
         small, large = [make(N, tag) for tag in "01"], [make(4 * N, tag) for tag in "01"]
         parse(make(64, "warm"))
-        with _deadline(DEADLINE, f"{name} on {kind}"):
-            at_n = min(_timed(parse, html) for html in small)
-            at_4n = min(_timed(parse, html) for html in large)
+        at_n, at_4n = _fastest(parse, small, large, f"{name} on {kind}", DEADLINE)
         if at_4n >= RATIO * max(at_n, FLOOR):
             slow.append(f"{kind}: {at_n:.3f} CPU s at N = {N:,}, {at_4n:.3f} at 4N")
     assert not slow, f"{name} grows faster than its input: " + "; ".join(slow)
