@@ -36,8 +36,8 @@ test: lint  ## `make lint`, the notebooks written again (outside CI), then the f
 	$(PYTEST) -m "not slow"
 
 # beside `make test`, in CI and before a release: the tests marked `slow` (tests/conftest.py: SLOW_FIXTURES)
-test-slow: $(READY)  ## the slow lane: the real site built and checked, every example run again as a script and as each downloaded notebook (about eight minutes)
-	$(PYTEST) -m slow
+test-slow: $(READY)  ## the slow lane: the real site built and checked, every example run again as a script and as each downloaded notebook (the longest lane; it lists its slowest tests)
+	$(PYTEST) -m slow --durations=25
 
 # make's command-line variables reach the recipe's environment: titles may hold any character
 page: $(READY)  ## start a page in both languages and its example: make page PAGE=tensors/views [TITLE=.. TITLE_ZH=..]
