@@ -87,6 +87,81 @@ except (AssertionError, RuntimeError) as error:
 else:
     raise AssertionError("the feature dimension should stay static")
 
+# %% batch-one
+import re
+
+
+def export_error(module, example):  # what export says, in two lines
+    try:
+        torch.export.export(module, (example,),
+                            dynamic_shapes={"x": {0: batch}})
+    except Exception as error:  # torch._dynamo.exc.UserError
+        message = str(error)
+        print(type(error).__name__, message.splitlines()[0], sep=": ")
+        print(re.search(r"[^\n.]*constant \(\d+\)", message)[0].strip(" -"))
+        return message
+    print("exported")
+
+
+message = export_error(model, torch.randn(1, 4))  # an example batch of 1
+
+# %% batch-one-checks tags=["remove-cell"]
+assert message.startswith("Constraints violated (batch)!")
+assert "constant (1)" in message
+# the same model, exported with an example batch of 2, takes a batch of 1
+two = torch.export.export(model, (torch.randn(2, 4),),
+                          dynamic_shapes={"x": {0: batch}}).module()
+assert two(torch.randn(1, 4)).shape == (1, 2)
+assert two(torch.randn(9, 4)).shape == (9, 2)
+
+# %% batch-in-code
+BATCH_SIZE = 3  # from the training script's settings
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):  # x: (batch, 4, 2)
+        return self.fc(x.view(BATCH_SIZE, -1))  # the batch size, written in
+
+
+message = export_error(Head(), torch.randn(3, 4, 2))
+
+# %% batch-in-code-checks tags=["remove-cell"]
+assert message.startswith("Constraints violated (batch)!")
+assert "constant (3)" in message
+
+# %% batch-in-code-auto-checks tags=["remove-cell"] holds=">=2.5" claim="With `Dim.AUTO`, export raises nothing and fixes the batch size that the code fixes: the program refuses other batch sizes"
+auto = torch.export.export(Head(), (torch.randn(3, 4, 2),),
+                           dynamic_shapes={"x": {0: torch.export.Dim.AUTO}})
+assert auto.module()(torch.randn(3, 4, 2)).shape == (3, 2)
+try:
+    auto.module()(torch.randn(5, 4, 2))
+except (AssertionError, RuntimeError) as error:
+    assert "3" in str(error)
+else:
+    raise AssertionError("Dim.AUTO kept the batch dynamic")
+
+# %% batch-in-code-fix
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(x.flatten(1))  # every dimension but the batch
+
+
+head = torch.export.export(Head(), (torch.randn(3, 4, 2),),
+                           dynamic_shapes={"x": {0: batch}}).module()
+print(head(torch.randn(5, 4, 2)).shape)
+print(head(torch.randn(1, 4, 2)).shape)
+
+# %% batch-in-code-fix-checks tags=["remove-cell"]
+assert head(torch.randn(7, 4, 2)).shape == (7, 2)
+
 # %% train-mode
 model.train()  # forgot eval()
 program = torch.export.export(model, (x,))
