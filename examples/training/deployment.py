@@ -98,7 +98,8 @@ def export_error(module, example):  # what export says, in two lines
     except Exception as error:  # torch._dynamo.exc.UserError
         message = str(error)
         print(type(error).__name__, message.splitlines()[0], sep=": ")
-        print(re.search(r"[^\n.]*constant \(\d+\)", message)[0].strip(" -"))
+        print(next(line.strip(" -") for line in message.splitlines()
+                   if re.search(r"constant \(\d+\)", line)))
         return message
     print("exported")
 
