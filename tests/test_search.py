@@ -184,6 +184,44 @@ def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_render
     assert "<p>tensor · <code>张量</code></p>" in indexed and "Term" not in indexed
 
 
+def test_an_output_with_an_error_is_indexed_without_its_frames_and_each_line_once_a_section():
+    """A logged traceback (torch's "Error while creating guard", its frames after the logger's prefix) is
+    found by its error lines; its paths and source lines would bring the section to queries of their words."""
+    import markdown
+
+    from mkdocs_examples.render.fences import fence
+    from mkdocs_examples.site import search as hook
+    log = "\n".join([
+        "E<time> torch/_guards.py:262] Error while creating guard:",
+        "E<time> torch/_guards.py:262]   File \"…/torch/fx/symbolic_shapes.py\", line 4163, in produce_guards",
+        "E<time> torch/_guards.py:262]     raise ConstraintViolationError(",
+        "E<time> torch/_guards.py:262]     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "E<time> torch/_guards.py:262] ConstraintViolationError: Constraints violated (batch)!",
+    ])  # fmt: skip
+    plain = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "…/convert_list.py", line 3, in <module>',
+        "    tolist_shape()",
+        "UserError: Constraints violated (batch)!",
+        "  because batch was inferred to be a constant (1).",
+    ])  # fmt: skip
+    page = "\n\n".join([
+        "# Title {#t}", *(fence(text, "text", title="Output") for text in (log, plain, plain)),
+        "## Next {#n}", fence(plain, "text", title="Output"),
+    ])  # fmt: skip
+    extensions = ["attr_list", "pymdownx.highlight", "pymdownx.superfences"]
+    configs = {"pymdownx.highlight": {"pygments_lang_class": True}}
+    indexed = hook._for_index(markdown.markdown(page, extensions=extensions, extension_configs=configs))
+    first, second = indexed.split('id="n"')
+    assert "Error while creating guard" in first and "ConstraintViolationError: Constraints violated" in first
+    assert "symbolic_shapes" not in indexed and "raise" not in indexed and "^" not in indexed  # the frames
+    assert "convert_list" not in indexed and "tolist_shape" not in indexed
+    for text in (first, second):  # each line once a section, the message's lines under the frames kept
+        assert text.count("UserError: Constraints violated (batch)!") == 1
+        assert text.count("because batch was inferred to be a constant (1).") == 1
+    assert first.count("Traceback (most recent call last):") == 1
+
+
 def test_the_title_of_a_note_of_other_releases_is_not_indexed_but_an_error_it_holds_is():
     """A note's title names environments ("... CUDA builds without a GPU print"): words of no page's subject, on
     most pages; what the note holds is an output like any other, an error in it found by a pasted message."""

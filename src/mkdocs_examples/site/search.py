@@ -190,6 +190,8 @@ _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _WORD_BREAK = re.compile(r"[._]+")
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
+# Where a traceback's frame names its file (a Python traceback's, or one a logger prints after its prefix)
+_FRAME = re.compile(r'File "[^"\n]*", line \d+')
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
@@ -239,7 +241,8 @@ def _for_index(content: str) -> str:
     """The page as the index sees it: prose, the names its code uses, errors and warnings, a table's rows
     as lines.
 
-    Left out: file names and "Output" labels, printed values (unless an error or a warning), the code
+    Left out: file names and "Output" labels, printed values (unless an error or a warning: then its lines
+    but its traceback's frames, each once a section, _error_lines), the code
     itself (its names stay, once per section), a table's header, and the title of a note of what other
     environments print (render/page.py: OTHER): their names ("torch 2.4\u20132.12 · CUDA builds without a GPU
     print") would bring every page with one to a query about GPUs. The label under every output
@@ -249,11 +252,13 @@ def _for_index(content: str) -> str:
     """
     found = html_parse.elements(content)
     seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
+    printed: set[str] = set()  # the lines of the section's errors and warnings so far: each once too
     notes = [(e.start, e.end) for e in found if e.tag == "details" and e.has_class(OTHER)]
 
     def edit(element: html_parse.Element) -> str | None:
         if element.tag in _HEADINGS:  # a new section: a new entry of the index
             seen.clear()
+            printed.clear()
             return None
         if element.tag == "thead" or _label(element.tag, element.attrs) or _excluded_paragraph(element):
             return ""
@@ -269,10 +274,31 @@ def _for_index(content: str) -> str:
         label = element.children[0] if element.children else None
         labelled = label is not None and label.start == element.content and _label(label.tag, label.attrs)
         if element.has_class("language-text") and labelled:
-            return None if _ERRORISH.search(element.text()) else ""
+            text = element.text(_label)
+            return _error_lines(text, printed) if _ERRORISH.search(text) else ""
         return None
 
     return html_parse.rewrite(content, edit, found)
+
+
+def _error_lines(text: str, printed: set[str]) -> str:
+    """An output that holds an error or a warning, as the index sees it: its lines but the traceback's frames and
+    those ``printed`` holds (the section's outputs held them: every release's note prints the same error).
+
+    A frame is the line that names its file and the lines under it indented further (its source, the carets);
+    a logger's lines keep their prefix, which the frame's indentation follows. A long log of frames (torch's
+    "Error while creating guard") would otherwise bring its section to every query of the words in its paths."""
+    kept, frame = [], None
+    for line in text.splitlines():
+        if frame is not None and line.startswith(frame) and line[len(frame) : len(frame) + 1].isspace():
+            continue
+        found = _FRAME.search(line)
+        frame = line[: found.start()] if found else None
+        if not found and line.strip() and line not in printed:
+            printed.add(line)
+            kept.append(line)
+    shown = html.escape("\n".join(kept), quote=False)
+    return f"<pre>{shown}</pre>" if kept else ""
 
 
 def _key(page: Page, seen: str, terms: dict[str, Any]) -> str:
