@@ -372,6 +372,20 @@ def test_record_release_starts_from_the_releases_recordings_of_examples_that_exi
     assert record_release.seed(out, tmp_path / "none") == 0
 
 
+def test_record_release_builds_the_engine_from_a_copy_of_its_own(tmp_path):
+    """Recorders of two releases at once each build the engine's wheel in their own folder, not in the checkout's
+    build/ (where one found the other's `mkdocs_examples-0.1.0.dist-info`: File exists)."""
+    import record_release
+
+    first, second = record_release.engine_source(tmp_path / "2.4.1"), record_release.engine_source(tmp_path / "2.5.1")
+    assert first != second and first.is_relative_to(tmp_path / "2.4.1")
+    assert sorted(p.name for p in first.iterdir()) == ["LICENSE", "pyproject.toml", "src"]
+    assert (first / "src/mkdocs_examples/__init__.py").is_file()
+    assert not list(first.rglob("__pycache__"))
+    (first / "build").mkdir()  # what a build left: gone when the copy is made again
+    assert not (record_release.engine_source(tmp_path / "2.4.1") / "build").exists()
+
+
 def test_migrate_refuses_a_schema_1_recording_that_names_another_example_than_its_place(tmp_path, capsys):
     import json
 

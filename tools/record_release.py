@@ -118,6 +118,19 @@ def seed(out: Path, folder: Path) -> int:
     return copied
 
 
+def engine_source(work: Path) -> Path:
+    """A copy of what the engine's package is built from (pyproject.toml, LICENSE, src/), in the release's own
+    folder under ``work``: pip builds a package in its source folder (its build/), where recorders of other
+    releases, running at the same time, would build theirs."""
+    copy = work / "engine"
+    shutil.rmtree(copy, ignore_errors=True)
+    copy.mkdir(parents=True)
+    for name in ("pyproject.toml", "LICENSE"):
+        shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(ROOT / "src", copy / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return copy
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", help="a torch release as PyPI names it, e.g. 2.4.1")
@@ -163,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
                          pin], log, env=env)  # fmt: skip
             if extra.returncode != 0:  # its cells (requires-<name>) are then skipped
                 print(f"warning: {pin} does not install beside torch {args.release} (see {log}); recording without it")
-        engine = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", "--no-deps", str(ROOT)],
-                     log, env=env)  # fmt: skip
+        engine = run([str(python), "-m", "pip", "install", "--no-cache-dir", "--quiet", "--no-deps",
+                      str(engine_source(work))], log, env=env)  # fmt: skip
         if engine.returncode != 0:
             print(f"error: installing the engine failed (see {log})", file=sys.stderr)
             return 2
