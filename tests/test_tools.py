@@ -374,7 +374,7 @@ def test_record_release_starts_from_the_releases_recordings_of_examples_that_exi
 
 def test_record_release_builds_the_engine_from_a_copy_of_its_own(tmp_path):
     """Recorders of two releases at once each build the engine's wheel in their own folder, not in the checkout's
-    build/ (where one found the other's `mkdocs_examples-0.1.0.dist-info`: File exists)."""
+    build/, where two builds at once collide (`mkdocs_examples-0.1.0.dist-info`: File exists)."""
     import record_release
 
     first, second = record_release.engine_source(tmp_path / "2.4.1"), record_release.engine_source(tmp_path / "2.5.1")
