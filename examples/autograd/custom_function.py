@@ -165,6 +165,101 @@ class Record(Function):
 Record.apply(x, 0.0).sum().backward()
 assert needs == [(True, False)]
 
+# %% save-float raises="TypeError: save_for_backward can only save variables, but argument 1 is of type float"
+class Scale(Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.save_for_backward(x, factor)  # factor is a float
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, factor = ctx.saved_tensors
+        return grad_output * factor, None
+
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+Scale.apply(x, 3.0)
+
+# %% save-float-fixed
+class Scale(Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor  # a number: an attribute of ctx
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.factor, None  # None: factor is no tensor
+
+
+Scale.apply(x, 3.0).sum().backward()
+print(x.grad)
+
+# %% save-float-fixed-checks tags=["remove-cell"]
+assert torch.equal(x.grad, torch.tensor([3.0, 3.0]))
+xd = torch.randn(3, dtype=torch.double, requires_grad=True)
+assert gradcheck(lambda t: Scale.apply(t, 3.0), (xd,))
+
+
+# an int is refused the same way, naming its type
+class ScaleSaved(Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x, k)
+        return x * k
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+try:
+    ScaleSaved.apply(x, 3)
+except TypeError as error:
+    assert "argument 1 is of type int" in str(error), error
+else:
+    raise AssertionError("save_for_backward should refuse an int")
+
+
+# a gradient instead of None for the number is an error too
+class ScaleGrad(Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.factor, torch.ones(())
+
+
+try:
+    ScaleGrad.apply(x, 3.0).sum().backward()
+except RuntimeError as error:
+    assert "returned a gradient different than None at position 2" in str(error)
+else:
+    raise AssertionError("a gradient for a float input should raise")
+
+
+# a factor that is a tensor is saved like x and gets its own gradient
+class ScaleTensor(Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.save_for_backward(x, factor)
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, factor = ctx.saved_tensors
+        return grad_output * factor, (grad_output * x).sum()
+
+
+factor = torch.tensor(3.0, requires_grad=True)
+x.grad = None
+ScaleTensor.apply(x, factor).sum().backward()
+assert torch.equal(x.grad, torch.tensor([3.0, 3.0])) and factor.grad == 3.0
+
 # %% saved
 class ExpOnCtx(Function):
     @staticmethod
@@ -480,3 +575,58 @@ td = torch.randn(2, 3, dtype=torch.double, requires_grad=True)
 assert gradcheck(
     lambda a: GradReverse.apply(a, 0.7), (td,), raise_exception=False
 ) is False
+
+# %% round-no-grad
+w = torch.tensor([0.2, 0.7, 1.4, -0.6], requires_grad=True)
+w.round().sum().backward()
+print(w.grad)  # round is flat between its steps: zero everywhere
+
+# %% round-no-grad-checks tags=["remove-cell"]
+assert torch.equal(w.grad, torch.zeros(4))
+for op in (torch.floor, torch.ceil, torch.sign, torch.trunc):
+    t = torch.tensor([0.2, 0.7, 1.4, -0.6], requires_grad=True)
+    op(t).sum().backward()
+    assert torch.equal(t.grad, torch.zeros(4)), op
+
+# %% ste-detach
+w.grad = None
+w_q = w + (w.round() - w).detach()  # the value of round(w), the gradient of w
+print(w_q)
+(w_q * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+print(w.grad)  # passed straight through
+
+# %% ste-detach-checks tags=["remove-cell"]
+assert torch.equal(w_q, w.detach().round())
+assert torch.equal(w.grad, torch.tensor([1.0, 2.0, 3.0, 4.0]))
+
+# %% ste-function
+class RoundSTE(Function):
+    @staticmethod
+    def forward(ctx, x, low, high):
+        ctx.save_for_backward(x)
+        ctx.low, ctx.high = low, high  # numbers: on ctx
+        return x.round().clamp(low, high)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        inside = (x >= ctx.low) & (x <= ctx.high)  # zero outside the range
+        return grad_output * inside, None, None
+
+
+w.grad = None
+w_q = RoundSTE.apply(w, -1, 1)  # integers from -1 to 1
+print(w_q)
+(w_q * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+print(w.grad)
+
+# %% ste-function-checks tags=["remove-cell"]
+assert torch.equal(w_q, torch.tensor([0.0, 1.0, 1.0, -1.0]))
+# 1.4 is clipped to 1: its gradient is cut, the others pass unchanged
+assert torch.equal(w.grad, torch.tensor([1.0, 2.0, 0.0, 4.0]))
+# without clipping (a range that holds every value) it is the detach trick
+t = torch.tensor([0.2, 0.7, 1.4, -0.6], requires_grad=True)
+RoundSTE.apply(t, -10, 10).sum().backward()
+t2 = t.detach().clone().requires_grad_()
+(t2 + (t2.round() - t2).detach()).sum().backward()
+assert torch.equal(t.grad, t2.grad)

@@ -312,3 +312,101 @@ bn_net.eval()
 bn_grads = vmap(grad(bn_loss), in_dims=(None, 0, 0))(bn_params, xb, yb)
 assert bn_grads["0.weight"].shape == (4, 5, 3)
 assert isinstance(bn_error, RuntimeError)
+
+# %% param-hessian
+from torch.func import hessian as func_hessian
+
+torch.manual_seed(0)
+model = nn.Linear(2, 1)  # 3 parameters: weight (1, 2) and bias (1,)
+x, y = torch.randn(5, 2), torch.randn(5, 1)
+params = {k: v.detach() for k, v in model.named_parameters()}
+
+
+def loss_fn(params):  # the loss as a function of the parameters
+    return F.mse_loss(functional_call(model, params, (x,)), y)
+
+
+H = func_hessian(loss_fn)(params)  # a dict of dicts: one block per pair
+for a in H:
+    for b in H[a]:
+        print(a, b, tuple(H[a][b].shape))
+
+# %% param-hessian-checks tags=["remove-cell"]
+assert set(H) == {"weight", "bias"} and set(H["weight"]) == {"weight", "bias"}
+assert H["weight"]["weight"].shape == (1, 2, 1, 2)  # weight's shape twice
+assert H["weight"]["bias"].shape == (1, 2, 1)
+# jacrev twice gives the same blocks
+H2 = jacrev(jacrev(loss_fn))(params)
+for a in H:
+    for b in H[a]:
+        assert torch.allclose(H[a][b], H2[a][b], atol=1e-6), (a, b)
+
+# %% param-hessian-matrix
+sizes = {k: v.numel() for k, v in params.items()}
+H_matrix = torch.cat([
+    torch.cat([H[a][b].reshape(sizes[a], sizes[b]) for b in params], dim=1)
+    for a in params
+])  # (P, P), rows and columns in the order of named_parameters()
+print(H_matrix)
+A = torch.cat([x, torch.ones(5, 1)], dim=1)  # inputs, and a 1 for the bias
+print(2 / 5 * A.T @ A)  # by hand: the Hessian of a mean squared error
+
+# %% param-hessian-matrix-checks tags=["remove-cell"]
+assert H_matrix.shape == (3, 3)
+assert torch.allclose(H_matrix, 2 / 5 * A.T @ A, atol=1e-6)
+assert torch.allclose(H_matrix, H_matrix.T)
+# the order of the rows is that of the flattened parameters
+flat = torch.cat([p.reshape(-1) for p in params.values()])
+assert torch.equal(flat, torch.cat([model.weight[0], model.bias]).detach())
+
+# %% hessian-size
+mlp = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+P = sum(p.numel() for p in mlp.parameters())
+print(P, "parameters")
+print(f"{P**2 * 4 / 2**30:.0f} GiB for their Hessian in float32")
+
+# %% hessian-size-checks tags=["remove-cell"]
+assert P == 784 * 256 + 256 + 256 * 10 + 10
+assert 150 < P**2 * 4 / 2**30 < 160
+
+# %% hvp-double-backward
+v = [torch.randn_like(p) for p in model.parameters()]  # any direction
+loss = F.mse_loss(model(x), y)
+g = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+dot = sum((gi * vi).sum() for gi, vi in zip(g, v))  # a scalar: g · v
+hv = torch.autograd.grad(dot, list(model.parameters()))  # H @ v, per tensor
+print(torch.cat([t.reshape(-1) for t in hv]))
+print(H_matrix @ torch.cat([t.reshape(-1) for t in v]))
+
+# %% hvp-double-backward-checks tags=["remove-cell"]
+v_flat = torch.cat([t.reshape(-1) for t in v])
+hv_flat = torch.cat([t.reshape(-1) for t in hv])
+assert torch.allclose(hv_flat, H_matrix @ v_flat, atol=1e-5)
+assert [t.shape for t in hv] == [p.shape for p in model.parameters()]
+assert all(p.grad is None for p in model.parameters())
+
+# %% hvp-jvp-mse raises="RuntimeError: ZeroTensors are immutable"
+from torch.func import jvp, vjp
+
+v_dict = dict(zip(params, v))
+jvp(grad(loss_fn), (params,), (v_dict,))  # forward-over-reverse
+
+# %% hvp-func
+_, vjp_fn = vjp(grad(loss_fn), params)  # reverse-over-reverse
+(hv_dict,) = vjp_fn(v_dict)
+print(hv_dict)
+
+
+def loss_by_hand(params):  # the same loss without F.mse_loss
+    out = functional_call(model, params, (x,))
+    return ((out - y) ** 2).mean()
+
+
+_, hv_jvp = jvp(grad(loss_by_hand), (params,), (v_dict,))
+print(hv_jvp)
+
+# %% hvp-func-checks tags=["remove-cell"]
+for k, t in zip(params, hv):
+    assert torch.allclose(hv_dict[k], t, atol=1e-5), k
+    assert torch.allclose(hv_jvp[k], t, atol=1e-5), k
+assert torch.allclose(loss_by_hand(params), loss_fn(params))

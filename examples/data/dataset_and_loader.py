@@ -688,3 +688,148 @@ ds = TensorDataset(torch.from_numpy(X).float(), torch.from_numpy(y[:9]))
 
 # %% numpy-length-checks tags=["remove-cell"]
 assert len(X) == 10 and len(y[:9]) == 9
+
+# %% batch-to raises="AttributeError: 'list' object has no attribute 'to'"
+device = torch.device("meta")  # write "cuda"; meta runs on any machine
+loader = DataLoader(base, batch_size=4)  # samples are (x, y) tuples
+batch = next(iter(loader))
+print(type(batch).__name__, len(batch))
+batch = batch.to(device)
+
+# %% batch-to-checks tags=["remove-cell"]
+assert type(batch) is list and len(batch) == 2
+# a dict sample gives a dict batch, which has no .to() either
+try:
+    next(iter(DataLoader(ImageLabel(), batch_size=4))).to(device)
+except AttributeError as error:
+    assert str(error) == "'dict' object has no attribute 'to'", error
+else:
+    raise AssertionError("a dict batch was moved")
+
+# %% batch-unpack
+for x, y in loader:
+    x, y = x.to(device), y.to(device)  # each tensor of the batch
+print(x.device, y.device)
+
+# %% batch-unpack-checks tags=["remove-cell"]
+assert x.device.type == y.device.type == "meta" and x.shape == (2, 2)
+
+
+# %% to-device
+def to_device(batch, device):
+    """Move every tensor of a batch of lists, tuples and dicts to device"""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(value, device) for value in batch)
+    return batch  # strings, numbers: as they are
+
+
+samples = [{"image": torch.ones(3), "label": 1, "name": "a.png"},
+           {"image": torch.zeros(3), "label": 0, "name": "b.png"}]
+batch = to_device(default_collate(samples), device)
+print(batch)
+
+# %% to-device-checks tags=["remove-cell"]
+assert list(batch) == ["image", "label", "name"]
+assert batch["image"].device.type == batch["label"].device.type == "meta"
+assert batch["image"].shape == (2, 3) and batch["name"] == ["a.png", "b.png"]
+moved = to_device((torch.ones(1), [torch.ones(2), {"k": torch.ones(3)}]), device)
+assert type(moved) is tuple and type(moved[1]) is list
+assert moved[1][1]["k"].device.type == "meta"
+cpu = to_device(default_collate(samples), "cpu")  # on the same device: no copy
+assert torch.equal(cpu["image"], torch.stack([s["image"] for s in samples]))
+
+
+# %% collate-to-device
+def collate_to_device(samples):
+    """The default collate, then the move: with num_workers=0 only"""
+    return to_device(default_collate(samples), device)
+
+
+loader = DataLoader(base, batch_size=4, collate_fn=collate_to_device)
+x, y = next(iter(loader))
+print(x.device, y.device)
+
+# %% collate-to-device-checks tags=["remove-cell"]
+assert x.device.type == y.device.type == "meta" and x.shape == (4, 2)
+
+
+# %% label-lookup raises="KeyError: Caught KeyError in DataLoader worker process 0."
+# rows found by label, like the index of a DataFrame
+table = {label: (torch.tensor([float(label)]), label % 2)
+         for label in range(10)}
+val = {label: row for label, row in table.items() if label >= 7}  # a split
+
+
+class ByLabel(Dataset):
+    def __init__(self, table):
+        self.table = table
+
+    def __len__(self):
+        return len(self.table)
+
+    def __getitem__(self, index):
+        return self.table[index]  # like df.loc[index]: a label, not a position
+
+
+loader = DataLoader(ByLabel(val), batch_size=2, num_workers=2)
+print(len(val), list(val))
+it = iter(loader)
+next(it)
+
+# %% label-lookup-close tags=["remove-cell"]
+# shut the failed loader's workers down
+import gc
+
+gc.collect()
+del it
+
+# %% label-lookup-main raises="KeyError: 0"
+loader = DataLoader(ByLabel(val), batch_size=2)  # num_workers=0 to debug
+next(iter(loader))
+
+# %% label-lookup-checks tags=["remove-cell"]
+assert list(val) == [7, 8, 9] and 0 not in val and len(ByLabel(val)) == 3
+# the worker's error: the wrapped message, and the worker's traceback as text
+loader = DataLoader(ByLabel(val), batch_size=2, num_workers=1)
+it = iter(loader)
+try:
+    next(it)
+except KeyError as error:
+    message = str(error)
+    error.__traceback__ = None  # no reference cycle: the worker shuts down
+else:
+    raise AssertionError("position 0 was found among labels 7, 8, 9")
+it = None
+assert message.startswith("Caught KeyError in DataLoader worker process 0.")
+assert "Original Traceback" in message
+assert message.strip().splitlines()[-1] == "KeyError: 0"
+
+
+# %% label-lookup-fix
+class ByPosition(Dataset):
+    def __init__(self, table):
+        self.table = table
+        self.labels = list(table)  # position i: the i-th label
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        return self.table[self.labels[index]]  # like df.iloc[index]
+
+
+loader = DataLoader(ByPosition(val), batch_size=2, num_workers=2)
+for x, y in loader:
+    print(x.flatten(), y)
+
+# %% label-lookup-fix-checks tags=["remove-cell"]
+rows = list(DataLoader(ByPosition(val), batch_size=2, num_workers=2))
+assert torch.cat([x for x, _ in rows]).flatten().tolist() == [7.0, 8.0, 9.0]
+assert torch.cat([y for _, y in rows]).tolist() == [1, 0, 1]
+# renumbering the rows 0..n-1 (pandas: reset_index(drop=True)) works too
+renumbered = dict(enumerate(val.values()))
+assert [renumbered[i][1] for i in range(3)] == [1, 0, 1]

@@ -252,6 +252,42 @@ else:
 assert len(set(restarted)) == 3 and len(set(kept)) == 2
 assert os.getpid() not in {*restarted, *kept}
 
+# %% dot-next raises="AttributeError: '_SingleProcessDataLoaderIter' object has no attribute 'next'"
+loader = DataLoader(dataset, batch_size=2, shuffle=True)
+it = iter(loader)
+batch = it.next()  # Python 2's spelling, still in old tutorials
+
+# %% dot-next-workers raises="AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute 'next'"
+loader = DataLoader(dataset, batch_size=2, num_workers=2)
+it = iter(loader)
+batch = it.next()
+
+# %% dot-next-close tags=["remove-cell"]
+# shut the workers of the failed iterator down
+import gc
+
+gc.collect()
+del it
+
+# %% dot-next-fix
+loader = DataLoader(dataset, batch_size=2, shuffle=True)
+for epoch in range(2):
+    it = iter(loader)  # once per epoch
+    first, second = next(it), next(it)  # the built-in next()
+    print(epoch, first, second)
+
+# %% dot-next-fix-checks tags=["remove-cell"]
+from torch.utils.data.dataloader import (
+    _MultiProcessingDataLoaderIter,
+    _SingleProcessDataLoaderIter,
+)
+
+for kind in (_SingleProcessDataLoaderIter, _MultiProcessingDataLoaderIter):
+    assert hasattr(kind, "__next__") and not hasattr(kind, "next")
+assert type(it) is _SingleProcessDataLoaderIter
+assert torch.cat([first, second, next(it)]).sort().values.tolist() \
+    == list(range(6))
+
 # %% zip-shorter
 g = torch.Generator().manual_seed(0)
 labeled = DataLoader(torch.arange(10), batch_size=2)  # 5 batches

@@ -557,3 +557,64 @@ import multiprocessing
 assert multiprocessing.get_start_method() == "fork"
 assert list_mb - array_mb > 30
 assert as_array.dtype == np.dtype("S9") and as_array[7] == b"id0000007"
+
+# %% killed-worker
+import re
+import signal
+import time
+import traceback
+
+
+class Pids(Dataset):
+    """Each sample is the id of the process that loaded it"""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return os.getpid()
+
+
+loader = DataLoader(Pids(), batch_size=2, num_workers=1)
+it = iter(loader)
+pid = next(it)[0].item()  # the worker's process id
+try:
+    os.kill(pid, signal.SIGKILL)  # what the out-of-memory killer does
+    time.sleep(1)  # the training step: the main process is busy
+except RuntimeError as error:  # the process id changes on every run
+    caught = error
+    print(f"{type(error).__name__}:", re.sub(r"pid \d+", "pid …", str(error)))
+    frames = traceback.extract_tb(error.__traceback__)
+    where = os.path.basename(frames[-1].filename)
+    print("raised by", frames[-1].name, "in", where)  # torch's handler
+del it
+
+# %% killed-worker-checks tags=["remove-cell"]
+assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: "
+                    r"Killed\. ", str(caught)), str(caught)
+assert str(pid) in str(caught) and pid != os.getpid()
+# raised by torch's SIGCHLD handler in this process, not from the loader's next()
+assert frames[-1].filename.endswith(os.path.join("_utils", "signal_handling.py"))
+assert not any(f.filename.endswith("dataloader.py") for f in frames)
+assert len(frames) == 2  # the cell, then the handler it was interrupted by
+
+# %% sharing-strategy
+import torch.multiprocessing
+
+default = torch.multiprocessing.get_sharing_strategy()
+print(default, sorted(torch.multiprocessing.get_all_sharing_strategies()))
+torch.multiprocessing.set_sharing_strategy("file_system")  # at the top
+loader = DataLoader(TensorDataset(torch.arange(8.0)), batch_size=4,
+                    num_workers=1)
+print(torch.multiprocessing.get_sharing_strategy(),
+      [x.tolist() for (x,) in loader])
+
+# %% sharing-strategy-checks tags=["remove-cell"]
+assert default == "file_descriptor"  # on Linux
+assert torch.multiprocessing.get_sharing_strategy() == "file_system"
+assert torch.multiprocessing.get_all_sharing_strategies() == {
+    "file_descriptor", "file_system"
+}
+assert torch.equal(torch.cat([x for (x,) in loader]), torch.arange(8.0))
+torch.multiprocessing.set_sharing_strategy("file_descriptor")  # the default
+del loader

@@ -205,3 +205,57 @@ print("every parameter has a gradient:",
 assert out.device == torch.device(dev1)
 assert all(p.grad is not None for p in model.parameters())
 assert len(optimizer.param_groups[0]["params"]) == 4
+
+# %% scalar-gather
+import warnings
+
+from torch.nn.parallel._functions import Gather  # what gathers the outputs
+
+# the 0-d losses of two replicas; "meta" stands in for two GPUs here
+losses = [torch.tensor(0.0, device="meta"), torch.tensor(0.0, device="meta")]
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        Gather.apply("cpu", 0, *losses)
+    except Exception:  # the copy itself needs GPUs: it fails here
+        pass
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+
+# %% scalar-gather-checks tags=["remove-cell"]
+assert len(caught) == 1 and caught[0].category is UserWarning
+assert str(caught[0].message).startswith(
+    "Was asked to gather along dimension 0, but all input tensors were "
+    "scalars; will instead unsqueeze and return a vector")
+
+# %% replica-losses
+torch.manual_seed(0)
+logits = torch.randn(5, 3)  # a batch of 5
+labels = torch.tensor([0, 2, 1, 1, 0])
+per_sample = nn.functional.cross_entropy(logits, labels, reduction="none")
+chunks = per_sample.chunk(2)  # the rows each of 2 GPUs gets: 3 and 2
+per_gpu = torch.stack([chunk.mean() for chunk in chunks])  # the gathered vector
+print("per-GPU losses:", per_gpu)
+print("their mean:    ", per_gpu.mean())
+print("full batch:    ", per_sample.mean())
+sizes = torch.tensor([len(chunk) for chunk in chunks])
+print("weighted:      ", (per_gpu * sizes).sum() / sizes.sum())
+sums = torch.stack([chunk.sum() for chunk in chunks])  # reduction="sum"
+print("sums / 5:      ", sums.sum() / len(labels))
+
+# %% replica-losses-checks tags=["remove-cell"]
+assert [len(chunk) for chunk in chunks] == [3, 2]
+assert not torch.allclose(per_gpu.mean(), per_sample.mean())
+assert torch.allclose((per_gpu * sizes).sum() / sizes.sum(), per_sample.mean())
+assert torch.allclose(sums.sum() / len(labels), per_sample.mean())
+
+# %% replica-weights
+x = per_sample.detach().requires_grad_()  # each sample's loss
+mean_of_means = torch.stack([chunk.mean() for chunk in x.chunk(2)]).mean()
+print("weight of each sample:", torch.autograd.grad(mean_of_means, x)[0])
+print("full-batch mean:      ", torch.autograd.grad(x.mean(), x)[0])
+
+# %% replica-weights-checks tags=["remove-cell"]
+weights = torch.autograd.grad(mean_of_means, x)[0]
+assert torch.allclose(weights, torch.tensor([1 / 6] * 3 + [1 / 4] * 2))
+assert torch.allclose(torch.autograd.grad(x.mean(), x)[0], torch.full((5,), 0.2))

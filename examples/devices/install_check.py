@@ -651,3 +651,29 @@ import importlib.util
 
 # the torch found on this interpreter's path is the one imported
 assert importlib.util.find_spec("torch").origin == torch.__file__
+
+# %% segfault
+# a simulation: a module whose import reads memory at address 0, as a
+# native library that crashes while it loads
+Path("crashes_on_import.py").write_text(
+    "import ctypes\n\nctypes.c_int.from_address(0).value\n")
+code = "import crashes_on_import"
+run = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code],
+                     capture_output=True, text=True)
+print("exit code:", run.returncode, signal.Signals(-run.returncode).name)
+for line in run.stderr.splitlines():
+    if "<frozen importlib" not in line:  # Python's import machinery
+        print(re.sub(r"0x[0-9a-f]+", "0x…", line))  # the thread's address
+
+# %% segfault-checks tags=["remove-cell"]
+assert run.returncode == -signal.SIGSEGV == -11
+assert run.stderr.startswith("Fatal Python error: Segmentation fault")
+assert 'crashes_on_import.py", line 3 in <module>' in run.stderr
+assert '"<string>", line 1 in <module>' in run.stderr
+# without -X faulthandler: no Python stack at all, and a shell says 139
+bare = subprocess.run([sys.executable, "-c", "import crashes_on_import"],
+                      capture_output=True, text=True)
+assert bare.returncode == -11 and "crashes_on_import" not in bare.stderr
+shell = subprocess.run(["sh", "-c", f'"{sys.executable}" -c "import crashes_on_import"; echo $?'],
+                       capture_output=True, text=True)
+assert shell.stdout.strip() == "139", shell.stdout

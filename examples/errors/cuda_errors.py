@@ -600,3 +600,32 @@ if library.is_file():  # Linux CUDA wheels
     with open(library, "rb") as file:
         with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as text:
             assert text.find(b"cuDNN error: ") >= 0
+
+# %% bf16-linear raises="RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and Float"
+linear = nn.Linear(4, 3)  # float32 weights
+x = torch.randn(2, 4, dtype=torch.bfloat16)  # bfloat16 data
+linear(x)
+
+# %% bf16-conv raises="RuntimeError: Input type (c10::BFloat16) and bias type (float) should be the same"
+conv = nn.Conv1d(4, 3, kernel_size=1)
+conv(x.unsqueeze(-1))  # (batch, channels, length)
+
+# %% bf16-rnn raises="ValueError"
+lstm = nn.LSTM(4, 3, batch_first=True)
+lstm(x.unsqueeze(1))  # (batch, time, features)
+
+# %% bf16-fix
+print(linear(x.to(linear.weight.dtype)).dtype)  # the input follows the model
+linear_bf16 = nn.Linear(4, 3).bfloat16()  # or the model follows the input
+print(linear_bf16(x).dtype)
+with torch.autocast("cpu", dtype=torch.bfloat16):  # or autocast casts
+    print(linear(x).dtype, conv(x.unsqueeze(-1)).dtype)
+print(linear.weight.dtype, conv.weight.dtype)  # the weights stay float32
+
+# %% bf16-fix-checks tags=["remove-cell"]
+assert linear(x.float()).dtype == torch.float32
+assert linear_bf16(x).dtype == linear_bf16.weight.dtype == torch.bfloat16
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    assert linear(x).dtype == conv(x.unsqueeze(-1)).dtype == torch.bfloat16
+    assert linear(x.float()).dtype == torch.bfloat16  # a float32 input too
+assert linear.weight.dtype == conv.weight.dtype == torch.float32

@@ -669,3 +669,151 @@ for k, d in ((3, 1), (5, 1), (3, 2), (4, 2)):
     half = d * (k - 1) // 2
     assert torch.equal(ones_conv(k, dilation=d, padding="same")(x),
                        ones_conv(k, dilation=d, padding=half)(x))
+
+# %% ceil-mode
+x = torch.arange(1.0, 6.0).reshape(1, 1, 5)  # length 5
+pool = nn.MaxPool1d(kernel_size=2, stride=2, padding=1, ceil_mode=True)
+print(pool(x))
+# the documented formula, rounded up: (5 + 2*1 - 1*(2 - 1) - 1) / 2 + 1
+print(math.ceil((5 + 2 * 1 - 1 * (2 - 1) - 1) / 2 + 1))
+
+# %% ceil-mode-checks tags=["remove-cell"]
+assert torch.equal(pool(x), torch.tensor([[[1.0, 3.0, 5.0]]]))
+assert pool(x).shape[-1] == 3
+assert math.ceil((5 + 2 - 1 - 1) / 2 + 1) == 4
+# without ceil_mode the same layer also gives 3
+assert nn.MaxPool1d(2, 2, padding=1)(x).shape[-1] == 3
+# the windows hold (pad, 1), (2, 3), (4, 5): their maxima are inputs 0, 2, 4
+_, where = nn.MaxPool1d(2, 2, padding=1, ceil_mode=True, return_indices=True)(x)
+assert where.tolist() == [[[0, 2, 4]]]
+# the fourth window would start at position 6 of the padded input (0-based):
+# the right padding, since 5 inputs + 1 zero of left padding end at 6
+padded = F.pad(x, (1, 1), value=float("-inf"))
+assert padded.shape[-1] == 7 and padded[0, 0, 6] == float("-inf")
+
+# %% pool-out
+def pool_out(length, k, stride, padding=0, dilation=1, ceil_mode=False):
+    span = length + 2 * padding - dilation * (k - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    # a last window that would start in the right padding is dropped
+    if ceil_mode and (out - 1) * stride >= length + padding:
+        out -= 1
+    return out
+
+
+print("k s p  ceil_mode    L =", *range(4, 10))
+for k, s, p in [(2, 2, 0), (2, 2, 1), (3, 2, 1)]:
+    for ceil_mode in (False, True):
+        row = []
+        for length in range(4, 10):
+            pool = nn.MaxPool1d(k, s, padding=p, ceil_mode=ceil_mode)
+            out = pool(torch.zeros(1, 1, length)).shape[-1]
+            assert out == pool_out(length, k, s, p, ceil_mode=ceil_mode)
+            row.append(out)
+        print(f"{k} {s} {p}  {ceil_mode!s:<5}      out =", *row)
+
+# %% pool-out-checks tags=["remove-cell"]
+# the helper matches MaxPool1d and AvgPool1d over a grid, dilation included
+for length, k, s, p, d in itertools.product(
+    range(1, 13), range(1, 5), range(1, 5), range(3), range(1, 3)
+):
+    if p > k // 2 or d * (k - 1) + 1 > length + 2 * p:
+        continue  # settings the layers refuse
+    for ceil_mode in (False, True):
+        got = nn.MaxPool1d(k, s, p, d, ceil_mode=ceil_mode)(
+            torch.zeros(1, 1, length)).shape[-1]
+        assert got == pool_out(length, k, s, p, d, ceil_mode), (length, k, s, p, d)
+        if d == 1:
+            got = nn.AvgPool1d(k, s, p, ceil_mode=ceil_mode)(
+                torch.zeros(1, 1, length)).shape[-1]
+            assert got == pool_out(length, k, s, p, 1, ceil_mode)
+# the table's values: for k=2, s=2, padding=1, ceil_mode changes nothing
+assert [pool_out(n, 2, 2, 1, ceil_mode=True) for n in range(4, 10)] \
+    == [3, 3, 4, 4, 5, 5] == [pool_out(n, 2, 2, 1) for n in range(4, 10)]
+assert [pool_out(n, 2, 2, 0, ceil_mode=True) for n in range(4, 10)] \
+    == [2, 3, 3, 4, 4, 5]
+assert [pool_out(n, 2, 2, 0) for n in range(4, 10)] == [2, 2, 3, 3, 4, 4]
+# k=2, s=2: without padding ceil_mode adds one output at odd lengths only;
+# with padding=1 it changes nothing at any length
+for n in range(2, 60):
+    no_pad = [nn.MaxPool1d(2, 2, ceil_mode=c)(torch.zeros(1, 1, n)).shape[-1]
+              for c in (False, True)]
+    assert no_pad[1] - no_pad[0] == n % 2
+    pad = [nn.MaxPool1d(2, 2, 1, ceil_mode=c)(torch.zeros(1, 1, n)).shape[-1]
+           for c in (False, True)]
+    assert pad[0] == pad[1]
+assert [pool_out(n, 3, 2, 1, ceil_mode=True) for n in range(4, 10)] \
+    == [3, 3, 4, 4, 5, 5]
+assert [pool_out(n, 3, 2, 1) for n in range(4, 10)] == [2, 3, 3, 4, 4, 5]
+# the plain ceil formula without the rule overcounts (2, 2, 1) at odd lengths
+assert math.ceil((7 + 2 - 1 - 1) / 2 + 1) == 5 != pool_out(7, 2, 2, 1, ceil_mode=True)
+# in 2-D each dimension follows the same rule
+pool2d = nn.MaxPool2d(2, 2, padding=1, ceil_mode=True)
+assert pool2d(torch.zeros(1, 1, 5, 6)).shape[-2:] == (
+    pool_out(5, 2, 2, 1, ceil_mode=True), pool_out(6, 2, 2, 1, ceil_mode=True)
+) == (3, 4)
+
+# %% pixel-shuffle
+x = torch.arange(8.0).reshape(1, 8, 1, 1)  # 8 = 2 channels * 2**2
+y = nn.PixelShuffle(2)(x)
+print(tuple(x.shape), "->", tuple(y.shape))
+print(y)
+features = torch.randn(1, 12, 5, 7)  # (N, C * r**2, H, W) with C=3, r=2
+print(tuple(F.pixel_shuffle(features, 2).shape))  # (N, C, H * r, W * r)
+
+# %% pixel-shuffle-checks tags=["remove-cell"]
+assert y.shape == (1, 2, 2, 2)
+assert torch.equal(y[0, 0], torch.tensor([[0.0, 1.0], [2.0, 3.0]]))
+assert torch.equal(y[0, 1], torch.tensor([[4.0, 5.0], [6.0, 7.0]]))
+assert F.pixel_shuffle(features, 2).shape == (1, 3, 10, 14)
+# output[c, h*r + i, w*r + j] = input[c*r*r + i*r + j, h, w]
+out = F.pixel_shuffle(features, 2)
+for c, i, j in itertools.product(range(3), range(2), range(2)):
+    assert torch.equal(out[0, c, i::2, j::2], features[0, c * 4 + i * 2 + j])
+# no parameters: a rearrangement only
+assert list(nn.PixelShuffle(2).parameters()) == []
+
+# %% pixel-shuffle-error raises="RuntimeError: pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=3 is not divisible by 4"
+nn.PixelShuffle(2)(torch.randn(1, 3, 8, 8))  # 3 channels, r = 2
+
+# %% pixel-shuffle-conv
+r = 2
+upsample = nn.Sequential(
+    nn.Conv2d(16, 3 * r**2, kernel_size=3, padding=1),  # out_channels * r**2
+    nn.PixelShuffle(r),
+)
+features = torch.randn(1, 16, 8, 8)
+print(tuple(upsample[0](features).shape), tuple(upsample(features).shape))
+
+# %% pixel-shuffle-conv-checks tags=["remove-cell"]
+assert upsample[0](features).shape == (1, 12, 8, 8)
+assert upsample(features).shape == (1, 3, 16, 16)
+for factor in (2, 3, 4):
+    block = nn.Sequential(nn.Conv2d(16, 5 * factor**2, 1), nn.PixelShuffle(factor))
+    assert block(features).shape == (1, 5, 8 * factor, 8 * factor)
+
+# %% pixel-unshuffle
+image = torch.randn(1, 3, 8, 8)
+down = F.pixel_unshuffle(image, 2)  # (C, H * r, W * r) -> (C * r**2, H, W)
+print(tuple(image.shape), "->", tuple(down.shape))
+print(torch.equal(F.pixel_shuffle(down, 2), image))
+
+# %% pixel-unshuffle-checks tags=["remove-cell"]
+assert down.shape == (1, 12, 4, 4)
+assert torch.equal(F.pixel_shuffle(down, 2), image)
+assert torch.equal(nn.PixelUnshuffle(2)(image), down)
+# the height and width must be divisible by the factor
+try:
+    F.pixel_unshuffle(torch.randn(1, 3, 5, 8), 2)
+except RuntimeError as error:
+    assert "pixel_unshuffle expects height to be divisible by downscale_factor" \
+        in str(error)
+else:
+    raise AssertionError("pixel_unshuffle took an odd height")
+try:
+    F.pixel_unshuffle(torch.randn(1, 3, 8, 5), 2)
+except RuntimeError as error:
+    assert "pixel_unshuffle expects width to be divisible by downscale_factor" \
+        in str(error)
+else:
+    raise AssertionError("pixel_unshuffle took an odd width")

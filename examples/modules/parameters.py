@@ -387,3 +387,126 @@ else:
 converted = nn.LazyLinear(2).to(torch.float64)
 converted(torch.zeros(1, 5, dtype=torch.float64))
 assert converted.weight.dtype == torch.float64
+
+# %% given-copy
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+linear = nn.Linear(3, 2)
+optimizer = torch.optim.SGD(linear.parameters(), lr=0.1)
+given = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # values to put in
+weight = linear.weight
+with torch.no_grad():
+    linear.weight.copy_(given)
+print(linear.weight)
+print(linear.weight is weight)  # the same Parameter object
+linear(torch.ones(1, 3)).sum().backward()
+optimizer.step()
+print(torch.equal(linear.weight, given))  # False: the optimizer updated it
+
+# %% given-copy-checks tags=["remove-cell"]
+assert linear.weight is weight and type(weight) is nn.Parameter
+assert optimizer.param_groups[0]["params"][0] is linear.weight
+assert linear.weight.requires_grad and linear.weight.grad_fn is None
+assert torch.allclose(linear.weight, given - 0.1 * linear.weight.grad)
+assert not torch.equal(linear.weight, given)
+# copy_ also converts: float64 values go into the float32 parameter
+with torch.no_grad():
+    linear.weight.copy_(given.double())
+assert linear.weight.dtype == torch.float32 and torch.equal(linear.weight, given)
+# the shape must match, or broadcast to the parameter's
+try:
+    with torch.no_grad():
+        linear.weight.copy_(torch.zeros(3, 2))
+except RuntimeError as error:
+    assert "must match the size" in str(error)
+else:
+    raise AssertionError("copy_ took a tensor of another shape")
+with torch.no_grad():
+    linear.weight.copy_(torch.tensor([1.0, 2.0, 3.0]))  # broadcast over rows
+assert torch.equal(linear.weight, torch.tensor([[1.0, 2, 3], [1, 2, 3]]))
+with torch.no_grad():
+    linear.weight.copy_(given)
+
+# %% given-new-parameter
+linear.weight = nn.Parameter(given.clone())  # a new Parameter object
+held = optimizer.param_groups[0]["params"]
+print(any(p is linear.weight for p in held))
+linear.zero_grad()
+linear(torch.ones(1, 3)).sum().backward()
+optimizer.step()
+print(torch.equal(linear.weight, given))  # True: nothing updated it
+
+# %% given-new-parameter-checks tags=["remove-cell"]
+assert not any(p is linear.weight for p in held)
+assert held[0] is weight  # the optimizer still steps the old Parameter
+assert linear.weight.grad is not None  # the gradient went to the new one
+assert torch.equal(linear.weight, given)
+assert [n for n, _ in linear.named_parameters()] == ["weight", "bias"]
+# an optimizer built afterwards holds it and updates it
+optimizer = torch.optim.SGD(linear.parameters(), lr=0.1)
+optimizer.step()
+assert not torch.equal(linear.weight, given)
+
+# %% given-in-forward raises="TypeError: cannot assign 'torch.FloatTensor' as parameter 'weight' (torch.nn.Parameter or None expected)"
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(2, 3))
+        self.scale = nn.Parameter(torch.ones(2, 1))
+
+    def forward(self, x):
+        self.weight = self.weight * self.scale  # a tensor, not a Parameter
+        return x @ self.weight.T
+
+
+Scaled()(torch.randn(4, 3))
+
+# %% given-in-forward-fix
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(2, 3))
+        self.scale = nn.Parameter(torch.ones(2, 1))
+
+    def forward(self, x):
+        weight = self.weight * self.scale  # a local: computed at each call
+        return F.linear(x, weight)
+
+
+scaled = Scaled()
+scaled(torch.randn(4, 3)).sum().backward()
+print([(name, p.grad is not None) for name, p in scaled.named_parameters()])
+
+# %% given-in-forward-fix-checks tags=["remove-cell"]
+assert [n for n, _ in scaled.named_parameters()] == ["weight", "scale"]
+assert scaled.weight.grad is not None and scaled.scale.grad is not None
+assert type(scaled.weight) is nn.Parameter  # forward left it as it was
+x = torch.randn(4, 3)
+assert torch.allclose(scaled(x), x @ (scaled.weight * scaled.scale).T)
+
+# %% given-del
+fixed = nn.Linear(3, 2)
+del fixed.weight  # unregister the parameter first
+fixed.register_buffer("weight", given.clone())  # now a fixed tensor
+print([name for name, _ in fixed.named_parameters()])
+print([name for name, _ in fixed.named_buffers()], list(fixed.state_dict()))
+x = torch.ones(1, 3)
+print(torch.equal(fixed(x), F.linear(x, given, fixed.bias)))
+
+# %% given-del-checks tags=["remove-cell"]
+assert [n for n, _ in fixed.named_parameters()] == ["bias"]
+assert [n for n, _ in fixed.named_buffers()] == ["weight"]
+assert list(fixed.state_dict()) == ["bias", "weight"]
+assert not fixed.weight.requires_grad and type(fixed.weight) is torch.Tensor
+assert torch.equal(fixed(x), F.linear(x, given, fixed.bias))
+fixed.to(torch.float64)  # the buffer follows .to()
+assert fixed.weight.dtype == torch.float64
+# a plain tensor also goes in after del, but is neither saved nor converted
+plain = nn.Linear(3, 2)
+del plain.weight
+plain.weight = given.clone()
+assert [n for n, _ in plain.named_parameters()] == ["bias"]
+assert list(plain.state_dict()) == ["bias"]
+plain.to(torch.float64)
+assert plain.weight.dtype == torch.float32 and plain.bias.dtype == torch.float64

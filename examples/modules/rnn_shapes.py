@@ -475,3 +475,82 @@ assert mixed.shape == (2, 5, VOCAB) and mixed.requires_grad
 decoder.zero_grad()
 F.cross_entropy(mixed.flatten(0, 1), target.flatten()).backward()
 assert decoder.gru.weight_hh_l0.grad.abs().sum() > 0
+
+# %% rank-2d
+lstm = nn.LSTM(input_size=3, hidden_size=5, batch_first=True)
+x = torch.randn(4, 3)  # meant as a batch: 4 samples of 3 features
+output, (h_n, c_n) = lstm(x)  # read as one sequence of 4 steps
+print(tuple(output.shape), tuple(h_n.shape))
+x_changed = x.clone()
+x_changed[0] += 1.0  # change the first sample only
+output_changed, _ = lstm(x_changed)
+print(torch.equal(output[1:], output_changed[1:]))  # the others change too
+
+# %% rank-2d-checks tags=["remove-cell"]
+# no error; the 2-D input is one unbatched sequence whatever batch_first says
+assert output.shape == (4, 5) and h_n.shape == c_n.shape == (1, 5)
+assert torch.allclose(output, lstm(x.unsqueeze(0))[0][0], atol=1e-6)
+for i in range(1, 4):
+    assert not torch.allclose(output[i], output_changed[i])
+seq_first = nn.LSTM(3, 5)
+seq_first.load_state_dict(lstm.state_dict())
+assert torch.allclose(seq_first(x)[0], output, atol=1e-6)
+
+# %% rank-2d-fix
+steps = x.unsqueeze(1)  # batch_first=True: (batch, seq_len=1, features)
+output, (h_n, c_n) = lstm(steps)
+print(tuple(steps.shape), tuple(output.shape), tuple(h_n.shape))
+seq_first = nn.LSTM(input_size=3, hidden_size=5)  # batch_first=False
+seq_first.load_state_dict(lstm.state_dict())  # the same weights
+steps_tf = x.unsqueeze(0)  # (seq_len=1, batch, features)
+output_tf, (h_n_tf, c_n_tf) = seq_first(steps_tf)
+print(tuple(steps_tf.shape), tuple(output_tf.shape), tuple(h_n_tf.shape))
+output_changed, _ = lstm(x_changed.unsqueeze(1))
+print(torch.equal(output[1:], output_changed[1:]))  # each sample on its own
+
+# %% rank-2d-fix-checks tags=["remove-cell"]
+assert steps.shape == (4, 1, 3) and output.shape == (4, 1, 5)
+assert h_n.shape == (1, 4, 5) and steps_tf.shape == (1, 4, 3)
+assert output_tf.shape == (1, 4, 5) and h_n_tf.shape == (1, 4, 5)
+assert torch.allclose(output[:, 0], output_tf[0], atol=1e-6)
+assert torch.allclose(h_n, h_n_tf, atol=1e-6)
+assert torch.equal(output[1:], output_changed[1:])
+assert not torch.allclose(output[0], output_changed[0])
+# one sequence of 4 steps, batched: unsqueeze(0) with batch_first=True
+one = lstm(x.unsqueeze(0))[0]
+assert one.shape == (1, 4, 5)
+# and unsqueeze(1) without batch_first: the same numbers as the 2-D input
+one_tf = seq_first(x.unsqueeze(1))[0]
+assert one_tf.shape == (4, 1, 5)
+assert torch.allclose(one_tf[:, 0], one[0], atol=1e-6)
+assert torch.allclose(one[0], lstm(x)[0], atol=1e-6)
+
+# %% rank-1d raises="ValueError: LSTM: Expected input to be 2D or 3D, got 1D instead"
+lstm(torch.randn(3))  # one feature vector
+
+# %% rank-4d raises="ValueError: LSTM: Expected input to be 2D or 3D, got 4D instead"
+lstm(torch.randn(4, 7, 1, 3))  # (batch, seq_len, 1, features)
+
+# %% rank-4d-checks tags=["remove-cell"]
+# GRU and RNN check the rank the same way
+for cls, name in ((nn.GRU, "GRU"), (nn.RNN, "RNN")):
+    for shape in ((3,), (4, 7, 1, 3)):
+        try:
+            cls(3, 5, batch_first=True)(torch.randn(*shape))
+        except ValueError as error:
+            assert str(error).startswith(
+                f"{name}: Expected input to be 2D or 3D, got {len(shape)}D"
+            )
+        else:
+            raise AssertionError(f"{name} took a {len(shape)}-D input")
+# the fixes: a batch of one for 1-D, squeeze the extra dimension for 4-D
+assert lstm(torch.randn(3).view(1, 1, 3))[0].shape == (1, 1, 5)
+assert lstm(torch.randn(4, 7, 1, 3).squeeze(2))[0].shape == (4, 7, 5)
+frames = torch.randn(2, 7, 3, 4)  # (batch, seq_len, H, W)
+try:
+    nn.LSTM(12, 5, batch_first=True)(frames)
+except ValueError as error:
+    assert "got 4D instead" in str(error)
+else:
+    raise AssertionError("the LSTM took a 4-D input")
+assert nn.LSTM(12, 5, batch_first=True)(frames.flatten(2))[0].shape == (2, 7, 5)

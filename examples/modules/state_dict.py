@@ -494,3 +494,161 @@ assert not isinstance(outer, (nn.DataParallel,
                               nn.parallel.DistributedDataParallel))
 assert isinstance(wrapped, (nn.DataParallel,
                             nn.parallel.DistributedDataParallel))
+
+# %% none-buffer
+class Cache(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", None)  # filled in at the first call
+
+    def forward(self, x):
+        if self.table is None:
+            self.table = torch.linspace(0.0, 1.0, x.shape[-1])
+        return x * self.table
+
+
+cache = Cache()
+print([name for name, _ in cache.named_buffers()], list(cache.state_dict()))
+cache(torch.ones(2, 4))
+print([name for name, _ in cache.named_buffers()], list(cache.state_dict()))
+checkpoint = cache.state_dict()
+
+# %% none-buffer-checks tags=["remove-cell"]
+assert "table" in cache._buffers and cache._buffers["table"] is not None
+assert list(checkpoint) == ["table"] and checkpoint["table"].shape == (4,)
+# a None buffer is registered (the name is taken) but left out of both
+empty = Cache()
+assert "table" in empty._buffers and empty.table is None
+assert list(empty.named_buffers()) == [] and list(empty.state_dict()) == []
+# and the assigned tensor is a buffer: converted by .to(), not a parameter
+assert list(cache.parameters()) == []
+assert cache.to(torch.float64).table.dtype == torch.float64
+cache.to(torch.float32)
+
+# %% none-buffer-load raises="RuntimeError: Error(s) in loading state_dict for Cache: Unexpected key(s) in state_dict: \"table\"."
+Cache().load_state_dict(checkpoint)
+
+# %% none-buffer-placeholder
+class SizedCache(Cache):
+    def __init__(self, n):
+        super().__init__()
+        self.table = torch.zeros(n)  # a placeholder of the saved shape
+
+
+fresh = SizedCache(4)
+print(fresh.load_state_dict(checkpoint), fresh.table)
+
+# %% none-buffer-placeholder-checks tags=["remove-cell"]
+assert torch.equal(fresh.table, checkpoint["table"])
+assert [n for n, _ in fresh.named_buffers()] == ["table"]
+# the placeholder must have the saved shape
+try:
+    SizedCache(3).load_state_dict(checkpoint)
+except RuntimeError as error:
+    assert "size mismatch for table" in str(error)
+else:
+    raise AssertionError("a placeholder of another shape loaded")
+
+# %% none-buffer-strict-false
+fresh = Cache()
+result = fresh.load_state_dict(checkpoint, strict=False)
+print(result)
+assert result.missing_keys == [] and result.unexpected_keys == ["table"]
+fresh.table = checkpoint["table"].clone()  # set what was skipped
+
+# %% none-buffer-strict-false-checks tags=["remove-cell"]
+assert torch.equal(fresh.table, checkpoint["table"])
+assert fresh.table.data_ptr() != checkpoint["table"].data_ptr()
+assert list(fresh.state_dict()) == ["table"]
+
+# %% none-buffer-hook
+class LoadableCache(Cache):
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        key = prefix + "table"
+        if self.table is None and key in state_dict:
+            # make room: an empty buffer of the saved shape and dtype
+            self.table = torch.empty_like(state_dict[key])
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+
+fresh = LoadableCache()
+print(fresh.load_state_dict(checkpoint), fresh.table)
+nested = nn.Sequential(LoadableCache())  # keys with a prefix: "0.table"
+print(nested.load_state_dict({"0.table": checkpoint["table"]}))
+
+# %% none-buffer-hook-checks tags=["remove-cell"]
+assert torch.equal(fresh.table, checkpoint["table"])
+assert torch.equal(nested[0].table, checkpoint["table"])
+# copied, not shared with the checkpoint
+assert fresh.table.data_ptr() != checkpoint["table"].data_ptr()
+# a checkpoint saved before the first call has no key: loads, stays None
+before = LoadableCache()
+assert not before.load_state_dict(Cache().state_dict()).unexpected_keys
+assert before.table is None
+x = torch.ones(1, 4)
+assert torch.equal(fresh(x), cache(x))
+# built-in layers override _load_from_state_dict too
+assert nn.BatchNorm1d._load_from_state_dict is not nn.Module._load_from_state_dict
+
+# %% none-buffer-public-hook-checks tags=["remove-cell"] holds=">=2.5" about="none-buffer-hook" claim="`nn.Module.register_load_state_dict_pre_hook` exists and can create a `None` buffer before loading"
+def make_room(module, state_dict, prefix, *args):
+    if module.table is None and prefix + "table" in state_dict:
+        module.table = torch.empty_like(state_dict[prefix + "table"])
+
+
+hooked = Cache()
+hooked.register_load_state_dict_pre_hook(make_room)
+assert not hooked.load_state_dict(checkpoint).unexpected_keys
+assert torch.equal(hooked.table, checkpoint["table"])
+
+# %% buffer-alias
+class Normalize(nn.Module):
+    def __init__(self, mean):
+        super().__init__()
+        self.register_buffer("mean", mean)  # the caller's tensor itself
+
+    def forward(self, x):
+        return x - self.mean
+
+
+stats = torch.zeros(3)
+first, second = Normalize(stats), Normalize(stats)
+first.load_state_dict({"mean": torch.tensor([1.0, 2.0, 3.0])})
+print(stats)
+print(second.mean)  # another model, never loaded
+
+# %% buffer-alias-checks tags=["remove-cell"]
+assert first.mean is stats and second.mean is stats
+assert torch.equal(stats, torch.tensor([1.0, 2.0, 3.0]))
+assert torch.equal(second(torch.zeros(3)), -torch.tensor([1.0, 2.0, 3.0]))
+# parameters are copied into in place too
+linear = nn.Linear(2, 1)
+w = linear.weight
+linear.load_state_dict({"weight": torch.ones(1, 2), "bias": torch.zeros(1)})
+assert linear.weight is w and torch.equal(w, torch.ones(1, 2))
+# nn.Parameter(t) shares t's storage: loading changes t as well
+t = torch.zeros(2)
+holder = nn.Module()
+holder.p = nn.Parameter(t)
+holder.load_state_dict({"p": torch.ones(2)})
+assert torch.equal(t, torch.ones(2))
+
+# %% buffer-alias-fix
+class Normalize(nn.Module):
+    def __init__(self, mean):
+        super().__init__()
+        self.register_buffer("mean", mean.clone())  # a tensor of its own
+
+    def forward(self, x):
+        return x - self.mean
+
+
+stats = torch.zeros(3)
+first, second = Normalize(stats), Normalize(stats)
+first.load_state_dict({"mean": torch.tensor([1.0, 2.0, 3.0])})
+print(stats, second.mean, first.mean)
+
+# %% buffer-alias-fix-checks tags=["remove-cell"]
+assert torch.equal(stats, torch.zeros(3)) and torch.equal(second.mean, stats)
+assert torch.equal(first.mean, torch.tensor([1.0, 2.0, 3.0]))
+assert first.mean.data_ptr() != stats.data_ptr() != second.mean.data_ptr()

@@ -107,7 +107,7 @@ assert set(state) == (
 )
 
 # %% summary
-def summary(model, x):
+def summary(model, *inputs):  # inputs: the arguments of forward
     rows, names = [], {}
 
     def shapes(output):  # a tensor's shape, or those of the tensors in a tuple
@@ -129,7 +129,7 @@ def summary(model, x):
     model.eval()  # a forward pass in train mode would update BatchNorm
     try:
         with torch.no_grad():
-            model(x)
+            model(*inputs)
     finally:
         for handle in handles:
             handle.remove()
@@ -282,3 +282,44 @@ assert c.get_total_flops() == 2400  # addmm forward + mm for the weight's gradie
 # backward: each weight's gradient (1200 each), and the input gradient of the
 # second layer only (1200): x does not require grad
 assert counter.get_total_flops() == 2400 + 1200 + 1200 + 1200 == 6000
+
+# %% summary-two-inputs
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(100, 8)  # token ids: integers
+        self.meta = nn.Linear(3, 8)  # 3 numeric features per sample
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, tokens, features):
+        text = self.embed(tokens).mean(dim=1)  # average over the tokens
+        return self.head(torch.cat([text, self.meta(features)], dim=1))
+
+
+two = TwoInputs()
+tokens = torch.randint(0, 100, (2, 7))  # (batch, seq_len), int64
+features = torch.randn(2, 3)  # (batch, 3), float32
+two_rows = summary(two, tokens, features)
+
+# %% summary-two-inputs-checks tags=["remove-cell"]
+assert two_rows == [
+    ("embed (Embedding)", [2, 7, 8], 800),
+    ("meta (Linear)", [2, 8], 32),
+    ("head (Linear)", [2, 2], 34),
+]
+assert sum(n for _, _, n in two_rows) == sum(p.numel() for p in two.parameters())
+assert tokens.dtype == torch.int64 and features.dtype == torch.float32
+# the hooks are gone and the model is back in train mode
+assert all(not m._forward_hooks for m in two.modules()) and two.training
+
+# %% summary-float-inputs raises="RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead"
+sizes = [(2, 7), (2, 3)]  # input sizes only, as a size-based tool takes them
+summary(two, *[torch.rand(size) for size in sizes])  # float32 for both
+
+# %% summary-float-inputs-checks tags=["remove-cell"]
+# the failed pass left no hook behind, and the mode as it was
+assert all(not m._forward_hooks for m in two.modules()) and two.training
+# integer ids of the sizes work: the dtype was the problem, not the shapes
+with contextlib.redirect_stdout(io.StringIO()):
+    ok_rows = summary(two, torch.zeros(2, 7, dtype=torch.long), torch.rand(2, 3))
+assert [r[1] for r in ok_rows] == [r[1] for r in two_rows]

@@ -343,3 +343,43 @@ assert done.returncode == 0, done.stderr
 size, error = done.stdout.splitlines()
 assert int(size) == default, (size, default)
 assert error.startswith("Error: cannot set number of interop threads"), error
+
+# %% worker-threads tags=["varies"]
+import numpy as np
+
+
+def os_threads():  # Linux: one entry per thread of this process
+    return len(os.listdir("/proc/self/task"))
+
+
+class ThreadReport(Dataset):
+    """Each sample says how many threads its worker runs"""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        before = os_threads()
+        a = np.ones((300, 300))
+        a @ a  # numpy's matrix product runs on its own BLAS threads
+        return torch.get_num_threads(), before, os_threads()
+
+
+main_threads = torch.get_num_threads()
+torch.set_num_threads(4)  # the main process asks for 4 threads
+reports = list(DataLoader(ThreadReport(), batch_size=None, num_workers=2))
+for torch_threads, before, after in reports:
+    print(f"worker: {torch_threads} torch thread, OS threads: "
+          f"{before} before numpy's product, {after} after")
+print("main process:", torch.get_num_threads(), "torch threads")
+torch.set_num_threads(main_threads)
+
+# %% worker-threads-checks tags=["remove-cell"]
+assert len(reports) == 2
+assert all(torch_threads == 1 for torch_threads, _, _ in reports)
+assert torch.get_num_threads() == main_threads
+limits = [os.environ.get(name) for name in
+          ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")]
+if sys.platform == "linux" and os.cpu_count() > 1 and not any(limits):
+    # numpy's BLAS started threads of its own in each worker
+    assert all(after > before for _, before, after in reports), reports

@@ -296,6 +296,46 @@ assert torch.equal(x.long(), x.trunc().long())
 assert x.floor().long().tolist() == [-2, -1, 0, 1]
 assert x.round().long().tolist() == [-2, 0, 0, 2]  # halves to even
 
+# %% uint8-setitem raises="RuntimeError: value cannot be converted to type uint8_t without overflow"
+pixels = torch.tensor([0, 100, 250], dtype=torch.uint8)  # 0 to 255
+pixels[0] = 300
+
+# %% uint8-fill raises="RuntimeError: value cannot be converted to type uint8_t without overflow"
+pixels.fill_(300)
+
+# %% uint8-tensor raises="RuntimeError: value cannot be converted to type uint8 without overflow"
+torch.tensor([255, 300], dtype=torch.uint8)
+
+# %% uint8-silent
+pixels[0] = -1  # accepted: stored as 255
+print(pixels)
+print(pixels + 10)  # uint8 arithmetic wraps modulo 256, no error
+print(pixels.to(torch.int64) + 10)  # convert first
+
+# %% uint8-silent-checks tags=["remove-cell"]
+assert pixels.tolist() == [255, 100, 250]
+assert (pixels + 10).dtype == torch.uint8
+assert (pixels + 10).tolist() == [9, 110, 4]
+assert (pixels.to(torch.int64) + 10).tolist() == [265, 110, 260]
+# the failed assignments left pixels as they were
+assert pixels[1:].tolist() == [100, 250]
+
+# %% count-mask
+x = torch.rand(1000)
+above = (x > 0.5).sum()  # counting a bool mask: the sum is int64
+print(above.dtype, above.item(), type(above.item()).__name__)
+ones = torch.ones(300, dtype=torch.uint8)
+print(ones.sum(), ones.sum().dtype)  # 300, not 300 % 256
+
+# %% count-mask-checks tags=["remove-cell"]
+assert above.dtype == torch.int64 and isinstance(above.item(), int)
+assert above.item() == int((x > 0.5).long().sum())
+assert ones.sum().dtype == torch.int64 and ones.sum().item() == 300
+assert (x > 0.5).to(torch.uint8).sum().item() == above.item()
+assert ones.cumsum(0).dtype == torch.int64  # cumsum promotes as well
+# a sum kept in uint8 on purpose still wraps
+assert ones.sum(dtype=torch.uint8).item() == 300 % 256
+
 # %% list-of-arrays
 arrays = [np.full(3, float(i)) for i in range(4)]  # e.g. one array per sample
 x = torch.tensor(arrays)
@@ -386,6 +426,46 @@ for steps in range(1, 40):  # linspace: always steps values
     assert len(torch.linspace(0.1, 1.3, steps)) == steps
 for n in range(1, 40):  # integer arange: always end - start values
     assert len(torch.arange(n, 2 * n) / 10) == n
+
+# %% range-vs-arange
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    r = torch.range(0, 5)
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+print(r, r.dtype)  # the end, 5, is in; float32
+a = torch.arange(0, 5)
+print(a, a.dtype)  # the end is left out; int64 from int arguments
+print(torch.arange(0.0, 5).dtype)  # a float argument: float32
+
+# %% range-vs-arange-checks tags=["remove-cell"]
+assert [w.category for w in caught] == [UserWarning]
+assert str(caught[0].message).startswith(
+    "torch.range is deprecated and will be removed in a future release "
+    "because its behavior is inconsistent with Python's range builtin. "
+    "Instead, use torch.arange, which produces values in [start, end)."
+)
+assert r.dtype == torch.float32 and r.tolist() == [0, 1, 2, 3, 4, 5]
+assert a.dtype == torch.int64 and a.tolist() == list(range(0, 5))
+assert torch.arange(0.0, 5).dtype == torch.float32
+
+# %% range-replace
+print(torch.arange(0, 5 + 1))  # torch.range(0, 5) without the warning
+print(torch.arange(0, 5 + 1, dtype=torch.float32))  # and in its dtype
+print(torch.linspace(0, 1, steps=11))  # a float step with both ends in
+
+# %% range-replace-checks tags=["remove-cell"]
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert torch.equal(torch.arange(0, 5 + 1, dtype=torch.float32),
+                       torch.range(0, 5))
+    old = torch.range(0, 1, 0.1)
+assert torch.equal(torch.arange(0, 5 + 1), torch.tensor([0, 1, 2, 3, 4, 5]))
+fixed = torch.linspace(0, 1, steps=11)
+assert len(fixed) == len(old) == 11 and fixed[0] == 0 and fixed[-1] == 1
+assert torch.allclose(fixed, old)
 
 # %% not-writable
 import textwrap

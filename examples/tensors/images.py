@@ -38,6 +38,34 @@ bgr = img.flip(-1)
 assert torch.equal(bgr[..., 0], img[..., 2]) and torch.equal(bgr.flip(-1), img)
 assert torch.equal(img[..., [2, 1, 0]], bgr)
 
+# %% permute-gray raises="RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3"
+gray_hw = torch.zeros(4, 5, dtype=torch.uint8)  # grayscale: (H, W), no C
+gray_hw.permute(2, 0, 1)
+
+# %% permute-gray-fix
+print(gray_hw.unsqueeze(0).shape)  # (1, H, W): one channel, first
+print(gray_hw.unsqueeze(-1).permute(2, 0, 1).shape)  # the same, via (H, W, 1)
+
+# %% permute-gray-fix-checks tags=["remove-cell"]
+assert gray_hw.unsqueeze(0).shape == (1, 4, 5)
+assert torch.equal(gray_hw.unsqueeze(-1).permute(2, 0, 1), gray_hw.unsqueeze(0))
+
+# %% permute-batch raises="RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 4 is not equal to len(dims) = 3"
+frames = torch.stack([img, img])  # a batch of (H, W, C) images: (N, H, W, C)
+frames.permute(2, 0, 1)
+
+# %% permute-batch-fix
+print(frames.permute(0, 3, 1, 2).shape)  # (N, C, H, W)
+# movedim names only the dimension that moves: channels last to third last
+print(frames.movedim(-1, -3).shape, img.movedim(-1, -3).shape)
+
+# %% permute-batch-fix-checks tags=["remove-cell"]
+assert frames.shape == (2, 2, 3, 3)
+assert frames.permute(0, 3, 1, 2).shape == (2, 3, 2, 3)
+assert torch.equal(frames.movedim(-1, -3), frames.permute(0, 3, 1, 2))
+assert torch.equal(img.movedim(-1, -3), chw)  # the same call for one image
+assert torch.equal(frames.permute(0, 3, 1, 2)[1], chw)
+
 # %% reshape-scrambles
 wrong = img.reshape(3, 2, 3)  # the right shape, the wrong pixels
 print(wrong[0])  # "red" holds red, green and blue values
@@ -332,6 +360,53 @@ assert torch.equal(reflected[1, :], torch.tensor([2.0, 1, 2, 3, 2]))
 assert reflected[0, 0] == 5  # the edge itself is not repeated
 replicated = F.pad(square, (1, 1, 1, 1), mode="replicate")[0, 0]
 assert torch.equal(replicated[0, :], torch.tensor([1.0, 1, 2, 3, 3]))
+
+# %% pad-reflect-large raises="RuntimeError: Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (5, 5) at dimension 3 of input [1, 1, 4, 4]"
+small = torch.arange(16.0).reshape(1, 1, 4, 4)  # 4 x 4
+F.pad(small, (5, 5, 5, 5), mode="reflect")  # 5 pixels on each side
+
+# %% pad-reflect-large-checks tags=["remove-cell"]
+# the same limit in the module and in a convolution's padding_mode
+for make in (
+    lambda: torch.nn.ReflectionPad2d(4)(small),
+    lambda: torch.nn.Conv2d(1, 1, 3, padding=4, padding_mode="reflect")(small),
+):
+    try:
+        make()
+    except RuntimeError as error:
+        assert "Padding size should be less than the corresponding input" \
+            in str(error)
+    else:
+        raise AssertionError("reflect padding of 4 on a size of 4 worked")
+assert torch.nn.ReflectionPad2d(3)(small).shape == (1, 1, 10, 10)
+
+# %% pad-reflect-large-fix
+print(F.pad(small, (3, 3, 3, 3), mode="reflect").shape)  # 3 < 4: allowed
+print(F.pad(small, (5, 5, 5, 5), mode="replicate").shape)  # no limit
+print(F.pad(small, (4, 4, 4, 4), mode="circular").shape)  # up to the size
+# reflect in two steps: 3, then 2 more on the larger image
+steps = F.pad(F.pad(small, (3, 3, 3, 3), mode="reflect"), (2, 2, 2, 2),
+              mode="reflect")
+print(steps.shape)
+print(steps[0, 0, 5])  # the first row of the image, mirrored again and again
+
+# %% pad-reflect-large-fix-checks tags=["remove-cell"]
+import numpy as np
+
+assert F.pad(small, (3, 3, 3, 3), mode="reflect").shape == (1, 1, 10, 10)
+assert F.pad(small, (5, 5, 5, 5), mode="replicate").shape == (1, 1, 14, 14)
+assert F.pad(small, (4, 4, 4, 4), mode="circular").shape == (1, 1, 12, 12)
+try:
+    F.pad(small, (5, 5, 5, 5), mode="circular")
+except RuntimeError as error:
+    assert "wrapping around more than once" in str(error)
+else:
+    raise AssertionError("circular padding past the size worked")
+assert steps.shape == (1, 1, 14, 14)
+# the steps give what NumPy's reflect gives for a padding of 5 at once
+assert np.array_equal(steps[0, 0].numpy(),
+                      np.pad(small[0, 0].numpy(), 5, mode="reflect"))
+assert torch.equal(steps[0, 0, 5, 5:9], small[0, 0, 0])
 
 # %% joint-transform
 torch.manual_seed(2)
@@ -868,6 +943,41 @@ else:
     raise AssertionError("PNG stored float pixels")
 gray8 = Image.fromarray((x[0] * 255).round().to(torch.uint8).numpy())
 assert gray8.mode == "L" and gray8.size == (5, 4)
+
+# %% float-wraps
+pixels_f = torch.tensor([-0.1, 0.0, 0.5, 1.0, 1.2])  # two outside [0, 1]
+print(pixels_f.mul(255))
+print(pixels_f.mul(255).byte())  # no clamp: the values wrap around
+
+# %% float-wraps-checks tags=["remove-cell"]
+wrapped = pixels_f.mul(255).byte()
+assert wrapped.tolist() == [231, 0, 127, 255, 50]
+# modulo 256 of the value truncated toward zero
+assert torch.equal(wrapped,
+                   (pixels_f.mul(255).trunc().long() % 256).to(torch.uint8))
+assert wrapped[0] > wrapped[2] > wrapped[4]  # the darkest became the brightest
+
+# %% float-wraps-torchvision tags=["remove-cell", "requires-torchvision"]
+# torchvision's to_pil_image converts a float tensor with mul(255).byte()
+import numpy as np
+from torchvision.transforms.functional import to_pil_image
+
+rgb = to_pil_image(pixels_f.reshape(1, 1, 5).repeat(3, 1, 1))
+assert np.asarray(rgb)[0, :, 0].tolist() == [231, 0, 127, 255, 50]
+
+# %% float-wraps-fix
+print(pixels_f.clamp(0, 1).mul(255).byte())  # clamp first
+normalised = (pixels_f.clamp(0, 1) - 0.5) / 0.25  # mean 0.5, std 0.25
+print(normalised.mul(255).byte())  # converted as it is: false colours
+print((normalised * 0.25 + 0.5).clamp(0, 1).mul(255).byte())  # undo first
+
+# %% float-wraps-fix-checks tags=["remove-cell"]
+assert pixels_f.clamp(0, 1).mul(255).byte().tolist() == [0, 0, 127, 255, 255]
+assert normalised.min() == -2 and normalised.max() == 2
+assert not torch.equal(normalised.mul(255).byte(),
+                       pixels_f.clamp(0, 1).mul(255).byte())
+assert torch.equal((normalised * 0.25 + 0.5).clamp(0, 1).mul(255).byte(),
+                   pixels_f.clamp(0, 1).mul(255).byte())
 
 # %% normalise-gray raises="RuntimeError: output with shape [1, 28, 28] doesn't match the broadcast shape [3, 28, 28]"
 gray = torch.rand(1, 28, 28)  # MNIST-sized, one channel

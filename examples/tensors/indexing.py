@@ -72,6 +72,61 @@ assert x[:, keep].shape == (2, 2)
 # masked_select broadcasts the mask to x's shape; x[mask] needs its shape
 assert torch.equal(torch.masked_select(x, keep), x[keep.expand_as(x)])
 
+# %% assign-shape-mask raises="RuntimeError: shape mismatch: value tensor of shape [6] cannot be broadcast to indexing result of shape [3]"
+x = torch.tensor([0.5, -1.0, 2.0, -0.3, 1.5, -2.0])
+new = torch.tensor([10.0, 20.0, 30.0, 40.0, 50.0, 60.0])
+mask = x > 0  # selects 3 of the 6 elements
+x[mask] = new  # 6 values for 3 places
+
+# %% assign-shape-index raises="RuntimeError: shape mismatch: value tensor of shape [6] cannot be broadcast to indexing result of shape [3]"
+idx = torch.tensor([0, 2, 4])  # the same 3 places, by index
+x[idx] = new
+
+# %% assign-shape-index-checks tags=["remove-cell"]
+# the failed assignments wrote nothing
+assert torch.equal(x, torch.tensor([0.5, -1.0, 2.0, -0.3, 1.5, -2.0]))
+assert x[mask].shape == x[idx].shape == (3,)
+assert torch.equal(torch.nonzero(mask).squeeze(1), idx)
+
+# %% assign-shape-fix
+y = x.clone()
+y[mask] = new[mask]  # the same mask on both sides: 3 values
+print(y)
+print(torch.where(mask, new, x))  # the same, as a new tensor
+y = x.clone()
+y[mask] = 0.0  # a single number fits any selection
+print(y)
+
+# %% assign-shape-fix-checks tags=["remove-cell"]
+expected = torch.tensor([10.0, -1.0, 30.0, -0.3, 50.0, -2.0])
+y = x.clone()
+y[mask] = new[mask]
+assert torch.equal(y, expected)
+assert torch.equal(torch.where(mask, new, x), expected)
+y = x.clone()
+y[idx] = new[idx]  # with an index tensor, index the value the same way
+assert torch.equal(y, expected)
+y = x.clone()
+y[mask] = 0.0
+assert torch.equal(y, torch.tensor([0.0, -1.0, 0.0, -0.3, 0.0, -2.0]))
+
+# %% assign-shape-rows
+table = torch.zeros(4, 3)
+rows = torch.tensor([True, False, True, False])  # selects 2 of the 4 rows
+table[rows] = torch.tensor([1.0, 2.0, 3.0])  # (3,) broadcasts to (2, 3)
+print(table)
+
+# %% assign-shape-rows-checks tags=["remove-cell"]
+assert table[rows].shape == (2, 3)
+assert torch.equal(table[rows], torch.tensor([[1.0, 2.0, 3.0]] * 2))
+assert table[~rows].eq(0).all()
+try:
+    table[rows] = torch.ones(4, 3)  # a value for every row, 2 selected
+except RuntimeError as error:
+    assert "cannot be broadcast to indexing result of shape [2, 3]" in str(error)
+else:
+    raise AssertionError("4 rows of values went into 2 rows")
+
 # %% index-to-mask-note
 idx = torch.tensor([3, 7, 2])
 bool_mask = torch.zeros(10)

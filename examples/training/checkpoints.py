@@ -282,6 +282,111 @@ assert str(caught[0].message).startswith(
     "numpy.core is deprecated and has been renamed to numpy._core"
 )
 
+# %% whole-model-save
+import pathlib
+import subprocess
+import sys
+
+package = pathlib.Path("old_project/models")  # a package of the training code
+package.mkdir(parents=True)
+(package / "__init__.py").write_text(
+    "import torch\n"
+    "\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = torch.nn.Linear(2, 1)\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        return self.fc(x)\n"
+)
+training_script = """
+import torch
+from models import Net
+
+torch.manual_seed(0)
+model = Net()
+torch.save(model, "whole.pt")  # the object: its class by module path
+torch.save(model.state_dict(), "weights.pt")  # its tensors only
+"""
+subprocess.run(
+    [sys.executable, "-c", training_script], cwd="old_project", check=True
+)
+print(sorted(p.name for p in pathlib.Path("old_project").glob("*.pt")))
+
+# %% whole-model-load raises="ModuleNotFoundError: No module named 'models'"
+model = torch.load("old_project/whole.pt", weights_only=False)
+
+# %% whole-model-load-checks tags=["remove-cell"]
+import pickletools
+import zipfile
+
+# the file names the class by its module path, not by its code
+with zipfile.ZipFile("old_project/whole.pt") as archive:
+    pickled = archive.read(next(n for n in archive.namelist()
+                                if n.endswith("data.pkl")))
+classes = [arg for op, arg, _ in pickletools.genops(pickled)
+           if op.name == "GLOBAL"]
+assert classes[0] == "models Net", classes
+assert b"self.fc(x)" not in pickled  # no code in the file
+assert "models" not in sys.modules
+
+# %% whole-model-default holds=">=2.6" raises="_pickle.UnpicklingError: Weights only load failed" claim="With the default `weights_only=True`, `torch.load` refuses a whole pickled model with `UnpicklingError`, whether its module imports or not"
+torch.load("old_project/whole.pt")  # weights_only=True: the default
+
+# %% whole-model-default-checks tags=["remove-cell"] holds=">=2.6" claim="The weights-only error names the class as `GLOBAL models.Net`, with the module importable or not"
+for path in ([], ["old_project"]):  # without, then with the package importable
+    sys.path[:0] = path
+    try:
+        torch.load("old_project/whole.pt")
+    except pickle.UnpicklingError as error:
+        assert "Unsupported global: GLOBAL models.Net" in str(error), error
+    else:
+        raise AssertionError("weights_only=True loaded a pickled module")
+    finally:
+        del sys.path[:len(path)]
+        sys.modules.pop("models", None)
+
+# %% state-dict-load
+class Net(nn.Module):  # the same layers, defined wherever the code is now
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+model = Net()
+model.load_state_dict(torch.load("old_project/weights.pt"))  # weights_only
+print(model.fc.weight, model.fc.bias)
+
+# %% state-dict-load-checks tags=["remove-cell"]
+torch.manual_seed(0)
+reference = nn.Linear(2, 1)  # what Net() drew in the training script
+assert torch.equal(model.fc.weight, reference.weight)
+assert torch.equal(model.fc.bias, reference.bias)
+assert "models" not in sys.modules
+
+# %% module-alias
+import types
+
+alias = types.ModuleType("models")  # a stand-in for the old module path
+alias.Net = Net  # the class, where pickle will look for it
+sys.modules["models"] = alias
+try:
+    old = torch.load("old_project/whole.pt", weights_only=False)
+finally:
+    del sys.modules["models"]  # only for this one load
+print(type(old).__module__, type(old).__name__)
+torch.save(old.state_dict(), "old_project/weights_resaved.pt")  # once, for good
+
+# %% module-alias-checks tags=["remove-cell"]
+assert type(old) is Net and "models" not in sys.modules
+resaved = torch.load("old_project/weights_resaved.pt")
+assert all(torch.equal(resaved[k], v) for k, v in model.state_dict().items())
+assert list(resaved) == ["fc.weight", "fc.bias"]
+
 # %% from-gpu tags=["requires-cuda"]
 device = torch.device("cuda")
 model, optimizer, scheduler = make_training()

@@ -223,6 +223,44 @@ assert read_events("runs/lr-0.1").Tags()["graph"]
 # add_graph traces: the graph is what torch.jit.trace records
 assert "torch.jit.trace(" in inspect.getsource(_pytorch_graph.graph)
 
+# %% graph-dict tags=["requires-tensorboard"] raises="RuntimeError: Tracer cannot infer type of …Dictionary inputs to traced functions must have consistent type. Found Tensor and List[str]"
+class Tagger(nn.Module):
+    # takes a batch as a dict: the images and the file names they came from
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 1)
+
+    def forward(self, batch):
+        return self.linear(batch["x"])
+
+
+batch = {"x": torch.ones(2, 4), "names": ["a.png", "b.png"]}
+writer.add_graph(Tagger(), batch)
+
+# %% graph-dict-fix tags=["requires-tensorboard"]
+class TensorsOnly(nn.Module):
+    # what add_graph traces: a forward that takes tensors only
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model({"x": x})
+
+
+tagger = Tagger()
+with SummaryWriter("graphs/tagger") as tagger_writer:
+    tagger_writer.add_graph(TensorsOnly(tagger), batch["x"])
+graph = read_events("graphs/tagger").Graph()
+print([n.op for n in graph.node if n.op.startswith("aten::")])
+
+# %% graph-dict-fix-checks tags=["remove-cell"]
+assert [n.op for n in graph.node if n.op.startswith("aten::")] == ["aten::linear"]
+# a dict whose values are all tensors traces as it is
+with SummaryWriter("graphs/tagger-dict") as dict_writer:
+    dict_writer.add_graph(tagger, {"x": batch["x"]})
+assert read_events("graphs/tagger-dict").Tags()["graph"]
+
 # %% close tags=["requires-tensorboard"]
 import threading
 
