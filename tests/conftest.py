@@ -133,7 +133,8 @@ NOT_SOURCES = {".venv", ".cache", "site", "build", ".pytest_cache", ".ruff_cache
 
 def copy_project(into: Path, *, caches: bool = False) -> Path:
     """The project's sources under ``into`` (docs, examples, data, .git...); with ``caches``, a copy of
-    its ``.cache`` too, so that a build there starts as warm as one here and writes nothing here."""
+    its ``.cache`` too, so that a build there starts as warm as one here and writes nothing here. Not
+    ``.cache/releases``: the virtualenvs of release recordings (GB each), which no build reads."""
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         top = Path(folder) == ROOT
@@ -141,7 +142,7 @@ def copy_project(into: Path, *, caches: bool = False) -> Path:
 
     shutil.copytree(ROOT, into, ignore=ignore)
     if caches and (ROOT / ".cache").is_dir():
-        shutil.copytree(ROOT / ".cache", into / ".cache", ignore=shutil.ignore_patterns("base", "*.tmp"))
+        shutil.copytree(ROOT / ".cache", into / ".cache", ignore=shutil.ignore_patterns("base", "releases", "*.tmp"))
     return into
 
 
