@@ -25,10 +25,17 @@ def launch(worker, *args):
     store = os.path.abspath(f"store-{worker.__name__}")
     if os.path.exists(store):  # left by an earlier run of the cell
         os.remove(store)
+    ready = mp.get_context("fork").Barrier(2)
     mp.start_processes(
-        worker, args=(store, *args), nprocs=2, start_method="fork"
+        started, args=(ready, worker, store, *args), nprocs=2,
+        start_method="fork",
     )
     return [torch.load(f"{worker.__name__}-{rank}.pt") for rank in range(2)]
+
+
+def started(rank, ready, worker, *args):
+    ready.wait()  # both ranks connect at once: timeout= bounds connecting too
+    worker(rank, *args)
 
 
 @contextlib.contextmanager
@@ -86,7 +93,7 @@ assert dist.default_pg_timeout == timedelta(minutes=30)  # without timeout=
 def leaves_early(rank, store):
     dist.init_process_group(
         "gloo", init_method=f"file://{store}", rank=rank, world_size=2,
-        timeout=timedelta(seconds=2),
+        timeout=timedelta(seconds=30),  # the failure comes first, not the timeout
     )
     record = {}
     if rank == 0:
