@@ -222,6 +222,54 @@ def test_an_output_with_an_error_is_indexed_without_its_frames_and_each_line_onc
     assert first.count("Traceback (most recent call last):") == 1
 
 
+def test_a_logged_line_is_indexed_once_a_section_without_what_places_it():
+    """Each release's note logs the same guard error from another line of torch/_guards.py, and a warning names
+    the example's file and line: what places a line goes, so the section holds each line once."""
+    import markdown
+
+    from mkdocs_examples.render.fences import fence
+    from mkdocs_examples.site import search as hook
+    logs = ["\n".join([
+        f"E<time> <pid> torch/_guards.py:{at}] [2/0] Error while creating guard:",
+        f"E<time> <pid> torch/_guards.py:{at}] [2/0]     Source: shape_env",
+        f"examples/errors/training.py:{at}: FutureWarning: You are using `torch.load` with `weights_only=False`",
+    ]) for at in (262, 295)]  # fmt: skip
+    page = "\n\n".join(["# Title {#t}", *(fence(log, "text", title="Output") for log in logs)])
+    extensions = ["attr_list", "pymdownx.highlight", "pymdownx.superfences"]
+    configs = {"pymdownx.highlight": {"pygments_lang_class": True}}
+    indexed = hook._for_index(markdown.markdown(page, extensions=extensions, extension_configs=configs))
+    assert indexed.count("Error while creating guard:") == 1 and indexed.count("Source: shape_env") == 1
+    assert indexed.count("FutureWarning: You are using") == 1
+    assert "_guards" not in indexed and "[2/0]" not in indexed and "training.py" not in indexed
+
+
+def test_a_line_of_the_notes_of_other_releases_is_indexed_once_a_page():
+    """torch 2.4 warns on every ``torch.load``: the notes of a page that loads files in each section print the
+    warning in each; it is indexed with the first, while the page's own outputs are indexed in each section."""
+    import markdown
+
+    from mkdocs_examples.render.fences import fence
+    from mkdocs_examples.site import search as hook
+
+    def note(text: str) -> str:
+        body = fence(text, "text", title="Output")
+        return '??? note mx-other "torch 2.4"\n\n' + "\n".join("    " + line for line in body.splitlines())
+
+    warning = "FutureWarning: You are using `torch.load` with `weights_only=False`"
+    own = "UserWarning: TypedStorage is deprecated"
+    page = "\n\n".join([
+        "# Title {#t}", note(warning), fence(own, "text", title="Output"),
+        "## Next {#n}", note(warning), fence(own, "text", title="Output"),
+    ])  # fmt: skip
+    extensions = ["attr_list", "pymdownx.details", "pymdownx.highlight", "pymdownx.superfences"]
+    configs = {"pymdownx.highlight": {"pygments_lang_class": True}}
+    first, second = hook._for_index(markdown.markdown(page, extensions=extensions, extension_configs=configs)).split(
+        'id="n"'
+    )
+    assert warning in first and warning not in second
+    assert own in first and own in second
+
+
 def test_the_title_of_a_note_of_other_releases_is_not_indexed_but_an_error_it_holds_is():
     """A note's title names environments ("... CUDA builds without a GPU print"): words of no page's subject, on
     most pages; what the note holds is an output like any other, an error in it found by a pasted message."""

@@ -192,6 +192,10 @@ _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple"
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 # Where a traceback's frame names its file (a Python traceback's, or one a logger prints after its prefix)
 _FRAME = re.compile(r'File "[^"\n]*", line \d+')
+# What places a line rather than says something: the prefix torch's logger writes (its time and process as the
+# engine shows them, its source line, a compiled frame's id), and the file and line a warning comes from. The
+# same line logged from another source line (another release) is then the same line.
+_PLACE = re.compile(r"^(?:[DIWEF]<time> <pid> \S+:\d+\] (?:\[[\d/]+\] )?|\S+\.py:\d+: (?=\w+Warning: ))")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
@@ -253,6 +257,7 @@ def _for_index(content: str) -> str:
     found = html_parse.elements(content)
     seen: set[str] = set()  # the words of the section's code so far: each is indexed once per section
     printed: set[str] = set()  # the lines of the section's errors and warnings so far: each once too
+    noted: set[str] = set()  # the lines of the page's notes of other environments so far: each once a page
     notes = [(e.start, e.end) for e in found if e.tag == "details" and e.has_class(OTHER)]
 
     def edit(element: html_parse.Element) -> str | None:
@@ -275,28 +280,39 @@ def _for_index(content: str) -> str:
         labelled = label is not None and label.start == element.content and _label(label.tag, label.attrs)
         if element.has_class("language-text") and labelled:
             text = element.text(_label)
-            return _error_lines(text, printed) if _ERRORISH.search(text) else ""
+            if not _ERRORISH.search(text):
+                return ""
+            if any(start < element.start < end for start, end in notes):  # another release's, another device's
+                return _error_lines(text, printed, noted)
+            return _error_lines(text, printed)
         return None
 
     return html_parse.rewrite(content, edit, found)
 
 
-def _error_lines(text: str, printed: set[str]) -> str:
+def _error_lines(text: str, printed: set[str], noted: set[str] | None = None) -> str:
     """An output that holds an error or a warning, as the index sees it: its lines but the traceback's frames and
     those ``printed`` holds (the section's outputs held them: every release's note prints the same error).
 
     A frame is the line that names its file and the lines under it indented further (its source, the carets);
     a logger's lines keep their prefix, which the frame's indentation follows. A long log of frames (torch's
-    "Error while creating guard") would otherwise bring its section to every query of the words in its paths."""
+    "Error while creating guard") would otherwise bring its section to every query of the words in its paths.
+    A kept line goes without what places it (_PLACE): logged from another line of torch, it is the same line.
+    A line of a note of what other environments print (``noted``: the page's so far) is kept once a page: torch
+    2.4's warning of ``torch.load`` is printed by every cell that loads a file there, and one section of the
+    page is enough to bring the page to a reader who pastes it."""
     kept, frame = [], None
     for line in text.splitlines():
         if frame is not None and line.startswith(frame) and line[len(frame) : len(frame) + 1].isspace():
             continue
         found = _FRAME.search(line)
         frame = line[: found.start()] if found else None
-        if not found and line.strip() and line not in printed:
+        line = _PLACE.sub("", line)
+        if not found and line.strip() and line not in printed and (noted is None or line not in noted):
             printed.add(line)
             kept.append(line)
+            if noted is not None:
+                noted.add(line)
     shown = html.escape("\n".join(kept), quote=False)
     return f"<pre>{shown}</pre>" if kept else ""
 
