@@ -344,7 +344,7 @@ def test_a_phrase_comes_first_where_it_is_a_share_of_the_query(search_box, lang,
         ("zh/", "训练数据加载太慢", "zh/performance/slow-training/"),
         ("zh/", "学习一下广播机制", "zh/arithmetic/broadcasting/"),
         # 冻结层, a term of its page that jieba keeps whole, is found by its piece 冻结
-        ("zh/", "冻结BN层", "zh/training/fine-tuning/"),
+        ("zh/", "冻结预训练层", "zh/training/fine-tuning/"),
     ],
 )
 def test_a_chinese_word_is_matched_whole_and_a_term_by_its_pieces(search_box, lang, query, found):
@@ -601,7 +601,7 @@ def test_enter_on_a_result_opens_the_section_its_card_shows_not_the_pages_top(br
 # test prints both figures. What the budget protects, the first Chinese result within 300 ms on a phone, is
 # timed by `make lighthouse` (tools/search_timing.py) on the same index.
 PAGE_BUDGET = 30_000
-INDEX_BUDGET_PER_ENTRY = 460
+INDEX_BUDGET_PER_ENTRY = 470
 # when the page's load ended and when the index (the path given) was asked for, in ms from the navigation
 FETCHED = """index => ({
   loaded: performance.getEntriesByType("navigation")[0].loadEventEnd,
