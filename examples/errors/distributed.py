@@ -90,13 +90,16 @@ assert dist.default_pg_timeout == timedelta(minutes=30)  # without timeout=
 # when the rank that skipped the barrier exits instead, the waiting rank fails
 # at once: its peer closed the connection (which of the two words, closed or
 # reset, depends on timing)
-def leaves_early(rank, store):
+def leaves_early(rank, store, connected):
     dist.init_process_group(
         "gloo", init_method=f"file://{store}", rank=rank, world_size=2,
         timeout=timedelta(seconds=30),  # the failure comes first, not the timeout
     )
     record = {}
-    if rank == 0:
+    if rank == 1:
+        connected.wait()  # leaving during rank 0's connecting fails its init
+    else:
+        connected.set()
         start = time.monotonic()
         try:
             dist.barrier()
@@ -107,7 +110,7 @@ def leaves_early(rank, store):
     dist.destroy_process_group()  # rank 1 is done, and its process exits
 
 
-early = launch(leaves_early)
+early = launch(leaves_early, mp.get_context("fork").Event())
 assert re.match(
     r"\[\S+/gloo/transport/tcp/\S+\] (Connection closed by peer|Read error) "
     r"\[[\d.]+\]:\d+(: Connection reset by peer)?",
@@ -247,7 +250,7 @@ for record in off:
     assert "mismatch" not in record["error"] and "ALLREDUCE" not in record["error"]
 
 # %% no-backend raises="RuntimeError: No backend type associated with device type cpu"
-def cuda_only(rank, store):
+def cuda_only(rank, store, connected):
     dist.init_process_group(
         "cuda:gloo",  # a backend for CUDA tensors only
         init_method=f"file://{store}", rank=rank, world_size=2,
@@ -258,12 +261,13 @@ def cuda_only(rank, store):
         dist.all_reduce(torch.ones(3))  # a CPU tensor
     except RuntimeError as error:
         record["error"] = str(error)
+    connected.wait()  # a rank that leaves first cuts the other's connecting short
     torch.save(record, f"cuda_only-{rank}.pt")
     with stderr_off():  # a log line about hooks of a backend it lacks
         dist.destroy_process_group()
 
 
-records = launch(cuda_only)
+records = launch(cuda_only, mp.get_context("fork").Barrier(2))
 print(records[0]["config"])
 raise RuntimeError(records[0]["error"]) from None
 
