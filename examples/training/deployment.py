@@ -622,3 +622,60 @@ print(scripted(torch.ones(2)), scripted(torch.ones(2), torch.ones(2)))
 assert torch.equal(scripted(torch.ones(2)), torch.ones(2))
 two = scripted(torch.ones(2), torch.ones(2))
 assert torch.equal(two, torch.full((2,), 2.0))
+
+# %% script-redefine raises="RuntimeError: Can't redefine method: forward on class: __torch__.Scorer"
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x).numpy()  # TorchScript has no numpy()
+
+
+model = Scorer()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        torch.jit.script(model)  # the cell's first run
+    except RuntimeError as error:
+        print(str(error).strip().splitlines()[0])  # the error to fix
+    try:
+        torch.jit.script(model)  # the same cell run again
+    except RuntimeError as error:  # its address changes with every run: 0x…
+        raise RuntimeError(re.sub(r"0x[0-9a-f]+", "0x…", str(error))) from None
+
+# %% script-redefine-checks tags=["remove-cell"]
+first_class = Scorer
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    for attempt in (model, Scorer()):  # a new instance of the class fails too
+        try:
+            torch.jit.script(attempt)
+        except RuntimeError as error:
+            again = str(error)
+        else:
+            raise AssertionError("scripted a class whose first compile failed")
+        assert again.startswith(
+            "Can't redefine method: forward on class: __torch__.Scorer "
+            "(of Python compilation unit at: 0x"), again
+
+
+# %% script-redefine-fix
+class Scorer(nn.Module):  # the class's cell run again, fixed
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x)  # a tensor: convert outside the model
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    scripted = torch.jit.script(Scorer())
+print(type(scripted).__name__, tuple(scripted(torch.ones(3, 2)).shape))
+
+# %% script-redefine-fix-checks tags=["remove-cell"]
+assert Scorer is not first_class
+assert tuple(scripted(torch.ones(3, 2)).shape) == (3, 1)

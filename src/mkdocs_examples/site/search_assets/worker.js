@@ -50,7 +50,9 @@ function ptQuery(query, index) {
     .replace(/[，。、；：？！“”‘’（）《》【】…—]/g, " ") // separators of the index, as in site/search.py
     .replace(/([A-Za-z_)])\.(?=[A-Za-z_])/g, "$1 ") // torch.gather: two words, as in the index
     .replace(/[()[\]"`',!=/]/g, " ") // contiguous(): the word alone, which the wildcard then extends
-    .replace(/:(?=\s|$)/g, " ") // Grad-CAM: a colon of the sentence, not lunr's field (which found nothing)
+    // a colon of a sentence (Grad-CAM:), a C++ name (c10::Half), a slice (x[::-1]); never lunr's field, which
+    // found nothing, and read x[::-1] as "without 1"
+    .replace(/:+/g, " ")
     .replace(/(^|\s)[-+]+(?=\S)/g, "$1") // view(-1): the number, not lunr's "without 1"
     .replace(/(\p{sc=Han})(?=[A-Za-z0-9_])/gu, "$1 ")
     .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
