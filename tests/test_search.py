@@ -165,7 +165,8 @@ def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_render
     from mkdocs_examples.site import search as hook
     page = "\n\n".join([
         "# Title {#t}", "Prose.",
-        fence("import torch\nx = torch.ones(2)\ny = x.requires_grad", "python", title="examples/a_b.py", linenums=3),
+        fence("import torch\nx = torch.ones(2)\ny = x.requires_grad\nprint(type(x).__name__)", "python",
+              title="examples/a_b.py", linenums=3),
         fence("tensor([1., 1.])", "text", title="Output"),
         fence("RuntimeError: Sizes of tensors must match", "text", title="Output"),
         fence("written in the page", "text"),
@@ -176,7 +177,7 @@ def test_the_index_sees_prose_names_errors_and_rows_of_a_page_as_the_site_render
     configs = {"pymdownx.highlight": {"pygments_lang_class": True}}  # as mkdocs.yml: language-python
     html = markdown.markdown(page, extensions=extensions, extension_configs=configs)
     indexed = hook._for_index(html)
-    assert "<p>Prose.</p>" in indexed and "<p><code>torch torch.ones x.requires_grad</code></p>" in indexed
+    assert "<p>Prose.</p>" in indexed and "<p><code>torch torch.ones x.requires_grad type</code></p>" in indexed
     assert "import" not in indexed and "a_b.py" not in indexed and "Output" not in indexed  # code, titles, labels
     assert "tensor([1., 1.])" not in indexed and "RuntimeError: Sizes of tensors must match" in indexed
     assert "written in the page" in indexed  # a text block of the page's own, under no label

@@ -188,7 +188,9 @@ def _apart(text: str) -> str:
 
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _WORD_BREAK = re.compile(r"[._]+")
+# a code's words that tell no subject: Python's keywords and builtins, and __name__ (every introspection)
 _PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
+_PLAIN.add("__name__")
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 # Where a traceback's frame names its file (a Python traceback's, or one a logger prints after its prefix)
 _FRAME = re.compile(r'File "[^"\n]*", line \d+')
