@@ -261,7 +261,7 @@ def cuda_only(rank, store, connected):
         dist.all_reduce(torch.ones(3))  # a CPU tensor
     except RuntimeError as error:
         record["error"] = str(error)
-    connected.wait()  # a rank that leaves first cuts the other's connecting short
+    connected.wait()  # leaving first cuts the other's connecting short
     torch.save(record, f"cuda_only-{rank}.pt")
     with stderr_off():  # a log line about hooks of a backend it lacks
         dist.destroy_process_group()

@@ -197,7 +197,8 @@ _FRAME = re.compile(r'File "[^"\n]*", line \d+')
 # What places a line rather than says something: the prefix torch's logger writes (its time and process as the
 # engine shows them, its source line, a compiled frame's id), and the file and line a warning comes from. The
 # same line logged from another source line (another release) is then the same line.
-_PLACE = re.compile(r"^(?:[DIWEF]<time> <pid> \S+:\d+\] (?:\[[\d/]+\] )?|\S+\.py:\d+: (?=\w+Warning: ))")
+# (``[<]time> [<]pid>``: the stand-ins execute/child/clean.py writes for a log line's time and process; text, no tags)
+_PLACE = re.compile(r"^(?:[DIWEF][<]time> [<]pid> \S+:\d+\] (?:\[[\d/]+\] )?|\S+\.py:\d+: (?=\w+Warning: ))")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
