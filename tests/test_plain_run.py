@@ -249,13 +249,17 @@ def test_each_downloaded_script_prints_what_its_page_shows(real_site, real_proje
             script = tmp_path / lang / example.path.replace("/", "-")
             if script.name not in run:
                 continue
-            printed = [line.rstrip() for line in Path(f"{script}.{config.seed}.log").read_text().splitlines()]
+            log = Path(f"{script}.{config.seed}.log").read_text()
+            printed = [_WORKDIR.sub(".", line).rstrip() for line in log.splitlines()]
             if missing := _not_printed(example, outcomes[example.path].result, printed):
                 differ.append(f"{lang} downloads/{example.path}: {missing!r} not printed")
     assert differ == [], "\n".join(differ)
 
 
 _WORDED = re.compile("[…\u2400-\u243f]|<pid>")  # what the engine's cleaning writes into a page's output
+# the folder a script runs in here (DRIVER: scratch, its folder, the sandbox's TMPDIR), which the engine's cleaning
+# shows as "." (faulthandler's "File "./crashes_on_import.py"" on the page)
+_WORKDIR = re.compile(r"/tmp/plain-run-[^/\s]+/[^/\s]+/box/tmp(?=/)")
 
 
 def _not_printed(example: Example, result: Result, printed: list[str]) -> str | None:
@@ -264,7 +268,8 @@ def _not_printed(example: Example, result: Result, printed: list[str]) -> str | 
     Left out: measurements (``varies``), cells the build skipped or that raise on purpose (the download prints
     their traceback its own way), cut outputs, and the lines the engine words for the page: a path it shortened
     (``…``) or that names the example (a warning's ``examples/x.py:39:``, the script's own path in a plain run),
-    a process id (``<pid>``), a control character shown as a visible mark (``␀``)."""
+    a process id (``<pid>``), a control character shown as a visible mark (``␀``). The folder the script ran in is
+    ``.`` in ``printed``, as on the page (_WORKDIR)."""
     at = 0
     for cell in result.cells:
         tags = example.cells[cell.cell]
