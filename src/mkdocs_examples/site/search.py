@@ -189,8 +189,9 @@ def _apart(text: str) -> str:
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _WORD_BREAK = re.compile(r"[._]+")
 # a code's words that tell no subject: Python's keywords and builtins, and __name__ (every introspection)
-_PLAIN = set(keyword.kwlist) | {"print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self"}
-_PLAIN.add("__name__")
+_PLAIN = set(keyword.kwlist) | {
+    "print", "range", "len", "list", "dict", "tuple", "str", "int", "float", "self", "__name__",
+}
 _ERRORISH = re.compile(r"Error|Exception|Warning", re.I)
 # Where a traceback's frame names its file (a Python traceback's, or one a logger prints after its prefix)
 _FRAME = re.compile(r'File "[^"\n]*", line \d+')
@@ -285,15 +286,14 @@ def _for_index(content: str) -> str:
             text = element.text(_label)
             if not _ERRORISH.search(text):
                 return ""
-            if any(start < element.start < end for start, end in notes):  # another release's, another device's
-                return _error_lines(text, printed, noted)
-            return _error_lines(text, printed)
+            in_note = any(start < element.start < end for start, end in notes)  # another release's, device's
+            return _error_lines(text, printed, noted if in_note else set())
         return None
 
     return html_parse.rewrite(content, edit, found)
 
 
-def _error_lines(text: str, printed: set[str], noted: set[str] | None = None) -> str:
+def _error_lines(text: str, printed: set[str], noted: set[str]) -> str:
     """An output that holds an error or a warning, as the index sees it: its lines but the traceback's frames and
     those ``printed`` holds (the section's outputs held them: every release's note prints the same error).
 
@@ -301,7 +301,8 @@ def _error_lines(text: str, printed: set[str], noted: set[str] | None = None) ->
     a logger's lines keep their prefix, which the frame's indentation follows. A long log of frames (torch's
     "Error while creating guard") would otherwise bring its section to every query of the words in its paths.
     A kept line goes without what places it (_PLACE): logged from another line of torch, it is the same line.
-    A line of a note of what other environments print (``noted``: the page's so far) is kept once a page: torch
+    A line of a note of what other environments print (``noted``: the page's notes' so far; an empty set for the
+    page's own outputs) is kept once a page: torch
     2.4's warning of ``torch.load`` is printed by every cell that loads a file there, and one section of the
     page is enough to bring the page to a reader who pastes it."""
     kept, frame = [], None
@@ -311,11 +312,10 @@ def _error_lines(text: str, printed: set[str], noted: set[str] | None = None) ->
         found = _FRAME.search(line)
         frame = line[: found.start()] if found else None
         line = _PLACE.sub("", line)
-        if not found and line.strip() and line not in printed and (noted is None or line not in noted):
+        if not found and line.strip() and line not in printed and line not in noted:
             printed.add(line)
+            noted.add(line)
             kept.append(line)
-            if noted is not None:
-                noted.add(line)
     shown = html.escape("\n".join(kept), quote=False)
     return f"<pre>{shown}</pre>" if kept else ""
 
